@@ -1,0 +1,3 @@
+from agent_cli.cli.entry import main
+
+main()

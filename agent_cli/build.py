@@ -1,0 +1,123 @@
+"""Assembles a runnable agent: settings, state paths, session (new or resumed), tools, prompt.
+
+Everything the CLI and the REPL share; extensions (pipeline stages, guides, extra tools) are
+wired here and nowhere else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent_cli.errors import UsageError
+from agent_cli.logs import CallLog, key_last4, secrets_from_env, setup_logging
+from agent_cli.loop.agent import Agent
+from agent_cli.loop.session import Session, new_session_id
+from agent_cli.model.client import ModelClient
+from agent_cli.paths import Paths
+from agent_cli.session.resume import Restored, find_session, fold, latest_session
+from agent_cli.session.transcript import SessionRecord, TranscriptWriter
+from agent_cli.settings import PermissionMode, Settings, load_settings
+from agent_cli.system_prompt import build_system
+from agent_cli.tools.base import AnyTool, ToolContext
+from agent_cli.tools.bash import Bash
+from agent_cli.tools.read_file import ReadFile
+from agent_cli.tools.registry import ToolRegistry
+
+
+@dataclass
+class Options:
+    workspace: Path
+    state_dir: Path | None = None
+    model: str | None = None
+    permission_mode: PermissionMode | None = None
+    resume: str | None = None
+    continue_last: bool = False
+    max_turns: int | None = None
+    quiet: bool = False
+
+
+def resolve_workspace(path: Path) -> Path:
+    workspace = path.expanduser().resolve()
+    if not workspace.is_dir():
+        raise UsageError(f"--workspace {path}: not a directory")
+    return workspace
+
+
+def load(options: Options) -> tuple[Settings, Paths]:
+    import os
+
+    overrides: dict[str, Any] = {}
+    model = options.model or os.environ.get("AGENT_MODEL")
+    if model:
+        overrides["model"] = model
+    if options.permission_mode:
+        overrides["permissions"] = {"mode": options.permission_mode}
+    settings = load_settings(options.workspace, overrides)
+    state = options.state_dir or Path(os.environ.get("AGENT_STATE_DIR") or options.workspace)
+    return settings, Paths(state.expanduser().resolve())
+
+
+def base_tools() -> list[AnyTool]:
+    return [ReadFile(), Bash()]
+
+
+def restore_target(options: Options, paths: Paths) -> Restored | None:
+    if options.resume:
+        return fold(find_session(paths, options.resume))
+    if options.continue_last:
+        return fold(latest_session(paths))
+    return None
+
+
+def open_session(options: Options, settings: Settings, paths: Paths) -> Session:
+    secrets = secrets_from_env()
+    restored = restore_target(options, paths)
+    session_id = restored.id if restored else new_session_id()
+    ctx = ToolContext(
+        workspace=options.workspace,
+        paths=paths,
+        session_id=session_id,
+        settings=settings,
+        secrets=secrets,
+    )
+    session = Session(
+        id=session_id,
+        model=settings.model,
+        settings=settings,
+        tool_ctx=ctx,
+        transcript=TranscriptWriter(paths.transcript(session_id)),
+    )
+    if restored is None:
+        session.record(
+            SessionRecord(id=session_id, workspace=str(options.workspace), model=settings.model)
+        )
+    else:
+        session.messages = restored.messages
+        session.usage = restored.usage
+    return session
+
+
+def build_agent(session: Session, client: ModelClient, options: Options) -> Agent:
+    registry = ToolRegistry(base_tools())
+    system = build_system(options.workspace, "system.md", [])
+    return Agent(
+        session=session,
+        client=client,
+        registry=registry,
+        system=system,
+        max_turns=options.max_turns,
+    )
+
+
+def start_logging(paths: Paths, quiet: bool) -> CallLog:
+    secrets = secrets_from_env()
+    setup_logging(paths, secrets, quiet=quiet)
+    return CallLog(paths.llm_calls, key_last4(secrets))
+
+
+def make_client(settings: Settings, call_log: CallLog) -> ModelClient:
+    from agent_cli.model.anthropic import AnthropicClient  # the SDK import is slow: only here
+
+    return AnthropicClient(settings, call_log)

@@ -1,0 +1,39 @@
+"""The typer application: one module per command group, registered here."""
+
+from __future__ import annotations
+
+import typer
+
+from agent_cli.cli.run import run
+from agent_cli.cli.sessions import sessions_app
+
+app = typer.Typer(
+    name="agent",
+    help="A terminal coding agent: Claude reads, searches, edits and runs code in your repository.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from agent_cli import __version__
+
+        typer.echo(f"agent {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: bool = typer.Option(
+        False, "--version", "-V", callback=_version, is_eager=True, help="Print the version."
+    ),
+) -> None:
+    """A terminal coding agent."""
+
+
+app.command("run", help="Run one prompt non-interactively and exit.")(run)
+app.add_typer(sessions_app, name="sessions", help="List and show recorded sessions.")

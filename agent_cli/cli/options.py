@@ -1,0 +1,26 @@
+"""Options shared by `agent run` and `agent chat`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import typer
+
+PermissionModeOpt = Literal["default", "accept-edits", "bypass", "plan"]
+
+WORKSPACE = typer.Option(
+    Path(), "--workspace", "-w", help="Repository to work in (default: current directory)."
+)
+STATE_DIR = typer.Option(
+    None,
+    "--state-dir",
+    envvar="AGENT_STATE_DIR",
+    help="Where transcripts, notes and logs go (default: the workspace).",
+)
+MODEL = typer.Option(None, "--model", "-m", help="Model id (default: AGENT_MODEL, settings).")
+PERMISSION_MODE = typer.Option(
+    None, "--permission-mode", help="default, accept-edits, bypass or plan."
+)
+RESUME = typer.Option(None, "--resume", "-r", help="Resume a session by id (a unique prefix).")
+CONTINUE = typer.Option(False, "--continue", "-c", help="Resume the newest session here.")

@@ -1,0 +1,108 @@
+"""`agent run`: one prompt, non-interactive, scriptable."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+import typer
+
+from agent_cli.cli import options as opt
+from agent_cli.cli.common import guarded
+from agent_cli.errors import UsageError
+
+if TYPE_CHECKING:  # the command's own imports are deferred: `agent --help` must stay light
+    from agent_cli.build import Options
+    from agent_cli.cli.run_output import RunOutcome, RunReporter
+    from agent_cli.logs import CallLog
+    from agent_cli.loop.session import Session
+
+
+def read_prompt(prompt: str | None) -> str:
+    if prompt == "-" or (prompt is None and not sys.stdin.isatty()):
+        text = sys.stdin.read()
+    elif prompt is None:
+        raise UsageError("No prompt: give -p TEXT, or -p - to read it from stdin.")
+    else:
+        text = prompt
+    if not text.strip():
+        raise UsageError("The prompt is empty.")
+    return text
+
+
+@guarded
+def run(
+    prompt: str | None = typer.Option(None, "--prompt", "-p", help="The prompt; - reads stdin."),
+    output_format: Literal["text", "json", "stream-json"] = typer.Option(
+        "text", "--output-format", help="text, json or stream-json."
+    ),
+    max_turns: int | None = typer.Option(
+        None, "--max-turns", min=1, help="Model requests allowed (default 100, see settings)."
+    ),
+    resume: str | None = opt.RESUME,
+    continue_last: bool = opt.CONTINUE,
+    model: str | None = opt.MODEL,
+    permission_mode: opt.PermissionModeOpt | None = opt.PERMISSION_MODE,
+    workspace: Path = opt.WORKSPACE,
+    state_dir: Path | None = opt.STATE_DIR,
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress or exit summary."),
+) -> None:
+    from agent_cli.build import Options, load, open_session, resolve_workspace, start_logging
+    from agent_cli.cli.run_output import RunOutcome, RunReporter
+    from agent_cli.logs import exit_summary
+    from agent_cli.model.credentials import require_credentials
+
+    if resume and continue_last:
+        raise UsageError("--resume and --continue cannot be used together.")
+    text = read_prompt(prompt)
+    options = Options(
+        workspace=resolve_workspace(workspace),
+        state_dir=state_dir,
+        model=model,
+        permission_mode=permission_mode,
+        resume=resume,
+        continue_last=continue_last,
+        max_turns=max_turns,
+        quiet=quiet,
+    )
+    settings, paths = load(options)
+    options.max_turns = options.max_turns or settings.max_turns
+    require_credentials()
+    call_log = start_logging(paths, quiet)
+    session = open_session(options, settings, paths)
+    reporter = RunReporter(output_format, quiet)
+    outcome = RunOutcome(session_id=session.id)
+    try:
+        asyncio.run(_drive(session, options, call_log, reporter, outcome, text))
+    except KeyboardInterrupt:
+        outcome.error, outcome.exit_code = "interrupted by user", 130
+    outcome.usage = session.usage.model_dump()
+    outcome.cost_usd = session.cost_usd
+    reporter.finish(outcome)
+    if not quiet:
+        sys.stderr.write(exit_summary(call_log, settings) + "\n")
+        sys.stderr.write(f"session: {session.id} (resume with: agent run --resume {session.id})\n")
+    if outcome.exit_code:
+        raise typer.Exit(outcome.exit_code)
+
+
+async def _drive(
+    session: Session,
+    options: Options,
+    call_log: CallLog,
+    reporter: RunReporter,
+    outcome: RunOutcome,
+    text: str,
+) -> None:
+    from agent_cli.build import build_agent, make_client
+
+    client = make_client(session.settings, call_log)
+    try:
+        agent = build_agent(session, client, options)
+        reporter.init(session.id, session.model, agent.registry.names())
+        async for event in agent.run_turn(text):
+            reporter.event(event, outcome)
+    finally:
+        await client.close()

@@ -1,0 +1,78 @@
+"""How `agent run` reports: text, one JSON object, or one JSON line per event (stream-json).
+stdout carries only the requested output; progress goes to stderr."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from agent_cli.events import ErrorEvent, Event, ToolEnd, TurnEnd, Warning
+
+OutputFormat = Literal["text", "json", "stream-json"]
+
+
+@dataclass
+class RunOutcome:
+    session_id: str
+    text: str = ""
+    error: str | None = None
+    exit_code: int = 0
+    num_turns: int = 0
+    usage: dict[str, int] = field(default_factory=dict)
+    cost_usd: float | None = None
+
+    def result_object(self) -> dict[str, Any]:
+        return {
+            "session_id": self.session_id,
+            "result": self.text,
+            "is_error": self.exit_code != 0,
+            "error": self.error,
+            "num_turns": self.num_turns,
+            "usage": self.usage,
+            "cost_usd": self.cost_usd,
+        }
+
+
+def _line(obj: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+class RunReporter:
+    def __init__(self, fmt: OutputFormat, quiet: bool) -> None:
+        self.fmt = fmt
+        self.quiet = quiet
+
+    def init(self, session_id: str, model: str, tools: list[str]) -> None:
+        if self.fmt == "stream-json":
+            _line({"type": "init", "session_id": session_id, "model": model, "tools": tools})
+
+    def event(self, event: Event, outcome: RunOutcome) -> None:
+        if isinstance(event, ErrorEvent):
+            outcome.error, outcome.exit_code = event.message, event.exit_code
+        elif isinstance(event, TurnEnd):
+            outcome.text, outcome.num_turns = event.text, event.rounds
+        if self.fmt == "stream-json":
+            _line(event.model_dump(mode="json"))
+        elif not self.quiet:
+            self._progress(event)
+
+    def _progress(self, event: Event) -> None:
+        if isinstance(event, ToolEnd):
+            mark = "✗" if event.is_error else "•"
+            sys.stderr.write(f"{mark} {event.summary}\n")
+        elif isinstance(event, Warning):
+            sys.stderr.write(f"warning: {event.message}\n")
+
+    def finish(self, outcome: RunOutcome) -> None:
+        if self.fmt == "stream-json":
+            _line({"type": "result", **outcome.result_object()})
+        elif self.fmt == "json":
+            _line(outcome.result_object())
+        elif outcome.exit_code == 0:
+            sys.stdout.write(outcome.text.rstrip("\n") + "\n")
+            sys.stdout.flush()
+        if outcome.error and self.fmt == "text":
+            sys.stderr.write(f"agent: {outcome.error}\n")

@@ -1,0 +1,131 @@
+"""Typed loop events: the one contract between the loop and the UI, `stream-json` and the logs.
+
+Each event is a pydantic model discriminated on `type`; `event.model_dump(mode="json")` is the
+`stream-json` line.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field, TypeAdapter
+
+
+class TextDelta(BaseModel):
+    """A piece of assistant text as it streams."""
+
+    type: Literal["text"] = "text"
+    text: str = Field(description="The new characters.")
+
+
+class StreamRestart(BaseModel):
+    """The reply stream broke and the request is sent again: discard the unfinished reply."""
+
+    type: Literal["stream_restart"] = "stream_restart"
+    attempt: int = Field(description="1 for the first retry.")
+    reason: str = Field(description="Why the stream broke.")
+
+
+class ToolStart(BaseModel):
+    """A tool call is about to run."""
+
+    type: Literal["tool_start"] = "tool_start"
+    id: str = Field(description="The tool_use id.")
+    name: str = Field(description="The tool name.")
+    input: dict[str, Any] = Field(description="The arguments as the model sent them.")
+
+
+class ToolEnd(BaseModel):
+    """A tool call finished (successfully or not)."""
+
+    type: Literal["tool_end"] = "tool_end"
+    id: str = Field(description="The tool_use id.")
+    name: str = Field(description="The tool name.")
+    is_error: bool = Field(description="True when the result is an error.")
+    summary: str = Field(description="One line for the user, e.g. 'read_file a.py (120 lines)'.")
+    display: dict[str, Any] | None = Field(
+        default=None, description="Extra detail for the UI (a diff, a todo list)."
+    )
+
+
+class TodosUpdated(BaseModel):
+    """The session's todo list changed."""
+
+    type: Literal["todos"] = "todos"
+    todos: list[dict[str, Any]] = Field(description="The whole list: content, status, active_form.")
+
+
+class NoteAdded(BaseModel):
+    """A subagent handed in a structured note."""
+
+    type: Literal["note"] = "note"
+    note: dict[str, Any] = Field(description="The note as stored (see subagent.note.Note).")
+
+
+class CompactionDone(BaseModel):
+    """A context-pipeline stage rewrote the history."""
+
+    type: Literal["compaction"] = "compaction"
+    stage: str = Field(description="budget, snip, micro, summary or reactive.")
+    messages_before: int
+    messages_after: int
+    tokens_before: int = Field(description="Estimated tokens before.")
+    tokens_after: int = Field(description="Estimated tokens after.")
+    archive_path: str | None = Field(default=None, description="Where the removed part went.")
+
+
+class UsageUpdate(BaseModel):
+    """Token use of one model call, and the session totals."""
+
+    type: Literal["usage"] = "usage"
+    caller: str = Field(description="main, subagent:<id>, summariser or episode.")
+    input_tokens: int
+    output_tokens: int
+    cache_read_input_tokens: int
+    cache_creation_input_tokens: int
+    context_tokens: int = Field(description="Tokens the request occupied in the context window.")
+    context_window: int = Field(description="The model's context window.")
+    session_cost_usd: float | None = Field(description="Estimated cost so far; None if unknown.")
+
+
+class Warning(BaseModel):
+    """Something the user should know that does not stop the turn."""
+
+    type: Literal["warning"] = "warning"
+    message: str
+
+
+class ErrorEvent(BaseModel):
+    """The turn failed."""
+
+    type: Literal["error"] = "error"
+    kind: str = Field(description="The error class, e.g. PromptTooLongError.")
+    message: str
+    exit_code: int = Field(default=1, description="What `agent run` exits with for it.")
+
+
+class TurnEnd(BaseModel):
+    """The turn is over."""
+
+    type: Literal["turn_end"] = "turn_end"
+    stop: Literal["done", "max_turns", "interrupted", "error"]
+    text: str = Field(description="The final assistant text of the turn.")
+    rounds: int = Field(description="Model requests made in this turn.")
+
+
+Event = Annotated[
+    TextDelta
+    | StreamRestart
+    | ToolStart
+    | ToolEnd
+    | TodosUpdated
+    | NoteAdded
+    | CompactionDone
+    | UsageUpdate
+    | Warning
+    | ErrorEvent
+    | TurnEnd,
+    Field(discriminator="type"),
+]
+
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)

@@ -1,0 +1,298 @@
+"""`Agent.run_turn`: the user's request, then rounds of (model request -> tools) until the model
+answers without tool use, the turn limit is reached, or the turn is cancelled.
+
+The loop yields typed events and never imports the UI.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from asyncio import FIRST_COMPLETED
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+
+from agent_cli import errors
+from agent_cli.events import (
+    CompactionDone,
+    ErrorEvent,
+    Event,
+    StreamRestart,
+    TextDelta,
+    TurnEnd,
+    UsageUpdate,
+)
+from agent_cli.loop import history
+from agent_cli.loop.extensions import Compacted, Compactor, Guide, Stage, StageContext
+from agent_cli.loop.rounds import run_round
+from agent_cli.loop.session import Session
+from agent_cli.messages import Block, Message
+from agent_cli.model.client import Final, ModelClient, ModelReply, ModelRequest, Restart, TextChunk
+from agent_cli.model.usage import Usage
+from agent_cli.session.transcript import CompactionRecord, UsageRecord
+from agent_cli.tools.base import ToolResult
+from agent_cli.tools.registry import ToolRegistry
+
+log = logging.getLogger(__name__)
+
+CONTINUE_PROMPT = (
+    "Your previous reply was cut off by the output token limit. "
+    "Continue exactly where it stopped, without repeating what you already wrote."
+)
+
+
+@dataclass
+class Agent:
+    session: Session
+    client: ModelClient
+    registry: ToolRegistry
+    system: list[Block]
+    stages: Sequence[Stage] = ()
+    guides: Sequence[Guide] = ()
+    compactor: Compactor | None = None
+    max_turns: int | None = None
+    caller: str = "main"
+    _events: asyncio.Queue[Event] = field(default_factory=asyncio.Queue)
+    _last_usage: Usage | None = None
+    _last_request_messages: int = 0
+
+    def emit(self, event: Event) -> None:
+        self._events.put_nowait(event)
+
+    def stage_context(self) -> StageContext:
+        return StageContext(
+            session=self.session,
+            client=self.client,
+            emit=self.emit,
+            last_usage=self._last_usage,
+            last_request_messages=self._last_request_messages,
+        )
+
+    async def run_turn(self, prompt: str | list[Block]) -> AsyncIterator[Event]:
+        blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else prompt
+        self.session.tool_ctx.emit = self.emit
+        self.session.messages = history.repair(self.session.messages)
+        self.session.append({"role": "user", "content": blocks})
+        async for event in self._drain(self._turn()):
+            yield event
+
+    async def compact_now(self, focus: str | None) -> AsyncIterator[Event]:
+        """/compact [focus] between turns."""
+        self.session.compact_requested, self.session.compact_request = True, focus
+        async for event in self._drain(self._apply_requested_compaction()):
+            yield event
+
+    async def _drain(self, work: AsyncIterator[Event | _Passed]) -> AsyncIterator[Event]:
+        """Yields the work's events; anything emitted (by a stage or a tool) is yielded in the
+        order it was emitted, before the work's next event."""
+        async for event in work:
+            if isinstance(event, _Passed):  # already taken from the queue, in order
+                yield event.event
+                continue
+            for pending in self._pending():
+                yield pending
+            yield event
+        for pending in self._pending():
+            yield pending
+
+    def _pending(self) -> list[Event]:
+        items: list[Event] = []
+        while not self._events.empty():
+            items.append(self._events.get_nowait())
+        return items
+
+    async def _turn(self) -> AsyncIterator[Event | _Passed]:
+        requests = 0
+        continuations = 0
+        text_parts: list[str] = []
+        while True:
+            if self.max_turns is not None and requests >= self.max_turns:
+                message = f"Stopped after {requests} model requests (--max-turns {self.max_turns})."
+                yield ErrorEvent(kind="MaxTurnsError", message=message, exit_code=1)
+                yield TurnEnd(stop="max_turns", text="".join(text_parts), rounds=requests)
+                return
+            reply: ModelReply | None = None
+            try:
+                async for item in self._request():
+                    if isinstance(item, ModelReply):
+                        reply = item
+                    else:
+                        yield item
+            except errors.AgentError as e:
+                log.warning("turn failed: %s", e)
+                yield ErrorEvent(kind=type(e).__name__, message=str(e), exit_code=e.exit_code)
+                yield TurnEnd(stop="error", text="".join(text_parts), rounds=requests)
+                return
+            assert reply is not None
+            requests += 1
+            yield self._account(reply)
+            if not reply.content:
+                yield TurnEnd(stop="done", text="".join(text_parts), rounds=requests)
+                return
+            self.session.append({"role": "assistant", "content": reply.content})
+            calls = reply.tool_uses()
+            if calls:
+                text_parts = []
+                async for passed in self._run_tools(calls):
+                    yield passed
+                async for compaction in self._apply_requested_compaction():
+                    yield compaction
+                continue
+            text_parts.append(reply.text())
+            if reply.stop_reason == "max_tokens" and continuations < self._max_continuations:
+                continuations += 1
+                self.session.append(history.user_text(CONTINUE_PROMPT))
+                continue
+            yield TurnEnd(stop="done", text="".join(text_parts), rounds=requests)
+            return
+
+    @property
+    def _max_continuations(self) -> int:
+        return self.session.settings.max_continuations
+
+    async def _request(self) -> AsyncIterator[Event | ModelReply]:
+        """One model request, with at most one reactive compaction on prompt-too-long."""
+        recovered = False
+        while True:
+            async for event in self._prepare():
+                yield event
+            request = self._build_request()
+            try:
+                async for stream_event in self.client.stream(request):
+                    if isinstance(stream_event, TextChunk):
+                        yield TextDelta(text=stream_event.text)
+                    elif isinstance(stream_event, Restart):
+                        yield StreamRestart(
+                            attempt=stream_event.attempt, reason=stream_event.reason
+                        )
+                    elif isinstance(stream_event, Final):
+                        self._last_request_messages = len(request.messages)
+                        yield stream_event.reply
+                return
+            except errors.PromptTooLongError:
+                if recovered or self.compactor is None:
+                    raise
+                recovered = True
+                compacted = await self.compactor.recover(
+                    self.session.messages, self.stage_context()
+                )
+                if compacted is None:
+                    raise
+                yield self._replace_history(compacted)
+
+    def _build_request(self) -> ModelRequest:
+        messages = self.session.messages
+        guidance: list[Block] = []
+        for guide in self.guides:
+            guidance.extend(guide.guidance(messages))
+        return ModelRequest(
+            model=self.session.model,
+            system=self.system,
+            messages=messages,
+            tools=self.registry.schemas,
+            max_tokens=self.session.settings.max_tokens,
+            guidance=guidance,
+            caller=self.caller,
+        )
+
+    async def _prepare(self) -> AsyncIterator[Event]:
+        for stage in self.stages:
+            compacted = await stage.apply(self.session.messages, self.stage_context())
+            if compacted is not None:
+                yield self._replace_history(compacted)
+
+    def _replace_history(self, compacted: Compacted) -> CompactionDone:
+        before = len(self.session.messages)
+        self.session.messages = compacted.messages
+        self.session.record(
+            CompactionRecord(
+                stage=compacted.stage,
+                messages=compacted.messages,
+                archive_path=compacted.archive_path,
+                replaced=before,
+            )
+        )
+        return CompactionDone(
+            stage=compacted.stage,
+            messages_before=before,
+            messages_after=len(compacted.messages),
+            tokens_before=compacted.tokens_before,
+            tokens_after=compacted.tokens_after,
+            archive_path=compacted.archive_path,
+        )
+
+    async def _apply_requested_compaction(self) -> AsyncIterator[Event]:
+        if not self.session.compact_requested or self.compactor is None:
+            return
+        focus = self.session.compact_request
+        self.session.compact_requested, self.session.compact_request = False, None
+        compacted = await self.compactor.compact(self.session.messages, focus, self.stage_context())
+        if compacted is not None:
+            yield self._replace_history(compacted)
+
+    def _account(self, reply: ModelReply) -> UsageUpdate:
+        self._last_usage = reply.usage
+        self.session.add_usage(reply.usage, reply.model)
+        self.session.record(
+            UsageRecord(caller=self.caller, model=reply.model, usage=reply.usage.model_dump())
+        )
+        settings = self.session.settings
+        return UsageUpdate(
+            caller=self.caller,
+            **reply.usage.model_dump(),
+            context_tokens=reply.usage.context_tokens + reply.usage.output_tokens,
+            context_window=settings.context_window(self.session.model),
+            session_cost_usd=self.session.cost_usd,
+        )
+
+    async def _run_tools(self, calls: list[Block]) -> AsyncIterator[_Passed]:
+        """Every call gets exactly one result, also when the turn is cancelled mid-round.
+        Tool events are passed on while the round runs, so the UI shows live progress."""
+        done: dict[str, ToolResult] = {}
+        ctx = self.session.tool_ctx
+        task = asyncio.ensure_future(run_round(calls, self.registry, ctx, self.emit, done))
+        try:
+            while not task.done():
+                getter = asyncio.ensure_future(self._events.get())
+                finished, _ = await asyncio.wait({task, getter}, return_when=FIRST_COMPLETED)
+                if getter in finished:
+                    yield _Passed(getter.result())
+                else:
+                    getter.cancel()
+            for pending in self._pending():
+                yield _Passed(pending)
+            results = task.result()
+        except BaseException:
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task  # let the tools kill their processes before the results are written
+            finished_blocks = {i: _result_block(i, r) for i, r in done.items()}
+            self.session.append(history.interrupted_results(calls, finished_blocks))
+            raise
+        content = [_result_block(c["id"], r) for c, r in zip(calls, results, strict=True)]
+        self.session.append({"role": "user", "content": content})
+        for guide in self.guides:
+            guide.after_round(calls, results)
+
+
+@dataclass
+class _Passed:
+    """An emitted event the round already took from the queue."""
+
+    event: Event
+
+
+def _result_block(tool_use_id: str, result: ToolResult) -> Block:
+    return history.tool_result_block(tool_use_id, result.content, result.is_error)
+
+
+def last_assistant_text(messages: list[Message]) -> str:
+    for message in reversed(messages):
+        if message.get("role") == "assistant":
+            text = "".join(
+                b.get("text", "") for b in history.blocks_of(message) if b.get("type") == "text"
+            )
+            if text.strip():
+                return text
+    return ""

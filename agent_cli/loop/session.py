@@ -1,0 +1,52 @@
+"""The state of one conversation: history, usage, transcript, the tools' context."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from agent_cli.messages import Message
+from agent_cli.model.usage import Usage
+from agent_cli.paths import Paths
+from agent_cli.session.transcript import MessageRecord, TranscriptWriter, _Record
+from agent_cli.settings import Settings
+from agent_cli.tools.base import ToolContext
+
+
+def new_session_id() -> str:
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    return f"{stamp}-{secrets.token_hex(3)}"
+
+
+@dataclass
+class Session:
+    id: str
+    model: str
+    settings: Settings
+    tool_ctx: ToolContext
+    transcript: TranscriptWriter | None = None
+    messages: list[Message] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float | None = 0.0
+    # set by the `compact` tool or /compact: compaction runs once the round has all its results
+    compact_request: str | None = None
+    compact_requested: bool = False
+
+    @property
+    def paths(self) -> Paths:
+        return self.tool_ctx.paths
+
+    def record(self, record: _Record) -> None:
+        if self.transcript is not None:
+            self.transcript.append(record)
+
+    def append(self, message: Message) -> None:
+        self.messages.append(message)
+        self.record(MessageRecord(message=message))
+
+    def add_usage(self, usage: Usage, model: str) -> None:
+        self.usage = self.usage + usage
+        price = self.settings.prices.get(model) or self.settings.prices.get(self.model)
+        cost = usage.cost(price)
+        self.cost_usd = None if self.cost_usd is None or cost is None else self.cost_usd + cost

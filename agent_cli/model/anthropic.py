@@ -1,0 +1,158 @@
+"""The only module that imports `anthropic`: streaming, retries, cache_control, error mapping.
+
+The SDK retries 429/5xx/529 itself (`max_retries`). A stream that breaks mid-reply is retried
+here as a whole request; nothing of the broken reply is returned. With this SDK a cut stream
+surfaces either as `anthropic.APIConnectionError` or as a raw `httpx2` transport error.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anthropic
+import httpx2
+
+from agent_cli import errors
+from agent_cli.logs import CallLog, CallRecord
+from agent_cli.messages import Block, Message
+from agent_cli.model.client import Final, ModelReply, ModelRequest, Restart, StreamEvent, TextChunk
+from agent_cli.model.credentials import require_credentials
+from agent_cli.model.usage import Usage
+from agent_cli.settings import Settings
+
+EPHEMERAL = {"type": "ephemeral"}
+_BROKEN_STREAM = (anthropic.APIConnectionError, httpx2.TransportError, httpx2.StreamError)
+
+
+def _with_breakpoint(block: Block) -> Block:
+    return {**block, "cache_control": EPHEMERAL}
+
+
+def build_params(request: ModelRequest) -> dict[str, Any]:
+    """The wire request: breakpoints on tools, system and the newest stored block; the
+    request-only guidance goes after the breakpoint so the cached prefix stays reusable."""
+    system = [dict(b) for b in request.system]
+    if system:
+        system[-1] = _with_breakpoint(system[-1])
+    messages: list[Message] = [dict(m) for m in request.messages]
+    if messages:
+        last = copy.deepcopy(messages[-1])
+        content = last["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        if blocks:
+            blocks[-1] = _with_breakpoint(blocks[-1])
+        last["content"] = [*blocks, *request.guidance]
+        messages[-1] = last
+    params: dict[str, Any] = {
+        "model": request.model,
+        "max_tokens": request.max_tokens,
+        "messages": messages,
+    }
+    if system:
+        params["system"] = system
+    if request.tools:
+        tools = [dict(t) for t in request.tools]
+        tools[-1] = _with_breakpoint(tools[-1])
+        params["tools"] = tools
+    return params
+
+
+def to_blocks(message: Any) -> list[Block]:
+    """SDK content blocks -> plain JSON the API accepts again (thinking keeps its signature)."""
+    blocks: list[Block] = []
+    for block in message.content:
+        kind = block.type
+        if kind == "text":
+            blocks.append({"type": "text", "text": block.text})
+        elif kind == "tool_use":
+            blocks.append(
+                {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+            )
+        elif kind == "thinking":
+            blocks.append(
+                {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
+            )
+        elif kind == "redacted_thinking":
+            blocks.append({"type": "redacted_thinking", "data": block.data})
+        else:
+            blocks.append(block.model_dump(mode="json", exclude_none=True))
+    return [b for b in blocks if not (b["type"] == "text" and not b["text"].strip())]
+
+
+def to_usage(usage: Any) -> Usage:
+    return Usage(
+        input_tokens=usage.input_tokens or 0,
+        output_tokens=usage.output_tokens or 0,
+        cache_read_input_tokens=getattr(usage, "cache_read_input_tokens", 0) or 0,
+        cache_creation_input_tokens=getattr(usage, "cache_creation_input_tokens", 0) or 0,
+    )
+
+
+def map_status_error(e: anthropic.APIStatusError) -> errors.AgentError:
+    text = e.api_message or str(e)
+    if e.status_code in (400, 413) and "prompt is too long" in text.lower():
+        return errors.PromptTooLongError(f"The prompt is too long for the model: {text}")
+    if e.status_code == 529 or e.type == "overloaded_error":
+        return errors.OverloadedError(f"The model is overloaded (529) after retries: {text}")
+    if e.status_code in (401, 403):
+        return errors.CredentialsError(f"The API refused the credentials ({e.status_code}): {text}")
+    return errors.ModelError(f"API error {e.status_code}: {text}")
+
+
+class AnthropicClient:
+    def __init__(self, settings: Settings, call_log: CallLog | None = None) -> None:
+        require_credentials()
+        self._settings = settings
+        self._log = call_log
+        self._client = anthropic.AsyncAnthropic(
+            max_retries=settings.max_retries, timeout=settings.request_timeout_s
+        )
+        self.endpoint_host = self._client.base_url.host
+
+    async def close(self) -> None:
+        await self._client.close()
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        params = build_params(request)
+        attempts = self._settings.stream_retries + 1
+        for attempt in range(attempts):
+            record = CallRecord.begin(request.model, self.endpoint_host, request.caller)
+            try:
+                async with self._client.messages.stream(**params) as stream:
+                    async for event in stream:
+                        if event.type == "content_block_delta" and event.delta.type == "text_delta":
+                            yield TextChunk(event.delta.text)
+                    message = await stream.get_final_message()
+            except anthropic.APIStatusError as e:
+                self._finish(record, error=f"{e.status_code} {e.type}")
+                raise map_status_error(e) from e
+            except _BROKEN_STREAM as e:
+                self._finish(record, error=f"stream broken: {type(e).__name__}")
+                if attempt + 1 >= attempts:
+                    raise errors.StreamBrokenError(
+                        f"The connection to the model broke {attempts} times: {e}"
+                    ) from e
+                yield Restart(attempt=attempt + 1, reason=f"{type(e).__name__}: {e}")
+                continue
+            reply = ModelReply(
+                content=to_blocks(message),
+                stop_reason=message.stop_reason,
+                usage=to_usage(message.usage),
+                model=message.model,
+            )
+            self._finish(record, usage=reply.usage, stop_reason=reply.stop_reason)
+            yield Final(reply)
+            return
+
+    def _finish(
+        self,
+        record: CallRecord,
+        usage: Usage | None = None,
+        stop_reason: str | None = None,
+        error: str | None = None,
+    ) -> None:
+        record.end(usage=usage, stop_reason=stop_reason, error=error)
+        if self._log is not None:
+            self._log.write(record)

@@ -1,0 +1,65 @@
+"""The seam between the loop and a model provider: a request, stream events, a reply."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from agent_cli.messages import Block, Message
+from agent_cli.model.usage import Usage
+
+
+@dataclass
+class ModelRequest:
+    model: str
+    system: list[Block]
+    messages: list[Message]
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    max_tokens: int = 16_000
+    # request-only text blocks appended to the last user message of this request alone
+    guidance: list[Block] = field(default_factory=list)
+    caller: str = "main"
+
+
+@dataclass
+class ModelReply:
+    content: list[Block]
+    stop_reason: str | None
+    usage: Usage
+    model: str
+
+    def tool_uses(self) -> list[Block]:
+        return [b for b in self.content if b.get("type") == "tool_use"]
+
+    def text(self) -> str:
+        return "".join(b.get("text", "") for b in self.content if b.get("type") == "text")
+
+
+@dataclass
+class TextChunk:
+    text: str
+
+
+@dataclass
+class Restart:
+    """The stream broke; the whole request is being sent again."""
+
+    attempt: int
+    reason: str
+
+
+@dataclass
+class Final:
+    reply: ModelReply
+
+
+StreamEvent = TextChunk | Restart | Final
+
+
+class ModelClient(Protocol):
+    def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """Yields text chunks as they arrive and ends with exactly one Final."""
+        ...
+
+    async def close(self) -> None: ...

@@ -1,0 +1,40 @@
+"""Token accounting and cost estimates."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from agent_cli.settings import Price
+
+
+class Usage(BaseModel):
+    """Tokens of one call, or a running total."""
+
+    input_tokens: int = Field(default=0, description="Uncached input tokens.")
+    output_tokens: int = Field(default=0, description="Output tokens.")
+    cache_read_input_tokens: int = Field(default=0, description="Input read from the cache.")
+    cache_creation_input_tokens: int = Field(default=0, description="Input written to the cache.")
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cache_read_input_tokens=self.cache_read_input_tokens + other.cache_read_input_tokens,
+            cache_creation_input_tokens=self.cache_creation_input_tokens
+            + other.cache_creation_input_tokens,
+        )
+
+    @property
+    def context_tokens(self) -> int:
+        """Everything the request occupied in the context window."""
+        return self.input_tokens + self.cache_read_input_tokens + self.cache_creation_input_tokens
+
+    def cost(self, price: Price | None) -> float | None:
+        if price is None:
+            return None
+        return (
+            self.input_tokens * price.input
+            + self.output_tokens * price.output
+            + self.cache_read_input_tokens * price.cache_read
+            + self.cache_creation_input_tokens * price.cache_write
+        ) / 1_000_000

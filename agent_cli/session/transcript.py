@@ -1,0 +1,114 @@
+"""Transcript records (one JSON object per line), the append-only writer and a tolerant reader."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+
+from agent_cli.messages import Message
+
+log = logging.getLogger(__name__)
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+class _Record(BaseModel):
+    ts: str = Field(default_factory=now_iso, description="When the record was written (UTC).")
+
+
+class SessionRecord(_Record):
+    """First line of every transcript."""
+
+    type: Literal["session"] = "session"
+    id: str
+    workspace: str
+    model: str
+    started: str = Field(default_factory=now_iso)
+
+
+class MessageRecord(_Record):
+    """An API message, content blocks exactly as sent or received."""
+
+    type: Literal["message"] = "message"
+    message: Message
+
+
+class TodosRecord(_Record):
+    type: Literal["todos"] = "todos"
+    todos: list[dict[str, Any]]
+
+
+class NoteRecord(_Record):
+    type: Literal["note"] = "note"
+    note: dict[str, Any]
+
+
+class CompactionRecord(_Record):
+    """The live context was rewritten; `messages` is the whole new live context."""
+
+    type: Literal["compaction"] = "compaction"
+    stage: str
+    messages: list[Message]
+    archive_path: str | None = None
+    replaced: int = Field(default=0, description="Messages replaced or removed.")
+
+
+class UsageRecord(_Record):
+    type: Literal["usage"] = "usage"
+    caller: str
+    model: str
+    usage: dict[str, int]
+
+
+class EpisodeRecord(_Record):
+    type: Literal["episode"] = "episode"
+    episode: dict[str, Any]
+
+
+Record = Annotated[
+    SessionRecord
+    | MessageRecord
+    | TodosRecord
+    | NoteRecord
+    | CompactionRecord
+    | UsageRecord
+    | EpisodeRecord,
+    Field(discriminator="type"),
+]
+RECORD_ADAPTER: TypeAdapter[Record] = TypeAdapter(Record)
+
+
+class TranscriptWriter:
+    """Appends records and flushes each one, so a crash loses at most the line being written."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+
+    def append(self, record: _Record) -> None:
+        line = record.model_dump_json() + "\n"
+        with self._lock, self.path.open("a", encoding="utf-8") as f:
+            f.write(line)
+            f.flush()
+
+
+def read_records(path: Path) -> Iterator[Record]:
+    """Every valid record; a broken line (a crash mid-write) is skipped with a log line."""
+    with path.open(encoding="utf-8", errors="replace") as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                yield RECORD_ADAPTER.validate_python(json.loads(line))
+            except (json.JSONDecodeError, ValidationError):
+                log.warning("%s:%d: skipped a broken transcript line", path, number)

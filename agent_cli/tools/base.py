@@ -1,0 +1,96 @@
+"""What every tool is: a pydantic input model, a description, and an async `run`.
+
+`ToolResult.content` is what the model reads; `summary` and `display` are for the user.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+if TYPE_CHECKING:
+    from agent_cli.events import Event
+    from agent_cli.paths import Paths
+    from agent_cli.settings import Settings
+
+
+class ToolInput(BaseModel):
+    """Base of every tool's input: unknown fields are refused."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+InputT = TypeVar("InputT", bound=ToolInput)
+
+
+@dataclass
+class ToolResult:
+    content: str
+    is_error: bool = False
+    summary: str = ""
+    display: dict[str, Any] | None = None
+
+
+@dataclass
+class ToolContext:
+    """What a tool may touch. One per session; subagents get their own copy."""
+
+    workspace: Path
+    paths: Paths
+    session_id: str
+    settings: Settings
+    emit: Callable[[Event], None] = lambda _event: None
+    secrets: tuple[str, ...] = ()
+    # resolved path -> sha256 of the content the agent last read or wrote (edit_file's guard)
+    file_state: dict[Path, str] = field(default_factory=dict)
+    # paths written or edited in this session, for notes and episodes
+    touched: set[Path] = field(default_factory=set)
+
+    def resolve(self, path: str) -> Path:
+        p = Path(path).expanduser()
+        return (p if p.is_absolute() else self.workspace / p).resolve()
+
+
+class Tool(ABC, Generic[InputT]):
+    name: ClassVar[str]
+    input_model: type[InputT]
+    read_only: ClassVar[bool] = False
+    # may run beside other calls of its round even though it is not read-only (e.g. `task`)
+    concurrent: ClassVar[bool] = False
+
+    @abstractmethod
+    async def run(self, args: InputT, ctx: ToolContext) -> ToolResult: ...
+
+    def describe_call(self, args: InputT) -> str:
+        """A short label for the UI, e.g. 'read_file a.py'."""
+        return self.name
+
+
+AnyTool = Tool[Any]
+
+
+class Gate(Protocol):
+    """Permissions and hooks around a call. `before` returns a denial reason, or None."""
+
+    async def before(self, tool: AnyTool, args: ToolInput, ctx: ToolContext) -> str | None: ...
+
+    async def after(
+        self, tool: AnyTool, args: ToolInput, result: ToolResult, ctx: ToolContext
+    ) -> None: ...
+
+
+class OpenGate:
+    """Allows everything: used where no permission policy is wired (unit tests)."""
+
+    async def before(self, tool: AnyTool, args: ToolInput, ctx: ToolContext) -> str | None:
+        return None
+
+    async def after(
+        self, tool: AnyTool, args: ToolInput, result: ToolResult, ctx: ToolContext
+    ) -> None:
+        return None
