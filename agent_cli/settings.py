@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from agent_cli.errors import ConfigError
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = "claude-sonnet-4-6"
 UNKNOWN_MODEL_WINDOW = 200_000
 
 PermissionMode = Literal["default", "accept-edits", "bypass", "plan"]

@@ -72,8 +72,9 @@ class Agent:
     async def run_turn(self, prompt: str | list[Block]) -> AsyncIterator[Event]:
         blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else prompt
         self.session.tool_ctx.emit = self.emit
-        self.session.messages = history.repair(self.session.messages)
         self.session.append({"role": "user", "content": blocks})
+        # after an interrupt the history ends with a user message of results: merge, as resume does
+        self.session.messages = history.repair(self.session.messages)
         async for event in self._drain(self._turn()):
             yield event
 

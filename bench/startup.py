@@ -1,0 +1,101 @@
+"""Start-up figures, measured side by side in one run (medians over repeated launches).
+
+    python bench/startup.py [--runs N]
+
+Prints the median, min and max seconds of: `python -c pass`, `python -c "import anthropic"`,
+`agent --version`, `agent --help`, and `agent run` from launch to its first request reaching the
+test model server. Exits 1 when a target is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from tests.fake_model import FakeAnthropic  # noqa: E402
+
+AGENT = [sys.executable, "-m", "agent_cli"]
+
+
+def timed(cmd: list[str], env: dict[str, str] | None = None) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - start
+
+
+def first_request(server: FakeAnthropic, env: dict[str, str], workspace: str) -> float:
+    server.script.text("ok")
+    seen = len(server.requests)
+    start = time.monotonic()  # the server stamps arrivals with time.monotonic()
+    proc = subprocess.Popen(
+        [*AGENT, "run", "-q", "-p", "hi", "-w", workspace],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    while len(server.requests) == seen:
+        if proc.poll() is not None:
+            raise RuntimeError("agent run exited before its first request")
+        time.sleep(0.001)
+    elapsed = server.requests[seen].time - start
+    proc.wait()
+    return elapsed
+
+
+def measure(fn: Callable[[], float], runs: int) -> list[float]:
+    fn()  # warm the file cache
+    return [fn() for _ in range(runs)]
+
+
+def row(name: str, values: list[float], target: str = "") -> str:
+    med = statistics.median(values)
+    return f"{name:<34} median {med:7.3f}  min {min(values):7.3f}  max {max(values):7.3f}  {target}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=15)
+    runs = parser.parse_args().runs
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    figures: dict[str, list[float]] = {}
+    with tempfile.TemporaryDirectory() as workspace, FakeAnthropic() as server:
+        run_env = {
+            **env,
+            "ANTHROPIC_BASE_URL": server.base_url,
+            "ANTHROPIC_API_KEY": "sk-test-" + "k" * 32,
+            "HOME": workspace,
+        }
+        figures["python -c pass"] = measure(lambda: timed([sys.executable, "-c", "pass"]), runs)
+        figures["import anthropic"] = measure(
+            lambda: timed([sys.executable, "-c", "import anthropic"]), runs
+        )
+        figures["agent --version"] = measure(lambda: timed([*AGENT, "--version"], env), runs)
+        figures["agent --help"] = measure(lambda: timed([*AGENT, "--help"], env), runs)
+        figures["agent run → first request"] = measure(
+            lambda: first_request(server, run_env, workspace), runs
+        )
+    med = {k: statistics.median(v) for k, v in figures.items()}
+    ratio = med["agent run → first request"] / med["import anthropic"]
+    checks = {
+        "agent --version": (med["agent --version"] <= 0.08, "target ≤ 0.08 s"),
+        "agent --help": (med["agent --help"] <= 0.2, "target ≤ 0.2 s"),
+        "agent run → first request": (ratio <= 1.15, f"{ratio:.2f}x import (target ≤ 1.15x)"),
+    }
+    for name, values in figures.items():
+        ok, target = checks.get(name, (True, ""))
+        print(row(name, values, target + ("" if ok else "  MISSED")))
+    return 0 if all(ok for ok, _ in checks.values()) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

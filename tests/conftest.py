@@ -1,0 +1,38 @@
+"""Shared fixtures."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.fake_model import FakeAnthropic
+
+FAKE_API_KEY = "sk-test-" + "k" * 32
+
+
+@pytest.fixture
+def fake_model() -> Iterator[FakeAnthropic]:
+    """A started fake model server; the test fails if any request broke SPEC §16."""
+    with FakeAnthropic() as server:
+        yield server
+    if server.violations:
+        pytest.fail("fake model saw bad requests:\n" + "\n".join(map(str, server.violations)))
+
+
+@pytest.fixture
+def fake_env(fake_model: FakeAnthropic, tmp_path: Path) -> dict[str, str]:
+    """Environment for running the agent against ``fake_model``, with a scratch HOME."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = dict(os.environ)
+    env.pop("ANTHROPIC_AUTH_TOKEN", None)
+    env.update(
+        ANTHROPIC_BASE_URL=fake_model.base_url,
+        ANTHROPIC_API_KEY=FAKE_API_KEY,
+        HOME=str(home),
+        NO_COLOR="1",
+    )
+    return env

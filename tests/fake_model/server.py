@@ -1,0 +1,405 @@
+"""FakeAnthropic: a real HTTP server on 127.0.0.1 speaking the Messages API for tests.
+
+    with FakeAnthropic() as server:
+        server.script.tool_use("read_file", path="a.py").text("done")
+        client = AsyncAnthropic(base_url=server.base_url, api_key="sk-test-...")
+        ...
+        assert server.bodies()[1]["messages"][-1]["content"][0]["type"] == "tool_result"
+
+Every request is recorded (``server.requests``) and checked with ``validate_request`` (SPEC §16);
+violations go to ``server.violations`` (the ``fake_model`` fixture fails the test on any) and are
+answered with a 400 naming them. Each connection has its own thread, so concurrent callers are
+served concurrently; ``server.route(predicate, script)`` gives callers their own scripts.
+
+What a client sees when a reply is dropped mid-stream (``drop_after=N``), with anthropic 2.14.0
+(whose HTTP layer is ``httpx2``):
+- while iterating a stream (``client.messages.stream(...)`` / ``create(stream=True)``): a raw
+  ``httpx2.RemoteProtocolError`` ("peer closed connection without sending complete message body:
+  incomplete chunked read"). The SDK does NOT wrap it into ``anthropic.APIConnectionError`` and does
+  not retry it: the stream began with a 200, which ended the SDK's retry loop. Catch both
+  ``anthropic.APIConnectionError`` and ``httpx2.TransportError`` (base of RemoteProtocolError).
+- for a non-streaming request the body is cut before the SDK returns, inside its retry loop: it
+  retries (each retry consumes the next step) and, when retries run out, raises
+  ``anthropic.APIConnectionError`` with the httpx2 error as ``__cause__``.
+
+Errors carry ``retry-after-ms`` (10 ms unless the step gives ``retry_after``) and ``retry-after``;
+the SDK (``_base_client._parse_retry_after_header``) honours retry-after-ms first, then
+retry-after as (float) seconds, and any positive value replaces its exponential backoff (0.5 s,
+1 s, ... with jitter). ``x-should-retry: true|false`` overrides its status-code policy; the server
+sends ``false`` on its own failures (script exhausted, validation) so they are not retried.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import socket
+import socketserver
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+from urllib.parse import urlsplit
+
+from agent_cli.messages import validate_request
+
+from .script import Body, ErrorReply, Reply, Script
+from .usage import PromptCache, estimate_tokens
+from .wire import error_object, message_object, sse, stream_events
+
+MESSAGES_PATH = "/v1/messages"
+COUNT_TOKENS_PATH = "/v1/messages/count_tokens"
+DEFAULT_MODEL = "claude-fake"
+Predicate = Callable[[Body], bool]
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    index: int
+    path: str  # without the query string
+    headers: dict[str, str]  # lower-cased names
+    body: Body  # {} when the body was not a JSON object
+    time: float  # time.monotonic() on arrival
+
+
+@dataclass(frozen=True)
+class Violation:
+    request_index: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"request #{self.request_index}: {self.message}"
+
+
+@dataclass
+class Answer:
+    """What the handler writes: a JSON body, or SSE events when ``events`` is not None."""
+
+    status: int
+    body: dict[str, Any] | None = None
+    events: list[dict[str, Any]] | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    drop_after: int | None = None
+
+
+class FakeAnthropic:
+    """The fake Messages API server. Use as a context manager, or start()/stop()."""
+
+    def __init__(self, script: Script | None = None) -> None:
+        self.script = script if script is not None else Script()
+        self.requests: list[RecordedRequest] = []
+        self.violations: list[Violation] = []
+        self._routes: list[tuple[Predicate, Script]] = []
+        self._lock = threading.Lock()
+        self._cache = PromptCache()
+        self._tool_ids = itertools.count(1)
+        self._message_ids = itertools.count(1)
+        self._httpd: _HTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    def start(self) -> FakeAnthropic:
+        self._httpd = _HTTPServer(self)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        httpd, thread = self._httpd, self._thread
+        if httpd is None or thread is None:
+            return
+        httpd.shutdown()
+        thread.join()
+        httpd.close_connections()
+        httpd.server_close()
+        self._httpd = self._thread = None
+
+    def __enter__(self) -> FakeAnthropic:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    @property
+    def base_url(self) -> str:
+        assert self._httpd is not None, "server not started"
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+
+    # -- configuration and inspection ---------------------------------------------------------
+
+    def route(self, predicate: Predicate, script: Script | None = None) -> Script:
+        """Serve requests for which ``predicate(body)`` holds from ``script`` (first match wins);
+        returns that script (a new one if none was given)."""
+        script = script if script is not None else Script()
+        with self._lock:
+            self._routes.append((predicate, script))
+        return script
+
+    def bodies(self, path: str | None = MESSAGES_PATH) -> list[Body]:
+        """Bodies of the recorded requests to ``path`` (all paths with None), in arrival order."""
+        with self._lock:
+            return [r.body for r in self.requests if path is None or r.path == path]
+
+    # -- answering ----------------------------------------------------------------------------
+
+    def answer(self, raw_path: str, headers: dict[str, str], raw: bytes) -> Answer:
+        """Record a request and decide its answer (called from handler threads)."""
+        path = urlsplit(raw_path).path
+        try:
+            parsed = json.loads(raw) if raw else None
+        except ValueError:
+            parsed = None
+        body: Body = parsed if isinstance(parsed, dict) else {}
+        with self._lock:
+            index = len(self.requests)
+            self.requests.append(RecordedRequest(index, path, headers, body, time.monotonic()))
+        request_id = f"req_fake_{index:04d}"
+
+        if path not in (MESSAGES_PATH, COUNT_TOKENS_PATH):
+            return self._fail(index, 404, "not_found_error", f"unexpected path {path}", request_id)
+        if not isinstance(parsed, dict):
+            return self._fail(
+                index, 400, "invalid_request_error", "body is not a JSON object", request_id
+            )
+        problems = validate_request(body)
+        if problems:
+            return self._fail(
+                index,
+                400,
+                "invalid_request_error",
+                "; ".join(problems),
+                request_id,
+                record=problems,
+            )
+        if path == COUNT_TOKENS_PATH:
+            return Answer(200, {"input_tokens": estimate_tokens(body)}, headers=_ids(request_id))
+
+        try:
+            script = self._script_for(body)
+        except Exception as e:  # a route predicate failed: the test is wrong
+            return self._fail(index, 500, "api_error", f"route predicate raised {e!r}", request_id)
+        try:
+            step = script.next_step(body)
+        except Exception as e:  # a respond() function failed: the test is wrong
+            return self._fail(index, 500, "api_error", f"respond() raised {e!r}", request_id)
+        if step is None:
+            served = script.served
+            message = (
+                f"script exhausted after {served} replies; unscripted request with last "
+                f"message {_last_message_excerpt(body)}"
+            )
+            return self._fail(
+                index,
+                500,
+                "api_error",
+                f"fake model: {message}",
+                request_id,
+                record=[f"script exhausted: {message}"],
+            )
+        if isinstance(step, ErrorReply) and step.mid_stream and body.get("stream"):
+            return self._stream_error_answer(step, body, request_id)
+        if isinstance(step, ErrorReply):
+            return _error_answer(step, request_id)
+        return self._reply_answer(step, body, request_id)
+
+    def _script_for(self, body: Body) -> Script:
+        with self._lock:
+            routes = list(self._routes)
+        return next((script for predicate, script in routes if predicate(body)), self.script)
+
+    def _reply_answer(self, reply: Reply, body: Body, request_id: str) -> Answer:
+        blocks = [self._complete_block(b) for b in reply.blocks]
+        usage = {**self._cache.usage_for(body), "output_tokens": estimate_tokens(blocks)}
+        usage.update(reply.usage or {})
+        message_id = f"msg_fake_{next(self._message_ids):04d}"
+        model = str(body.get("model") or DEFAULT_MODEL)
+        message = message_object(message_id, model, blocks, reply.final_stop_reason(), usage)
+        answer = Answer(
+            200, headers=_ids(request_id), delay=reply.delay, drop_after=reply.drop_after
+        )
+        if body.get("stream"):
+            answer.events = stream_events(message)
+        else:
+            answer.body = message
+        return answer
+
+    def _stream_error_answer(self, step: ErrorReply, body: Body, request_id: str) -> Answer:
+        answer = self._reply_answer(Reply([], delay=step.delay), body, request_id)
+        error = {**error_object(step.error_type, step.message, request_id), "type": "error"}
+        answer.events = [*(answer.events or [])[:2], error]
+        return answer
+
+    def _complete_block(self, block: dict[str, Any]) -> dict[str, Any]:
+        block = dict(block)
+        if block.get("type") == "tool_use":
+            block.setdefault("id", f"toolu_fake_{next(self._tool_ids):04d}")
+            block.setdefault("input", {})
+        elif block.get("type") == "thinking":
+            block.setdefault("signature", "sig_fake")
+        return block
+
+    def _violate(self, index: int, message: str) -> None:
+        with self._lock:
+            self.violations.append(Violation(index, message))
+
+    def _fail(
+        self,
+        index: int,
+        status: int,
+        error_type: str,
+        message: str,
+        request_id: str,
+        record: list[str] | None = None,
+    ) -> Answer:
+        """Record violations and answer with an error the SDK will not retry."""
+        for problem in record or [message]:
+            self._violate(index, problem)
+        headers = {**_ids(request_id), "x-should-retry": "false"}
+        return Answer(status, error_object(error_type, message, request_id), headers=headers)
+
+
+def _ids(request_id: str) -> dict[str, str]:
+    return {"request-id": request_id}
+
+
+def _error_answer(step: ErrorReply, request_id: str) -> Answer:
+    seconds = 0.01 if step.retry_after is None else step.retry_after
+    headers = {
+        **_ids(request_id),
+        "retry-after-ms": f"{seconds * 1000:g}",
+        "retry-after": f"{seconds:g}",
+    }
+    if step.should_retry is not None:
+        headers["x-should-retry"] = "true" if step.should_retry else "false"
+    body = error_object(step.error_type, step.message, request_id)
+    return Answer(step.status, body, headers=headers, delay=step.delay)
+
+
+def _last_message_excerpt(body: Body) -> str:
+    messages = body.get("messages") or [{}]
+    return json.dumps(messages[-1])[:200]
+
+
+# -- HTTP plumbing --------------------------------------------------------------------------------
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, fake: FakeAnthropic) -> None:
+        self.fake = fake
+        self.connections: set[socket.socket] = set()
+        self.connections_lock = threading.Lock()
+        super().__init__(("127.0.0.1", 0), _Handler)
+
+    def server_bind(self) -> None:
+        # HTTPServer.server_bind resolves the host name (socket.getfqdn), which can be slow.
+        socketserver.TCPServer.server_bind(self)
+        self.server_name, self.server_port = "127.0.0.1", self.server_address[1]
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client that went away mid-answer is not an error of the test
+
+    def close_connections(self) -> None:
+        """Unblock handler threads waiting on keep-alive connections, and wait for them."""
+        with self.connections_lock:
+            open_now = list(self.connections)
+        for conn in open_now:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
+        deadline = time.monotonic() + 2.0
+        while self.connections and time.monotonic() < deadline:
+            time.sleep(0.005)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _HTTPServer
+    timeout = 60  # an idle keep-alive connection ends its thread after this
+
+    def setup(self) -> None:
+        super().setup()
+        with self.server.connections_lock:
+            self.server.connections.add(self.connection)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            with self.server.connections_lock:
+                self.server.connections.discard(self.connection)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        answer = self.server.fake.answer(self.path, headers, raw)
+        if answer.delay:
+            time.sleep(answer.delay)
+        try:
+            if answer.events is not None:
+                self._write_stream(answer)
+            else:
+                self._write_json(answer)
+        except OSError:
+            self.close_connection = True  # the client went away
+
+    def do_GET(self) -> None:
+        self.do_POST()
+
+    def _write_json(self, answer: Answer) -> None:
+        data = json.dumps(answer.body).encode()
+        self.send_response(answer.status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in answer.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        if answer.drop_after is not None:
+            self.wfile.write(data[: len(data) // 2])
+            self._cut()
+            return
+        self.wfile.write(data)
+
+    def _write_stream(self, answer: Answer) -> None:
+        self.send_response(answer.status)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        for name, value in answer.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        for sent, event in enumerate(answer.events or []):
+            if answer.drop_after is not None and sent >= answer.drop_after:
+                self._cut()
+                return
+            data = sse(event)
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+            self.wfile.flush()
+        if answer.drop_after is not None:  # all events sent: cut before the final chunk
+            self._cut()
+            return
+        self.wfile.write(b"0\r\n\r\n")
+
+    def _cut(self) -> None:
+        """Drop the TCP connection mid-reply."""
+        self.wfile.flush()
+        self.close_connection = True
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RDWR)

@@ -1,0 +1,94 @@
+"""The Messages API wire format: a reply as a Message object, and as the SSE event sequence.
+
+Streaming sequence, as the real API sends it:
+message_start (empty content, usage) -> ping -> per block: content_block_start, deltas,
+content_block_stop -> message_delta (stop_reason, usage) -> message_stop.
+Text arrives in several text_delta chunks; tool_use starts with ``input: {}`` and its JSON arrives
+in several input_json_delta chunks; thinking arrives as thinking_delta chunks, then one
+signature_delta.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+CHUNKS = 3
+
+
+def split(text: str, parts: int = CHUNKS) -> list[str]:
+    """``text`` in up to ``parts`` non-empty pieces (none for an empty text)."""
+    size = max(1, -(-len(text) // parts))
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def message_object(
+    message_id: str,
+    model: str,
+    blocks: list[dict[str, Any]],
+    stop_reason: str,
+    usage: dict[str, int],
+) -> dict[str, Any]:
+    return {
+        "id": message_id,
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": blocks,
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+        "usage": usage,
+    }
+
+
+def error_object(error_type: str, message: str, request_id: str) -> dict[str, Any]:
+    return {
+        "type": "error",
+        "error": {"type": error_type, "message": message},
+        "request_id": request_id,
+    }
+
+
+def stream_events(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """The SSE events (as JSON payloads; each has its event name in ``type``) for a message."""
+    usage = message["usage"]
+    start = {**message, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 1}}
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": start}, {"type": "ping"}]
+    for index, block in enumerate(message["content"]):
+        events += _block_events(index, block)
+    events.append(
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+            "usage": usage,
+        }
+    )
+    events.append({"type": "message_stop"})
+    return events
+
+
+def _block_events(index: int, block: dict[str, Any]) -> list[dict[str, Any]]:
+    kind = block.get("type")
+    deltas: list[dict[str, Any]]
+    if kind == "text":
+        start = {**block, "text": ""}
+        deltas = [{"type": "text_delta", "text": t} for t in split(block["text"])]
+    elif kind == "tool_use":
+        start = {**block, "input": {}}
+        pieces = split(json.dumps(block["input"])) if block["input"] else [""]
+        deltas = [{"type": "input_json_delta", "partial_json": p} for p in pieces]
+    elif kind == "thinking":
+        start = {**block, "thinking": "", "signature": ""}
+        deltas = [{"type": "thinking_delta", "thinking": t} for t in split(block["thinking"])]
+        deltas.append({"type": "signature_delta", "signature": block["signature"]})
+    else:  # redacted_thinking and others arrive whole
+        start, deltas = block, []
+    return [
+        {"type": "content_block_start", "index": index, "content_block": start},
+        *({"type": "content_block_delta", "index": index, "delta": d} for d in deltas),
+        {"type": "content_block_stop", "index": index},
+    ]
+
+
+def sse(event: dict[str, Any]) -> bytes:
+    return f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode()
