@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -32,6 +33,8 @@ class Session:
     # set by the `compact` tool or /compact: compaction runs once the round has all its results
     compact_request: str | None = None
     compact_requested: bool = False
+    # sections put back in view after a summary compaction (the todo list, project instructions)
+    view_providers: list[Callable[[], str]] = field(default_factory=list)
 
     @property
     def paths(self) -> Paths:
