@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import statistics
-import subprocess
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -17,6 +16,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
+
+from tests.helpers import run_agent  # noqa: E402 - one way to launch the CLI, shared with the tests
+
+__all__ = ["AGENT", "REPO", "Figure", "agent_env", "report", "run_agent"]
 
 AGENT = [sys.executable, "-m", "agent_cli"]
 FAKE_KEY = "sk-test-" + "k" * 32
@@ -56,20 +59,6 @@ def agent_env(base_url: str, home: str) -> dict[str, str]:
         NO_COLOR="1",
     )
     return env
-
-
-def run_agent(
-    env: dict[str, str], workspace: Path, *args: str, timeout: float = 300
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*AGENT, *args],
-        cwd=workspace,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
 
 
 def report(figures: list[Figure], as_json: bool) -> int:
