@@ -20,10 +20,13 @@ from agent_cli.session.resume import Restored, find_session, fold, latest_sessio
 from agent_cli.session.transcript import SessionRecord, TranscriptWriter
 from agent_cli.settings import PermissionMode, Settings, load_settings
 from agent_cli.system_prompt import build_system
+from agent_cli.todo.reminder import TodoReminder
+from agent_cli.todo.tracker import TodoTracker
 from agent_cli.tools.base import AnyTool, ToolContext
 from agent_cli.tools.bash import Bash
 from agent_cli.tools.read_file import ReadFile
 from agent_cli.tools.registry import ToolRegistry
+from agent_cli.tools.todo_write import TodoWrite
 
 
 @dataclass
@@ -88,7 +91,9 @@ def open_session(options: Options, settings: Settings, paths: Paths) -> Session:
         settings=settings,
         tool_ctx=ctx,
         transcript=TranscriptWriter(paths.transcript(session_id)),
+        todos=TodoTracker(settings.todo.max_items),
     )
+    session.view_providers.append(session.todos.view)
     if restored is None:
         session.record(
             SessionRecord(id=session_id, workspace=str(options.workspace), model=settings.model)
@@ -96,17 +101,20 @@ def open_session(options: Options, settings: Settings, paths: Paths) -> Session:
     else:
         session.messages = restored.messages
         session.usage = restored.usage
+        session.todos.restore(restored.todos)
     return session
 
 
 def build_agent(session: Session, client: ModelClient, options: Options) -> Agent:
-    registry = ToolRegistry(base_tools())
+    registry = ToolRegistry([*base_tools(), TodoWrite(session.todos, session.record)])
     system = build_system(options.workspace, "system.md", [])
+    reminder = TodoReminder(session.todos, session.settings.todo.reminder_rounds)
     return Agent(
         session=session,
         client=client,
         registry=registry,
         system=system,
+        guides=[reminder],
         max_turns=options.max_turns,
     )
 
