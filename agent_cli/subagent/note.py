@@ -216,6 +216,10 @@ def extract_body(text: str) -> NoteBody | None:
     return None
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _section(title: str, lines: list[str]) -> list[str]:
     return [f"{title}:", *(f"- {line}" for line in lines)] if lines else []
 
@@ -235,7 +239,7 @@ def render(note: Note) -> str:
     if note.trimmed:
         lines.append(f"Trimmed (full text in {note.log_path}): " + "; ".join(note.trimmed))
     lines.append(
-        f"Note {note.id} · {f.turns} turns, {f.tool_calls} tool calls, "
+        f"Note {note.id} · {_count(f.turns, 'turn')}, {_count(f.tool_calls, 'tool call')}, "
         f"{f.input_tokens:,} in / {f.output_tokens:,} out tokens, {f.seconds:.1f} s, "
         f"process {f.process_chars:,} chars"
     )
