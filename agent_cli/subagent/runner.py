@@ -222,8 +222,8 @@ class SubagentRunner:
         return Note(
             id=run.note_id,
             session_id=self.parent.id,
-            description=run.description,
-            task=run.prompt,
+            description=clean(run.description),
+            task=clean(run.prompt),
             parent_tool_use_id=run.call_id,
             status=status,
             conclusion=clean(trimmed.conclusion),

@@ -288,3 +288,33 @@ def test_concurrency_is_bounded_by_the_setting(fake_model: FakeAnthropic, tmp_pa
     # bound all three arrive together)
     assert arrivals[2] - arrivals[0] >= 0.5
     assert [n.status for n in NoteStore(Paths(tmp_path)).notes()] == ["completed"] * 3
+
+
+def test_secrets_never_reach_the_notes(fake_model: FakeAnthropic, tmp_path: Path):
+    (tmp_path / "env.txt").write_text(f"ANTHROPIC_API_KEY={FAKE_API_KEY}\n")
+    child = delegate(fake_model, prompt=f"Is {FAKE_API_KEY} set in env.txt?")
+    child.tool_uses(("read_file", {"path": "env.txt"}), text=f"The key is {FAKE_API_KEY}.")
+    child.tool_use("submit_note", conclusion=f"Yes: {FAKE_API_KEY}", evidence=[FAKE_API_KEY])
+    asyncio.run(collect(make_agent(tmp_path), "go"))
+    notes = tmp_path / "notes"
+    for path in notes.iterdir():
+        if path.suffix != ".sqlite3":
+            assert FAKE_API_KEY not in path.read_text(), path.name
+    assert FAKE_API_KEY.encode() not in (notes / "index.sqlite3").read_bytes()
+    assert "[redacted]" in only_note(tmp_path)["conclusion"]
+
+
+def test_a_subagent_cannot_write_outside_the_workspace(fake_model: FakeAnthropic, tmp_path: Path):
+    """Active once `write_file` exists (the tools issue): even in bypass mode, where nothing
+    asks, the workspace rule refuses the subagent's write as it refuses the parent's."""
+    pytest.importorskip("agent_cli.tools.write_file")
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    settings = Settings(max_retries=0, permissions={"mode": "bypass"})
+    child = delegate(fake_model)
+    child.tool_use("write_file", path="../outside.txt", content="escaped")
+    child.tool_use("submit_note", conclusion="was refused")
+    asyncio.run(collect(make_agent(workspace, settings), "go"))
+    (result,) = [b for b in fake_model.bodies() if SUBAGENT(b)][1]["messages"][-1]["content"]
+    assert result["is_error"] is True
+    assert not (tmp_path / "outside.txt").exists()
