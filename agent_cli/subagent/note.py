@@ -150,7 +150,7 @@ class Note(BaseModel):
     log_path: str = Field(description="The subagent's full process (the first file_ref).")
     figures: NoteFigures = Field(default_factory=NoteFigures, description="The runner's figures.")
     created: str = Field(
-        default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"),
+        default_factory=lambda: datetime.now(UTC).isoformat(timespec="milliseconds"),
         description="When the note was made (UTC).",
     )
 

@@ -51,7 +51,7 @@ class Task(Tool[TaskInput]):
         f = note.figures
         summary = (
             f"task {args.description}: {note.status}, {note.confidence} confidence "
-            f"({f.turns} turns, {f.tool_calls} tool calls, {f.seconds:.1f} s)"
+            f"(turns {f.turns}, tool calls {f.tool_calls}, {f.seconds:.1f} s)"
         )
         return ToolResult(
             render(note),
