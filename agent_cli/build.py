@@ -10,20 +10,29 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_cli.approval import Approver, HeadlessApprover
 from agent_cli.errors import UsageError
+from agent_cli.gate import PolicyGate
+from agent_cli.hooks import Hooks
+from agent_cli.instructions import project_instructions
 from agent_cli.logs import CallLog, key_last4, secrets_from_env, setup_logging
 from agent_cli.loop.agent import Agent
 from agent_cli.loop.session import Session, new_session_id
 from agent_cli.model.client import ModelClient
 from agent_cli.paths import Paths
+from agent_cli.permissions import Permissions
 from agent_cli.session.resume import Restored, find_session, fold, latest_session
 from agent_cli.session.transcript import SessionRecord, TranscriptWriter
 from agent_cli.settings import PermissionMode, Settings, load_settings
 from agent_cli.system_prompt import build_system
 from agent_cli.tools.base import AnyTool, ToolContext
 from agent_cli.tools.bash import Bash
+from agent_cli.tools.edit_file import EditFile
+from agent_cli.tools.glob import Glob
+from agent_cli.tools.grep import Grep
 from agent_cli.tools.read_file import ReadFile
 from agent_cli.tools.registry import ToolRegistry
+from agent_cli.tools.write_file import WriteFile
 
 
 @dataclass
@@ -60,7 +69,7 @@ def load(options: Options) -> tuple[Settings, Paths]:
 
 
 def base_tools() -> list[AnyTool]:
-    return [ReadFile(), Bash()]
+    return [ReadFile(), WriteFile(), EditFile(), Bash(), Glob(), Grep()]
 
 
 def restore_target(options: Options, paths: Paths) -> Restored | None:
@@ -99,15 +108,24 @@ def open_session(options: Options, settings: Settings, paths: Paths) -> Session:
     return session
 
 
-def build_agent(session: Session, client: ModelClient, options: Options) -> Agent:
-    registry = ToolRegistry(base_tools())
-    system = build_system(options.workspace, "system.md", [])
+def build_agent(
+    session: Session, client: ModelClient, options: Options, approver: Approver | None = None
+) -> Agent:
+    """`approver` answers permission questions (the REPL's); None denies them (headless)."""
+    hooks = Hooks(session.settings.hooks, session.id, options.workspace)
+    permissions = Permissions(session.settings.permissions, approver or HeadlessApprover())
+    registry = ToolRegistry(base_tools(), PolicyGate(permissions, hooks))
+    instructions = project_instructions(options.workspace, session.settings.instructions_max_chars)
+    if instructions:
+        session.view_providers.append(lambda: instructions)
+    system = build_system(options.workspace, "system.md", [instructions])
     return Agent(
         session=session,
         client=client,
         registry=registry,
         system=system,
         max_turns=options.max_turns,
+        turn_hooks=hooks,
     )
 
 

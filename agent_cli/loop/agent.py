@@ -12,6 +12,7 @@ import logging
 from asyncio import FIRST_COMPLETED
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from agent_cli import errors
 from agent_cli.events import (
@@ -34,6 +35,9 @@ from agent_cli.session.transcript import CompactionRecord, UsageRecord
 from agent_cli.tools.base import ToolResult
 from agent_cli.tools.registry import ToolRegistry
 
+if TYPE_CHECKING:
+    from agent_cli.hooks import TurnHooks
+
 log = logging.getLogger(__name__)
 
 CONTINUE_PROMPT = (
@@ -53,6 +57,8 @@ class Agent:
     compactor: Compactor | None = None
     max_turns: int | None = None
     caller: str = "main"
+    # user_prompt_submit (may veto the turn) and stop hooks (SPEC §12)
+    turn_hooks: TurnHooks | None = None
     _events: asyncio.Queue[Event] = field(default_factory=asyncio.Queue)
     _last_usage: Usage | None = None
     _last_request_messages: int = 0
@@ -71,11 +77,21 @@ class Agent:
 
     async def run_turn(self, prompt: str | list[Block]) -> AsyncIterator[Event]:
         blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else prompt
+        if self.turn_hooks is not None:
+            text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
+            veto = await self.turn_hooks.user_prompt_submit(text)
+            if veto is not None:
+                message = f"The prompt was vetoed by a user_prompt_submit hook: {veto}"
+                yield ErrorEvent(kind="HookVetoError", message=message, exit_code=1)
+                yield TurnEnd(stop="error", text="", rounds=0)
+                return
         self.session.tool_ctx.emit = self.emit
         self.session.append({"role": "user", "content": blocks})
         # after an interrupt the history ends with a user message of results: merge, as resume does
         self.session.messages = history.repair(self.session.messages)
         async for event in self._drain(self._turn()):
+            if isinstance(event, TurnEnd) and self.turn_hooks is not None:
+                await self.turn_hooks.stop(event.stop, event.text)
             yield event
 
     async def compact_now(self, focus: str | None) -> AsyncIterator[Event]:
