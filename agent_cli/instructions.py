@@ -46,6 +46,8 @@ def _cap(text: str, limit: int, path: Path) -> str:
 
 def project_instructions(workspace: Path, max_chars: int) -> str:
     """The section for the system prompt, or '' when there are none (or the cap is 0)."""
+    if max_chars <= 0:
+        return ""
     project = project_file(workspace)
     user = user_config_dir() / "AGENTS.md"
     project_text = _read(project) if project else ""
