@@ -15,25 +15,18 @@ import os
 import re
 import signal
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
+from agent_cli.events import Event, TurnEnd
+from agent_cli.messages import Block
 from agent_cli.settings import HookSpec, HooksSettings
 from agent_cli.tools.bash import clean_env
+from agent_cli.turn_hooks import prompt_text, veto_events
 
 log = logging.getLogger(__name__)
 
 MAX_REASON_CHARS = 2_000
 MAX_RESULT_CHARS = 20_000
-
-
-class TurnHooks(Protocol):
-    """What the loop calls around a turn."""
-
-    async def user_prompt_submit(self, prompt: str) -> str | None:
-        """A veto reason, or None to go on."""
-        ...
-
-    async def stop(self, stop: str, text: str) -> None: ...
 
 
 class Hooks:
@@ -70,6 +63,14 @@ class Hooks:
     async def stop(self, stop: str, text: str) -> None:
         payload = self._payload("stop", stop_reason=stop, text=text)
         await self._fire(self.settings.stop, payload, None)
+
+    # the loop's TurnHooks port
+    async def before_turn(self, blocks: list[Block]) -> list[Event]:
+        reason = await self.user_prompt_submit(prompt_text(blocks))
+        return [] if reason is None else veto_events(reason)
+
+    async def after_turn(self, end: TurnEnd) -> None:
+        await self.stop(end.stop, end.text)
 
     async def _fire(
         self, specs: list[HookSpec], payload: dict[str, Any], tool_name: str | None

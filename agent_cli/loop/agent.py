@@ -12,7 +12,6 @@ import logging
 from asyncio import FIRST_COMPLETED
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from agent_cli import errors
 from agent_cli.events import (
@@ -34,9 +33,7 @@ from agent_cli.model.usage import Usage
 from agent_cli.session.transcript import CompactionRecord, UsageRecord
 from agent_cli.tools.base import ToolResult
 from agent_cli.tools.registry import ToolRegistry
-
-if TYPE_CHECKING:
-    from agent_cli.hooks import TurnHooks
+from agent_cli.turn_hooks import TurnHooks
 
 log = logging.getLogger(__name__)
 
@@ -77,21 +74,17 @@ class Agent:
 
     async def run_turn(self, prompt: str | list[Block]) -> AsyncIterator[Event]:
         blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else prompt
-        if self.turn_hooks is not None:
-            text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
-            veto = await self.turn_hooks.user_prompt_submit(text)
-            if veto is not None:
-                message = f"The prompt was vetoed by a user_prompt_submit hook: {veto}"
-                yield ErrorEvent(kind="HookVetoError", message=message, exit_code=1)
-                yield TurnEnd(stop="error", text="", rounds=0)
-                return
+        if self.turn_hooks and (vetoed := await self.turn_hooks.before_turn(blocks)):
+            for event in vetoed:
+                yield event
+            return
         self.session.tool_ctx.emit = self.emit
         self.session.append({"role": "user", "content": blocks})
         # after an interrupt the history ends with a user message of results: merge, as resume does
         self.session.messages = history.repair(self.session.messages)
         async for event in self._drain(self._turn()):
-            if isinstance(event, TurnEnd) and self.turn_hooks is not None:
-                await self.turn_hooks.stop(event.stop, event.text)
+            if isinstance(event, TurnEnd) and self.turn_hooks:
+                await self.turn_hooks.after_turn(event)
             yield event
 
     async def compact_now(self, focus: str | None) -> AsyncIterator[Event]:
