@@ -80,7 +80,7 @@ class Bash(Tool[BashInput]):
         reader = asyncio.ensure_future(output.collect(proc.stdout))
         timed_out = False
         try:
-            await asyncio.wait_for(proc.wait(), timeout)
+            await asyncio.wait_for(_exited(proc), timeout)
         except TimeoutError:
             timed_out = True
         except BaseException:
@@ -91,10 +91,17 @@ class Bash(Tool[BashInput]):
             raise
         # background children die with the command, so nothing holds the pipe open for long
         kill_group(proc)
-        await proc.wait()
+        await _exited(proc)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(reader, DRAIN_S)
         return _result(args.command, output.text(), proc.returncode, timeout if timed_out else None)
+
+
+async def _exited(proc: asyncio.subprocess.Process) -> None:
+    """Until the shell itself exits. `proc.wait()` also waits for the pipe to close, which a
+    background child (`server &`) would hold open until the timeout."""
+    while proc.returncode is None:
+        await asyncio.sleep(0.02)
 
 
 def _result(command: str, text: str, code: int | None, timed_out: float | None) -> ToolResult:

@@ -50,3 +50,12 @@ def gated_registry(
 
 def call(registry: ToolRegistry, ctx: ToolContext, name: str, **args: Any) -> ToolResult:
     return asyncio.run(registry.dispatch(name, args, ctx, call_id=f"call-{name}"))
+
+
+def running(pid: int) -> bool:
+    """Alive and not a zombie (an orphan killed in a container may wait long to be reaped)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
