@@ -199,15 +199,12 @@ def test_user_prompt_submit_veto_exits_1_with_the_reason(
 ):
     hook = {"command": "echo 'prompts about deploys need a ticket' >&2; exit 2"}
     settings(tmp_path, {"hooks": {"user_prompt_submit": [hook]}})
-    proc = run_agent(fake_env, tmp_path, "run", "-p", "deploy now")
+    proc = run_agent(fake_env, tmp_path, "run", "-p", "deploy now", "--output-format", "json")
     assert proc.returncode == 1
-    assert "prompts about deploys need a ticket" in proc.stderr
-    assert fake_model.bodies() == []
-    as_json = run_agent(fake_env, tmp_path, "run", "-p", "deploy", "--output-format", "json")
-    assert as_json.returncode == 1
-    result = json.loads(as_json.stdout)
+    result = json.loads(proc.stdout)
     assert result["is_error"] is True
     assert "prompts about deploys need a ticket" in result["error"]
+    assert fake_model.bodies() == []
 
 
 def test_agents_md_reaches_the_first_system_prompt(
