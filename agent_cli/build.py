@@ -10,13 +10,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_cli.approval import Approver, HeadlessApprover
 from agent_cli.errors import UsageError
+from agent_cli.gate import PolicyGate
+from agent_cli.hooks import Hooks
+from agent_cli.instructions import project_instructions
 from agent_cli.logs import CallLog, key_last4, secrets_from_env, setup_logging
 from agent_cli.loop.agent import Agent
 from agent_cli.loop.session import Session, new_session_id
 from agent_cli.memory.notes import NoteStore
 from agent_cli.model.client import ModelClient
 from agent_cli.paths import Paths
+from agent_cli.permissions import Permissions
 from agent_cli.session.resume import Restored, find_session, fold, latest_session
 from agent_cli.session.transcript import SessionRecord, TranscriptWriter
 from agent_cli.settings import PermissionMode, Settings, load_settings
@@ -26,10 +31,14 @@ from agent_cli.todo.reminder import TodoReminder
 from agent_cli.todo.tracker import TodoTracker
 from agent_cli.tools.base import AnyTool, ToolContext
 from agent_cli.tools.bash import Bash
+from agent_cli.tools.edit_file import EditFile
+from agent_cli.tools.glob import Glob
+from agent_cli.tools.grep import Grep
 from agent_cli.tools.read_file import ReadFile
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.task import Task
 from agent_cli.tools.todo_write import TodoWrite
+from agent_cli.tools.write_file import WriteFile
 
 
 @dataclass
@@ -66,7 +75,7 @@ def load(options: Options) -> tuple[Settings, Paths]:
 
 
 def base_tools() -> list[AnyTool]:
-    return [ReadFile(), Bash()]
+    return [ReadFile(), WriteFile(), EditFile(), Bash(), Glob(), Grep()]
 
 
 def restore_target(options: Options, paths: Paths) -> Restored | None:
@@ -108,12 +117,19 @@ def open_session(options: Options, settings: Settings, paths: Paths) -> Session:
     return session
 
 
-def build_agent(session: Session, client: ModelClient, options: Options) -> Agent:
+def build_agent(
+    session: Session, client: ModelClient, options: Options, approver: Approver | None = None
+) -> Agent:
+    """`approver` answers permission questions (the REPL's); None denies them (headless)."""
+    hooks = Hooks(session.settings.hooks, session.id, options.workspace)
+    permissions = Permissions(session.settings.permissions, approver or HeadlessApprover())
     runner = SubagentRunner(parent=session, client=client, store=NoteStore(session.paths))
-    registry = ToolRegistry(
-        [*base_tools(), TodoWrite(session.todos, session.record), Task(runner)]
-    )
-    system = build_system(options.workspace, "system.md", [])
+    tools = [*base_tools(), TodoWrite(session.todos, session.record), Task(runner)]
+    registry = ToolRegistry(tools, PolicyGate(permissions, hooks))
+    instructions = project_instructions(options.workspace, session.settings.instructions_max_chars)
+    if instructions:
+        session.view_providers.append(lambda: instructions)
+    system = build_system(options.workspace, "system.md", [instructions])
     reminder = TodoReminder(session.todos, session.settings.todo.reminder_rounds)
     agent = Agent(
         session=session,
@@ -122,6 +138,7 @@ def build_agent(session: Session, client: ModelClient, options: Options) -> Agen
         system=system,
         guides=[reminder],
         max_turns=options.max_turns,
+        turn_hooks=hooks,
     )
     runner.bind(agent.registry)  # subagents get the complete set, minus `task`
     return agent

@@ -33,6 +33,7 @@ from agent_cli.model.usage import Usage
 from agent_cli.session.transcript import CompactionRecord, UsageRecord
 from agent_cli.tools.base import ToolResult
 from agent_cli.tools.registry import ToolRegistry
+from agent_cli.turn_hooks import TurnHooks
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +56,8 @@ class Agent:
     caller: str = "main"
     # ends the turn once a tool round is over and this says so (a subagent handed in its note)
     stop_after_round: Callable[[], bool] | None = None
+    # user_prompt_submit (may veto the turn) and stop hooks (SPEC §12)
+    turn_hooks: TurnHooks | None = None
     _events: asyncio.Queue[Event] = field(default_factory=asyncio.Queue)
     _last_usage: Usage | None = None
     _last_request_messages: int = 0
@@ -73,11 +76,17 @@ class Agent:
 
     async def run_turn(self, prompt: str | list[Block]) -> AsyncIterator[Event]:
         blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else prompt
+        if self.turn_hooks and (vetoed := await self.turn_hooks.before_turn(blocks)):
+            for event in vetoed:
+                yield event
+            return
         self.session.tool_ctx.emit = self.emit
         self.session.append({"role": "user", "content": blocks})
         # after an interrupt the history ends with a user message of results: merge, as resume does
         self.session.messages = history.repair(self.session.messages)
         async for event in self._drain(self._turn()):
+            if isinstance(event, TurnEnd) and self.turn_hooks:
+                await self.turn_hooks.after_turn(event)
             yield event
 
     async def compact_now(self, focus: str | None) -> AsyncIterator[Event]:

@@ -12,6 +12,11 @@ from pydantic import Field
 from agent_cli.model.credentials import CREDENTIAL_VARS
 from agent_cli.tools.base import Tool, ToolContext, ToolInput, ToolResult
 
+# output kept in memory; the registry saves anything over the per-result limit to a file
+MAX_OUTPUT_BYTES = 4_000_000
+# after the shell exits, how long a process that left its group may keep the pipe open
+DRAIN_S = 2.0
+
 
 class BashInput(ToolInput):
     command: str = Field(min_length=1, description="The shell command to run.")
@@ -28,6 +33,26 @@ def clean_env() -> dict[str, str]:
 def kill_group(proc: asyncio.subprocess.Process) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
+
+
+class _Output:
+    """Collects a pipe up to a cap, counting what it drops."""
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+        self.dropped = 0
+
+    async def collect(self, stream: asyncio.StreamReader) -> None:
+        while chunk := await stream.read(65_536):
+            room = MAX_OUTPUT_BYTES - len(self.data)
+            self.data += chunk[:room]
+            self.dropped += max(0, len(chunk) - room)
+
+    def text(self) -> str:
+        text = self.data.decode("utf-8", errors="replace").rstrip()
+        if self.dropped:
+            text += f"\n[... {self.dropped:,} more bytes of output dropped]"
+        return text
 
 
 class Bash(Tool[BashInput]):
@@ -50,23 +75,45 @@ class Bash(Tool[BashInput]):
             stderr=asyncio.subprocess.STDOUT,
             start_new_session=True,
         )
+        assert proc.stdout is not None
+        output = _Output()
+        reader = asyncio.ensure_future(output.collect(proc.stdout))
+        timed_out = False
         try:
-            out, _ = await asyncio.wait_for(proc.communicate(), timeout)
+            await asyncio.wait_for(_exited(proc), timeout)
         except TimeoutError:
-            kill_group(proc)
-            await proc.wait()
-            return ToolResult(
-                f"Command timed out after {timeout:g} s and was killed: {args.command}",
-                is_error=True,
-                summary=f"bash {args.command} → timed out",
-            )
+            timed_out = True
         except BaseException:
             kill_group(proc)
+            reader.cancel()
             with contextlib.suppress(BaseException):
                 await asyncio.shield(proc.wait())
             raise
-        kill_group(proc)  # background children left behind by the command die with it
-        text = out.decode("utf-8", errors="replace").rstrip()
-        code = proc.returncode
-        body = f"{text}\n\nexit code: {code}" if text else f"exit code: {code}"
-        return ToolResult(body, is_error=code != 0, summary=f"bash {args.command} → exit {code}")
+        # background children die with the command, so nothing holds the pipe open for long
+        kill_group(proc)
+        await _exited(proc)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(reader, DRAIN_S)
+        return _result(args.command, output.text(), proc.returncode, timeout if timed_out else None)
+
+
+async def _exited(proc: asyncio.subprocess.Process) -> None:
+    """Until the shell itself exits. `proc.wait()` also waits for the pipe to close, which a
+    background child (`server &`) would hold open until the timeout."""
+    while proc.returncode is None:
+        await asyncio.sleep(0.02)
+
+
+def _result(command: str, text: str, code: int | None, timed_out: float | None) -> ToolResult:
+    if timed_out is not None:
+        body = f"{text}\n\n" if text else ""
+        return ToolResult(
+            f"{body}Command timed out after {timed_out:g} s and was killed: {command}",
+            is_error=True,
+            summary=f"bash {command} → timed out",
+        )
+    killed = code is not None and code < 0
+    line = f"killed by signal {-(code or 0)}" if killed else f"exit code: {code}"
+    body = f"{text}\n\n{line}" if text else line
+    short = line if killed else f"exit {code}"
+    return ToolResult(body, is_error=code != 0, summary=f"bash {command} → {short}")

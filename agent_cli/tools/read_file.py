@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import hashlib
-
 from pydantic import Field
 
 from agent_cli.tools.base import Tool, ToolContext, ToolInput, ToolResult
+from agent_cli.tools.fs import content_hash, display_path, remember
+
+__all__ = ["MAX_LINE_CHARS", "ReadFile", "ReadFileInput", "content_hash"]
 
 MAX_LINE_CHARS = 2_000
+DEFAULT_LIMIT = 2_000
 
 
 class ReadFileInput(ToolInput):
@@ -17,8 +19,17 @@ class ReadFileInput(ToolInput):
     limit: int | None = Field(default=None, ge=1, description="Lines to read (default 2,000).")
 
 
-def content_hash(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+def _error(message: str, path: str) -> ToolResult:
+    return ToolResult(message, is_error=True, summary=f"read_file {path}: error")
+
+
+def number_lines(lines: list[str], first: int) -> str:
+    out = []
+    for n, line in enumerate(lines, start=first):
+        cut = len(line) - MAX_LINE_CHARS
+        text = f"{line[:MAX_LINE_CHARS]} [... {cut} more characters]" if cut > 0 else line
+        out.append(f"{n:>6}\t{text}")
+    return "\n".join(out)
 
 
 class ReadFile(Tool[ReadFileInput]):
@@ -32,23 +43,30 @@ class ReadFile(Tool[ReadFileInput]):
     async def run(self, args: ReadFileInput, ctx: ToolContext) -> ToolResult:
         path = ctx.resolve(args.path)
         if not path.exists():
-            return ToolResult(f"File not found: {args.path}", is_error=True)
+            return _error(f"File not found: {args.path} (resolved to {path}).", args.path)
         if path.is_dir():
-            return ToolResult(f"{args.path} is a directory; use glob to list it.", is_error=True)
-        data = path.read_bytes()
+            return _error(f"{args.path} is a directory; use glob to list it.", args.path)
+        try:
+            data = path.read_bytes()
+        except OSError as e:
+            return _error(f"Could not read {args.path}: {e.strerror or e}", args.path)
         if b"\0" in data[:8192]:
-            return ToolResult(f"{args.path} is a binary file; read_file shows text only.", True)
-        ctx.file_state[path] = content_hash(data)
+            return _error(f"{args.path} is a binary file; read_file shows text only.", args.path)
+        remember(ctx, path, data)
         lines = data.decode("utf-8", errors="replace").splitlines()
+        shown_path = display_path(ctx, path)
+        if not lines:
+            return ToolResult(f"({shown_path} is empty)", summary=f"read_file {shown_path} (empty)")
         start = (args.offset or 1) - 1
-        limit = args.limit or 2_000
+        limit = args.limit or DEFAULT_LIMIT
+        if start >= len(lines):
+            return _error(
+                f"offset {start + 1} is past the end of {args.path} ({len(lines)} lines).",
+                args.path,
+            )
         shown = lines[start : start + limit]
-        numbered = [
-            f"{n:>6}\t{line[:MAX_LINE_CHARS]}" for n, line in enumerate(shown, start=start + 1)
-        ]
-        text = "\n".join(numbered) if numbered else "(no lines in that range)"
+        text = number_lines(shown, start + 1)
         if start + limit < len(lines):
             rest, nxt = len(lines) - start - limit, start + limit + 1
             text += f"\n\n[{rest} more lines; continue with offset={nxt}]"
-        summary = f"read_file {args.path} ({len(shown)} lines)"
-        return ToolResult(text, summary=summary)
+        return ToolResult(text, summary=f"read_file {shown_path} ({len(shown)} lines)")

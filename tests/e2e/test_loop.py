@@ -32,7 +32,8 @@ def sdk_env(fake_model: FakeAnthropic, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def make_agent(workspace: Path) -> Agent:
-    settings = Settings()
+    # bypass: these tests run shell commands, which a headless default mode would deny
+    settings = Settings.model_validate({"permissions": {"mode": "bypass"}})
     options = Options(workspace=workspace)
     session = open_session(options, settings, Paths(workspace))
     client = make_client(settings, CallLog(None, None))

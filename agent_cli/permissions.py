@@ -1,0 +1,200 @@
+"""Permission decisions for tool calls (SPEC §12).
+
+Order: hard refusals first (a file tool writing outside the workspace or into the state folders,
+the shell deny list, `permissions.deny` patterns) — refused in every mode, `bypass` included.
+Then the mode decides: allowed, refused (plan), or a question. A question is answered by an
+allow pattern (settings, or an "always" answer of this session), else by the approval port; a
+headless run denies and the message names the flag or setting that would allow the call.
+Every decision is logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agent_cli.approval import ApprovalRequest, Approver, HeadlessApprover
+from agent_cli.settings import PermissionSettings
+from agent_cli.shell_rules import SEPARATORS, UNSAFE, denied, is_read_only
+from agent_cli.tools.base import AnyTool, ToolContext, ToolInput
+from agent_cli.tools.fs import (
+    PathRefused,
+    display_path,
+    inside,
+    readable_without_question,
+    workspace_root,
+    writable_path,
+)
+
+log = logging.getLogger(__name__)
+
+EDIT_TOOLS = frozenset({"write_file", "edit_file"})
+SETTINGS_FILE = ".agent/settings.json"
+BYPASS = "run with --permission-mode bypass"
+ACCEPT_EDITS = "run with --permission-mode accept-edits"
+
+
+@dataclass(frozen=True)
+class Ask:
+    """The call needs a yes from the user; `hint` says how to allow it without one."""
+
+    summary: str
+    pattern: str
+    hint: str
+
+
+@dataclass
+class Permissions:
+    settings: PermissionSettings
+    approver: Approver = field(default_factory=HeadlessApprover)
+    session_allow: list[str] = field(default_factory=list)  # "always" answers
+    _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    @property
+    def mode(self) -> str:
+        return self.settings.mode
+
+    async def check(self, tool: AnyTool, args: ToolInput, ctx: ToolContext) -> str | None:
+        """None when the call may run, else the denial the model reads."""
+        name, subject = tool.name, call_subject(tool.name, args, ctx)
+        refusal = self._refusal(name, args, ctx, subject)
+        if refusal is not None:
+            log.info("permission deny %s %r (every mode): %s", name, subject, refusal)
+            return refusal
+        decision = self._by_mode(tool, args, ctx, subject)
+        if isinstance(decision, Ask):
+            return await self._ask(name, subject, decision)
+        verdict = "allow" if decision is None else "deny"
+        log.info("permission %s %s %r (mode %s)", verdict, name, subject, self.mode)
+        return decision
+
+    def _refusal(self, name: str, args: ToolInput, ctx: ToolContext, subject: str) -> str | None:
+        if name in EDIT_TOOLS:
+            try:
+                writable_path(ctx, str(getattr(args, "path", "")))
+            except PathRefused as e:
+                return str(e)
+        if name == "bash":
+            reason = denied(subject)
+            if reason:
+                return f"Refused: {reason} is on the deny list and never runs, in any mode."
+        for pattern in self.settings.deny:
+            if matches(pattern, name, subject, deny=True):
+                return f"Refused by the permissions.deny pattern {pattern!r} in settings."
+        return None
+
+    def _by_mode(
+        self, tool: AnyTool, args: ToolInput, ctx: ToolContext, subject: str
+    ) -> str | Ask | None:
+        """None: allowed; a string: refused; Ask: a question."""
+        name = tool.name
+        outside = reads_outside(args, ctx) if tool.read_only else None
+        if self.mode == "bypass":
+            return None
+        if outside is not None:
+            summary = f"{name} {outside} (outside the workspace)"
+            return Ask(summary, f"{name}({_folder(outside)}/*)", BYPASS)
+        if name in EDIT_TOOLS:
+            return self._edit(name, args, ctx, subject)
+        if name == "bash" and not is_read_only(subject):
+            if self.mode == "plan":
+                return _plan_refusal(f"bash {subject}")
+            return Ask(f"bash {subject}", bash_pattern(subject), BYPASS)
+        return None
+
+    def _edit(self, name: str, args: ToolInput, ctx: ToolContext, subject: str) -> str | Ask | None:
+        if self.mode == "plan":
+            return _plan_refusal(f"{name} {subject}")
+        # the agent's own settings decide its permissions: never changed without a question
+        path = ctx.resolve(str(getattr(args, "path", "")))
+        own_settings = inside(path, workspace_root(ctx) / ".agent")
+        if self.mode == "accept-edits" and not own_settings:
+            return None
+        return Ask(f"{name} {subject}", name, BYPASS if own_settings else ACCEPT_EDITS)
+
+    async def _ask(self, name: str, subject: str, ask: Ask) -> str | None:
+        async with self._lock:  # one question at a time; an "always" answers the ones after it
+            for pattern in [*self.settings.allow, *self.session_allow]:
+                if matches(pattern, name, subject):
+                    log.info("permission allow %s %r (pattern %r)", name, subject, pattern)
+                    return None
+            request = ApprovalRequest(name, ask.summary, ask.pattern, self._hint(ask))
+            answer = await self.approver.approve(request)
+            if answer == "always":
+                self.session_allow.append(ask.pattern)
+        log.info("permission %s %s %r (asked, mode %s)", answer, name, subject, self.mode)
+        if answer in ("allow", "always"):
+            return None
+        if isinstance(self.approver, HeadlessApprover):
+            return (
+                f"Permission denied: {ask.summary} needs approval in {self.mode} mode, and no "
+                f"one can be asked in a non-interactive run. To allow it: {self._hint(ask)}."
+            )
+        return (
+            f"The user denied {ask.summary}. Do not retry it unchanged; ask the user how to go on."
+        )
+
+    @staticmethod
+    def _hint(ask: Ask) -> str:
+        return f'{ask.hint}, or add "{ask.pattern}" to permissions.allow in {SETTINGS_FILE}'
+
+
+def _plan_refusal(summary: str) -> str:
+    return (
+        f"Refused in plan mode (read-only tools only): {summary}. Finish the plan; to make "
+        "changes the user runs with --permission-mode default or accept-edits."
+    )
+
+
+def call_subject(name: str, args: ToolInput, ctx: ToolContext) -> str:
+    """What patterns match for a call: the command for bash, the path for file tools."""
+    if name == "bash":
+        return str(getattr(args, "command", ""))
+    raw = getattr(args, "path", None)
+    if not isinstance(raw, str):
+        return "." if name in ("glob", "grep") else ""
+    return display_path(ctx, ctx.resolve(raw))
+
+
+def reads_outside(args: ToolInput, ctx: ToolContext) -> Path | None:
+    raw = getattr(args, "path", None)
+    if not isinstance(raw, str):
+        return None
+    path = ctx.resolve(raw)
+    return None if readable_without_question(ctx, path) else path
+
+
+def _folder(path: Path) -> Path:
+    return path if path.is_dir() else path.parent
+
+
+def bash_pattern(command: str) -> str:
+    """What "always" allows: the command's first word with any arguments, or the command."""
+    first = command.split()[0] if command.split() else command
+    simple = not any(mark in command for mark in UNSAFE) and "|" not in command
+    return f"bash({first} *)" if simple and first != command.strip() else f"bash({command})"
+
+
+def matches(pattern: str, name: str, subject: str, deny: bool = False) -> bool:
+    """`tool` matches every call of the tool; `tool(<glob>)` matches its command or path.
+    An allow glob never matches a chained or redirected command unless it spells that out."""
+    if "(" not in pattern or not pattern.endswith(")"):
+        return pattern == name
+    tool, glob = pattern[:-1].split("(", 1)
+    if tool != name:
+        return False
+    if name == "bash" and not deny:
+        risky = [m for m in (*UNSAFE, "|") if m in subject and m not in glob]
+        if risky:
+            return False
+    if name == "bash" and deny:
+        parts = [subject, *(p.strip() for p in _split_chain(subject))]
+        return any(fnmatch.fnmatchcase(p, glob) for p in parts)
+    return fnmatch.fnmatchcase(subject, glob)
+
+
+def _split_chain(command: str) -> list[str]:
+    return [p for p in SEPARATORS.split(command) if p.strip()]

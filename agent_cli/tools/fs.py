@@ -1,0 +1,78 @@
+"""The workspace boundary of the file tools.
+
+In every permission mode, file tools write only inside the workspace (paths resolved, symlinks
+followed) and never into the state directory's internal folders. Reads outside are a permission
+question (see `agent_cli.permissions`), except the state files the agent points the model at.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from agent_cli.tools.base import ToolContext
+
+# written only through their own tools (transcripts, notes, logs)
+INTERNAL_FOLDERS = (".transcripts", "notes", "logs")
+# the agent's own files the model may read without a question (saved outputs, notes)
+READABLE_STATE = (".transcripts/tool-results", "notes")
+
+
+class PathRefused(Exception):
+    """A path a file tool must not write; the message tells the model why."""
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def inside(path: Path, root: Path) -> bool:
+    return path == root or path.is_relative_to(root)
+
+
+def workspace_root(ctx: ToolContext) -> Path:
+    return ctx.workspace.resolve()
+
+
+def internal_folders(ctx: ToolContext) -> list[Path]:
+    state = ctx.paths.state_dir.resolve()
+    return [state / name for name in INTERNAL_FOLDERS]
+
+
+def writable_path(ctx: ToolContext, raw: str) -> Path:
+    """The resolved path `raw` names, or PathRefused when a file tool may not write it."""
+    path = ctx.resolve(raw)
+    root = workspace_root(ctx)
+    if not inside(path, root) or path == root:
+        raise PathRefused(
+            f"Refused: {raw} resolves to {path}, outside the workspace {root}. File tools write "
+            "only inside the workspace, in every permission mode."
+        )
+    for folder in internal_folders(ctx):
+        if inside(path, folder):
+            raise PathRefused(
+                f"Refused: {raw} is inside {folder}, the agent's own state (transcripts, notes, "
+                "logs), which file tools never write."
+            )
+    return path
+
+
+def readable_without_question(ctx: ToolContext, path: Path) -> bool:
+    """Inside the workspace, or one of the agent's own files it showed the model."""
+    if inside(path, workspace_root(ctx)):
+        return True
+    state = ctx.paths.state_dir.resolve()
+    return any(inside(path, state / sub) for sub in READABLE_STATE)
+
+
+def display_path(ctx: ToolContext, path: Path) -> str:
+    """Relative to the workspace when inside it, else absolute."""
+    root = workspace_root(ctx)
+    return str(path.relative_to(root)) if inside(path, root) and path != root else str(path)
+
+
+def remember(ctx: ToolContext, path: Path, data: bytes, written: bool = False) -> None:
+    """Record what the agent last saw of `path` (edit_file's guard) and what it changed."""
+    ctx.file_state[path] = content_hash(data)
+    if written:
+        ctx.touched.add(path)

@@ -1,0 +1,90 @@
+"""Read-only shell detection and the deny list."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_cli.shell_rules import denied, is_read_only
+
+READ_ONLY = [
+    "ls",
+    "ls -la src",
+    "cat a.txt",
+    "grep -n foo src/a.py",
+    "git status",
+    "git log --oneline -5",
+    "git diff HEAD~1",
+    "git show HEAD",
+    "find . -name '*.py'",
+    "ls | grep a",
+    "cat a.txt | head -5",
+]
+NOT_READ_ONLY = [
+    "",
+    "rm a.txt",
+    "git push",
+    "git commit -m x",
+    "git diff --output=x",
+    "find . -delete",
+    "find . -exec rm {} ;",
+    "ls > x",
+    "cat < a",
+    "ls; rm x",
+    "ls && rm x",
+    "ls || rm x",
+    "ls & rm x",
+    "cat `x`",
+    "cat $(x)",
+    "echo $HOME",
+    "cat /etc/passwd",
+    "cat ../outside",
+    "cat a | sort -o f",
+    "rg --pre=sh x",
+    "python3 x.py",
+    "ls\nrm x",
+]
+
+
+@pytest.mark.parametrize("command", READ_ONLY)
+def test_plainly_read_only(command: str):
+    assert is_read_only(command)
+
+
+@pytest.mark.parametrize("command", NOT_READ_ONLY)
+def test_not_read_only(command: str):
+    assert not is_read_only(command)
+
+
+DENIED = [
+    "sudo ls",
+    "ls && sudo rm x",
+    "/usr/bin/sudo ls",
+    "env FOO=1 sudo ls",
+    "timeout 5 sudo ls",
+    "echo $(sudo id)",
+    "bash -c 'sudo ls'",
+    "su root",
+    "rm -rf /",
+    "rm -fr /*",
+    "rm -rf ~",
+    "rm -r /usr",
+    "rm -rf $HOME",
+    "rm --no-preserve-root -rf /",
+    "mkfs.ext4 /dev/sda1",
+    "dd if=/dev/zero of=disk.img",
+    "shutdown -h now",
+    "cat x; reboot",
+    ":(){ :|:& };:",
+    "echo x > /dev/sda",
+]
+ALLOWED = ["rm -rf build", "rm -rf ./build/*", "echo sudo", "grep sudo notes.txt", "ls /"]
+
+
+@pytest.mark.parametrize("command", DENIED)
+def test_deny_list(command: str):
+    assert denied(command)
+
+
+@pytest.mark.parametrize("command", ALLOWED)
+def test_not_on_deny_list(command: str):
+    assert denied(command) is None

@@ -1,0 +1,73 @@
+"""A ToolContext over a temporary workspace, and a registry with the real policy gate."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+from agent_cli.approval import ApprovalRequest, Approver, Decision, HeadlessApprover
+from agent_cli.build import base_tools
+from agent_cli.gate import PolicyGate
+from agent_cli.hooks import Hooks
+from agent_cli.paths import Paths
+from agent_cli.permissions import Permissions
+from agent_cli.settings import Settings
+from agent_cli.tools.base import ToolContext, ToolResult
+from agent_cli.tools.registry import ToolRegistry
+
+
+def make_ctx(workspace: Path, settings: Settings | None = None) -> ToolContext:
+    return ToolContext(
+        workspace=workspace,
+        paths=Paths(workspace),
+        session_id="test-session",
+        settings=settings or Settings(),
+    )
+
+
+class ScriptedApprover:
+    """Answers every question with `answer` and remembers the questions."""
+
+    def __init__(self, answer: Decision) -> None:
+        self.answer = answer
+        self.asked: list[ApprovalRequest] = []
+
+    async def approve(self, request: ApprovalRequest) -> Decision:
+        self.asked.append(request)
+        return self.answer
+
+
+def gated_registry(
+    ctx: ToolContext, mode: str = "default", approver: Approver | None = None, **perms: Any
+) -> ToolRegistry:
+    settings = Settings.model_validate({"permissions": {"mode": mode, **perms}})
+    ctx.settings = settings
+    permissions = Permissions(settings.permissions, approver or HeadlessApprover())
+    hooks = Hooks(settings.hooks, ctx.session_id, ctx.workspace)
+    return ToolRegistry(base_tools(), PolicyGate(permissions, hooks))
+
+
+def call(registry: ToolRegistry, ctx: ToolContext, name: str, **args: Any) -> ToolResult:
+    return asyncio.run(registry.dispatch(name, args, ctx, call_id=f"call-{name}"))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def running(pid: int, grace_s: float = 2.0) -> bool:
+    """Still alive (not a zombie) after `grace_s`: SIGKILL is delivered asynchronously, so a
+    process killed a moment ago may not have died yet (an orphan killed in a container may
+    also wait long to be reaped, hence zombies count as dead)."""
+    deadline = time.monotonic() + grace_s
+    while _alive(pid):
+        if time.monotonic() >= deadline:
+            return True
+        time.sleep(0.02)
+    return False
