@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_cli.approval import Approver, HeadlessApprover
 from agent_cli.errors import UsageError
 from agent_cli.logs import CallLog, key_last4, secrets_from_env, setup_logging
 from agent_cli.loop.agent import Agent
@@ -99,7 +100,11 @@ def open_session(options: Options, settings: Settings, paths: Paths) -> Session:
     return session
 
 
-def build_agent(session: Session, client: ModelClient, options: Options) -> Agent:
+def build_agent(
+    session: Session, client: ModelClient, options: Options, approver: Approver | None = None
+) -> Agent:
+    # who answers permission questions: the REPL's in-app question, else nobody (deny + hint)
+    approver = approver or HeadlessApprover()
     registry = ToolRegistry(base_tools())
     system = build_system(options.workspace, "system.md", [])
     return Agent(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from agent_cli.cli.chat import chat
 from agent_cli.cli.run import run
 from agent_cli.cli.sessions import sessions_app
 
@@ -35,5 +36,6 @@ def main(
     """A terminal coding agent."""
 
 
+app.command("chat", help="Talk with the agent in an interactive REPL.")(chat)
 app.command("run", help="Run one prompt non-interactively and exit.")(run)
 app.add_typer(sessions_app, name="sessions", help="List and show recorded sessions.")
