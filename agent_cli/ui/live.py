@@ -193,7 +193,9 @@ class ChatScreen:
         def _ctrl_d(event: KeyPressEvent) -> None:
             self.exit()
 
-        @kb.add("escape", filter=Condition(lambda: bool(self.controller and self.controller.busy)))
+        busy = Condition(lambda: bool(self.controller and self.controller.busy))
+
+        @kb.add("escape", filter=busy | asking)
         def _escape(event: KeyPressEvent) -> None:
             if not self._answer("deny"):
                 self._interrupt()

@@ -65,7 +65,7 @@ def split_blocks(buffer: str) -> tuple[list[str], str]:
 def markdown(text: str, width: int, color: bool) -> str:
     """A finished block as the user sees it: rich markdown in colour, the text itself in plain."""
     if not color:
-        return text.rstrip("\n")
+        return text.rstrip()
     from rich.markdown import Markdown
 
     return to_ansi(Markdown(text, code_theme="monokai"), width, color).rstrip("\n")
