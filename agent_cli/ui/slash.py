@@ -99,12 +99,14 @@ def _notes(host: Host, arg: str) -> None:
 
 def _note_full(note: dict[str, Any]) -> str:
     lines = [note_line(note)]
-    for key in ("evidence", "file_refs", "open_issues"):
+    for key in ("evidence", "file_refs", "missing_refs", "open_issues"):
         items = note.get(key) or []
         if items:
             lines.append(f"{key.replace('_', ' ')}:")
             lines += [f"  - {item}" for item in items]
-    figures = {k: note[k] for k in ("turns", "tool_calls", "tokens", "seconds") if k in note}
+    figures = note.get("figures") or {
+        k: note[k] for k in ("turns", "tool_calls", "tokens", "seconds") if k in note
+    }
     if figures:
         lines.append(json.dumps(figures))
     return "\n".join(lines)
