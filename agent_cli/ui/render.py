@@ -68,7 +68,9 @@ def markdown(text: str, width: int, color: bool) -> str:
         return text.rstrip()
     from rich.markdown import Markdown
 
-    return to_ansi(Markdown(text, code_theme="monokai"), width, color).rstrip("\n")
+    rendered = to_ansi(Markdown(text, code_theme="monokai"), width, color)
+    # rich pads lines to the width and opens lists with a blank line: neither belongs in scrollback
+    return "\n".join(line.rstrip(" ") for line in rendered.strip("\n").split("\n"))
 
 
 def _short(text: str, limit: int) -> str:

@@ -22,7 +22,7 @@ ANSWER = "Retries are the SDK's job; the loop only retries broken streams."
 
 def plan(first: str, second: str) -> list[dict[str, str]]:
     return [
-        {"content": "Find the retry code", "status": first, "active_form": "Finding the retry code"},
+        {"content": "Find the retry code", "status": first, "active_form": "Finding it"},
         {"content": "Explain retries", "status": second, "active_form": "Explaining retries"},
     ]
 
