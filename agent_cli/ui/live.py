@@ -23,7 +23,6 @@ from prompt_toolkit.completion import Completer
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import ANSI, StyleAndTextTuples
 from prompt_toolkit.history import FileHistory, InMemoryHistory
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import (
     ConditionalContainer,
     Dimension,
@@ -37,6 +36,8 @@ from prompt_toolkit.layout import (
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.styles import Style
+
+from agent_cli.ui.keys import chat_bindings
 
 PROMPT = "you> "
 FOLD_BELOW = 100  # same rule as side_panel.FOLD_BELOW (not imported: that module is heavy)
@@ -81,7 +82,7 @@ class ChatScreen:
         )
         self.app: Application[None] = Application(
             layout=Layout(self._root(), focused_element=self._input),
-            key_bindings=self._bindings(),
+            key_bindings=chat_bindings(self),
             style=STYLE,
             full_screen=False,
             min_redraw_interval=0.05,
@@ -117,23 +118,7 @@ class ChatScreen:
             wrap_lines=False,
         )
         panel = FormattedTextControl(lambda: ANSI(self._panel_text()))
-        # the coloured panel draws its own border; the plain one gets a rule beside it
-        plain = Condition(lambda: bool(os.environ.get("NO_COLOR")))
-        beside = ConditionalContainer(
-            VSplit(
-                [
-                    Window(width=1),
-                    ConditionalContainer(Window(char="|", width=1), filter=plain),
-                    Window(panel, width=lambda: side_width(self.columns())),
-                ]
-            ),
-            filter=wide & has_panel,
-        )
-        self._input = Window(
-            BufferControl(self.buffer),
-            height=self._input_height,
-            wrap_lines=True,
-        )
+        beside = ConditionalContainer(self._beside(panel), filter=wide & has_panel)
         body = HSplit(
             [
                 ConditionalContainer(VSplit([live, beside]), filter=has_live | (has_panel & wide)),
@@ -145,21 +130,34 @@ class ChatScreen:
                     filter=Condition(lambda: self._question is not None),
                 ),
                 Window(FormattedTextControl(self._toolbar), height=1, style="class:toolbar"),
-                VSplit(
-                    [
-                        Window(FormattedTextControl([("class:prompt", PROMPT)]), width=len(PROMPT)),
-                        self._input,
-                    ]
-                ),
+                self._input_row(),
             ]
         )
         menu = Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8))
         return FloatContainer(body, floats=[menu])
 
+    def _beside(self, panel: FormattedTextControl) -> VSplit:
+        # the coloured panel draws its own border; the plain one gets a rule beside it
+        plain = Condition(lambda: bool(os.environ.get("NO_COLOR")))
+        return VSplit(
+            [
+                Window(width=1),
+                ConditionalContainer(Window(char="|", width=1), filter=plain),
+                Window(panel, width=lambda: side_width(self.columns())),
+            ]
+        )
+
+    def _input_row(self) -> VSplit:
+        self._input = Window(BufferControl(self.buffer), height=self._input_height, wrap_lines=True)
+        prompt = Window(FormattedTextControl([("class:prompt", PROMPT)]), width=len(PROMPT))
+        return VSplit([prompt, self._input])
+
     def _input_height(self) -> Dimension:
-        # room below the cursor for the completion menu, as PromptSession reserves it
-        lines = self.buffer.document.line_count
-        return Dimension(min=9 if self.buffer.complete_state else lines, max=max(lines, 9))
+        # room below the cursor for the completion menu (as PromptSession reserves it); else
+        # exactly the text's lines, so no blank rows are kept under the prompt
+        width = max(self.columns() - len(PROMPT), 1)
+        rows = sum(1 + len(line) // width for line in self.buffer.document.lines)
+        return Dimension.exact(max(rows, 9) if self.buffer.complete_state else rows)
 
     def _toolbar(self) -> StyleAndTextTuples:
         text = self.controller.toolbar() if self.controller else "starting…"
@@ -172,41 +170,15 @@ class ChatScreen:
 
     # -- keys --------------------------------------------------------------------------------
 
-    def _bindings(self) -> KeyBindings:
-        kb = KeyBindings()
-        asking = Condition(lambda: self._question is not None)
+    @property
+    def asking(self) -> bool:
+        return self._question is not None
 
-        @kb.add("enter", filter=~asking)
-        def _send(event: KeyPressEvent) -> None:
-            self._send()
+    @property
+    def busy(self) -> bool:
+        return bool(self.controller and self.controller.busy)
 
-        @kb.add("escape", "enter", filter=~asking)
-        @kb.add("c-j", filter=~asking)
-        def _newline(event: KeyPressEvent) -> None:
-            self.buffer.insert_text("\n")
-
-        @kb.add("c-c")
-        def _ctrl_c(event: KeyPressEvent) -> None:
-            self._on_ctrl_c()
-
-        @kb.add("c-d", filter=Condition(lambda: not self.buffer.text))
-        def _ctrl_d(event: KeyPressEvent) -> None:
-            self.exit()
-
-        busy = Condition(lambda: bool(self.controller and self.controller.busy))
-
-        @kb.add("escape", filter=busy | asking)
-        def _escape(event: KeyPressEvent) -> None:
-            if not self._answer("deny"):
-                self._interrupt()
-
-        @kb.add("<any>", filter=asking)
-        def _answer_key(event: KeyPressEvent) -> None:
-            self._answer_key(event.data.lower())
-
-        return kb
-
-    def _send(self) -> None:
+    def send(self) -> None:
         text = self.buffer.text
         if not text.strip():
             return
@@ -218,10 +190,10 @@ class ChatScreen:
         else:
             self.controller.submit(text)
 
-    def _on_ctrl_c(self) -> None:
+    def on_ctrl_c(self) -> None:
         busy = self.controller is not None and self.controller.busy
-        if self._answer("deny") or busy:
-            self._interrupt()
+        if self.answer("deny") or busy:
+            self.interrupt()
         elif self.buffer.text:
             self.buffer.reset()
         elif time.monotonic() - self._last_ctrl_c < EXIT_WINDOW_S:
@@ -231,7 +203,7 @@ class ChatScreen:
             self.notice = "press Ctrl-C again to exit"
             self.invalidate()
 
-    def _interrupt(self) -> None:
+    def interrupt(self) -> None:
         if self.controller is not None:
             self.controller.interrupt()
 
@@ -248,11 +220,11 @@ class ChatScreen:
             self._question = None
             self.invalidate()
 
-    def _answer_key(self, key: str) -> None:
+    def answer_key(self, key: str) -> None:
         if self._question is not None and key in self._question[1]:
-            self._answer(self._question[1][key])
+            self.answer(self._question[1][key])
 
-    def _answer(self, value: str) -> bool:
+    def answer(self, value: str) -> bool:
         if self._question is None or self._question[2].done():
             return False
         self._question[2].set_result(value)

@@ -67,12 +67,12 @@ class PlainRepl(ChatCore):
                 if not text.strip():
                     continue
                 if text.strip().startswith("/"):
-                    self.command(text.strip())
+                    self.command(text.strip())  # /compact starts a task
+                else:
+                    self.start(self.turn(text))
                 if self._task is not None:
                     await self._task
                     self._task = None
-                elif not text.strip().startswith("/"):
-                    await self.start(self.turn(text))
         finally:
             await self.backend.close()
         sys.stderr.write(self.exit_message() + "\n")

@@ -9,11 +9,19 @@ tools, so no marks and no note reach the screen).
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
+
+import pytest
 
 from tests.fake_model import FakeAnthropic
 from tests.fake_model.routing import first_user_contains
 from tests.pty_screen import ChatTerm
+
+pytestmark = pytest.mark.skipif(
+    not all(importlib.util.find_spec(f"agent_cli.tools.{m}") for m in ("todo_write", "task")),
+    reason="needs the todo_write and task tools (branches issue-todo and issue-subagent)",
+)
 
 SUB_PROMPT = "SUBAGENT-PROBE: find where API retries are configured and report back."
 CONCLUSION = "Retries come from the SDK's max_retries, set in model/anthropic.py."

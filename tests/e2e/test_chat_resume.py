@@ -76,9 +76,11 @@ def test_resume_by_prefix(fake_env: dict[str, str], tmp_path: Path):
 def test_without_a_terminal_lines_are_messages(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ):
-    fake_model.script.tool_use("read_file", path="a.py").text("It prints hi.")
+    fake_model.script.tool_use("read_file", path="a.py").text("It prints hi.").text("welcome")
     (tmp_path / "a.py").write_text("print('hi')\n")
-    proc = run_agent(fake_env, tmp_path, "chat", stdin="what does a.py do?\n/cost\n/bogus\n")
+    proc = run_agent(
+        fake_env, tmp_path, "chat", stdin="what does a.py do?\n/cost\n/bogus\nthanks\n"
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == [
         "… read_file a.py",
@@ -87,6 +89,7 @@ def test_without_a_terminal_lines_are_messages(
         proc.stdout.splitlines()[3],
         "Unknown command /bogus. Known: /help /todos /notes /compact /clear /sessions /resume "
         "/cost /model /memory /exit",
+        "welcome",
     ]
     assert proc.stdout.splitlines()[3].startswith("2 calls  in ")
     assert "Resume it with: agent chat --resume" in proc.stderr
