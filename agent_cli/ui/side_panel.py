@@ -127,9 +127,11 @@ def _notes(state: PanelState, width: int, color: bool) -> Text | None:
         lines = textwrap.wrap(conclusion, width - 2, max_lines=3, placeholder="…") or ["?"]
         for n, line in enumerate(lines):
             section.append(("• " if n == 0 else "  ") + line + "\n")
-        meta = " · ".join(str(note.get(k, "?")) for k in ("confidence", "status", "id"))
-        meta = "  " + meta
-        section.append(_fit(meta, width) + "\n", style="dim")
+        grade = f"  {note.get('confidence', '?')} · {note.get('status', '?')}"
+        meta = f"{grade} · {note.get('id', '?')}"
+        if len(meta) > width:  # the id is what /notes ID needs: never cut it
+            meta = f"{grade}\n  {note.get('id', '?')}"
+        section.append(meta + "\n", style="dim")
     return section
 
 

@@ -156,3 +156,13 @@ def test_state_folds_events():
         1_000,
         0.01,
     )
+
+
+def test_a_long_note_id_gets_its_own_line():
+    note = {"id": "note-20261130-220436-582412", "conclusion": "Done.", "confidence": "high",
+            "status": "completed"}
+    assert render_panel(PanelState(notes=[note]), 120, color=False).split("\nContext")[0] == """\
+Notes
+• Done.
+  high · completed
+  note-20261130-220436-582412"""
