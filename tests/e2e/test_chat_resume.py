@@ -99,3 +99,31 @@ def test_unknown_session_is_a_usage_error(fake_env: dict[str, str], tmp_path: Pa
     proc = run_agent(fake_env, tmp_path, "chat", "--resume", "nope", stdin="")
     assert proc.returncode == 2
     assert proc.stderr.startswith("agent: No session matches 'nope'")
+
+
+def test_model_clear_and_resume_commands(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    write_session(tmp_path)
+    fake_model.script.text("hello")
+    stdin = "/model claude-haiku-4-5\nhi\n/clear\n/todos\n/resume 20260101\n/todos\n/memory\n"
+    proc = run_agent(fake_env, tmp_path, "chat", stdin=stdin)
+    assert proc.returncode == 0, proc.stderr
+    (body,) = fake_model.bodies()
+    assert body["model"] == "claude-haiku-4-5"
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "Model: claude-haiku-4-5 (from the next request on)"
+    assert lines[1] == "hello"
+    assert lines[2].startswith("New session ")
+    assert "(the previous one: --resume " in lines[2]
+    assert lines[3:] == [
+        "No todo list yet.",
+        f"Resumed session {SESSION}.",
+        "Todos 1/3",
+        "[x] Read the loop",
+        "[>] Fixing the retry",
+        "[ ] Write a test",
+        lines[-1],
+    ]
+    assert lines[-1].startswith("Memory is not available yet") or "agent memory" in lines[-1]
+    assert f"--resume {SESSION}" in proc.stderr  # the session it ended in
