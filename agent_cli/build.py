@@ -15,16 +15,22 @@ from agent_cli.errors import UsageError
 from agent_cli.logs import CallLog, key_last4, secrets_from_env, setup_logging
 from agent_cli.loop.agent import Agent
 from agent_cli.loop.session import Session, new_session_id
+from agent_cli.memory.notes import NoteStore
 from agent_cli.model.client import ModelClient
 from agent_cli.paths import Paths
 from agent_cli.session.resume import Restored, find_session, fold, latest_session
 from agent_cli.session.transcript import SessionRecord, TranscriptWriter
 from agent_cli.settings import PermissionMode, Settings, load_settings
+from agent_cli.subagent.runner import SubagentRunner
 from agent_cli.system_prompt import build_system
+from agent_cli.todo.reminder import TodoReminder
+from agent_cli.todo.tracker import TodoTracker
 from agent_cli.tools.base import AnyTool, ToolContext
 from agent_cli.tools.bash import Bash
 from agent_cli.tools.read_file import ReadFile
 from agent_cli.tools.registry import ToolRegistry
+from agent_cli.tools.task import Task
+from agent_cli.tools.todo_write import TodoWrite
 
 
 @dataclass
@@ -89,7 +95,9 @@ def open_session(options: Options, settings: Settings, paths: Paths) -> Session:
         settings=settings,
         tool_ctx=ctx,
         transcript=TranscriptWriter(paths.transcript(session_id)),
+        todos=TodoTracker(settings.todo.max_items),
     )
+    session.view_providers.append(session.todos.view)
     if restored is None:
         session.record(
             SessionRecord(id=session_id, workspace=str(options.workspace), model=settings.model)
@@ -97,6 +105,7 @@ def open_session(options: Options, settings: Settings, paths: Paths) -> Session:
     else:
         session.messages = restored.messages
         session.usage = restored.usage
+        session.todos.restore(restored.todos)
     return session
 
 
@@ -105,15 +114,22 @@ def build_agent(
 ) -> Agent:
     # who answers permission questions: the REPL's in-app question, else nobody (deny + hint)
     approver = approver or HeadlessApprover()
-    registry = ToolRegistry(base_tools())
+    runner = SubagentRunner(parent=session, client=client, store=NoteStore(session.paths))
+    registry = ToolRegistry(
+        [*base_tools(), TodoWrite(session.todos, session.record), Task(runner)]
+    )
     system = build_system(options.workspace, "system.md", [])
-    return Agent(
+    reminder = TodoReminder(session.todos, session.settings.todo.reminder_rounds)
+    agent = Agent(
         session=session,
         client=client,
         registry=registry,
         system=system,
+        guides=[reminder],
         max_turns=options.max_turns,
     )
+    runner.bind(agent.registry)  # subagents get the complete set, minus `task`
+    return agent
 
 
 def start_logging(paths: Paths, quiet: bool) -> CallLog:

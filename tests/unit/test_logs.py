@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from agent_cli.logs import CallLog, CallRecord, MonthlyFileHandler, exit_summary
+from agent_cli.model.usage import Usage
+from agent_cli.settings import Settings
+
+
+def test_rollover_is_the_first_of_next_month(tmp_path: Path):
+    handler = MonthlyFileHandler(tmp_path / "a.log", backupCount=12, delay=True)
+    assert handler.backupCount == 12
+    mid_dec = int(datetime(2026, 12, 15, 13, 0).timestamp())
+    assert handler.computeRollover(mid_dec) == int(datetime(2027, 1, 1).timestamp())
+    mid_mar = int(datetime(2026, 3, 31, 23, 59).timestamp())
+    assert handler.computeRollover(mid_mar) == int(datetime(2026, 4, 1).timestamp())
+    handler.close()
+
+
+def test_exit_summary_figures_and_unknown_price(tmp_path: Path):
+    log = CallLog(tmp_path / "calls.jsonl", "abcd")
+    for model, ins in (("claude-sonnet-4-6", 100), ("claude-sonnet-4-6", 300)):
+        record = CallRecord.begin(model, "host", "main")
+        record.end(Usage(input_tokens=ins, output_tokens=10), "end_turn", None)
+        log.write(record)
+    text = exit_summary(log, Settings())
+    assert "calls: 2 (0 failed)" in text
+    assert "input tokens: max 300 / min 100 / avg 200" in text
+    assert "cost: $0.0015" in text
+    unknown = CallLog(None, None)
+    record = CallRecord.begin("mystery-model", "host", "main")
+    record.end(Usage(input_tokens=1), "end_turn", None)
+    unknown.write(record)
+    assert "cost: n/a" in exit_summary(unknown, Settings(model="mystery-model"))
