@@ -3,8 +3,9 @@
     python bench/startup.py [--runs N]
 
 Prints the median, min and max seconds of: `python -c pass`, `python -c "import anthropic"`,
-`agent --version`, `agent --help`, and `agent run` from launch to its first request reaching the
-test model server. Exits 1 when a target is missed.
+`agent --version`, `agent --help`, `agent run` from launch to its first request reaching the
+test model server, and `agent chat` from launch to its prompt being drawn in a pseudo-terminal.
+Exits 1 when a target is missed.
 """
 
 from __future__ import annotations
@@ -52,6 +53,22 @@ def first_request(server: FakeAnthropic, env: dict[str, str], workspace: str) ->
     return elapsed
 
 
+def chat_prompt(env: dict[str, str], workspace: str) -> float:
+    """Launch `agent chat` in a pseudo-terminal; seconds until its prompt is on screen."""
+    import pexpect
+
+    start = time.perf_counter()
+    child = pexpect.spawn(
+        AGENT[0], [*AGENT[1:], "chat"], cwd=workspace, env=env, dimensions=(40, 140)
+    )
+    child.expect("you>", timeout=30)
+    elapsed = time.perf_counter() - start
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF, timeout=30)
+    child.close()
+    return elapsed
+
+
 def measure(fn: Callable[[], float], runs: int) -> list[float]:
     fn()  # warm the file cache
     return [fn() for _ in range(runs)]
@@ -84,12 +101,19 @@ def main() -> int:
         figures["agent run → first request"] = measure(
             lambda: first_request(server, run_env, workspace), runs
         )
+        figures["agent chat → prompt drawn"] = measure(
+            lambda: chat_prompt({**run_env, "TERM": "xterm-256color"}, workspace), runs
+        )
     med = {k: statistics.median(v) for k, v in figures.items()}
     ratio = med["agent run → first request"] / med["import anthropic"]
     checks = {
         "agent --version": (med["agent --version"] <= 0.08, "target ≤ 0.08 s"),
         "agent --help": (med["agent --help"] <= 0.2, "target ≤ 0.2 s"),
         "agent run → first request": (ratio <= 1.15, f"{ratio:.2f}x import (target ≤ 1.15x)"),
+        "agent chat → prompt drawn": (
+            med["agent chat → prompt drawn"] <= 0.35,
+            "target ≤ 0.35 s",
+        ),
     }
     for name, values in figures.items():
         ok, target = checks.get(name, (True, ""))

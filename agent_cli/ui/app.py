@@ -1,0 +1,66 @@
+"""Start-up of the screen REPL: draw the prompt first, load the rest right after the first frame."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_cli.ui.completion import ChatCompleter
+from agent_cli.ui.live import ChatScreen
+
+if TYPE_CHECKING:
+    from agent_cli.ui.repl import Repl
+
+HISTORY_FILE = Path(".agent") / "chat-history"
+
+
+def history_file(workspace: Path, state_dir: Path | None) -> Path | None:
+    """Input history per workspace, under its state directory; None if it cannot be written."""
+    state = state_dir or Path(os.environ.get("AGENT_STATE_DIR") or workspace)
+    path = state.expanduser() / HISTORY_FILE
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return path
+
+
+def _slash_names() -> list[str]:
+    slash = sys.modules.get("agent_cli.ui.slash")  # loaded with the REPL, after the first frame
+    return list(slash.names()) if slash is not None else []
+
+
+def run_screen(kwargs: dict[str, Any]) -> None:
+    """Run the REPL until /exit, Ctrl-D or a double Ctrl-C; print how to resume."""
+    workspace: Path = kwargs["workspace"]
+    screen = ChatScreen(
+        history_file(workspace, kwargs.get("state_dir")), ChatCompleter(workspace, _slash_names)
+    )
+    booted: dict[str, Any] = {}
+
+    def boot() -> None:
+        try:
+            from agent_cli.build import Options
+            from agent_cli.ui.repl import Repl
+
+            booted["repl"] = Repl.boot(screen, Options(**kwargs))
+        except Exception as e:  # shown after the screen is gone, by the CLI's error handler
+            booted["error"] = e
+            screen.exit()
+
+    async def main() -> None:
+        await screen.run(boot)
+        repl: Repl | None = booted.get("repl")
+        if repl is not None:
+            await repl.shutdown()
+
+    asyncio.run(main())
+    if "error" in booted:
+        raise booted["error"]
+    repl = booted.get("repl")
+    if repl is not None:
+        sys.stdout.write(repl.exit_message() + "\n")
+        sys.stdout.flush()

@@ -1,0 +1,50 @@
+"""Completion in the input line: slash commands at the start, workspace paths after `@`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+
+SKIP = {".git", ".transcripts", "notes", "logs", ".agent", "__pycache__", ".venv", "node_modules"}
+MAX_ENTRIES = 200
+
+
+class ChatCompleter(Completer):
+    def __init__(self, workspace: Path, commands: Callable[[], Iterable[str]]) -> None:
+        self.workspace = workspace
+        self.commands = commands
+
+    def get_completions(
+        self, document: Document, complete_event: CompleteEvent
+    ) -> Iterator[Completion]:
+        before = document.text_before_cursor
+        if before.startswith("/") and " " not in before:
+            for name in self.commands():
+                if name.startswith(before):
+                    yield Completion(name, start_position=-len(before))
+            return
+        word = before.split()[-1] if before and not before[-1].isspace() else ""
+        if word.startswith("@"):
+            yield from self._paths(word[1:])
+
+    def _paths(self, partial: str) -> Iterator[Completion]:
+        folder, _, prefix = partial.rpartition("/")
+        base = (self.workspace / folder).resolve()
+        if not base.is_dir() or not base.is_relative_to(self.workspace):
+            return
+        try:
+            entries = sorted(os.scandir(base), key=lambda e: e.name)[:MAX_ENTRIES]
+        except OSError:
+            return
+        for entry in entries:
+            if not entry.name.startswith(prefix) or entry.name in SKIP:
+                continue
+            if entry.name.startswith(".") and not prefix.startswith("."):
+                continue
+            suffix = "/" if entry.is_dir() else ""
+            text = (f"{folder}/" if folder else "") + entry.name + suffix
+            yield Completion(text, start_position=-len(partial), display=entry.name + suffix)

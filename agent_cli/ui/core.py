@@ -1,0 +1,134 @@
+"""What both REPL front ends share (the screen one and the plain no-TTY one): the backend, the
+panel state folded from events, slash commands, and turn/compaction driving."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator, Callable
+
+from agent_cli.errors import AgentError
+from agent_cli.events import CompactionDone, Event
+from agent_cli.ui import slash
+from agent_cli.ui.runtime import Backend
+from agent_cli.ui.side_panel import PanelState
+
+log = logging.getLogger(__name__)
+
+
+def restored_panel(backend: Backend) -> PanelState:
+    """The panel of a resumed session: its todos, notes, compactions and totals."""
+    state = PanelState(context_window=backend.settings.context_window(backend.session.model))
+    restored = backend.restored
+    if restored is None:
+        return state
+    state.todos, state.notes = list(restored.todos), list(restored.notes)
+    state.compactions, state.calls = restored.compactions, restored.calls
+    usage = restored.usage
+    state.input_tokens = usage.input_tokens + usage.cache_creation_input_tokens
+    state.output_tokens, state.cache_read = usage.output_tokens, usage.cache_read_input_tokens
+    price = backend.settings.prices.get(backend.session.model)
+    state.cost_usd = usage.cost(price)
+    if restored.messages:  # a rough estimate until the first request reports the real figure
+        state.context_tokens = len(json.dumps(restored.messages)) // 4
+    return state
+
+
+class ChatCore:
+    """Slash-command host and event sink; subclasses decide how things are shown."""
+
+    color = False
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+        self.panel_state = restored_panel(backend)
+        self.busy = False
+        self._task: asyncio.Task[None] | None = None
+
+    # -- shown by subclasses -----------------------------------------------------------------
+
+    def say(self, text: str, style: str = "") -> None:
+        raise NotImplementedError
+
+    def on_event(self, event: Event) -> None:
+        raise NotImplementedError
+
+    def on_interrupt(self) -> None:
+        raise NotImplementedError
+
+    def on_idle(self) -> None:
+        """The turn (or compaction) is over."""
+
+    def exit(self) -> None:
+        raise NotImplementedError
+
+    # -- commands ----------------------------------------------------------------------------
+
+    def command(self, line: str) -> None:
+        slash.run(self, line)
+
+    def switched(self, message: str) -> None:
+        self.panel_state = restored_panel(self.backend)
+        self.say(message)
+
+    def compact(self, focus: str | None) -> None:
+        if self.busy:
+            self.say("A turn is running: wait for it or stop it with Ctrl-C.", "yellow")
+            return
+        self.start(self._compaction(focus))
+
+    def interrupt(self) -> None:
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+
+    # -- driving -----------------------------------------------------------------------------
+
+    def start(self, events: Callable[[], AsyncIterator[Event]]) -> asyncio.Task[None]:
+        self.busy = True
+        self._task = asyncio.get_running_loop().create_task(self._drive(events))
+        return self._task
+
+    def turn(self, text: str) -> Callable[[], AsyncIterator[Event]]:
+        async def events() -> AsyncIterator[Event]:
+            agent = await self.backend.agent()
+            async for event in agent.run_turn(text):
+                yield event
+
+        return events
+
+    def _compaction(self, focus: str | None) -> Callable[[], AsyncIterator[Event]]:
+        async def events() -> AsyncIterator[Event]:
+            agent = await self.backend.agent()
+            if agent.compactor is None:
+                self.say("Compaction is not available in this build.")
+                return
+            compacted = False
+            async for event in agent.compact_now(focus):
+                compacted = compacted or isinstance(event, CompactionDone)
+                yield event
+            if not compacted:
+                self.say("Nothing was compacted.")
+
+        return events
+
+    async def _drive(self, events: Callable[[], AsyncIterator[Event]]) -> None:
+        try:
+            async for event in events():
+                self.panel_state.apply(event)
+                self.on_event(event)
+        except asyncio.CancelledError:  # Ctrl-C: the loop has written the interrupted results
+            self.on_interrupt()
+        except AgentError as e:
+            self.say(f"✗ {e}", "bold red")
+        except Exception as e:  # the REPL survives whatever one turn does
+            log.exception("turn failed")
+            self.say(f"✗ internal error: {type(e).__name__}: {e} (see logs/agent.log)", "bold red")
+        finally:
+            self.busy = False
+            self.on_idle()
+
+    def exit_message(self) -> str:
+        sid = self.backend.session.id
+        return f"Session {sid}. Resume it with: agent chat --resume {sid}"
+

@@ -1,0 +1,291 @@
+"""The one prompt-toolkit Application of `agent chat`: non-fullscreen, alive for the whole session.
+
+Bottom region, redrawn on events: [unfinished block + spinners | side panel] (the panel goes below
+under 100 columns), an approval question when one is pending, the status bar, the input line.
+Finished blocks and tool lines go to the terminal's own scrollback through `commit` (one queue,
+one `run_in_terminal` per batch, so order holds). Imports only prompt_toolkit: the prompt is drawn
+before the rest of the REPL is loaded, and `attach` hands it the controller when ready.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
+
+from prompt_toolkit.application import Application, run_in_terminal
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.completion import Completer
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import ANSI, StyleAndTextTuples
+from prompt_toolkit.history import FileHistory, InMemoryHistory
+from prompt_toolkit.layout import (
+    ConditionalContainer,
+    Dimension,
+    Float,
+    FloatContainer,
+    HSplit,
+    Layout,
+    VSplit,
+    Window,
+)
+from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
+from prompt_toolkit.layout.menus import CompletionsMenu
+from prompt_toolkit.styles import Style
+
+from agent_cli.ui.keys import chat_bindings
+
+PROMPT = "you> "
+FOLD_BELOW = 100  # same rule as side_panel.FOLD_BELOW (not imported: that module is heavy)
+EXIT_WINDOW_S = 2.0  # a second Ctrl-C on an empty prompt within this exits
+STYLE = Style.from_dict({"toolbar": "reverse", "question": "bold", "prompt": "bold"})
+
+
+class Controller(Protocol):
+    """What the screen asks of the REPL (ui/repl.py)."""
+
+    busy: bool
+
+    def live(self, width: int) -> str: ...  # ANSI: the unfinished block and running spinners
+
+    def panel(self, columns: int) -> str: ...  # ANSI; "" when there is nothing to show
+
+    def toolbar(self) -> str: ...
+
+    def submit(self, text: str) -> None: ...
+
+    def interrupt(self) -> None: ...  # cancel the running turn
+
+
+def side_width(columns: int) -> int:
+    return 40 if columns >= 140 else 34
+
+
+class ChatScreen:
+    def __init__(self, history_file: Path | None, completer: Completer | None = None) -> None:
+        self.controller: Controller | None = None
+        self.early: list[str] = []  # sent before the controller was ready
+        self.notice = ""
+        self._last_ctrl_c = 0.0
+        self._question: tuple[str, dict[str, str], asyncio.Future[str]] | None = None
+        self._commits: asyncio.Queue[str] | None = None
+        history = FileHistory(str(history_file)) if history_file else InMemoryHistory()
+        self.buffer = Buffer(
+            multiline=True,
+            history=history,
+            completer=completer,
+            complete_while_typing=True,
+        )
+        self.app: Application[None] = Application(
+            layout=Layout(self._root(), focused_element=self._input),
+            key_bindings=chat_bindings(self),
+            style=STYLE,
+            full_screen=False,
+            min_redraw_interval=0.05,
+            erase_when_done=True,
+        )
+        self.app.ttimeoutlen = 0.05
+
+    # -- layout ------------------------------------------------------------------------------
+
+    def columns(self) -> int:
+        return self.app.output.get_size().columns
+
+    def _wide(self) -> bool:
+        return self.columns() >= FOLD_BELOW
+
+    def _panel_text(self) -> str:
+        return self.controller.panel(self.columns()) if self.controller else ""
+
+    def _live_text(self) -> str:
+        if self.controller is None:
+            return ""
+        columns = self.columns()
+        beside = self._wide() and bool(self._panel_text())
+        return self.controller.live(columns - side_width(columns) - 2 if beside else columns)
+
+    def _root(self) -> FloatContainer:
+        has_panel = Condition(lambda: bool(self._panel_text()))
+        has_live = Condition(lambda: bool(self._live_text()))
+        wide = Condition(self._wide)
+        live = Window(
+            FormattedTextControl(lambda: ANSI(self._live_text())),
+            dont_extend_height=True,
+            wrap_lines=False,
+        )
+        panel = FormattedTextControl(lambda: ANSI(self._panel_text()))
+        beside = ConditionalContainer(self._beside(panel), filter=wide & has_panel)
+        body = HSplit(
+            [
+                ConditionalContainer(VSplit([live, beside]), filter=has_live | (has_panel & wide)),
+                ConditionalContainer(
+                    Window(panel, dont_extend_height=True), filter=has_panel & ~wide
+                ),
+                ConditionalContainer(
+                    Window(FormattedTextControl(self._question_text), style="class:question"),
+                    filter=Condition(lambda: self._question is not None),
+                ),
+                Window(FormattedTextControl(self._toolbar), height=1, style="class:toolbar"),
+                self._input_row(),
+            ]
+        )
+        menu = Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8))
+        return FloatContainer(body, floats=[menu])
+
+    def _beside(self, panel: FormattedTextControl) -> VSplit:
+        # the coloured panel draws its own border; the plain one gets a rule beside it
+        plain = Condition(lambda: bool(os.environ.get("NO_COLOR")))
+        return VSplit(
+            [
+                Window(width=1),
+                ConditionalContainer(Window(char="|", width=1), filter=plain),
+                Window(panel, width=lambda: side_width(self.columns())),
+            ]
+        )
+
+    def _input_row(self) -> VSplit:
+        self._input = Window(BufferControl(self.buffer), height=self._input_height, wrap_lines=True)
+        prompt = Window(FormattedTextControl([("class:prompt", PROMPT)]), width=len(PROMPT))
+        return VSplit([prompt, self._input])
+
+    def _input_height(self) -> Dimension:
+        # room below the cursor for the completion menu (as PromptSession reserves it); else
+        # exactly the text's lines, so no blank rows are kept under the prompt
+        width = max(self.columns() - len(PROMPT), 1)
+        rows = sum(1 + len(line) // width for line in self.buffer.document.lines)
+        return Dimension.exact(max(rows, 9) if self.buffer.complete_state else rows)
+
+    def _toolbar(self) -> StyleAndTextTuples:
+        text = self.controller.toolbar() if self.controller else "starting…"
+        if self.notice:
+            text = f"{text}  ·  {self.notice}"
+        return [("class:toolbar", " " + text)]
+
+    def _question_text(self) -> StyleAndTextTuples:
+        return [("class:question", self._question[0] if self._question else "")]
+
+    # -- keys --------------------------------------------------------------------------------
+
+    @property
+    def asking(self) -> bool:
+        return self._question is not None
+
+    @property
+    def busy(self) -> bool:
+        return bool(self.controller and self.controller.busy)
+
+    def send(self) -> None:
+        text = self.buffer.text
+        if not text.strip():
+            return
+        self.buffer.append_to_history()
+        self.buffer.reset()
+        self.notice = ""
+        if self.controller is None:
+            self.early.append(text)
+        else:
+            self.controller.submit(text)
+
+    def on_ctrl_c(self) -> None:
+        busy = self.controller is not None and self.controller.busy
+        if self.answer("deny") or busy:
+            self.interrupt()
+        elif self.buffer.text:
+            self.buffer.reset()
+        elif time.monotonic() - self._last_ctrl_c < EXIT_WINDOW_S:
+            self.exit()
+        else:
+            self._last_ctrl_c = time.monotonic()
+            self.notice = "press Ctrl-C again to exit"
+            self.invalidate()
+
+    def interrupt(self) -> None:
+        if self.controller is not None:
+            self.controller.interrupt()
+
+    # -- questions (the approval port's answers) ---------------------------------------------
+
+    async def ask(self, question: str, answers: dict[str, str]) -> str:
+        """Ask in the bottom region; a key of `answers` picks its value. Ctrl-C / Esc -> 'deny'."""
+        future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self._question = (question, answers, future)
+        self.invalidate()
+        try:
+            return await future
+        finally:
+            self._question = None
+            self.invalidate()
+
+    def answer_key(self, key: str) -> None:
+        if self._question is not None and key in self._question[1]:
+            self.answer(self._question[1][key])
+
+    def answer(self, value: str) -> bool:
+        if self._question is None or self._question[2].done():
+            return False
+        self._question[2].set_result(value)
+        return True
+
+    # -- output ------------------------------------------------------------------------------
+
+    def commit(self, text: str) -> None:
+        """Print above the live region, into scrollback, after everything committed before."""
+        if not self.app.is_running:
+            _write(text + "\n")
+            return
+        if self._commits is None:
+            self._commits = asyncio.Queue()
+        self._commits.put_nowait(text)
+
+    async def _committer(self) -> None:
+        if self._commits is None:
+            self._commits = asyncio.Queue()
+        while True:
+            batch = [await self._commits.get()]
+            while not self._commits.empty():
+                batch.append(self._commits.get_nowait())
+            await run_in_terminal(lambda b=batch: _write("\n".join(b) + "\n"))  # type: ignore[misc]
+            for _ in batch:
+                self._commits.task_done()
+
+    async def flush(self) -> None:
+        if self._commits is not None:
+            await self._commits.join()
+
+    def invalidate(self) -> None:
+        self.app.invalidate()
+
+    def attach(self, controller: Controller) -> None:
+        self.controller = controller
+        for text in self.early:
+            controller.submit(text)
+        self.early.clear()
+        self.invalidate()
+
+    def exit(self) -> None:
+        """Leave once everything committed so far is on screen."""
+        if self.app.is_running:
+            self.app.create_background_task(self._exit())
+
+    async def _exit(self) -> None:
+        await self.flush()
+        if self.app.is_running and self.app.future is not None and not self.app.future.done():
+            self.app.exit()
+
+    async def run(self, boot: Callable[[], object]) -> None:
+        """Draw, then `boot` (loads the REPL and calls `attach`) right after the first frame."""
+
+        def pre_run() -> None:
+            self.app.create_background_task(self._committer())
+            asyncio.get_running_loop().call_soon(boot)
+
+        await self.app.run_async(pre_run=pre_run)
+
+
+def _write(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()

@@ -1,0 +1,83 @@
+"""`agent chat` without a terminal: one message (or slash command) per input line, plain text
+out, the panel's changes as plain lines. No questions can be asked: approvals are denied."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Any
+
+from agent_cli.approval import HeadlessApprover
+from agent_cli.build import Options
+from agent_cli.events import Event, TextDelta, TodosUpdated, ToolEnd, ToolStart, TurnEnd
+from agent_cli.ui import render
+from agent_cli.ui.core import ChatCore
+from agent_cli.ui.runtime import Backend
+from agent_cli.ui.side_panel import todo_counts, todo_lines
+
+WIDTH = 100
+
+
+class PlainRepl(ChatCore):
+    def __init__(self, backend: Backend) -> None:
+        super().__init__(backend)
+        self._done = False
+        self._mid_line = False
+
+    def say(self, text: str, style: str = "") -> None:
+        self._write(("\n" if self._mid_line else "") + text + "\n")
+
+    def _write(self, text: str) -> None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        self._mid_line = bool(text) and not text.endswith("\n")
+
+    def on_event(self, event: Event) -> None:
+        if isinstance(event, TextDelta):
+            self._write(event.text)
+        elif isinstance(event, ToolStart):
+            self.say(f"… {render.tool_label(event.name, event.input)}")
+        elif isinstance(event, ToolEnd):
+            self.say(render.tool_end(event, WIDTH, color=False))
+        elif isinstance(event, TodosUpdated):
+            done, total = todo_counts(event.todos)
+            lines = todo_lines(event.todos, WIDTH, color=False).plain.rstrip("\n")
+            self.say(f"Todos {done}/{total}\n{lines}")
+        elif isinstance(event, TurnEnd):
+            if self._mid_line:
+                self._write("\n")
+        else:
+            line = render.event_line(event, WIDTH, color=False)
+            if line is not None:
+                self.say(line)
+
+    def on_interrupt(self) -> None:
+        self.say("interrupted")
+
+    def exit(self) -> None:
+        self._done = True
+
+    async def main(self) -> None:
+        try:
+            while not self._done:
+                line = await asyncio.to_thread(sys.stdin.readline)
+                if not line:
+                    break
+                text = line.rstrip("\n")
+                if not text.strip():
+                    continue
+                if text.strip().startswith("/"):
+                    self.command(text.strip())  # /compact starts a task
+                else:
+                    self.start(self.turn(text))
+                if self._task is not None:
+                    await self._task
+                    self._task = None
+        finally:
+            await self.backend.close()
+        sys.stderr.write(self.exit_message() + "\n")
+
+
+def run_plain(options: dict[str, Any]) -> None:
+    repl = PlainRepl(Backend.start(Options(**options), HeadlessApprover()))
+    asyncio.run(repl.main())

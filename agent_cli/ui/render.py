@@ -1,0 +1,175 @@
+"""Pure rendering: loop events and markdown to text. No terminal, no state beyond arguments.
+
+`color=False` (no TTY, NO_COLOR) gives plain text without escape codes.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from rich.console import Console, RenderableType
+from rich.text import Text
+
+from agent_cli.events import CompactionDone, ErrorEvent, NoteAdded, ToolEnd, Warning
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+MAX_DIFF_LINES = 40
+_FENCES = ("```", "~~~")
+
+
+def to_ansi(renderable: RenderableType, width: int, color: bool) -> str:
+    """Render to a string: ANSI-styled when `color`, plain text otherwise."""
+    console = Console(
+        file=io.StringIO(),
+        width=max(width, 10),
+        force_terminal=color,
+        no_color=not color,
+        color_system="standard" if color else None,
+        highlight=False,
+        emoji=False,
+        legacy_windows=False,
+    )
+    console.print(renderable, end="")
+    out = console.file.getvalue()  # type: ignore[attr-defined]
+    return str(out)
+
+
+def split_blocks(buffer: str) -> tuple[list[str], str]:
+    """Cut finished markdown blocks off the front of streamed text.
+
+    A block is finished at a blank line outside a code fence; the rest (the unfinished block,
+    maybe a partial line) is returned as is.
+    """
+    blocks: list[str] = []
+    current: list[str] = []
+    in_fence = False
+    consumed = start = 0
+    lines = buffer.split("\n")
+    for line in lines[:-1]:  # the last piece has no newline yet: never a finished line
+        consumed += len(line) + 1
+        if line.lstrip().startswith(_FENCES):
+            in_fence = not in_fence
+        if not line.strip() and not in_fence:
+            if current:
+                blocks.append("\n".join(current))
+                current = []
+            start = consumed
+            continue
+        current.append(line)
+    if not blocks:
+        return [], buffer
+    return blocks, buffer[start:]
+
+
+def markdown(text: str, width: int, color: bool) -> str:
+    """A finished block as the user sees it: rich markdown in colour, the text itself in plain."""
+    if not color:
+        return text.rstrip()
+    from rich.markdown import Markdown
+
+    rendered = to_ansi(Markdown(text, code_theme="monokai"), width, color)
+    # rich pads lines to the width and opens lists with a blank line: neither belongs in scrollback
+    return "\n".join(line.rstrip(" ") for line in rendered.strip("\n").split("\n"))
+
+
+def _short(text: str, limit: int) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def tool_label(name: str, args: dict[str, Any]) -> str:
+    """What a running call is shown as: `read_file a.py`, `bash pytest -q`."""
+    if name == "todo_write" and isinstance(args.get("todos"), list):
+        return f"todo_write ({len(args['todos'])} items)"
+    for key in ("command", "path", "pattern", "description", "focus"):
+        if args.get(key):
+            return f"{name} {_short(args[key], 60)}"
+    return name
+
+
+def spinner_line(label: str, frame: int, color: bool) -> str:
+    text = Text(f"{SPINNER[frame % len(SPINNER)]} {label}", style="cyan")
+    return to_ansi(text, 200, color).rstrip("\n")
+
+
+def tool_end(event: ToolEnd, width: int, color: bool) -> str:
+    """One line per finished call, then a coloured diff if the tool gave one."""
+    mark, style = ("✗", "red") if event.is_error else ("✔", "green")
+    line = Text(f"{mark} ", style=style)
+    line.append(_short(event.summary, max(width - 2, 10)), style="red" if event.is_error else "")
+    parts = [to_ansi(line, width, color).rstrip("\n")]
+    diff = (event.display or {}).get("diff")
+    if isinstance(diff, str) and diff.strip():
+        parts.append(render_diff(diff, width, color))
+    return "\n".join(parts)
+
+
+def render_diff(diff: str, width: int, color: bool) -> str:
+    lines = diff.rstrip("\n").split("\n")
+    shown = lines[:MAX_DIFF_LINES]
+    text = Text()
+    for line in shown:
+        style = ""
+        if line.startswith(("+++", "---")):
+            style = "bold"
+        elif line.startswith("+"):
+            style = "green"
+        elif line.startswith("-"):
+            style = "red"
+        elif line.startswith("@@"):
+            style = "cyan"
+        text.append("  " + line + "\n", style=style)
+    if len(lines) > len(shown):
+        text.append(f"  … {len(lines) - len(shown)} more lines\n", style="dim")
+    return to_ansi(text, width, color).rstrip("\n")
+
+
+def error_line(message: str, width: int, color: bool) -> str:
+    return to_ansi(Text(f"✗ {message}", style="bold red"), width, color).rstrip("\n")
+
+
+def info_line(message: str, width: int, color: bool, style: str = "dim") -> str:
+    return to_ansi(Text(message, style=style), width, color).rstrip("\n")
+
+
+def user_line(prompt: str, width: int, color: bool) -> str:
+    text = Text("you> ", style="bold cyan")
+    text.append(prompt.rstrip("\n"))
+    return to_ansi(text, width, color).rstrip("\n")
+
+
+def note_line(note: dict[str, Any]) -> str:
+    return (
+        f"note {note.get('id', '?')}: {note.get('conclusion', '')} "
+        f"({note.get('confidence', '?')} confidence, {note.get('status', '?')})"
+    )
+
+
+def event_line(event: Any, width: int, color: bool) -> str | None:
+    """Scrollback line for the events that are not text or tool calls; None for the rest."""
+    if isinstance(event, ErrorEvent):
+        return error_line(event.message, width, color)
+    if isinstance(event, Warning):
+        return info_line(f"! {event.message}", width, color, "yellow")
+    if isinstance(event, NoteAdded):
+        return info_line("✎ " + note_line(event.note), width, color, "magenta")
+    if isinstance(event, CompactionDone):
+        return info_line(
+            f"⇣ compacted ({event.stage}): {event.messages_before} → {event.messages_after} "
+            f"messages, ~{tokens(event.tokens_before)} → ~{tokens(event.tokens_after)} tokens",
+            width,
+            color,
+        )
+    return None
+
+
+def tokens(n: int) -> str:
+    for size, unit in ((1_000_000, "M"), (1_000, "k")):
+        if n >= size:
+            return f"{n / size:.1f}".removesuffix(".0") + unit
+    return str(n)
+
+
+def cost(usd: float | None) -> str:
+    return "n/a" if usd is None else f"${usd:.3f}"

@@ -1,0 +1,159 @@
+"""The REPL behind the screen (live.py): turns, the panel, the status bar, approval questions."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+
+from agent_cli.approval import ApprovalRequest, Decision
+from agent_cli.events import Event
+from agent_cli.ui import render
+from agent_cli.ui.core import ChatCore
+from agent_cli.ui.live import ChatScreen
+from agent_cli.ui.runtime import Backend
+from agent_cli.ui.side_panel import render_panel
+from agent_cli.ui.turn import TurnView
+
+if TYPE_CHECKING:
+    from agent_cli.build import Options
+
+SPIN_S = 0.1
+ANSWERS: dict[str, Decision] = {"y": "allow", "n": "deny", "a": "always"}
+
+
+def use_color() -> bool:
+    return not os.environ.get("NO_COLOR")
+
+
+class ScreenApprover:
+    """The approval port, answered with one key in the REPL's own bottom region."""
+
+    def __init__(self, screen: ChatScreen) -> None:
+        self.screen = screen
+
+    async def approve(self, request: ApprovalRequest) -> Decision:
+        question = (
+            f"Allow {request.summary}?  [y]es  [n]o  [a]lways ({request.pattern})  "
+            "Esc/Ctrl-C denies"
+        )
+        answer = await self.screen.ask(question, dict(ANSWERS))
+        decision: Decision = "allow" if answer == "allow" else "deny"
+        if answer == "always":
+            decision = "always"
+        self.screen.commit(render.info_line(f"{decision}: {request.summary}", 200, use_color()))
+        return decision
+
+
+class Repl(ChatCore):
+    def __init__(self, screen: ChatScreen, backend: Backend, color: bool) -> None:
+        super().__init__(backend)
+        self.screen, self.color = screen, color
+        self.view = TurnView(color=color)
+        self.queued: list[str] = []
+        self._panel_cache: tuple[int, int, str] | None = None
+        self._ticker: asyncio.Task[None] | None = None
+
+    @classmethod
+    def boot(cls, screen: ChatScreen, options: Options) -> Repl:
+        backend = Backend.start(options, ScreenApprover(screen))
+        repl = cls(screen, backend, use_color())
+        verb = "Resumed" if backend.restored else "New"
+        repl.say(f"{verb} session {backend.session.id}. /help lists commands.", "dim")
+        screen.attach(repl)
+        return repl
+
+    # -- the screen's Controller --------------------------------------------------------------
+
+    def live(self, width: int) -> str:
+        self.view.width = self.screen.columns()
+        return self.view.live(width)
+
+    def panel(self, columns: int) -> str:
+        state = self.panel_state
+        if state.empty:
+            return ""
+        key = (hash(repr(state)), columns)
+        if self._panel_cache is None or self._panel_cache[:2] != key:
+            self._panel_cache = (*key, render_panel(state, columns, self.color))
+        return self._panel_cache[2]
+
+    def toolbar(self) -> str:
+        pct = self.panel_state.context_pct
+        parts = [
+            self.backend.session.model,
+            f"mode {self.backend.permission_mode}",
+            f"ctx {'-' if pct is None else f'{pct}%'}",
+            render.cost(self.panel_state.cost_usd),
+        ]
+        if self.busy:
+            parts.append("working… Ctrl-C stops")
+        if self.queued:
+            parts.append(f"{len(self.queued)} queued")
+        return "  ·  ".join(parts)
+
+    def submit(self, text: str) -> None:
+        self.screen.commit(render.user_line(text, self.screen.columns(), self.color))
+        if text.strip().startswith("/"):
+            self.command(text.strip())
+        elif self.busy:
+            self.queued.append(text)
+            self.say("(queued until this turn ends)", "dim")
+        else:
+            self._begin(text)
+
+    # -- ChatCore ------------------------------------------------------------------------------
+
+    def say(self, text: str, style: str = "") -> None:
+        text_ = Text(text, style=style)
+        self.screen.commit(render.to_ansi(text_, self.screen.columns(), self.color))
+
+    def on_event(self, event: Event) -> None:
+        for line in self.view.feed(event):
+            self.screen.commit(line)
+        self.screen.invalidate()
+
+    def on_interrupt(self) -> None:
+        for line in self.view.interrupted():
+            self.screen.commit(line)
+
+    def on_idle(self) -> None:
+        for line in self.view.flush():
+            self.screen.commit(line)
+        self.view.waiting = False
+        self.screen.invalidate()
+        if self.queued:
+            self._begin(self.queued.pop(0))
+
+    def exit(self) -> None:
+        self.screen.exit()
+
+    def compact(self, focus: str | None) -> None:
+        super().compact(focus)
+        self._spin()
+
+    # -- turns ---------------------------------------------------------------------------------
+
+    def _begin(self, text: str) -> None:
+        self.view.waiting = True
+        self.start(self.turn(text))
+        self._spin()
+
+    def _spin(self) -> None:
+        if self._ticker is None or self._ticker.done():
+            self._ticker = asyncio.get_running_loop().create_task(self._tick())
+
+    async def _tick(self) -> None:
+        while self.busy:
+            self.view.frame += 1
+            self.screen.invalidate()
+            await asyncio.sleep(SPIN_S)
+
+    async def shutdown(self) -> None:
+        self.queued.clear()
+        self.interrupt()
+        if self._task is not None:
+            await asyncio.gather(self._task, return_exceptions=True)
+        await self.backend.close()

@@ -1,0 +1,199 @@
+"""The side panel: Todos, Notes, Context, Usage. State folded from events; rendering is pure.
+
+Beside the conversation from 100 columns on; below it (full width, more compact) under that.
+Plain text (ASCII marks, no box) when colour is off.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Group
+from rich.panel import Panel
+from rich.text import Text
+
+from agent_cli.events import CompactionDone, NoteAdded, TodosUpdated, UsageUpdate
+from agent_cli.ui.render import cost, to_ansi, tokens
+
+FOLD_BELOW = 100  # columns under which the panel goes below the conversation
+MAX_TODOS = 8  # longer lists collapse to their unfinished items
+MAX_NOTES = 3
+MARKS = {"completed": "✔", "in_progress": "◐", "pending": "○"}
+PLAIN_MARKS = {"completed": "[x]", "in_progress": "[>]", "pending": "[ ]"}
+STYLES = {"completed": "green", "in_progress": "bold yellow", "pending": ""}
+
+
+def side_width(columns: int) -> int:
+    return 40 if columns >= 140 else 34
+
+
+@dataclass
+class PanelState:
+    todos: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[dict[str, Any]] = field(default_factory=list)  # oldest first
+    context_tokens: int | None = None
+    context_window: int = 200_000
+    compactions: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read: int = 0
+    cost_usd: float | None = 0.0
+    calls: int = 0
+
+    def apply(self, event: Any) -> bool:
+        """Fold one event in; True when the panel changed."""
+        if isinstance(event, TodosUpdated):
+            self.todos = list(event.todos)
+        elif isinstance(event, NoteAdded):
+            self.notes.append(event.note)
+        elif isinstance(event, CompactionDone):
+            self.compactions += 1
+            self.context_tokens = event.tokens_after
+        elif isinstance(event, UsageUpdate):
+            self.input_tokens += event.input_tokens + event.cache_creation_input_tokens
+            self.output_tokens += event.output_tokens
+            self.cache_read += event.cache_read_input_tokens
+            self.calls += 1
+            if event.caller == "main":
+                self.context_tokens = event.context_tokens
+                self.context_window = event.context_window
+                self.cost_usd = event.session_cost_usd
+        else:
+            return False
+        return True
+
+    @property
+    def empty(self) -> bool:
+        return not (self.todos or self.notes or self.calls or self.context_tokens)
+
+    @property
+    def context_pct(self) -> int | None:
+        if self.context_tokens is None or not self.context_window:
+            return None
+        return round(100 * self.context_tokens / self.context_window)
+
+
+def todo_counts(todos: list[dict[str, Any]]) -> tuple[int, int]:
+    return sum(1 for t in todos if t.get("status") == "completed"), len(todos)
+
+
+def todo_lines(todos: list[dict[str, Any]], width: int, color: bool, full: bool = False) -> Text:
+    """Marks, the in-progress item by its active_form; long lists show only unfinished items."""
+    marks = MARKS if color else PLAIN_MARKS
+    shown = todos
+    if not full and len(todos) > MAX_TODOS:
+        shown = [t for t in todos if t.get("status") != "completed"][:MAX_TODOS]
+    out = Text()
+    for item in shown:
+        status = str(item.get("status", "pending"))
+        label = str(item.get("content", ""))
+        if status == "in_progress" and item.get("active_form"):
+            label = str(item["active_form"])
+        line = f"{marks.get(status, '?')} {label}"
+        out.append(_fit(line, width) + "\n", style=STYLES.get(status, "") if color else "")
+    hidden = len(todos) - len(shown)
+    if hidden:
+        out.append(f"  … {hidden} more ({todo_counts(todos)[0]} done)\n", style="dim")
+    return out
+
+
+def _fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(width - 1, 1)] + "…"
+
+
+def _heading(title: str, color: bool) -> Text:
+    section = Text()
+    section.append(title + "\n", style="bold" if color else "")
+    return section
+
+
+def _todos(state: PanelState, width: int, color: bool) -> Text | None:
+    if not state.todos:
+        return None
+    done, total = todo_counts(state.todos)
+    section = _heading(f"Todos {done}/{total}", color)
+    section.append_text(todo_lines(state.todos, width - 1, color))
+    return section
+
+
+def _notes(state: PanelState, width: int, color: bool) -> Text | None:
+    if not state.notes:
+        return None
+    section = _heading("Notes", color)
+    for note in reversed(state.notes[-MAX_NOTES:]):
+        conclusion = " ".join(str(note.get("conclusion", "")).split())
+        lines = textwrap.wrap(conclusion, width - 2, max_lines=3, placeholder="…") or ["?"]
+        for n, line in enumerate(lines):
+            section.append(("• " if n == 0 else "  ") + line + "\n")
+        grade = f"  {note.get('confidence', '?')} · {note.get('status', '?')}"
+        meta = f"{grade} · {note.get('id', '?')}"
+        if len(meta) > width:  # the id is what /notes ID needs: never cut it
+            meta = f"{grade}\n  {note.get('id', '?')}"
+        section.append(meta + "\n", style="dim")
+    return section
+
+
+def _bar(pct: int, cells: int, color: bool) -> str:
+    filled = min(cells, round(cells * pct / 100))
+    full, empty = ("█", "░") if color else ("#", "-")
+    return full * filled + empty * (cells - filled)
+
+
+def _context(state: PanelState, width: int, color: bool) -> Text:
+    pct = state.context_pct
+    window = tokens(state.context_window)
+    if pct is None:
+        line = f"- / {window}"
+    else:
+        line = f"{_bar(pct, 10, color)} {pct}% {tokens(state.context_tokens or 0)}/{window}"
+    section = _heading("Context", color)
+    section.append(_fit(line, width) + "\n")
+    section.append(f"compactions {state.compactions}\n", style="dim")
+    return section
+
+
+def _usage(state: PanelState, width: int, color: bool) -> Text:
+    section = _heading("Usage", color)
+    line = f"in {tokens(state.input_tokens)}  out {tokens(state.output_tokens)}"
+    section.append(_fit(line, width) + "\n")
+    section.append(_fit(f"cache {tokens(state.cache_read)}  cost {cost(state.cost_usd)}", width))
+    return section
+
+
+def _folded_footer(state: PanelState, width: int, color: bool) -> Text:
+    pct = state.context_pct
+    ctx = "ctx -" if pct is None else f"ctx {_bar(pct, 10, color)} {pct}%"
+    context = (
+        f"{ctx} {tokens(state.context_tokens or 0)}/{tokens(state.context_window)}"
+        f" · compactions {state.compactions}"
+    )
+    usage = (
+        f"in {tokens(state.input_tokens)} out {tokens(state.output_tokens)}"
+        f" cache {tokens(state.cache_read)} · {cost(state.cost_usd)}"
+    )
+    if len(context) + 3 + len(usage) <= width:
+        return Text(f"{context} · {usage}")
+    return Text(_fit(context, width) + "\n" + _fit(usage, width))
+
+
+def render_panel(state: PanelState, columns: int, color: bool) -> str:
+    """The panel as it is drawn for a terminal `columns` wide (beside, or folded below)."""
+    folded = columns < FOLD_BELOW
+    outer = columns if folded else side_width(columns)
+    inner = outer - (4 if color else 0)
+    sections = [s for s in (_todos(state, inner, color), _notes(state, inner, color)) if s]
+    if folded:
+        sections.append(_folded_footer(state, inner, color))
+    else:
+        sections += [_context(state, inner, color), _usage(state, inner, color)]
+    for section in sections:
+        section.rstrip()
+    body = Text("\n").join(sections)
+    if not color:
+        rule = "-" * outer + "\n" if folded else ""
+        return rule + to_ansi(body, outer, color).rstrip("\n")
+    panel = Panel(Group(body), title="agent", width=outer, border_style="blue")
+    return to_ansi(panel, outer, color).rstrip("\n")
+

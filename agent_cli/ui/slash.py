@@ -1,0 +1,184 @@
+"""Slash commands of `agent chat`. Each takes the REPL (as `Host`) and its argument text."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+from agent_cli.errors import AgentError
+from agent_cli.ui.render import cost, note_line, tokens
+from agent_cli.ui.side_panel import PanelState, todo_counts, todo_lines
+
+if TYPE_CHECKING:
+    from agent_cli.ui.runtime import Backend
+
+
+class Host(Protocol):
+    backend: Backend
+    panel_state: PanelState
+    color: bool
+
+    def say(self, text: str, style: str = "") -> None: ...
+
+    def compact(self, focus: str | None) -> None: ...
+
+    def switched(self, message: str) -> None: ...  # after /clear or /resume: a fresh panel
+
+    def exit(self) -> None: ...
+
+
+Command = Callable[[Host, str], None]
+
+HELP = {
+    "/help": "this list",
+    "/todos": "the whole todo list",
+    "/notes [id]": "the session's notes, or one note in full",
+    "/compact [focus]": "compact the conversation now, keeping `focus` in view",
+    "/clear": "start a new session (the old one stays resumable)",
+    "/sessions": "recent sessions of this workspace",
+    "/resume ID": "switch to another session",
+    "/cost": "tokens and estimated cost of this session",
+    "/model [M]": "show or change the model",
+    "/memory": "episodic memory of this workspace",
+    "/exit": "leave (Ctrl-D does too)",
+}
+
+
+def names() -> list[str]:
+    return [key.split()[0] for key in HELP]
+
+
+def run(host: Host, line: str) -> None:
+    """Run one slash command line; an unknown one says so and lists the known ones."""
+    name, _, arg = line.strip().partition(" ")
+    command = COMMANDS.get(name)
+    if command is None:
+        host.say(f"Unknown command {name}. Known: {' '.join(names())}", "red")
+        return
+    try:
+        command(host, arg.strip())
+    except AgentError as e:
+        host.say(str(e), "red")
+
+
+def _help(host: Host, arg: str) -> None:
+    width = max(len(k) for k in HELP)
+    lines = [f"{k:<{width}}  {v}" for k, v in HELP.items()]
+    lines.append("Enter sends; Alt-Enter or Ctrl-J adds a line; @path completes files.")
+    lines.append("Ctrl-C stops a turn; twice on an empty prompt (or Ctrl-D) exits.")
+    host.say("\n".join(lines))
+
+
+def _todos(host: Host, arg: str) -> None:
+    todos = host.panel_state.todos
+    if not todos:
+        host.say("No todo list yet.")
+        return
+    done, total = todo_counts(todos)
+    body = todo_lines(todos, 200, host.color, full=True)
+    host.say(f"Todos {done}/{total}\n" + body.plain.rstrip("\n"))
+
+
+def _notes(host: Host, arg: str) -> None:
+    notes = host.panel_state.notes
+    if not arg:
+        if not notes:
+            host.say("No notes in this session yet.")
+        else:
+            host.say("\n".join(note_line(n) for n in notes))
+        return
+    matches = [n for n in notes if str(n.get("id", "")).startswith(arg)]
+    if len(matches) != 1:
+        known = ", ".join(str(n.get("id")) for n in notes) or "none"
+        host.say(f"No single note matches '{arg}' (notes: {known}).", "red")
+        return
+    host.say(_note_full(matches[0]))
+
+
+def _note_full(note: dict[str, Any]) -> str:
+    lines = [note_line(note)]
+    for key in ("evidence", "file_refs", "missing_refs", "open_issues"):
+        items = note.get(key) or []
+        if items:
+            lines.append(f"{key.replace('_', ' ')}:")
+            lines += [f"  - {item}" for item in items]
+    figures = note.get("figures") or {
+        k: note[k] for k in ("turns", "tool_calls", "tokens", "seconds") if k in note
+    }
+    if figures:
+        lines.append(json.dumps(figures))
+    return "\n".join(lines)
+
+
+def _compact(host: Host, arg: str) -> None:
+    host.compact(arg or None)
+
+
+def _clear(host: Host, arg: str) -> None:
+    old = host.backend.session.id
+    host.backend.new_session()
+    host.switched(f"New session {host.backend.session.id} (the previous one: --resume {old}).")
+
+
+def _sessions(host: Host, arg: str) -> None:
+    from agent_cli.session.resume import fold, session_files
+
+    rows = []
+    for path in session_files(host.backend.paths)[:10]:
+        state = fold(path)
+        mark = "*" if state.id == host.backend.session.id else " "
+        rows.append(f"{mark} {state.id}  {state.last_activity[:19]}  {len(state.messages)} msgs")
+    host.say("\n".join(rows) if rows else "No sessions yet.")
+
+
+def _resume(host: Host, arg: str) -> None:
+    if not arg:
+        host.say("Usage: /resume ID (see /sessions)", "red")
+        return
+    host.backend.resume(arg)
+    host.switched(f"Resumed session {host.backend.session.id}.")
+
+
+def _cost(host: Host, arg: str) -> None:
+    s = host.panel_state
+    host.say(
+        f"{s.calls} calls  in {tokens(s.input_tokens)}  out {tokens(s.output_tokens)}  "
+        f"cache reads {tokens(s.cache_read)}  cost {cost(s.cost_usd)}"
+    )
+
+
+def _model(host: Host, arg: str) -> None:
+    session = host.backend.session
+    if arg:
+        session.model = arg
+        host.say(f"Model: {arg} (from the next request on)")
+    else:
+        host.say(f"Model: {session.model}")
+
+
+def _memory(host: Host, arg: str) -> None:
+    if importlib.util.find_spec("agent_cli.memory") is None:
+        host.say("Memory is not available yet in this build.")
+        return
+    host.say("Episodic memory: see `agent memory list` and `agent memory search QUERY`.")
+
+
+def _exit(host: Host, arg: str) -> None:
+    host.exit()
+
+
+COMMANDS: dict[str, Command] = {
+    "/help": _help,
+    "/todos": _todos,
+    "/notes": _notes,
+    "/compact": _compact,
+    "/clear": _clear,
+    "/sessions": _sessions,
+    "/resume": _resume,
+    "/cost": _cost,
+    "/model": _model,
+    "/memory": _memory,
+    "/exit": _exit,
+}

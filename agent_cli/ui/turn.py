@@ -1,0 +1,85 @@
+"""One turn on screen: events in, scrollback lines out, and the live region's text.
+
+Commit unit = a finished markdown block (blank line outside a fence) or a finished tool call; the
+live region holds only the unfinished block (cropped to its tail) and the running calls' spinners.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_cli.events import StreamRestart, TextDelta, ToolEnd, ToolStart, TurnEnd
+from agent_cli.ui import render
+
+LIVE_LINES = 10  # the unfinished block's tail shown in the live region
+
+
+@dataclass
+class TurnView:
+    width: int = 80
+    color: bool = True
+    text: str = ""  # the unfinished reply text since the last commit
+    running: dict[str, str] = field(default_factory=dict)  # tool_use id -> label
+    waiting: bool = False  # a request is out and nothing has streamed yet
+    frame: int = 0
+    _cache: tuple[str, int, str] | None = None
+
+    def feed(self, event: Any) -> list[str]:
+        """Apply one event; return what goes to scrollback now, in order."""
+        if isinstance(event, TextDelta):
+            self.waiting = False
+            self.text += event.text
+            blocks, self.text = render.split_blocks(self.text)
+            return [self._block(b) for b in blocks]
+        if isinstance(event, StreamRestart):
+            self.text, self.waiting = "", True
+            return [render.info_line(f"↻ the reply broke ({event.reason}); retrying", self.width,
+                                     self.color, "yellow")]
+        if isinstance(event, ToolStart):
+            out = self.flush()
+            self.running[event.id] = render.tool_label(event.name, event.input)
+            return out
+        if isinstance(event, ToolEnd):
+            self.running.pop(event.id, None)
+            if not self.running:
+                self.waiting = True
+            return [render.tool_end(event, self.width, self.color)]
+        if isinstance(event, TurnEnd):
+            self.waiting = False
+            return self.flush()
+        line = render.event_line(event, self.width, self.color)
+        return [line] if line is not None else []
+
+    def flush(self) -> list[str]:
+        """Commit the unfinished block as it is (a tool call or the turn's end closes it)."""
+        text, self.text = self.text, ""
+        return [self._block(text)] if text.strip() else []
+
+    def interrupted(self) -> list[str]:
+        out = self.flush()
+        for label in self.running.values():
+            out.append(render.info_line(f"⏹ {label} (cancelled)", self.width, self.color))
+        self.running.clear()
+        self.waiting = False
+        out.append(render.info_line("⏹ interrupted", self.width, self.color, "yellow"))
+        return out
+
+    def _block(self, text: str) -> str:
+        # a blank line after each block: committed one at a time, they would run together
+        return render.markdown(text, self.width, self.color) + "\n"
+
+    def live(self, width: int) -> str:
+        """The unfinished block's tail, then one spinner line per running call."""
+        lines: list[str] = []
+        if self.text.strip():
+            key = (self.text, width)
+            if self._cache is None or self._cache[:2] != key:
+                rendered = render.markdown(self.text, width, self.color)
+                self._cache = (self.text, width, rendered)
+            lines = self._cache[2].split("\n")[-LIVE_LINES:]
+        lines += [render.spinner_line(label, self.frame, self.color)
+                  for label in self.running.values()]
+        if self.waiting and not lines:
+            lines.append(render.spinner_line("thinking…", self.frame, self.color))
+        return "\n".join(lines)

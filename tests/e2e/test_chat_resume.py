@@ -1,0 +1,129 @@
+"""`agent chat --continue / --resume` show the restored todos and notes; `agent chat` without a
+terminal reads one message per line and prints plain text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent_cli.paths import Paths
+from agent_cli.session.transcript import (
+    MessageRecord,
+    NoteRecord,
+    SessionRecord,
+    TodosRecord,
+    TranscriptWriter,
+)
+from tests.fake_model import FakeAnthropic
+from tests.helpers import run_agent
+from tests.pty_screen import ChatTerm
+
+SESSION = "20260101-120000-abcdef"
+TODOS = [
+    {"content": "Read the loop", "status": "completed", "active_form": "Reading the loop"},
+    {"content": "Fix the retry", "status": "in_progress", "active_form": "Fixing the retry"},
+    {"content": "Write a test", "status": "pending", "active_form": "Writing a test"},
+]
+NOTE = {
+    "id": "n-7f3e",
+    "status": "completed",
+    "conclusion": "Retries live in model/anthropic.py, not in the loop.",
+    "confidence": "high",
+    "evidence": ["model/anthropic.py:120"],
+}
+
+
+def write_session(workspace: Path) -> None:
+    writer = TranscriptWriter(Paths(workspace).transcript(SESSION))
+    writer.append(SessionRecord(id=SESSION, workspace=str(workspace), model="claude-sonnet-4-6"))
+    writer.append(MessageRecord(message={"role": "user", "content": "plan the fix"}))
+    writer.append(MessageRecord(message={"role": "assistant", "content": "Planned."}))
+    writer.append(TodosRecord(todos=TODOS))
+    writer.append(NoteRecord(note=NOTE))
+
+
+def test_continue_shows_restored_todos_and_notes(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    write_session(tmp_path)
+    term = ChatTerm(fake_env, tmp_path, "--continue")
+    try:
+        screen = term.wait_for("Fixing the retry")
+        assert f"Resumed session {SESSION}" in screen
+        for line in ("Todos 1/3", "[x] Read the loop", "[>] Fixing the retry", "[ ] Write a test"):
+            assert line in screen
+        assert "Retries live in model/anthropic.py" in screen
+        term.type("/notes n-7f")
+        term.wait_for("- model/anthropic.py:120")
+        fake_model.script.text("Continuing.")
+        term.type("go on")
+        term.wait_for("Continuing.")
+        (body,) = fake_model.bodies()
+        assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user"]
+    finally:
+        term.close()
+
+
+def test_resume_by_prefix(fake_env: dict[str, str], tmp_path: Path):
+    write_session(tmp_path)
+    term = ChatTerm(fake_env, tmp_path, "--resume", SESSION[:12], columns=80, lines=30)
+    try:
+        screen = term.wait_for("Fixing the retry")
+        assert "--------" in screen  # under 100 columns the panel folds below
+    finally:
+        term.close()
+
+
+def test_without_a_terminal_lines_are_messages(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    fake_model.script.tool_use("read_file", path="a.py").text("It prints hi.").text("welcome")
+    (tmp_path / "a.py").write_text("print('hi')\n")
+    proc = run_agent(
+        fake_env, tmp_path, "chat", stdin="what does a.py do?\n/cost\n/bogus\nthanks\n"
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [
+        "… read_file a.py",
+        "✔ read_file a.py (1 lines)",
+        "It prints hi.",
+        proc.stdout.splitlines()[3],
+        "Unknown command /bogus. Known: /help /todos /notes /compact /clear /sessions /resume "
+        "/cost /model /memory /exit",
+        "welcome",
+    ]
+    assert proc.stdout.splitlines()[3].startswith("2 calls  in ")
+    assert "Resume it with: agent chat --resume" in proc.stderr
+
+
+def test_unknown_session_is_a_usage_error(fake_env: dict[str, str], tmp_path: Path):
+    proc = run_agent(fake_env, tmp_path, "chat", "--resume", "nope", stdin="")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("agent: No session matches 'nope'")
+
+
+def test_model_clear_and_resume_commands(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    write_session(tmp_path)
+    fake_model.script.text("hello")
+    stdin = "/model claude-haiku-4-5\nhi\n/clear\n/todos\n/resume 20260101\n/todos\n/memory\n"
+    proc = run_agent(fake_env, tmp_path, "chat", stdin=stdin)
+    assert proc.returncode == 0, proc.stderr
+    (body,) = fake_model.bodies()
+    assert body["model"] == "claude-haiku-4-5"
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "Model: claude-haiku-4-5 (from the next request on)"
+    assert lines[1] == "hello"
+    assert lines[2].startswith("New session ")
+    assert "(the previous one: --resume " in lines[2]
+    assert lines[3:] == [
+        "No todo list yet.",
+        f"Resumed session {SESSION}.",
+        "Todos 1/3",
+        "[x] Read the loop",
+        "[>] Fixing the retry",
+        "[ ] Write a test",
+        lines[-1],
+    ]
+    assert lines[-1].startswith("Memory is not available yet") or "agent memory" in lines[-1]
+    assert f"--resume {SESSION}" in proc.stderr  # the session it ended in
