@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_cli.context.pipeline import build_pipeline, request_overhead
+from agent_cli.context.tokens import resolve_thresholds
 from agent_cli.errors import UsageError
 from agent_cli.logs import CallLog, key_last4, secrets_from_env, setup_logging
 from agent_cli.loop.agent import Agent
@@ -22,6 +24,7 @@ from agent_cli.settings import PermissionMode, Settings, load_settings
 from agent_cli.system_prompt import build_system
 from agent_cli.tools.base import AnyTool, ToolContext
 from agent_cli.tools.bash import Bash
+from agent_cli.tools.compact import Compact
 from agent_cli.tools.read_file import ReadFile
 from agent_cli.tools.registry import ToolRegistry
 
@@ -55,6 +58,7 @@ def load(options: Options) -> tuple[Settings, Paths]:
     if options.permission_mode:
         overrides["permissions"] = {"mode": options.permission_mode}
     settings = load_settings(options.workspace, overrides)
+    resolve_thresholds(settings)  # contradicting context thresholds: exit 2 before any work
     state = options.state_dir or Path(os.environ.get("AGENT_STATE_DIR") or options.workspace)
     return settings, Paths(state.expanduser().resolve())
 
@@ -100,13 +104,16 @@ def open_session(options: Options, settings: Settings, paths: Paths) -> Session:
 
 
 def build_agent(session: Session, client: ModelClient, options: Options) -> Agent:
-    registry = ToolRegistry(base_tools())
+    registry = ToolRegistry([*base_tools(), Compact(session)])
     system = build_system(options.workspace, "system.md", [])
+    stages, compactor = build_pipeline(session, request_overhead(system, registry.schemas))
     return Agent(
         session=session,
         client=client,
         registry=registry,
         system=system,
+        stages=stages,
+        compactor=compactor,
         max_turns=options.max_turns,
     )
 
