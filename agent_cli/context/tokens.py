@@ -25,7 +25,7 @@ MIN_RATIO, MAX_RATIO = 0.25, 4.0
 
 
 def text_tokens(text: str) -> int:
-    ascii_chars = sum(1 for c in text if c < "\x80")
+    ascii_chars = len(text.encode("ascii", "ignore"))
     return (ascii_chars + 3) // 4 + (len(text) - ascii_chars)
 
 
