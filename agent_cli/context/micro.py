@@ -35,7 +35,7 @@ def plan_micro(results: list[ResultRef], excess: int, keep: int, cost: Cost) -> 
     """Seen results to replace by a placeholder, oldest first, until `excess` tokens are freed;
     the newest `keep` seen results are never touched, nor any unseen one."""
     seen = [r for r in results if r.seen and not is_placeholder(r.text)]
-    candidates = seen[: len(seen) - keep] if keep else seen
+    candidates = seen[: max(0, len(seen) - keep)]
     return _take(candidates, excess, lambda r: cost(r.text) - PLACEHOLDER_TOKENS)
 
 

@@ -219,8 +219,11 @@ def test_micro_only_replaces_old_seen_results_oldest_first(
 ) -> None:
     refs = find_results(grown(actions).messages)
     seen = [r for r in refs if r.seen and not is_placeholder(r.text)]
-    allowed = seen[: len(seen) - keep] if keep else seen
+    newest = seen[max(0, len(seen) - keep) :] if keep else []
     plan = plan_micro(refs, excess, keep, cost=lambda text: len(text) // 4)
     assert all(r.seen for r in plan)
-    positions = [allowed.index(r) for r in plan]
+    assert not set(plan) & set(newest)
+    positions = [seen.index(r) for r in plan]
     assert positions == sorted(positions)
+    if excess == 0:
+        assert plan == []
