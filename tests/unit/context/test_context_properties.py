@@ -29,17 +29,24 @@ from agent_cli.messages import Message, validate_request
 from agent_cli.settings import ContextSettings, Settings
 from tests.context_fakes import FakeClient, context_for, make_session, request_body
 
-SIZES = st.sampled_from([1, 15, 300, 1_500, 6_000, 20_000])
-ROUND = st.lists(st.tuples(SIZES, st.booleans()), min_size=1, max_size=3)
-ACTION = st.one_of(
-    st.tuples(st.just("round"), ROUND),
-    st.tuples(st.just("interrupt"), ROUND),
-    st.tuples(st.just("answer"), SIZES),
-    st.tuples(st.just("request"), SIZES),
-    st.tuples(st.just("resume"), st.none()),
-    st.tuples(st.just("compact"), st.none()),
-    st.tuples(st.just("overflow"), st.none()),
-)
+
+def actions(*sizes: int) -> st.SearchStrategy[tuple[str, Any]]:
+    """One step of a session; results and texts take one of `sizes` characters."""
+    size = st.sampled_from(sizes)
+    round_ = st.lists(st.tuples(size, st.booleans()), min_size=1, max_size=3)
+    return st.one_of(
+        st.tuples(st.just("round"), round_),
+        st.tuples(st.just("interrupt"), round_),
+        st.tuples(st.just("answer"), size),
+        st.tuples(st.just("request"), size),
+        st.tuples(st.just("resume"), st.none()),
+        st.tuples(st.just("compact"), st.none()),
+        st.tuples(st.just("overflow"), st.none()),
+    )
+
+
+ACTION = actions(1, 15, 300, 1_500, 6_000, 20_000)  # tiny to huge, for the whole pipeline
+SHAPE = actions(1, 15, 300, 1_500)  # where only the shape of a history matters
 SETTINGS = st.builds(
     lambda trigger, gap, micro, target_share, budget: Settings(
         context=ContextSettings(
@@ -170,8 +177,16 @@ def grown(actions: list[Any]) -> Sim:
     return sim
 
 
-@given(st.lists(ACTION, max_size=24))
-def test_a_history_under_every_threshold_goes_out_unchanged(actions: list[Any]) -> None:
+@pytest.fixture(scope="module")
+def quiet_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One state dir for every example: nothing may ever be written into it."""
+    return tmp_path_factory.mktemp("unchanged")
+
+
+@given(actions=st.lists(SHAPE, max_size=24))
+def test_a_history_under_every_threshold_goes_out_unchanged(
+    quiet_dir: Path, actions: list[Any]
+) -> None:
     sim = grown(actions)
     messages = sim.messages
     estimate = TokenCounter().estimate(messages)
@@ -185,18 +200,21 @@ def test_a_history_under_every_threshold_goes_out_unchanged(actions: list[Any]) 
             result_budget_chars=max(1_000, sum(len(r.text) for r in newest_batch(messages)) + 1),
         )
     )
-    with tempfile.TemporaryDirectory() as tmp:
-        session = make_session(Path(tmp), settings, request=sim.request)
-        stages, _ = build_pipeline(session)
-        client = FakeClient()
-        ctx = context_for(session, client)
-        for stage in stages:
-            assert asyncio.run(stage.apply(messages, ctx)) is None
-        assert client.requests == []
-        assert not any(Path(tmp).rglob("*.txt"))
+    session = make_session(quiet_dir, settings, request=sim.request)
+    session.transcript = None
+    stages, _ = build_pipeline(session)
+    client = FakeClient()
+    ctx = context_for(session, client)
+
+    async def each_stage() -> list[Any]:
+        return [await stage.apply(messages, ctx) for stage in stages]
+
+    assert asyncio.run(each_stage()) == [None] * len(stages)
+    assert client.requests == []
+    assert not [p for p in quiet_dir.rglob("*") if p.is_file()]
 
 
-@given(st.lists(ACTION, max_size=30), st.integers(4, 30), st.integers(2, 28))
+@given(st.lists(SHAPE, max_size=30), st.integers(4, 30), st.integers(2, 28))
 def test_a_snip_keeps_pairs_head_and_everything_else_in_order(
     actions: list[Any], trigger: int, target: int
 ) -> None:
@@ -213,7 +231,7 @@ def test_a_snip_keeps_pairs_head_and_everything_else_in_order(
     assert request_visible(sim.request, out)
 
 
-@given(st.lists(ACTION, max_size=30), st.integers(0, 40_000), st.integers(0, 5))
+@given(st.lists(SHAPE, max_size=30), st.integers(0, 40_000), st.integers(0, 5))
 def test_micro_only_replaces_old_seen_results_oldest_first(
     actions: list[Any], excess: int, keep: int
 ) -> None:
