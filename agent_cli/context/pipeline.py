@@ -126,6 +126,9 @@ class ContextCompactor:
         self, messages: list[Message], focus: str | None, ctx: StageContext
     ) -> Compacted | None:
         cut = unseen_tail_start(messages)
+        if cut < 2:
+            ctx.emit(Warning(message="Nothing to compact yet: the history is still short."))
+            return None
         return await self.summariser.run(messages, cut, ctx, "compact", focus)
 
     async def recover(self, messages: list[Message], ctx: StageContext) -> Compacted | None:

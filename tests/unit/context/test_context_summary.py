@@ -196,3 +196,14 @@ def test_reactive_on_a_short_history_has_nothing_to_do(tmp_path: Path):
     client = FakeClient()
     assert run(compactor.recover([user("hi")], context_for(session, client))) is None
     assert client.requests == []
+
+
+def test_compact_on_a_short_history_says_there_is_nothing_to_do(tmp_path: Path):
+    session = make_session(tmp_path)
+    _, compactor = build_pipeline(session)
+    events: list[Event] = []
+    client = FakeClient()
+    messages = [user(REQUEST), *tool_round("a", name="compact")]
+    assert run(compactor.compact(messages, None, context_for(session, client, events))) is None
+    assert client.requests == []
+    assert any(isinstance(e, Warning) and "Nothing to compact" in e.message for e in events)
