@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.approval import Approver, HeadlessApprover
+from agent_cli.context.pipeline import build_pipeline, request_overhead
+from agent_cli.context.tokens import resolve_thresholds
 from agent_cli.errors import UsageError
 from agent_cli.gate import PolicyGate
 from agent_cli.hooks import Hooks
@@ -31,6 +33,7 @@ from agent_cli.todo.reminder import TodoReminder
 from agent_cli.todo.tracker import TodoTracker
 from agent_cli.tools.base import AnyTool, ToolContext
 from agent_cli.tools.bash import Bash
+from agent_cli.tools.compact import Compact
 from agent_cli.tools.edit_file import EditFile
 from agent_cli.tools.glob import Glob
 from agent_cli.tools.grep import Grep
@@ -70,6 +73,7 @@ def load(options: Options) -> tuple[Settings, Paths]:
     if options.permission_mode:
         overrides["permissions"] = {"mode": options.permission_mode}
     settings = load_settings(options.workspace, overrides)
+    resolve_thresholds(settings)  # contradicting context thresholds: exit 2 before any work
     state = options.state_dir or Path(os.environ.get("AGENT_STATE_DIR") or options.workspace)
     return settings, Paths(state.expanduser().resolve())
 
@@ -124,19 +128,23 @@ def build_agent(
     hooks = Hooks(session.settings.hooks, session.id, options.workspace)
     permissions = Permissions(session.settings.permissions, approver or HeadlessApprover())
     runner = SubagentRunner(parent=session, client=client, store=NoteStore(session.paths))
-    tools = [*base_tools(), TodoWrite(session.todos, session.record), Task(runner)]
+    todo_write = TodoWrite(session.todos, session.record)
+    tools = [*base_tools(), todo_write, Task(runner), Compact(session)]
     registry = ToolRegistry(tools, PolicyGate(permissions, hooks))
     instructions = project_instructions(options.workspace, session.settings.instructions_max_chars)
     if instructions:
         session.view_providers.append(lambda: instructions)
     system = build_system(options.workspace, "system.md", [instructions])
     reminder = TodoReminder(session.todos, session.settings.todo.reminder_rounds)
+    stages, compactor = build_pipeline(session, request_overhead(system, registry.schemas))
     agent = Agent(
         session=session,
         client=client,
         registry=registry,
         system=system,
         guides=[reminder],
+        stages=stages,
+        compactor=compactor,
         max_turns=options.max_turns,
         turn_hooks=hooks,
     )

@@ -35,6 +35,12 @@ class PromptTooLongError(ModelError):
     pass
 
 
+TOO_LONG_HINT = (
+    "Compacting the context did not make it fit: start a new session, or lower the token "
+    'thresholds under "context" in .agent/settings.json.'
+)
+
+
 class OverloadedError(ModelError):
     pass
 

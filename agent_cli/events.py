@@ -66,7 +66,7 @@ class CompactionDone(BaseModel):
     """A context-pipeline stage rewrote the history."""
 
     type: Literal["compaction"] = "compaction"
-    stage: str = Field(description="budget, snip, micro, summary or reactive.")
+    stage: str = Field(description="budget, snip, micro, summary, compact or reactive.")
     messages_before: int
     messages_after: int
     tokens_before: int = Field(description="Estimated tokens before.")

@@ -7,10 +7,23 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 
 from tests.fake_model import FakeAnthropic
 
 FAKE_API_KEY = "sk-test-" + "k" * 32
+
+# Property tests: CI (.ci/run exports HYPOTHESIS_PROFILE=ci) runs 2,500 examples per test (the
+# context pipeline's four property tests alone make 10,000); locally a quicker default.
+_SLOW_OK = [HealthCheck.too_slow, HealthCheck.data_too_large]
+hypothesis_settings.register_profile(
+    "ci", max_examples=2_500, deadline=None, suppress_health_check=_SLOW_OK, print_blob=True
+)
+hypothesis_settings.register_profile(
+    "dev", max_examples=150, deadline=None, suppress_health_check=_SLOW_OK
+)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 
 @pytest.fixture

@@ -80,6 +80,7 @@ class Agent:
             for event in vetoed:
                 yield event
             return
+        self.session.current_request = "\n".join(b.get("text", "") for b in blocks)  # §8
         self.session.tool_ctx.emit = self.emit
         self.session.append({"role": "user", "content": blocks})
         # after an interrupt the history ends with a user message of results: merge, as resume does
@@ -185,15 +186,14 @@ class Agent:
                         self._last_request_messages = len(request.messages)
                         yield stream_event.reply
                 return
-            except errors.PromptTooLongError:
-                if recovered or self.compactor is None:
-                    raise
-                recovered = True
-                compacted = await self.compactor.recover(
-                    self.session.messages, self.stage_context()
-                )
+            except errors.PromptTooLongError as e:
+                compacted = None
+                if not recovered and self.compactor is not None:  # once per request (§8)
+                    recovered = True
+                    messages, ctx = self.session.messages, self.stage_context()
+                    compacted = await self.compactor.recover(messages, ctx)
                 if compacted is None:
-                    raise
+                    raise errors.PromptTooLongError(f"{e} {errors.TOO_LONG_HINT}") from e
                 yield self._replace_history(compacted)
 
     def _build_request(self) -> ModelRequest:

@@ -31,6 +31,8 @@ class Session:
     messages: list[Message] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     cost_usd: float | None = 0.0
+    # the user's request of the current turn, verbatim: compaction never loses it (SPEC §8)
+    current_request: str | None = None
     # set by the `compact` tool or /compact: compaction runs once the round has all its results
     compact_request: str | None = None
     compact_requested: bool = False

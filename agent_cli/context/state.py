@@ -1,0 +1,87 @@
+"""What the pipeline's stages share for one session: thresholds, the token counter, where saved
+outputs and archives go, and what happened earlier in the current request's preparation."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agent_cli.context.tokens import Thresholds, TokenCounter
+from agent_cli.messages import Message, blocks_of
+from agent_cli.paths import Paths
+from agent_cli.session.transcript import MessageRecord, TranscriptWriter
+
+
+@dataclass
+class ContextState:
+    thresholds: Thresholds
+    paths: Paths
+    session_id: str
+    counter: TokenCounter = field(default_factory=TokenCounter)
+    # set when a stage changed already-sent messages while preparing this request: the cached
+    # prefix is lost anyway, so later stages may as well compact down to their targets now
+    prefix_broken: bool = False
+    summary_failures: int = 0
+    auto_summary_off: bool = False
+
+    @property
+    def results_dir(self) -> Path:
+        return self.paths.tool_results(self.session_id)
+
+    def archive(self, messages: list[Message]) -> Path:
+        return write_archive(self.paths, self.session_id, messages)
+
+
+def next_archive(paths: Paths, session_id: str) -> Path:
+    pattern = re.compile(re.escape(session_id) + r"-(\d+)\.jsonl")
+    numbers = [0]
+    if paths.archive.is_dir():
+        for path in paths.archive.iterdir():
+            match = pattern.fullmatch(path.name)
+            if match:
+                numbers.append(int(match.group(1)))
+    return paths.archive_file(session_id, max(numbers) + 1)
+
+
+def write_archive(paths: Paths, session_id: str, messages: list[Message]) -> Path:
+    """Move `messages` out of the live context: one transcript-style message record per line."""
+    path = next_archive(paths, session_id)
+    writer = TranscriptWriter(path)
+    for message in messages:
+        writer.append(MessageRecord(message=message))
+    return path
+
+
+REQUEST_HEADING = "## Current user request (verbatim)"
+NOTICE_PREFIX = "[Context "
+
+
+def request_block(request: str) -> str:
+    return f"{REQUEST_HEADING}\n{request}"
+
+
+def user_texts(message: Message) -> list[str]:
+    if message.get("role") != "user":
+        return []
+    return [str(b.get("text", "")) for b in blocks_of(message) if b.get("type") == "text"]
+
+
+def current_request(request: str | None, messages: list[Message]) -> str:
+    """The user's current request: what the loop recorded for this turn, else (a /compact right
+    after a resume) the newest user text, or the request a compaction notice carries."""
+    if request and request.strip():
+        return request
+    for message in reversed(messages):
+        for text in reversed(user_texts(message)):
+            if text.startswith(REQUEST_HEADING + "\n"):
+                return text[len(REQUEST_HEADING) + 1 :]
+            if text.strip() and not text.startswith(NOTICE_PREFIX):
+                return text
+    return ""
+
+
+def request_visible(request: str, messages: list[Message]) -> bool:
+    if not request.strip():
+        return True
+    return any(request in text for m in messages for text in user_texts(m))

@@ -1,0 +1,130 @@
+"""Token estimates, calibrated against the usage the API reported for the previous request.
+
+The raw estimate counts ASCII characters of a message's JSON at 4 per token and every other
+character (CJK, emoji) as a whole token, then adds a few tokens per message for framing. It is only
+a guess; the API's own count of the previous request turns it into a ratio, so text the heuristic
+misjudges (dense tool JSON, CJK) is corrected after one request.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from agent_cli.errors import ConfigError
+from agent_cli.messages import Message
+from agent_cli.model.usage import Usage
+from agent_cli.settings import Settings
+
+if TYPE_CHECKING:
+    from agent_cli.loop.extensions import StageContext
+
+PER_MESSAGE = 4
+MIN_RATIO, MAX_RATIO = 0.25, 4.0
+
+
+def text_tokens(text: str) -> int:
+    ascii_chars = len(text.encode("ascii", "ignore"))
+    return (ascii_chars + 3) // 4 + (len(text) - ascii_chars)
+
+
+def value_tokens(value: Any) -> int:
+    return text_tokens(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+
+
+def message_tokens(message: Message) -> int:
+    return value_tokens(message.get("content")) + PER_MESSAGE
+
+
+def raw_tokens(messages: list[Message]) -> int:
+    return sum(message_tokens(m) for m in messages)
+
+
+@dataclass
+class TokenCounter:
+    """Estimates the tokens a request occupies: messages plus `overhead` (system and tools, in raw
+    tokens), times a ratio learned from the API's count of the previous request."""
+
+    overhead: int = 0
+    ratio: float = 1.0
+    _calibrated_on: Usage | None = field(default=None, repr=False)
+
+    def estimate(self, messages: list[Message]) -> int:
+        return round((raw_tokens(messages) + self.overhead) * self.ratio)
+
+    def scaled(self, raw: int) -> int:
+        return round(raw * self.ratio)
+
+    def calibrate(self, ctx: StageContext, messages: list[Message]) -> None:
+        """Learn from the previous request's usage, once per usage. Call before rewriting
+        `messages`: its first `last_request_messages` entries are what that request sent."""
+        usage, sent = ctx.last_usage, ctx.last_request_messages
+        if usage is None or usage is self._calibrated_on:
+            return
+        self._calibrated_on = usage
+        if usage.context_tokens <= 0 or not 0 < sent <= len(messages):
+            return
+        self.ratio = calibration_ratio(usage.context_tokens, raw_tokens(messages[:sent]), self)
+
+    def forget(self, usage: Usage | None) -> None:
+        """The history was rewritten after `usage` was reported: its prefix no longer matches."""
+        self._calibrated_on = usage
+
+
+def calibration_ratio(actual: int, raw_messages: int, counter: TokenCounter) -> float:
+    raw = raw_messages + counter.overhead
+    return min(MAX_RATIO, max(MIN_RATIO, actual / raw)) if raw > 0 else counter.ratio
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The pipeline's limits, resolved for one model (token values derived from its window)."""
+
+    result_budget_chars: int
+    snip_trigger: int
+    snip_target: int
+    micro_threshold: int
+    micro_target: int
+    summary_threshold: int
+    keep_recent_results: int
+    reactive_keep: int
+    max_summary_failures: int
+    preview_chars: int
+
+
+# fractions of the context window used when a token threshold is not set
+MICRO_THRESHOLD_SHARE = 0.55
+MICRO_TARGET_SHARE = 0.15
+SUMMARY_THRESHOLD_SHARE = 0.80
+
+
+def resolve_thresholds(settings: Settings, model: str | None = None) -> Thresholds:
+    """Fill the unset token thresholds from the model's window; refuse an inverted pair."""
+    ctx = settings.context
+    window = settings.context_window(model)
+    micro = ctx.micro_threshold_tokens or int(window * MICRO_THRESHOLD_SHARE)
+    target = ctx.micro_target_tokens or min(int(window * MICRO_TARGET_SHARE), micro // 2)
+    summary = ctx.summary_threshold_tokens or max(int(window * SUMMARY_THRESHOLD_SHARE), micro)
+    if target >= micro:
+        raise ConfigError(
+            f"bad setting 'context.micro_target_tokens': {target} must be below the "
+            f"micro-compaction threshold ({micro})"
+        )
+    if summary < micro:
+        raise ConfigError(
+            f"bad setting 'context.summary_threshold_tokens': {summary} must not be below the "
+            f"micro-compaction threshold ({micro})"
+        )
+    return Thresholds(
+        result_budget_chars=ctx.result_budget_chars,
+        snip_trigger=ctx.snip_trigger,
+        snip_target=ctx.snip_target,
+        micro_threshold=micro,
+        micro_target=target,
+        summary_threshold=summary,
+        keep_recent_results=ctx.keep_recent_results,
+        reactive_keep=ctx.reactive_keep_messages,
+        max_summary_failures=ctx.max_summary_failures,
+        preview_chars=settings.tool_preview_chars,
+    )
