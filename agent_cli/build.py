@@ -14,6 +14,7 @@ from agent_cli.errors import UsageError
 from agent_cli.logs import CallLog, key_last4, secrets_from_env, setup_logging
 from agent_cli.loop.agent import Agent
 from agent_cli.loop.session import Session, new_session_id
+from agent_cli.memory.manager import recent_episodes_section
 from agent_cli.model.client import ModelClient
 from agent_cli.paths import Paths
 from agent_cli.session.resume import Restored, find_session, fold, latest_session
@@ -23,6 +24,7 @@ from agent_cli.system_prompt import build_system
 from agent_cli.tools.base import AnyTool, ToolContext
 from agent_cli.tools.bash import Bash
 from agent_cli.tools.read_file import ReadFile
+from agent_cli.tools.recall import Recall
 from agent_cli.tools.registry import ToolRegistry
 
 
@@ -60,7 +62,7 @@ def load(options: Options) -> tuple[Settings, Paths]:
 
 
 def base_tools() -> list[AnyTool]:
-    return [ReadFile(), Bash()]
+    return [ReadFile(), Bash(), Recall()]
 
 
 def restore_target(options: Options, paths: Paths) -> Restored | None:
@@ -101,7 +103,8 @@ def open_session(options: Options, settings: Settings, paths: Paths) -> Session:
 
 def build_agent(session: Session, client: ModelClient, options: Options) -> Agent:
     registry = ToolRegistry(base_tools())
-    system = build_system(options.workspace, "system.md", [])
+    # episodic memory (§10): a new session starts with the workspace's newest episodes
+    system = build_system(options.workspace, "system.md", [recent_episodes_section(session)])
     return Agent(
         session=session,
         client=client,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import secrets
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -176,3 +177,14 @@ class Episode(_EpisodeBody):
             "created": self.created,
             "updated": self.updated,
         }
+
+
+def relative_path(path: str, workspace: Path | None) -> str:
+    """A path inside the workspace as the repository names it; anything else unchanged."""
+    path = path.strip()
+    if workspace is not None and Path(path).is_absolute():
+        try:
+            return Path(path).resolve().relative_to(workspace.resolve()).as_posix()
+        except ValueError:
+            return path
+    return path.removeprefix("./")
