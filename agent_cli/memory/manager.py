@@ -52,6 +52,7 @@ class EpisodeManager:
         self.latest: Episode | None = None  # newest episode written here (side panel)
         self._todos: list[dict[str, Any]] = []
         self._cursor: Message | None = None  # the last message an episode covered
+        self._covered = 0  # and its position then
         self._pending: triggers.Trigger | None = None  # met mid-round: fired at its end
         self._retry = False
         self._failed_once = False
@@ -63,7 +64,7 @@ class EpisodeManager:
         self._files_changed = False
         self._context: set[str] = set()
         if session.messages and self._has_episodes():
-            self._cursor = session.messages[-1]  # resumed: earlier work is already summarised
+            self._advance(len(session.messages))  # resumed: earlier work is summarised
 
     @property
     def guide(self) -> EpisodeGuide:
@@ -137,15 +138,31 @@ class EpisodeManager:
 
     # -- generating -------------------------------------------------------------------------
 
-    def since_last(self) -> list[Message]:
-        """The live history after the last message an episode covered (all of it after a
-        compaction removed that message)."""
+    def since_last(self, end: int | None = None) -> list[Message]:
+        """The live history after the last message an episode covered, up to `end` (all of it
+        when a compaction removed that message)."""
+        messages = self.session.messages[:end]
+        start = self._covered_index(messages)
+        return messages[start:]
+
+    def _covered_index(self, messages: list[Message]) -> int:
+        # the loop repairs (copies) the history each turn: compare by value, not identity
+        cursor, at = self._cursor, self._covered
+        if cursor is None:
+            return 0
+        if 0 < at <= len(messages) and messages[at - 1] == cursor:
+            return at
+        for i in range(len(messages) - 1, -1, -1):
+            if messages[i] == cursor:
+                return i + 1
+        return 0
+
+    def _advance(self, end: int) -> None:
+        """Mark the history up to `end` (a length of the history when the work was fired)
+        as covered."""
         messages = self.session.messages
-        if self._cursor is not None:
-            for i in range(len(messages) - 1, -1, -1):
-                if messages[i] is self._cursor:
-                    return messages[i + 1 :]
-        return list(messages)
+        end = min(end, len(messages))
+        self._cursor, self._covered = (messages[end - 1], end) if end else (None, 0)
 
     def _fire(self, reason: triggers.Trigger) -> bool:
         self._pending = None
@@ -154,17 +171,17 @@ class EpisodeManager:
         if not self.since_last() and not self.busy:
             return False
         self._rounds = 0
-        task = asyncio.get_running_loop().create_task(self._run(reason))
+        end = len(self.session.messages)  # the episode covers the history as it is now
+        task = asyncio.get_running_loop().create_task(self._run(reason, end))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return True
 
-    async def _run(self, reason: triggers.Trigger) -> None:
+    async def _run(self, reason: triggers.Trigger, end: int) -> None:
         async with self._lock:  # one at a time, so each covers the stretch after the last
-            span = self.since_last()
+            span = self.since_last(end)
             if not span:
                 return
-            end = span[-1]
             log.info("episode: generating (%s, %d messages)", reason, len(span))
             try:
                 result = await self._generate(span)
@@ -174,7 +191,7 @@ class EpisodeManager:
                 self._failed(end, e)
                 return
             self._failed_once = False
-            self._cursor = end
+            self._advance(end)
             if result.draft is None:
                 self._warn(f"episode dropped: the reply was invalid twice ({result.problem})")
                 return
@@ -195,9 +212,10 @@ class EpisodeManager:
             )
         return result
 
-    def _failed(self, end: Message, error: Exception) -> None:
+    def _failed(self, end: int, error: Exception) -> None:
         if self._failed_once:
-            self._failed_once, self._cursor = False, end
+            self._failed_once = False
+            self._advance(end)
             self._warn(f"episode dropped after a retry: {type(error).__name__}: {error}")
             return
         log.warning("episode generation failed (retried at the next trigger): %s", error)
