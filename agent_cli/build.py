@@ -14,7 +14,7 @@ from agent_cli.errors import UsageError
 from agent_cli.logs import CallLog, key_last4, secrets_from_env, setup_logging
 from agent_cli.loop.agent import Agent
 from agent_cli.loop.session import Session, new_session_id
-from agent_cli.memory.manager import recent_episodes_section
+from agent_cli.memory.setup import recent_episodes_section
 from agent_cli.model.client import ModelClient
 from agent_cli.paths import Paths
 from agent_cli.session.resume import Restored, find_session, fold, latest_session

@@ -97,7 +97,7 @@ async def _drive(
     text: str,
 ) -> None:
     from agent_cli.build import build_agent, make_client
-    from agent_cli.memory.manager import attach_memory
+    from agent_cli.memory.setup import attach_memory
 
     client = make_client(session.settings, call_log)
     try:

@@ -19,20 +19,17 @@ import logging
 import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent_cli.events import Event, TodosUpdated, TurnEnd, Warning
 from agent_cli.loop.session import Session
-from agent_cli.memory import generator, render, triggers
+from agent_cli.memory import generator, triggers
 from agent_cli.memory.episode import Episode, EpisodeDraft, new_episode_id, relative_path
 from agent_cli.memory.episode_store import EpisodeStore
 from agent_cli.messages import Block, Message
 from agent_cli.model.client import ModelClient
 from agent_cli.session.transcript import EpisodeRecord, UsageRecord
 from agent_cli.tools.base import ToolResult
-
-if TYPE_CHECKING:
-    from agent_cli.loop.agent import Agent
 
 log = logging.getLogger(__name__)
 
@@ -249,6 +246,8 @@ class EpisodeManager:
         )
 
     def _has_episodes(self) -> bool:
+        if not self.store.db_path.exists():
+            return False
         try:
             return bool(self.store.of_session(self.session.id))
         except sqlite3.Error as e:
@@ -272,25 +271,3 @@ class EpisodeGuide:
 
     def after_round(self, calls: list[Block], results: list[ToolResult]) -> None:
         self.manager.on_round_end()
-
-
-def recent_episodes_section(session: Session) -> str:
-    """The system-prompt section of a new session: the workspace's newest episodes. A resumed
-    session, a missing index or an unreadable one gives ''."""
-    limit = session.settings.memory.recent_episodes
-    index = session.paths.index_db
-    if session.messages or limit == 0 or not index.exists():
-        return ""
-    try:
-        episodes = EpisodeStore(index).recent(str(session.tool_ctx.workspace), limit)
-    except sqlite3.Error as e:
-        log.warning("episode index unreadable, no episodes in the prompt: %s", e)
-        return ""
-    return render.system_section(episodes)
-
-
-def attach_memory(agent: Agent) -> EpisodeManager:
-    """An EpisodeManager for the agent's session, observing its rounds as a Guide."""
-    manager = EpisodeManager(agent.session, agent.client, emit=agent.emit)
-    agent.guides = [*agent.guides, manager.guide]
-    return manager

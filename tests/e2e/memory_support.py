@@ -12,7 +12,8 @@ from agent_cli.build import Options, base_tools, build_agent, make_client, open_
 from agent_cli.events import Event, TodosUpdated
 from agent_cli.logs import CallLog
 from agent_cli.loop.agent import Agent
-from agent_cli.memory.manager import EpisodeManager, attach_memory
+from agent_cli.memory.manager import EpisodeManager
+from agent_cli.memory.setup import attach_memory
 from agent_cli.paths import Paths
 from agent_cli.settings import Settings
 from agent_cli.tools.base import Tool, ToolContext, ToolInput, ToolResult
@@ -68,9 +69,11 @@ class PlainRegistry(ToolRegistry):
         ]
 
 
-def make_agent(workspace: Path, settings: Settings | None = None) -> tuple[Agent, EpisodeManager]:
+def make_agent(
+    workspace: Path, settings: Settings | None = None, resume: str | None = None
+) -> tuple[Agent, EpisodeManager]:
     settings = settings or Settings()
-    options = Options(workspace=workspace)
+    options = Options(workspace=workspace, resume=resume)
     session = open_session(options, settings, Paths(workspace))
     agent = build_agent(session, make_client(settings, CallLog(None, None)), options)
     agent.registry = PlainRegistry([*base_tools(), FakeTodoWrite(), FakeWrite()])

@@ -11,6 +11,7 @@ import pytest
 
 from agent_cli.events import TurnEnd, Warning
 from agent_cli.memory.episode_store import EpisodeStore
+from agent_cli.memory.setup import listing
 from agent_cli.session.transcript import EpisodeRecord, UsageRecord, read_records
 from agent_cli.settings import Settings
 from tests.conftest import FAKE_API_KEY
@@ -294,3 +295,38 @@ def test_length_threshold_triggers(fake_model: FakeAnthropic, tmp_path: Path):
     (generator,) = generator_bodies(fake_model)
     assert json.dumps(generator).count("[tool result]") == 2
     assert [e.title for e in stored(tmp_path).recent()] == ["Long stretch"]
+
+
+def test_resumed_session_starts_after_its_last_episode(fake_model: FakeAnthropic, tmp_path: Path):
+    fake_model.script.tool_use("todo_write", todos=TODOS_DONE).text("one")
+    route = generator_route(fake_model)
+    route.text(episode_json(title="First stretch"))
+    agent, memory = make_agent(tmp_path)
+
+    async def first() -> None:
+        await drive(agent, memory, "first stretch of work")
+        await memory.wait(30)
+        await agent.client.close()
+
+    asyncio.run(first())
+    fake_model.script.text("two")
+    route.text(episode_json(title="Second stretch"))
+    resumed, memory = make_agent(tmp_path, resume=agent.session.id)
+    assert resumed.session.id == agent.session.id
+    assert "First stretch" not in resumed.system[0]["text"]  # only new sessions carry episodes
+
+    async def second() -> None:
+        await drive(resumed, memory, "second stretch of work")
+        assert memory.remember()
+        await memory.wait(30)
+        await resumed.client.close()
+
+    asyncio.run(second())
+    conversation = user_text(generator_bodies(fake_model)[1]).split("<conversation>")[1]
+    assert "second stretch of work" in conversation
+    assert "first stretch of work" not in conversation
+    titles = [e.title for e in stored(tmp_path).recent()]
+    assert titles == ["Second stretch", "First stretch"]
+    assert "Second stretch" in listing(resumed.session)
+    new_agent, _ = make_agent(tmp_path)
+    assert "Second stretch" in new_agent.system[0]["text"]
