@@ -14,18 +14,25 @@ from agent_cli.errors import UsageError
 from agent_cli.logs import CallLog, key_last4, secrets_from_env, setup_logging
 from agent_cli.loop.agent import Agent
 from agent_cli.loop.session import Session, new_session_id
+from agent_cli.memory.notes import NoteStore
+from agent_cli.memory.recall_notes import search_notes
 from agent_cli.memory.setup import recent_episodes_section
 from agent_cli.model.client import ModelClient
 from agent_cli.paths import Paths
 from agent_cli.session.resume import Restored, find_session, fold, latest_session
 from agent_cli.session.transcript import SessionRecord, TranscriptWriter
 from agent_cli.settings import PermissionMode, Settings, load_settings
+from agent_cli.subagent.runner import SubagentRunner
 from agent_cli.system_prompt import build_system
+from agent_cli.todo.reminder import TodoReminder
+from agent_cli.todo.tracker import TodoTracker
 from agent_cli.tools.base import AnyTool, ToolContext
 from agent_cli.tools.bash import Bash
 from agent_cli.tools.read_file import ReadFile
 from agent_cli.tools.recall import Recall
 from agent_cli.tools.registry import ToolRegistry
+from agent_cli.tools.task import Task
+from agent_cli.tools.todo_write import TodoWrite
 
 
 @dataclass
@@ -62,7 +69,7 @@ def load(options: Options) -> tuple[Settings, Paths]:
 
 
 def base_tools() -> list[AnyTool]:
-    return [ReadFile(), Bash(), Recall()]
+    return [ReadFile(), Bash(), Recall(notes=search_notes)]
 
 
 def restore_target(options: Options, paths: Paths) -> Restored | None:
@@ -90,7 +97,9 @@ def open_session(options: Options, settings: Settings, paths: Paths) -> Session:
         settings=settings,
         tool_ctx=ctx,
         transcript=TranscriptWriter(paths.transcript(session_id)),
+        todos=TodoTracker(settings.todo.max_items),
     )
+    session.view_providers.append(session.todos.view)
     if restored is None:
         session.record(
             SessionRecord(id=session_id, workspace=str(options.workspace), model=settings.model)
@@ -98,20 +107,28 @@ def open_session(options: Options, settings: Settings, paths: Paths) -> Session:
     else:
         session.messages = restored.messages
         session.usage = restored.usage
+        session.todos.restore(restored.todos)
     return session
 
 
 def build_agent(session: Session, client: ModelClient, options: Options) -> Agent:
-    registry = ToolRegistry(base_tools())
+    runner = SubagentRunner(parent=session, client=client, store=NoteStore(session.paths))
+    registry = ToolRegistry(
+        [*base_tools(), TodoWrite(session.todos, session.record), Task(runner)]
+    )
     # episodic memory (§10): a new session starts with the workspace's newest episodes
     system = build_system(options.workspace, "system.md", [recent_episodes_section(session)])
-    return Agent(
+    reminder = TodoReminder(session.todos, session.settings.todo.reminder_rounds)
+    agent = Agent(
         session=session,
         client=client,
         registry=registry,
         system=system,
+        guides=[reminder],
         max_turns=options.max_turns,
     )
+    runner.bind(agent.registry)  # subagents get the complete set, minus `task`
+    return agent
 
 
 def start_logging(paths: Paths, quiet: bool) -> CallLog:

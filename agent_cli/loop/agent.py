@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import logging
 from asyncio import FIRST_COMPLETED
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 
 from agent_cli import errors
@@ -53,6 +53,8 @@ class Agent:
     compactor: Compactor | None = None
     max_turns: int | None = None
     caller: str = "main"
+    # ends the turn once a tool round is over and this says so (a subagent handed in its note)
+    stop_after_round: Callable[[], bool] | None = None
     _events: asyncio.Queue[Event] = field(default_factory=asyncio.Queue)
     _last_usage: Usage | None = None
     _last_request_messages: int = 0
@@ -139,6 +141,9 @@ class Agent:
                     yield passed
                 async for compaction in self._apply_requested_compaction():
                     yield compaction
+                if self.stop_after_round is not None and self.stop_after_round():
+                    yield TurnEnd(stop="done", text="", rounds=requests)
+                    return
                 continue
             text_parts.append(reply.text())
             if reply.stop_reason == "max_tokens" and continuations < self._max_continuations:

@@ -12,6 +12,7 @@ from agent_cli.model.usage import Usage
 from agent_cli.paths import Paths
 from agent_cli.session.transcript import MessageRecord, TranscriptWriter, _Record
 from agent_cli.settings import Settings
+from agent_cli.todo.tracker import TodoTracker
 from agent_cli.tools.base import ToolContext
 
 
@@ -35,6 +36,8 @@ class Session:
     compact_requested: bool = False
     # sections put back in view after a summary compaction (the todo list, project instructions)
     view_providers: list[Callable[[], str]] = field(default_factory=list)
+    # the session's plan (SPEC §6): one tracker per session, never shared between agents
+    todos: TodoTracker = field(default_factory=TodoTracker)
 
     @property
     def paths(self) -> Paths:

@@ -18,43 +18,47 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 
 from agent_cli.memory.episode import Episode
+from agent_cli.memory.index import Schema, connect
 
-BUSY_TIMEOUT_S = 10.0
 # bm25 column weights: id (unindexed), title, problem, decisions, open issues
 RANK = "bm25(episodes_fts, 0.0, 4.0, 1.5, 2.0, 1.0)"
 IN_WORKSPACE = "(:w IS NULL OR workspace = :w)"
 IN_WORKSPACE_E = "(:w IS NULL OR e.workspace = :w)"
 _TOKEN_RE = re.compile(r"\w+", re.UNICODE)
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS episodes (
-    id TEXT PRIMARY KEY,
-    session TEXT NOT NULL,
-    workspace TEXT NOT NULL,
-    title TEXT NOT NULL,
-    open_issues INTEGER NOT NULL,
-    created TEXT NOT NULL,
-    updated TEXT NOT NULL,
-    data TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS episodes_by_workspace ON episodes(workspace, created);
-CREATE INDEX IF NOT EXISTS episodes_by_session ON episodes(session, created);
-CREATE TABLE IF NOT EXISTS episode_files (
-    episode_id TEXT NOT NULL,
-    file TEXT NOT NULL,
-    PRIMARY KEY (episode_id, file)
-);
-CREATE INDEX IF NOT EXISTS episode_files_by_file ON episode_files(file);
-CREATE TABLE IF NOT EXISTS episode_deps (
-    episode_id TEXT NOT NULL,
-    depends_on TEXT NOT NULL,
-    PRIMARY KEY (episode_id, depends_on)
-);
-CREATE VIRTUAL TABLE IF NOT EXISTS episodes_fts USING fts5(
-    id UNINDEXED, title, core_problem, key_decisions, open_issues,
-    tokenize = 'porter unicode61'
-);
-"""
+EPISODES_SCHEMA = Schema(
+    name="episodes",
+    version=1,
+    statements=(
+        """CREATE TABLE IF NOT EXISTS episodes (
+            id TEXT PRIMARY KEY,
+            session TEXT NOT NULL,
+            workspace TEXT NOT NULL,
+            title TEXT NOT NULL,
+            open_issues INTEGER NOT NULL,
+            created TEXT NOT NULL,
+            updated TEXT NOT NULL,
+            data TEXT NOT NULL
+        )""",
+        "CREATE INDEX IF NOT EXISTS episodes_by_workspace ON episodes (workspace, updated)",
+        "CREATE INDEX IF NOT EXISTS episodes_by_session ON episodes (session, created)",
+        """CREATE TABLE IF NOT EXISTS episode_files (
+            episode_id TEXT NOT NULL,
+            file TEXT NOT NULL,
+            PRIMARY KEY (episode_id, file)
+        )""",
+        "CREATE INDEX IF NOT EXISTS episode_files_by_file ON episode_files (file)",
+        """CREATE TABLE IF NOT EXISTS episode_deps (
+            episode_id TEXT NOT NULL,
+            depends_on TEXT NOT NULL,
+            PRIMARY KEY (episode_id, depends_on)
+        )""",
+        """CREATE VIRTUAL TABLE IF NOT EXISTS episodes_fts USING fts5(
+            id UNINDEXED, title, core_problem, key_decisions, open_issues,
+            tokenize = 'porter unicode61'
+        )""",
+    ),
+)
 
 
 def fts_query(text: str) -> str:
@@ -71,17 +75,14 @@ def _like_escape(text: str) -> str:
 class EpisodeStore:
     def __init__(self, db_path: Path) -> None:
         self.db_path = db_path
-        self._ready = False
+        self._wal = False
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        self.db_path.parent.mkdir(parents=True, exist_ok=True)
-        with closing(sqlite3.connect(self.db_path, timeout=BUSY_TIMEOUT_S)) as conn:
-            conn.row_factory = sqlite3.Row
-            if not self._ready:
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.executescript(SCHEMA)
-                self._ready = True
+        with closing(connect(self.db_path, EPISODES_SCHEMA)) as conn:
+            if not self._wal:
+                conn.execute("PRAGMA journal_mode=WAL")  # readers never wait for the writer
+                self._wal = True
             with conn:  # one short transaction per operation
                 yield conn
 

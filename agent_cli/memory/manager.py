@@ -47,7 +47,7 @@ class EpisodeManager:
         self.store = store or EpisodeStore(session.paths.index_db)
         self.emit = emit
         self.latest: Episode | None = None  # newest episode written here (side panel)
-        self._todos: list[dict[str, Any]] = []
+        self._todos: list[dict[str, Any]] = session.todos.as_dicts()  # restored on resume
         self._cursor: Message | None = None  # the last message an episode covered
         self._covered = 0  # and its position then
         self._pending: triggers.Trigger | None = None  # met mid-round: fired at its end
@@ -119,19 +119,23 @@ class EpisodeManager:
         return self._fire("remember")
 
     async def wait(self, timeout: float) -> bool:
-        """Wait for background work (running a pending retry first); True if all finished."""
-        if self._retry and not self.busy:
-            self._fire("retry")
-        tasks = [t for t in self._tasks if not t.done()]
-        if not tasks:
-            return True
-        _, still = await asyncio.wait(tasks, timeout=timeout)
+        """Wait for background work, running a pending retry too; True if all finished."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            if self._retry and not self.busy:
+                self._fire("retry")
+            tasks = [t for t in self._tasks if not t.done()]
+            if not tasks:
+                return True
+            _, still = await asyncio.wait(tasks, timeout=max(0.0, deadline - loop.time()))
+            if still:
+                break
         for task in still:
             task.cancel()
-        if still:
-            await asyncio.gather(*still, return_exceptions=True)
-            self._warn(f"episode generation did not finish within {timeout:g} s; abandoned")
-        return not still
+        await asyncio.gather(*still, return_exceptions=True)
+        self._warn(f"episode generation did not finish within {timeout:g} s; abandoned")
+        return False
 
     # -- generating -------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
@@ -26,6 +27,9 @@ class ToolInput(BaseModel):
 
 
 InputT = TypeVar("InputT", bound=ToolInput)
+
+# the tool_use id of the call being run (set by dispatch; each concurrent call has its own)
+current_call_id: ContextVar[str | None] = ContextVar("current_call_id", default=None)
 
 
 @dataclass

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from agent_cli.prompts import load_prompt
-from agent_cli.tools.base import AnyTool, Gate, OpenGate, ToolContext, ToolResult
+from agent_cli.tools.base import AnyTool, Gate, OpenGate, ToolContext, ToolResult, current_call_id
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +99,11 @@ class ToolRegistry:
             denial = await self.gate.before(tool, args, ctx)
             if denial is not None:
                 return _error(denial, f"{name} denied")
-            result = await tool.run(args, ctx)
+            token = current_call_id.set(call_id)
+            try:
+                result = await tool.run(args, ctx)
+            finally:
+                current_call_id.reset(token)
             await self.gate.after(tool, args, result, ctx)
         except Exception as e:  # a crashing handler is a result, never a crashed session
             log.exception("tool %s crashed", name)

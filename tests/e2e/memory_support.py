@@ -1,5 +1,5 @@
 """Shared pieces of the episodic-memory tests: an in-process agent with its EpisodeManager, test
-tools that emit todo updates or change files, and the generator's scripted replies."""
+a test tool that changes files (write_file is not merged yet), and the generator's replies."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.build import Options, base_tools, build_agent, make_client, open_session
-from agent_cli.events import Event, TodosUpdated
+from agent_cli.events import Event
 from agent_cli.logs import CallLog
 from agent_cli.loop.agent import Agent
 from agent_cli.memory.manager import EpisodeManager
@@ -18,25 +18,10 @@ from agent_cli.paths import Paths
 from agent_cli.settings import Settings
 from agent_cli.tools.base import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.tools.registry import ToolRegistry, input_schema
+from agent_cli.tools.todo_write import TodoWrite
 from tests.fake_model import FakeAnthropic, Script, has_tools, system_contains
 
 GENERATOR_MARK = "You write episodic memory"
-
-
-class TodoInput(ToolInput):
-    todos: list[dict[str, Any]]
-
-
-class FakeTodoWrite(Tool[TodoInput]):
-    """Stands in for the real todo_write: emits the whole list as TodosUpdated."""
-
-    name = "todo_write"
-    input_model = TodoInput
-
-    async def run(self, args: TodoInput, ctx: ToolContext) -> ToolResult:
-        ctx.emit(TodosUpdated(todos=args.todos))
-        done = sum(t.get("status") == "completed" for t in args.todos)
-        return ToolResult(f"todos updated ({done}/{len(args.todos)} completed)")
 
 
 class WriteInput(ToolInput):
@@ -76,7 +61,8 @@ def make_agent(
     options = Options(workspace=workspace, resume=resume)
     session = open_session(options, settings, Paths(workspace))
     agent = build_agent(session, make_client(settings, CallLog(None, None)), options)
-    agent.registry = PlainRegistry([*base_tools(), FakeTodoWrite(), FakeWrite()])
+    todo = TodoWrite(session.todos, session.record)
+    agent.registry = PlainRegistry([*base_tools(), todo, FakeWrite()])
     return agent, attach_memory(agent)
 
 

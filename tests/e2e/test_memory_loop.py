@@ -93,7 +93,8 @@ def test_todo_trigger_waits_for_the_rounds_results(fake_model: FakeAnthropic, tm
 
     asyncio.run(scenario())
     (generator,) = generator_bodies(fake_model)
-    assert "[tool result] todos updated (2/2 completed)" in user_text(generator)
+    result_line = user_text(generator).split("[tool result]")[1]
+    assert "(2/2 completed)" in result_line
 
 
 def test_invalid_reply_is_retried_once_then_dropped(fake_model: FakeAnthropic, tmp_path: Path):

@@ -2,18 +2,12 @@
 a session whose todo list reaches all completed produces a tool-less generator request holding
 the conversation since the last episode; the scripted episode is in `agent memory list --json`;
 the next `agent run` carries its title in the system prompt; `recall {file}` finds it.
-
-Needs the real `todo_write` tool (another branch): skipped until agent_cli/tools/todo_write.py
-exists, so it runs by itself once the branches are merged.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
-
-import pytest
 
 from tests.e2e.memory_support import (
     TODOS_DONE,
@@ -25,10 +19,6 @@ from tests.e2e.memory_support import (
 from tests.fake_model import FakeAnthropic
 from tests.helpers import last_user_blocks, run_agent
 
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("agent_cli.tools.todo_write") is None,
-    reason="needs the real todo_write tool (merged from the todo branch)",
-)
 TITLE = "Fix crash on empty input in parser"
 
 

@@ -74,3 +74,31 @@ def test_notes_are_searched_through_the_seam(tmp_path: Path):
     text = recall(tmp_path, Recall(notes=notes), query="lexer tabs")
     assert text == "Notes (1):\n[note n-1] The lexer handles tabs (confidence high)"
     assert calls == [("lexer tabs", None, 5)]
+
+
+def test_real_notes_are_found_by_words_and_by_file(tmp_path: Path):
+    from agent_cli.memory.notes import NoteStore
+    from agent_cli.memory.recall_notes import search_notes
+    from agent_cli.subagent.note import Note
+
+    NoteStore(Paths(tmp_path)).save(
+        Note(
+            id="n-lexer",
+            session_id="s",
+            description="look at the lexer",
+            task="How does the lexer treat tabs?",
+            status="completed",
+            conclusion="The lexer expands tabs to 4 spaces in src/lexer.py.",
+            file_refs=["notes/n-lexer.log", "src/lexer.py:40"],
+            confidence="high",
+            log_path="notes/n-lexer.log",
+        )
+    )
+    seed(tmp_path)
+    tool = Recall(notes=search_notes)
+    by_words = recall(tmp_path, tool, query="lexer tabs")
+    assert "Notes (1):\n[note n-lexer] The lexer expands tabs" in by_words
+    by_file = recall(tmp_path, tool, file="src/lexer.py")
+    assert "[note n-lexer]" in by_file
+    assert "Episodes" not in by_file
+    assert "[note" not in recall(tmp_path, tool, file="src/x.py")

@@ -1,0 +1,1 @@
+"""Subagents: the runner of `task` and the structured notes they hand back."""

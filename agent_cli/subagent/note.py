@@ -1,0 +1,257 @@
+"""The structured note a subagent hands back: the model, tolerant extraction, trimming, rendering.
+
+The subagent writes a `NoteBody` (through `submit_note`, or as JSON in its last text). The runner
+trims it in code (a prompt asking for brevity is not enough), checks its file references, and adds
+what only the runner knows (status, figures) to make the stored `Note`. The parent reads only
+`render(note)`: status and conclusion first, so the decision is the first thing it sees.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from agent_cli.tools.base import ToolInput
+
+NoteStatus = Literal["completed", "max_turns", "error", "interrupted"]
+Confidence = Literal["high", "medium", "low"]
+
+CONCLUSION_CHARS = 200
+EVIDENCE_ITEMS, EVIDENCE_CHARS = 5, 80
+ISSUE_ITEMS, ISSUE_CHARS = 5, 160
+REF_ITEMS, REF_CHARS = 10, 200
+UNPARSED = "note could not be parsed"
+
+
+def new_note_id() -> str:
+    return f"note-{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+
+
+def _as_list(value: Any) -> Any:
+    """A single string (or a JSON array inside a string) where a list belongs."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("["):
+            try:
+                parsed = json.loads(text)
+            except json.JSONDecodeError:
+                parsed = None
+            if isinstance(parsed, list):
+                return [str(v) for v in parsed]
+        return [text] if text else []
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return [v if isinstance(v, str) else json.dumps(v, ensure_ascii=False) for v in value]
+    return value
+
+
+class NoteBody(ToolInput):
+    """What the subagent writes: the input of `submit_note`. Lengths are stated here for the
+    model and enforced by trimming in code, so an over-long note is shortened, never refused."""
+
+    conclusion: str = Field(
+        min_length=1,
+        description="One actionable sentence: what you found or did (at most 200 characters).",
+    )
+    evidence: list[str] = Field(
+        default_factory=list,
+        description="At most 5 items of at most 80 characters: files, lines, data points the "
+        "parent can re-check. Not a restatement of the conclusion.",
+    )
+    file_refs: list[str] = Field(
+        default_factory=list,
+        description="Paths (relative to the workspace) where the details are. Name only files "
+        "that exist.",
+    )
+    open_issues: list[str] = Field(
+        default_factory=list,
+        description="What is unresolved or noticed but outside the task (at most 5).",
+    )
+    confidence: Confidence = Field(
+        default="medium", description="high, medium or low: how sure you are of the conclusion."
+    )
+
+    @field_validator("evidence", "file_refs", "open_issues", mode="before")
+    @classmethod
+    def _lists(cls, value: Any) -> Any:
+        return _as_list(value)
+
+    @field_validator("confidence", mode="before")
+    @classmethod
+    def _lower(cls, value: Any) -> Any:
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("conclusion")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("the conclusion is empty")
+        return value.strip()
+
+
+class NoteFigures(BaseModel):
+    """The runner's own measurements of one subagent run."""
+
+    turns: int = Field(default=0, description="Model requests the subagent made.")
+    tool_calls: int = Field(default=0, description="Tool calls it made (submit_note excluded).")
+    input_tokens: int = Field(default=0, description="Input tokens of its calls, cache included.")
+    output_tokens: int = Field(default=0, description="Output tokens of its calls.")
+    seconds: float = Field(default=0.0, description="Wall time of the run.")
+    process_chars: int = Field(
+        default=0, description="Characters of its whole conversation (prompt, replies, results)."
+    )
+    note_chars: int = Field(
+        default=0, description="Characters the parent received: the rendered note."
+    )
+
+    @property
+    def saving(self) -> float | None:
+        """Share of the process kept out of the parent's context (0.96 = 96 % smaller)."""
+        if self.process_chars <= 0:
+            return None
+        return 1 - self.note_chars / self.process_chars
+
+
+class Note(BaseModel):
+    """A stored note: the subagent's body, trimmed and checked, plus what the runner knows."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(description="Note id; the files are notes/<id>.md, .json and .log.")
+    session_id: str = Field(description="The parent session.")
+    description: str = Field(description="The task's short description, as the parent gave it.")
+    task: str = Field(description="The task prompt the subagent started from.")
+    parent_tool_use_id: str | None = Field(
+        default=None, description="The parent's `task` tool_use id."
+    )
+    status: NoteStatus = Field(
+        description="Set by the runner: completed, max_turns, error or interrupted."
+    )
+    conclusion: str = Field(max_length=CONCLUSION_CHARS, description="One actionable sentence.")
+    evidence: list[str] = Field(
+        default_factory=list, max_length=EVIDENCE_ITEMS, description="Points to re-check."
+    )
+    file_refs: list[str] = Field(
+        default_factory=list, description="Pointers to details; the log is always among them."
+    )
+    missing_refs: list[str] = Field(
+        default_factory=list, description="file_refs that did not exist when the note was made."
+    )
+    open_issues: list[str] = Field(default_factory=list, description="What is unresolved.")
+    confidence: Confidence = Field(description="high, medium or low.")
+    trimmed: list[str] = Field(
+        default_factory=list, description="Fields shortened in code; the full text is in the log."
+    )
+    log_path: str = Field(description="The subagent's full process (the first file_ref).")
+    figures: NoteFigures = Field(default_factory=NoteFigures, description="The runner's figures.")
+    created: str = Field(
+        default_factory=lambda: datetime.now(UTC).isoformat(timespec="milliseconds"),
+        description="When the note was made (UTC).",
+    )
+
+
+def _cut(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def trim(body: NoteBody) -> tuple[NoteBody, list[str]]:
+    """The body within its limits, and a line per field that had to be shortened."""
+    notes: list[str] = []
+
+    def items(name: str, values: list[str], count: int, chars: int) -> list[str]:
+        kept = [_cut(v, chars) for v in values if v.strip()][:count]
+        if len(values) > count:
+            notes.append(f"{name}: kept {count} of {len(values)} items")
+        if any(len(" ".join(v.split())) > chars for v in values[:count]):
+            notes.append(f"{name}: items cut to {chars} characters")
+        return kept
+
+    conclusion = _cut(body.conclusion, CONCLUSION_CHARS)
+    if conclusion != " ".join(body.conclusion.split()):
+        notes.append(f"conclusion: cut from {len(body.conclusion)} to {CONCLUSION_CHARS} chars")
+    trimmed = NoteBody(
+        conclusion=conclusion,
+        evidence=items("evidence", body.evidence, EVIDENCE_ITEMS, EVIDENCE_CHARS),
+        file_refs=items("file_refs", body.file_refs, REF_ITEMS, REF_CHARS),
+        open_issues=items("open_issues", body.open_issues, ISSUE_ITEMS, ISSUE_CHARS),
+        confidence=body.confidence,
+    )
+    return trimmed, notes
+
+
+def _note_objects(text: str) -> list[dict[str, Any]]:
+    """JSON objects in `text` that carry a conclusion, in order; prose around them is skipped."""
+    decoder = json.JSONDecoder()
+    found: list[dict[str, Any]] = []
+    position = text.find("{")
+    while position != -1:
+        try:
+            value, end = decoder.raw_decode(text, position)
+        except json.JSONDecodeError:
+            position = text.find("{", position + 1)
+            continue
+        if isinstance(value, dict) and "conclusion" in value:
+            found.append(value)
+            position = text.find("{", end)
+        else:
+            position = text.find("{", position + 1)
+    return found
+
+
+def extract_body(text: str) -> NoteBody | None:
+    """The note in a reply's text: the last JSON object with a conclusion that validates, with
+    prose or a code fence around it tolerated. None when there is none."""
+    for data in reversed(_note_objects(text)):
+        known = {k: v for k, v in data.items() if k in NoteBody.model_fields}
+        try:
+            return NoteBody.model_validate(known)
+        except ValidationError:
+            continue
+    return None
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _section(title: str, lines: list[str]) -> list[str]:
+    return [f"{title}:", *(f"- {line}" for line in lines)] if lines else []
+
+
+def render(note: Note) -> str:
+    """The text the parent reads, status and conclusion first; never the subagent's tool output."""
+    f = note.figures
+    pointers = [
+        f"{ref} (MISSING: no such file)" if ref in note.missing_refs else ref
+        for ref in note.file_refs
+    ]
+    lines = [f"[subagent note · {note.status}] {note.conclusion}"]
+    lines += _section("Evidence", note.evidence)
+    lines += _section("Pointers", pointers)
+    lines += _section("Open issues", note.open_issues)
+    lines.append(f"Confidence: {note.confidence}")
+    if note.trimmed:
+        lines.append(f"Trimmed (full text in {note.log_path}): " + "; ".join(note.trimmed))
+    lines.append(
+        f"Note {note.id} · {_count(f.turns, 'turn')}, {_count(f.tool_calls, 'tool call')}, "
+        f"{f.input_tokens:,} in / {f.output_tokens:,} out tokens, {f.seconds:.1f} s, "
+        f"process {f.process_chars:,} chars"
+    )
+    return "\n".join(lines)
+
+
+def render_markdown(note: Note) -> str:
+    """notes/<id>.md: the rendered note, the task and the size figures."""
+    f = note.figures
+    saving = "n/a" if f.saving is None else f"{f.saving:.1%}"
+    return (
+        f"# {note.description}\n\n{render(note)}\n\n## Task\n\n{note.task}\n\n"
+        f"## Context\n\nThe parent received {f.note_chars:,} characters; the subagent's process "
+        f"was {f.process_chars:,} characters ({saving} kept out of the parent's context).\n"
+    )

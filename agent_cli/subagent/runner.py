@@ -1,0 +1,252 @@
+"""Runs one subagent for `task`: a fresh conversation under its own system prompt, the parent's
+tools without `task` (and without the planning and compaction tools) plus `submit_note`, the
+parent's gate (permissions, hooks) and workspace, and its own turn limit.
+
+Isolated: the conversation, the file-read guard, the events (none reach the parent's stream).
+Shared: the workspace, the gate, the model client, the usage totals. Whatever happens (a note,
+prose, the turn limit, an API failure, a cancel), a note is stored and its log kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from dataclasses import dataclass, field, replace
+from functools import partial
+from pathlib import Path
+
+from agent_cli.events import ErrorEvent, NoteAdded, TurnEnd, UsageUpdate
+from agent_cli.events import ToolEnd as ToolEndEvent
+from agent_cli.loop.agent import Agent, last_assistant_text
+from agent_cli.loop.session import Session
+from agent_cli.memory.notes import NoteStore
+from agent_cli.model.client import ModelClient
+from agent_cli.model.usage import Usage
+from agent_cli.session.transcript import NoteRecord, UsageRecord
+from agent_cli.subagent.note import (
+    UNPARSED,
+    Note,
+    NoteBody,
+    NoteFigures,
+    NoteStatus,
+    extract_body,
+    new_note_id,
+    render,
+    trim,
+)
+from agent_cli.subagent.process_log import LoggedClient, ProcessLog
+from agent_cli.system_prompt import build_system
+from agent_cli.tools.base import ToolContext
+from agent_cli.tools.registry import ToolRegistry, redact
+from agent_cli.tools.submit_note import SubmitNote
+
+log = logging.getLogger(__name__)
+
+# not offered to subagents: no nesting, no plan of their own, no compaction pipeline to ask
+EXCLUDED_TOOLS = ("task", "todo_write", "compact")
+REASK_TURNS = 2
+REASK = (
+    "You ended without handing in your note. Call submit_note now with your conclusion, "
+    "evidence, file_refs, open_issues and confidence (or reply with only that JSON object)."
+)
+_CUT_OFF = {
+    "max_turns": "cut off at the turn limit ({limit} model requests) before handing in a note",
+    "error": "cut off by an API failure before handing in a note: {error}",
+    "interrupted": "cut off: the run was interrupted before handing in a note",
+}
+
+
+@dataclass
+class _Run:
+    """One subagent run: what it was asked, where it logs, and what it observed."""
+
+    note_id: str
+    description: str
+    prompt: str
+    call_id: str
+    ctx: ToolContext  # the parent's
+    log: ProcessLog
+    started: float = field(default_factory=time.monotonic)
+    submitted: NoteBody | None = None
+    turns: int = 0
+    tool_calls: int = 0
+    usage: Usage = field(default_factory=Usage)
+    error: str = ""
+
+    def submit(self, body: NoteBody) -> None:
+        self.submitted = body
+
+
+@dataclass
+class SubagentRunner:
+    parent: Session
+    client: ModelClient
+    store: NoteStore
+    # the parent's tool set, bound by build once it is complete (the `task` tool is in it)
+    tools: ToolRegistry | None = None
+    _slots: asyncio.Semaphore | None = None
+
+    def bind(self, parent_tools: ToolRegistry) -> None:
+        self.tools = parent_tools
+
+    def child_tools(self, run: _Run) -> ToolRegistry:
+        assert self.tools is not None, "SubagentRunner.bind() was not called"
+        return self.tools.without(*EXCLUDED_TOOLS).with_tools(SubmitNote(run.submit))
+
+    async def run(self, description: str, prompt: str, ctx: ToolContext, call_id: str) -> Note:
+        """At most `subagent.concurrency` runs at once; the others wait their turn."""
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.parent.settings.subagent.concurrency)
+        async with self._slots:
+            note_id = new_note_id()
+            process = ProcessLog(self.store.log_path(note_id), partial(redact, secrets=ctx.secrets))
+            run = _Run(note_id, description, prompt, call_id, ctx, process)
+            return await self._run(run)
+
+    async def _run(self, run: _Run) -> Note:
+        child = self._child(run)
+        run.log.section(f"subagent {run.note_id}: {run.description}", child.system[0]["text"])
+        status: NoteStatus
+        try:
+            status, body = await self._converse(child, run)
+        except asyncio.CancelledError:
+            self._finish(child, run, "interrupted", self._cut_off(child, run, "interrupted"))
+            raise
+        except Exception as e:  # a bug must still leave a note and never crash the parent
+            log.exception("subagent %s failed", run.note_id)
+            run.error = f"{type(e).__name__}: {e}"
+            status, body = "error", self._cut_off(child, run, "error")
+        return self._finish(child, run, status, body)
+
+    def _child(self, run: _Run) -> Agent:
+        # own read guard and touched set; the workspace, paths, secrets and settings are shared
+        child_ctx = replace(run.ctx, file_state={}, touched=set())
+        settings = self.parent.settings
+        session = Session(
+            id=run.note_id, model=self.parent.model, settings=settings, tool_ctx=child_ctx
+        )
+        return Agent(
+            session=session,
+            client=LoggedClient(self.client, run.log),
+            registry=self.child_tools(run),
+            system=build_system(run.ctx.workspace, "subagent.md", []),
+            max_turns=settings.subagent.max_turns,
+            caller=f"subagent:{run.note_id}",
+            stop_after_round=lambda: run.submitted is not None,
+        )
+
+    async def _converse(self, child: Agent, run: _Run) -> tuple[NoteStatus, NoteBody]:
+        end = await self._turn(child, run, run.prompt)
+        if end.stop != "done":
+            return end.stop, self._cut_off(child, run, end.stop)
+        body = run.submitted or extract_body(end.text)
+        if body is not None:
+            return "completed", body
+        child.max_turns = REASK_TURNS
+        end = await self._turn(child, run, REASK)
+        body = run.submitted or extract_body(end.text)
+        if body is not None:
+            return "completed", body
+        if end.stop in ("error", "interrupted"):
+            return end.stop, self._cut_off(child, run, end.stop)
+        text = last_assistant_text(child.session.messages)
+        return "completed", NoteBody(
+            conclusion=text or "(no text)", open_issues=[UNPARSED], confidence="low"
+        )
+
+    async def _turn(self, child: Agent, run: _Run, prompt: str) -> TurnEnd:
+        """One turn of the child; its events are counted here and never reach the parent."""
+        end = TurnEnd(stop="error", text="", rounds=0)
+        async for event in child.run_turn(prompt):
+            if isinstance(event, UsageUpdate):
+                self._account(run, event)
+            elif isinstance(event, ToolEndEvent) and event.name != "submit_note":
+                run.tool_calls += 1
+            elif isinstance(event, ErrorEvent):
+                run.error = event.message
+            elif isinstance(event, TurnEnd):
+                end = event
+        run.turns += end.rounds
+        return end
+
+    def _account(self, run: _Run, event: UsageUpdate) -> None:
+        """The child's calls count into the parent session's totals (and its transcript)."""
+        usage = Usage(
+            input_tokens=event.input_tokens,
+            output_tokens=event.output_tokens,
+            cache_read_input_tokens=event.cache_read_input_tokens,
+            cache_creation_input_tokens=event.cache_creation_input_tokens,
+        )
+        run.usage = run.usage + usage
+        self.parent.add_usage(usage, self.parent.model)
+        self.parent.record(
+            UsageRecord(caller=event.caller, model=self.parent.model, usage=usage.model_dump())
+        )
+
+    def _cut_off(self, child: Agent, run: _Run, stop: str) -> NoteBody:
+        """Work done is not lost: the last text and the files touched, marked as cut off."""
+        limit = self.parent.settings.subagent.max_turns
+        reason = _CUT_OFF.get(stop, _CUT_OFF["error"]).format(limit=limit, error=run.error)
+        text = last_assistant_text(child.session.messages)
+        touched = sorted(_shown(p, run.ctx.workspace) for p in child.session.tool_ctx.touched)
+        return NoteBody(
+            conclusion=text or "(the subagent wrote no text before it was cut off)",
+            file_refs=touched,
+            open_issues=[reason],
+            confidence="low",
+        )
+
+    def _finish(self, child: Agent, run: _Run, status: NoteStatus, body: NoteBody) -> Note:
+        run.log.messages(child.session.messages)  # results the child never sent on
+        note = self._note(child, run, status, body)
+        note.figures.seconds = round(time.monotonic() - run.started, 2)
+        note.figures.note_chars = len(render(note))
+        self.store.save(note)
+        run.log.section("note", note.model_dump_json(indent=2))
+        dump = note.model_dump(mode="json")
+        self.parent.record(NoteRecord(note=dump))
+        run.ctx.emit(NoteAdded(note=dump))
+        run.ctx.touched |= child.session.tool_ctx.touched
+        log.info("subagent %s (%s): %s", note.id, run.description, note.status)
+        return note
+
+    def _note(self, child: Agent, run: _Run, status: NoteStatus, body: NoteBody) -> Note:
+        trimmed, notes = trim(body)
+        if status != "completed":  # a cut-off is never reported with confidence
+            trimmed = trimmed.model_copy(update={"confidence": "low"})
+        log_ref = _shown(run.log.path, run.ctx.workspace)
+        refs = list(dict.fromkeys([log_ref, *trimmed.file_refs]))
+        clean = partial(redact, secrets=run.ctx.secrets)
+        return Note(
+            id=run.note_id,
+            session_id=self.parent.id,
+            description=clean(run.description),
+            task=clean(run.prompt),
+            parent_tool_use_id=run.call_id,
+            status=status,
+            conclusion=clean(trimmed.conclusion),
+            evidence=[clean(e) for e in trimmed.evidence],
+            file_refs=refs,
+            missing_refs=[r for r in refs if not run.ctx.resolve(r).exists()],
+            open_issues=[clean(i) for i in trimmed.open_issues],
+            confidence=trimmed.confidence,
+            trimmed=notes,
+            log_path=log_ref,
+            figures=NoteFigures(
+                turns=run.turns,
+                tool_calls=run.tool_calls,
+                input_tokens=run.usage.context_tokens,
+                output_tokens=run.usage.output_tokens,
+                process_chars=len(json.dumps(child.session.messages, ensure_ascii=False)),
+            ),
+        )
+
+
+def _shown(path: Path, workspace: Path) -> str:
+    """Relative to the workspace when inside it (what read_file resolves), else absolute."""
+    try:
+        return str(path.resolve().relative_to(workspace.resolve()))
+    except ValueError:
+        return str(path)

@@ -1,0 +1,61 @@
+"""task: delegate a self-contained piece of work to a subagent and get back a short note.
+
+`concurrent`: several task calls of one round run together (bounded by the runner).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pydantic import Field, field_validator
+
+from agent_cli.subagent.note import render
+from agent_cli.tools.base import Tool, ToolContext, ToolInput, ToolResult, current_call_id
+
+if TYPE_CHECKING:
+    from agent_cli.subagent.runner import SubagentRunner
+
+
+class TaskInput(ToolInput):
+    description: str = Field(
+        min_length=1, max_length=120, description="A short label for the task (3-8 words)."
+    )
+    prompt: str = Field(
+        min_length=1,
+        description="The complete, self-contained task for the subagent: it sees nothing else "
+        "of this conversation.",
+    )
+
+    @field_validator("description", "prompt")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be blank")
+        return value
+
+
+class Task(Tool[TaskInput]):
+    name = "task"
+    input_model = TaskInput
+    concurrent = True
+
+    def __init__(self, runner: SubagentRunner) -> None:
+        self._runner = runner
+
+    def describe_call(self, args: TaskInput) -> str:
+        return f"task {args.description}"
+
+    async def run(self, args: TaskInput, ctx: ToolContext) -> ToolResult:
+        call_id = current_call_id.get() or "task"
+        note = await self._runner.run(args.description, args.prompt, ctx, call_id)
+        f = note.figures
+        summary = (
+            f"task {args.description}: {note.status}, {note.confidence} confidence "
+            f"(turns {f.turns}, tool calls {f.tool_calls}, {f.seconds:.1f} s)"
+        )
+        return ToolResult(
+            render(note),
+            is_error=note.status != "completed",
+            summary=summary,
+            display={"note": note.model_dump(mode="json")},
+        )

@@ -1,0 +1,52 @@
+"""The reference loop: the least any harness on this SDK can do per tool round.
+
+Streams a request, runs each `read_file` call inline, appends the results, repeats. No
+transcript, no events, no permissions: the floor `bench/rounds.py` compares the agent against.
+Reads ANTHROPIC_BASE_URL / ANTHROPIC_API_KEY like the agent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+import anthropic
+
+TOOLS = [
+    {
+        "name": "read_file",
+        "description": "Read a file.",
+        "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}},
+    }
+]
+
+
+async def main(prompt: str, workspace: Path) -> None:
+    client = anthropic.AsyncAnthropic()
+    messages: list[Any] = [{"role": "user", "content": prompt}]
+    while True:
+        async with client.messages.stream(
+            model="claude-sonnet-4-6", max_tokens=1024, messages=messages, tools=TOOLS
+        ) as stream:
+            async for _ in stream:
+                pass
+            reply = await stream.get_final_message()
+        content = [b.model_dump(mode="json", exclude_none=True) for b in reply.content]
+        messages.append({"role": "assistant", "content": content})
+        uses = [b for b in reply.content if b.type == "tool_use"]
+        if not uses:
+            break
+        results = []
+        for use in uses:
+            path = workspace / str(dict(use.input)["path"])  # type: ignore[call-overload]
+            lines = path.read_text().splitlines()
+            text = "\n".join(f"{n:>6}\t{line}" for n, line in enumerate(lines, 1))
+            results.append({"type": "tool_result", "tool_use_id": use.id, "content": text})
+        messages.append({"role": "user", "content": results})
+    await client.close()
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1], Path(sys.argv[2])))

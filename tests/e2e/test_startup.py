@@ -1,0 +1,40 @@
+"""Light start-up: the commands that need no model never import the SDK or the UI stack."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import REPO
+
+PROBE = """
+import json, sys
+sys.argv = ["agent", *json.loads(sys.argv[1])]
+from agent_cli.cli.entry import main
+try:
+    main()
+except SystemExit:
+    pass
+heavy = [m for m in ("anthropic", "httpx2", "prompt_toolkit", "rich.markdown") if m in sys.modules]
+sys.stderr.write("HEAVY=" + json.dumps(heavy) + "\\n")
+"""
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["sessions", "list"]])
+def test_no_heavy_imports(argv: list[str], tmp_path: Path):
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(argv)],
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(REPO), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    line = next(x for x in proc.stderr.splitlines() if x.startswith("HEAVY="))
+    assert json.loads(line.removeprefix("HEAVY=")) == []
+    assert proc.stdout.strip()
