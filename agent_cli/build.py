@@ -21,6 +21,8 @@ from agent_cli.logs import CallLog, key_last4, secrets_from_env, setup_logging
 from agent_cli.loop.agent import Agent
 from agent_cli.loop.session import Session, new_session_id
 from agent_cli.memory.notes import NoteStore
+from agent_cli.memory.recall_notes import search_notes
+from agent_cli.memory.setup import recent_episodes_section
 from agent_cli.model.client import ModelClient
 from agent_cli.paths import Paths
 from agent_cli.permissions import Permissions
@@ -38,6 +40,7 @@ from agent_cli.tools.edit_file import EditFile
 from agent_cli.tools.glob import Glob
 from agent_cli.tools.grep import Grep
 from agent_cli.tools.read_file import ReadFile
+from agent_cli.tools.recall import Recall
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.task import Task
 from agent_cli.tools.todo_write import TodoWrite
@@ -79,7 +82,15 @@ def load(options: Options) -> tuple[Settings, Paths]:
 
 
 def base_tools() -> list[AnyTool]:
-    return [ReadFile(), WriteFile(), EditFile(), Bash(), Glob(), Grep()]
+    return [
+        ReadFile(),
+        WriteFile(),
+        EditFile(),
+        Bash(),
+        Glob(),
+        Grep(),
+        Recall(notes=search_notes),
+    ]
 
 
 def restore_target(options: Options, paths: Paths) -> Restored | None:
@@ -134,7 +145,9 @@ def build_agent(
     instructions = project_instructions(options.workspace, session.settings.instructions_max_chars)
     if instructions:
         session.view_providers.append(lambda: instructions)
-    system = build_system(options.workspace, "system.md", [instructions])
+    # episodic memory (§10): a new session starts with the workspace's newest episodes
+    sections = [instructions, recent_episodes_section(session)]
+    system = build_system(options.workspace, "system.md", sections)
     reminder = TodoReminder(session.todos, session.settings.todo.reminder_rounds)
     stages, compactor = build_pipeline(session, request_overhead(system, registry.schemas))
     agent = Agent(

@@ -12,7 +12,7 @@ from typing import Any
 
 from agent_cli.settings import DEFAULT_MODEL
 from tests.fake_model import FakeAnthropic, Script
-from tests.fake_model.routing import has_tools
+from tests.fake_model.routing import system_contains
 from tests.fake_model.usage import estimate_tokens
 
 ROUNDS = 60
@@ -35,8 +35,11 @@ def make_workspace(root: Path) -> None:
 def script_session(server: FakeAnthropic, too_long_at: int | None = None) -> Script:
     """The main script (read every file, then answer); the summariser gets its own route.
     With `too_long_at`, that request (0-based) is refused once as too long."""
-    summaries = server.route(has_tools(False))
+    summaries = server.route(system_contains("working summary of a coding-agent conversation"))
     summaries.respond(lambda body: "Read files f00 to fNN; no kiwi yet.", times=20)
+    # episodic memory may also write an episode during a long session: give it its own script
+    episodes = server.route(system_contains("episodic memory for a coding agent"))
+    episodes.respond(lambda body: "not an episode", times=40)
     main = server.script
     for i in range(ROUNDS):
         if i == too_long_at:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from agent_cli.cli.chat import chat
+from agent_cli.cli.memory import memory_app
 from agent_cli.cli.notes import notes_app
 from agent_cli.cli.run import run
 from agent_cli.cli.sessions import sessions_app
@@ -41,3 +42,4 @@ app.command("chat", help="Talk with the agent in an interactive REPL.")(chat)
 app.command("run", help="Run one prompt non-interactively and exit.")(run)
 app.add_typer(sessions_app, name="sessions", help="List and show recorded sessions.")
 app.add_typer(notes_app, name="notes", help="List, show and search subagent notes.")
+app.add_typer(memory_app, name="memory", help="List, show and search episodic memory.")

@@ -1,0 +1,55 @@
+"""Wiring episodic memory into a session: the system-prompt section of a new session, the
+manager attached to an agent, and the listing /memory prints. Nothing here may break a session:
+an unreadable index is logged and skipped."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from typing import TYPE_CHECKING
+
+from agent_cli.loop.session import Session
+from agent_cli.memory import render
+from agent_cli.memory.episode_store import EpisodeStore
+from agent_cli.memory.manager import EpisodeManager
+
+if TYPE_CHECKING:
+    from agent_cli.loop.agent import Agent
+
+log = logging.getLogger(__name__)
+
+
+def recent_episodes_section(session: Session) -> str:
+    """The system-prompt section of a new session: the workspace's newest episodes. A resumed
+    session, a missing index or an unreadable one gives ''."""
+    limit = session.settings.memory.recent_episodes
+    index = session.paths.index_db
+    if session.messages or limit == 0 or not index.exists():
+        return ""
+    try:
+        episodes = EpisodeStore(index).recent(str(session.tool_ctx.workspace), limit)
+    except sqlite3.Error as e:
+        log.warning("episode index unreadable, no episodes in the prompt: %s", e)
+        return ""
+    return render.system_section(episodes)
+
+
+def attach_memory(agent: Agent) -> EpisodeManager:
+    """An EpisodeManager for the agent's session, observing its rounds as a Guide."""
+    manager = EpisodeManager(agent.session, agent.client, emit=agent.emit)
+    agent.guides = [*agent.guides, manager.guide]
+    return manager
+
+
+def listing(session: Session, limit: int = 10) -> str:
+    """/memory: the workspace's newest episodes, one line each."""
+    index = session.paths.index_db
+    if not index.exists():
+        return "No episodes yet."
+    try:
+        episodes = EpisodeStore(index).recent(str(session.tool_ctx.workspace), limit)
+    except sqlite3.Error as e:
+        return f"The episode index cannot be read: {e}"
+    if not episodes:
+        return "No episodes yet."
+    return "\n".join(render.line(e) for e in episodes)

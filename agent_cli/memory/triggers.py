@@ -1,0 +1,110 @@
+"""When to write an episode (SPEC §10): pure rules, no model call.
+
+- the todo list became all completed;
+- the model finished a turn that changed files, and the user's next message says the work is done
+  or turns to another topic (keyword rules plus a word-overlap test);
+- a length threshold since the last episode (tool rounds or estimated tokens);
+- an explicit request (/remember) — the caller needs no rule for that.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from agent_cli.messages import Message
+from agent_cli.settings import MemorySettings
+
+Trigger = Literal["todos", "done", "topic", "length", "remember", "retry"]
+
+_DONE = re.compile(
+    r"\b(done|finished|complete[d]?|fixed|works|working( now)?|lgtm|looks good|all good|"
+    r"perfect|great|thanks|thank you|ship it|good job|nice|solved)\b"
+    r"|完成|搞定|好了|可以了|谢谢|没问题",
+    re.IGNORECASE,
+)
+_NOT_DONE = re.compile(
+    r"\b(not|never|still|yet|almost|nearly|but)\b|\w+n't\b|"
+    r"还没|没有|不行|不对|失败",
+    re.IGNORECASE,
+)
+_SHIFT = re.compile(
+    r"^\W*(ok(ay)?|good|great|thanks)?[\s,.!]*(next|now)\b|"
+    r"\b(let'?s move on|moving on|another (thing|task|question|topic)|new (task|topic)|"
+    r"switch(ing)? to|something (else|different)|different (topic|task|question)|unrelated|"
+    r"on another note|change of topic)\b|接下来|下一个|换个|另外一个",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}|[\u4e00-\u9fff]{2,}")
+_STOP_TEXT = (
+    "the and for with that this from have has had you your are was were can could would should "
+    "will not but all any its into also then than them they what when where which who why how "
+    "please let lets make sure just now some more there here does did done our out use using "
+    "need want like about after before again very much well okay yes"
+)
+STOP_WORDS = frozenset(_STOP_TEXT.split())
+MIN_WORDS_FOR_OVERLAP = 4
+
+
+def all_completed(todos: Sequence[dict[str, Any]]) -> bool:
+    return bool(todos) and all(t.get("status") == "completed" for t in todos)
+
+
+def todos_completed(old: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]]) -> bool:
+    """The new list is all completed and that is news (not the same finished list again)."""
+    if not all_completed(new):
+        return False
+    same = [t.get("content") for t in old] == [t.get("content") for t in new]
+    return not (all_completed(old) and same)
+
+
+def says_done(text: str) -> bool:
+    """'done', 'works now, thanks', 'lgtm' — but not 'not done yet' or 'still failing'."""
+    return bool(_DONE.search(text)) and not _NOT_DONE.search(text)
+
+
+def content_words(text: str) -> set[str]:
+    return {w.lower() for w in _WORD.findall(text)} - STOP_WORDS
+
+
+def context_words(texts: Iterable[str], files: Iterable[Path]) -> set[str]:
+    """The words a follow-up on the same work would likely share: the turn's prompt and answer,
+    and the changed files' names."""
+    words: set[str] = set()
+    for text in texts:
+        words |= content_words(text)
+    for path in files:
+        words |= content_words(" ".join([path.stem, path.parent.name]))
+    return words
+
+
+def changes_topic(text: str, context: set[str]) -> bool:
+    """An explicit turn ('next, ...', 'moving on', 'new task') or a message of several content
+    words none of which occurred in the previous turn's context."""
+    if _SHIFT.search(text):
+        return True
+    words = content_words(text)
+    return len(words) >= MIN_WORDS_FOR_OVERLAP and not (words & context)
+
+
+def next_message_trigger(text: str, files_changed: bool, context: set[str]) -> Trigger | None:
+    """The rule for the user's message after a turn: only a turn that changed files counts."""
+    if not files_changed:
+        return None
+    if says_done(text):
+        return "done"
+    if changes_topic(text, context):
+        return "topic"
+    return None
+
+
+def estimate_tokens(messages: Sequence[Message]) -> int:
+    """About 4 characters a token: a threshold needs no tokenizer."""
+    return len(json.dumps(list(messages), ensure_ascii=False)) // 4
+
+
+def length_reached(rounds: int, tokens: int, settings: MemorySettings) -> bool:
+    return rounds >= settings.episode_rounds or tokens >= settings.episode_tokens
