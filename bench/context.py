@@ -17,10 +17,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+from common import REPO, Figure, report
 
-from tests.context_session import (  # noqa: E402
+from tests.context_session import (
     FILE_BYTES,
     ROUNDS,
     WINDOW,
@@ -29,7 +28,7 @@ from tests.context_session import (  # noqa: E402
     make_workspace,
     script_session,
 )
-from tests.fake_model import FakeAnthropic  # noqa: E402
+from tests.fake_model import FakeAnthropic
 
 MAX_SHARE_OF_NAIVE = 0.40
 MIN_STABLE_SHARE = 0.90
@@ -53,6 +52,7 @@ def run_session(server: FakeAnthropic, workspace: Path) -> None:
 
 
 def main() -> int:
+    as_json = "--json" in sys.argv[1:]
     with tempfile.TemporaryDirectory() as tmp, FakeAnthropic() as server:
         workspace = Path(tmp)
         make_workspace(workspace)
@@ -62,24 +62,36 @@ def main() -> int:
             print("invalid requests:", *server.violations, sep="\n  ")
             return 1
         f = figures(main_bodies(server))
-        share, stable = f.share_of_naive, f.stable_share
+    share, stable = f.share_of_naive, f.stable_share
+    if not as_json:
         print(
             f"context pipeline: {ROUNDS} rounds, each reading a different {FILE_BYTES:,}-byte file"
         )
         print(f"  model window (settings): {WINDOW:,} tokens; summariser calls: {summaries.served}")
-        print(f"  requests: {f.requests}")
-        print(
-            f"  total characters sent: {f.total_chars:,} vs naive append-only {f.naive_chars:,}"
-            f" = {share:.1%} (target <= {MAX_SHARE_OF_NAIVE:.0%})"
-        )
-        print(f"  largest request: {f.largest_chars:,} characters (~{f.largest_tokens:,} tokens)")
-        print(
-            f"  cache-stable requests: {f.stable}/{f.requests - 1} = {stable:.1%}"
-            f" (target >= {MIN_STABLE_SHARE:.0%})"
-        )
-        ok = share <= MAX_SHARE_OF_NAIVE and stable >= MIN_STABLE_SHARE
-        print("  targets met" if ok else "  TARGET MISSED")
-        return 0 if ok else 1
+        print(f"  total characters sent: {f.total_chars:,} vs naive append-only {f.naive_chars:,}")
+    rows = [
+        Figure.of(
+            "compaction: total sent vs naive",
+            [share * 100],
+            "%",
+            f"{f.total_chars:,} vs {f.naive_chars:,} chars (target ≤ {MAX_SHARE_OF_NAIVE:.0%})",
+            share <= MAX_SHARE_OF_NAIVE,
+        ),
+        Figure.of(
+            "compaction: largest request",
+            [float(f.largest_chars)],
+            "chars",
+            f"~{f.largest_tokens:,} tokens",
+        ),
+        Figure.of(
+            "compaction: cache-stable requests",
+            [stable * 100],
+            "%",
+            f"{f.stable}/{f.requests - 1} (target ≥ {MIN_STABLE_SHARE:.0%})",
+            stable >= MIN_STABLE_SHARE,
+        ),
+    ]
+    return report(rows, as_json)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Start-up figures, measured side by side in one run (medians over repeated launches).
 
-    python bench/startup.py [--runs N]
+    python bench/startup.py [--runs N] [--json]
 
 Prints the median, min and max seconds of: `python -c pass`, `python -c "import anthropic"`,
 `agent --version`, `agent --help`, `agent run` from launch to its first request reaching the
@@ -18,14 +18,10 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+from common import AGENT, REPO, Figure, report
 
-from tests.fake_model import FakeAnthropic  # noqa: E402
-
-AGENT = [sys.executable, "-m", "agent_cli"]
+from tests.fake_model import FakeAnthropic
 
 
 def timed(cmd: list[str], env: dict[str, str] | None = None) -> float:
@@ -74,15 +70,12 @@ def measure(fn: Callable[[], float], runs: int) -> list[float]:
     return [fn() for _ in range(runs)]
 
 
-def row(name: str, values: list[float], target: str = "") -> str:
-    med = statistics.median(values)
-    return f"{name:<34} median {med:7.3f}  min {min(values):7.3f}  max {max(values):7.3f}  {target}"
-
-
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=15)
-    runs = parser.parse_args().runs
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    runs = args.runs
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     figures: dict[str, list[float]] = {}
     with tempfile.TemporaryDirectory() as workspace, FakeAnthropic() as server:
@@ -115,10 +108,11 @@ def main() -> int:
             "target ≤ 0.35 s",
         ),
     }
+    rows = []
     for name, values in figures.items():
         ok, target = checks.get(name, (True, ""))
-        print(row(name, values, target + ("" if ok else "  MISSED")))
-    return 0 if all(ok for ok, _ in checks.values()) else 1
+        rows.append(Figure.of(name, values, "s", target, ok))
+    return report(rows, args.json)
 
 
 if __name__ == "__main__":

@@ -20,11 +20,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+from common import REPO, Figure, report
 
-from tests.fake_model import FakeAnthropic  # noqa: E402
-from tests.fake_model.routing import first_user_contains, system_contains  # noqa: E402
+from tests.fake_model import FakeAnthropic
+from tests.fake_model.routing import first_user_contains, system_contains
 
 TARGET = 0.95
 SUBAGENT = system_contains("You are a subagent")
@@ -103,6 +102,8 @@ def run(workspace: Path, server: FakeAnthropic) -> list[dict[str, Any]]:
 
 
 def main() -> int:
+    as_json = "--json" in sys.argv[1:]
+    out = sys.stderr if as_json else sys.stdout
     with tempfile.TemporaryDirectory() as tmp, FakeAnthropic() as server:
         workspace = Path(tmp)
         results = run(workspace, server)
@@ -111,7 +112,10 @@ def main() -> int:
             for n in (json.loads(p.read_text()) for p in (workspace / "notes").glob("*.json"))
         }
         received = process = logs = 0
-        print(f"{'worker':<16} {'parent received':>16} {'worker process':>15} {'log':>9} saving")
+        print(
+            f"{'worker':<16} {'parent received':>16} {'worker process':>15} {'log':>9} saving",
+            file=out,
+        )
         for result in results:
             note = notes[result["tool_use_id"]]
             got, spent = len(result["content"]), note["figures"]["process_chars"]
@@ -119,13 +123,19 @@ def main() -> int:
             received, process, logs = received + got, process + spent, logs + log_size
             print(
                 f"{note['description']:<16} {got:>16,} {spent:>15,} {log_size:>9,} "
-                f"{1 - got / spent:.1%}"
+                f"{1 - got / spent:.1%}",
+                file=out,
             )
     saving = 1 - received / process
-    verdict = "ok" if saving >= TARGET else "MISSED"
-    print(f"{'total':<16} {received:>16,} {process:>15,} {logs:>9,} {saving:.1%}")
-    print(f"saving {saving:.1%} (target ≥ {TARGET:.0%}; the seed's figure: about 96%) {verdict}")
-    return 0 if saving >= TARGET else 1
+    print(f"{'total':<16} {received:>16,} {process:>15,} {logs:>9,} {saving:.1%}", file=out)
+    figure = Figure.of(
+        "subagent context saving",
+        [saving * 100],
+        "%",
+        f"parent got {received:,} of {process:,} chars (target ≥ {TARGET:.0%})",
+        saving >= TARGET,
+    )
+    return report([figure], as_json)
 
 
 if __name__ == "__main__":
