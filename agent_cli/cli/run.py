@@ -97,17 +97,15 @@ async def _drive(
     text: str,
 ) -> None:
     from agent_cli.build import build_agent, make_client
-    from agent_cli.memory.setup import attach_memory
+    from agent_cli.memory.setup import attach_memory, finish, remembering_turn
 
     client = make_client(session.settings, call_log)
     try:
         agent = build_agent(session, client, options)
         memory = attach_memory(agent)  # episodes are written in the background (§10)
         reporter.init(session.id, session.model, agent.registry.names())
-        memory.on_user_message(text)
-        async for event in agent.run_turn(text):
-            memory.observe(event)
+        async for event in remembering_turn(agent, memory, text):
             reporter.event(event, outcome)
-        await memory.wait(session.settings.background_wait_s)  # before the client closes
+        await finish([memory])  # bounded by settings.background_wait_s, before the client closes
     finally:
         await client.close()

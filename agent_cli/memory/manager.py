@@ -5,7 +5,8 @@ Seams for the loop, the CLI and the REPL:
 - `guide` (a loop Guide: observes every finished tool round; adds no guidance);
 - `observe(event)` for every loop event (TodosUpdated and TurnEnd matter here);
 - `on_user_message(text)` before each turn, `on_todos(old, new)`, `remember()` (/remember);
-- `await wait(timeout)` before the process exits (`agent run`).
+- `await wait(timeout)` before the process exits (`agent run`, `agent chat`);
+- `on_saved` (optional callback): told of each episode written (the REPL shows it).
 
 A trigger met in the middle of a round waits for the round's results, so the episode sees them.
 A generation that fails (API error) is retried once at the next trigger point (round end, turn
@@ -47,6 +48,7 @@ class EpisodeManager:
         self.store = store or EpisodeStore(session.paths.index_db)
         self.emit = emit
         self.latest: Episode | None = None  # newest episode written here (side panel)
+        self.on_saved: Callable[[Episode], None] | None = None
         self._todos: list[dict[str, Any]] = session.todos.as_dicts()  # restored on resume
         self._cursor: Message | None = None  # the last message an episode covered
         self._covered = 0  # and its position then
@@ -228,6 +230,8 @@ class EpisodeManager:
         self.session.record(EpisodeRecord(episode=episode.model_dump(mode="json")))
         self.latest = episode
         log.info("episode %s saved: %s", episode.id, episode.title)
+        if self.on_saved is not None:
+            self.on_saved(episode)
         return episode
 
     def _to_episode(self, draft: EpisodeDraft) -> Episode:

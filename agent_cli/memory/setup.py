@@ -1,11 +1,14 @@
 """Wiring episodic memory into a session: the system-prompt section of a new session, the
-manager attached to an agent, and the listing /memory prints. Nothing here may break a session:
-an unreadable index is logged and skipped."""
+manager attached to an agent, the turn both `agent run` and `agent chat` drive through it, the
+bounded wait before exit, and the listing /memory prints. Nothing here may break a session: an
+unreadable index is logged and skipped."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sqlite3
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from agent_cli.loop.session import Session
@@ -14,6 +17,7 @@ from agent_cli.memory.episode_store import EpisodeStore
 from agent_cli.memory.manager import EpisodeManager
 
 if TYPE_CHECKING:
+    from agent_cli.events import Event
     from agent_cli.loop.agent import Agent
 
 log = logging.getLogger(__name__)
@@ -39,6 +43,24 @@ def attach_memory(agent: Agent) -> EpisodeManager:
     manager = EpisodeManager(agent.session, agent.client, emit=agent.emit)
     agent.guides = [*agent.guides, manager.guide]
     return manager
+
+
+async def remembering_turn(
+    agent: Agent, memory: EpisodeManager, prompt: str
+) -> AsyncIterator[Event]:
+    """One user turn as `agent run` and `agent chat` drive it: the manager hears the message
+    before it enters history (next-message triggers) and every event of the turn."""
+    memory.on_user_message(prompt)
+    async for event in agent.run_turn(prompt):
+        memory.observe(event)
+        yield event
+
+
+async def finish(memories: list[EpisodeManager]) -> bool:
+    """Before exit (and before the client closes): wait for background episode work, bounded by
+    `background_wait_s`; all managers at once, so the bound holds for the whole. True if done."""
+    waits = [m.wait(m.session.settings.background_wait_s) for m in memories]
+    return all(await asyncio.gather(*waits))
 
 
 def listing(session: Session, limit: int = 10) -> str:

@@ -10,6 +10,8 @@ from collections.abc import AsyncIterator, Callable
 
 from agent_cli.errors import AgentError
 from agent_cli.events import CompactionDone, Event
+from agent_cli.memory.episode import Episode
+from agent_cli.memory.setup import remembering_turn
 from agent_cli.ui import slash
 from agent_cli.ui.runtime import Backend
 from agent_cli.ui.side_panel import PanelState
@@ -45,6 +47,7 @@ class ChatCore:
         self.panel_state = restored_panel(backend)
         self.busy = False
         self._task: asyncio.Task[None] | None = None
+        backend.on_episode = self.episode_saved
 
     # -- shown by subclasses -----------------------------------------------------------------
 
@@ -78,6 +81,17 @@ class ChatCore:
             return
         self.start(self._compaction(focus))
 
+    def remember(self) -> None:
+        """/remember: an episode of the session so far, written in the background."""
+        if self.busy:
+            self.say("A turn is running: /remember once it ends.", "yellow")
+            return
+        self.start(self._remembering())
+
+    def episode_saved(self, episode: Episode) -> None:
+        self.panel_state.episode = {"id": episode.id, "title": episode.title}
+        self.say(f"◆ episode saved: {episode.title} ({episode.id})", "dim")
+
     def interrupt(self) -> None:
         if self._task is not None and not self._task.done():
             self._task.cancel()
@@ -92,8 +106,21 @@ class ChatCore:
     def turn(self, text: str) -> Callable[[], AsyncIterator[Event]]:
         async def events() -> AsyncIterator[Event]:
             agent = await self.backend.agent()
-            async for event in agent.run_turn(text):
+            async for event in remembering_turn(agent, await self.backend.episodes(), text):
                 yield event
+
+        return events
+
+    def _remembering(self) -> Callable[[], AsyncIterator[Event]]:
+        async def events() -> AsyncIterator[Event]:
+            memory = await self.backend.episodes()
+            if memory.remember():
+                self.say("Writing an episode of this session in the background (/memory lists "
+                         "it once saved).")
+            else:
+                self.say("Nothing new to remember since the last episode.")
+            return
+            yield  # an async generator without events
 
         return events
 
@@ -127,6 +154,13 @@ class ChatCore:
         finally:
             self.busy = False
             self.on_idle()
+
+    async def close(self) -> None:
+        """At exit: episode work still running is waited for (bounded), then the client closes."""
+        if self.backend.remembering:
+            wait = self.backend.settings.background_wait_s
+            self.say(f"Finishing the episode being written (up to {wait:g} s)…", "dim")
+        await self.backend.close()
 
     def exit_message(self) -> str:
         sid = self.backend.session.id

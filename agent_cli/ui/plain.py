@@ -74,7 +74,7 @@ class PlainRepl(ChatCore):
                     await self._task
                     self._task = None
         finally:
-            await self.backend.close()
+            await self.close()
         sys.stderr.write(self.exit_message() + "\n")
 
 

@@ -156,4 +156,4 @@ class Repl(ChatCore):
         self.interrupt()
         if self._task is not None:
             await asyncio.gather(self._task, return_exceptions=True)
-        await self.backend.close()
+        await self.close()

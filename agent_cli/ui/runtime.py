@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from agent_cli.approval import Approver
@@ -20,6 +21,9 @@ from agent_cli.build import (
 from agent_cli.logs import CallLog
 from agent_cli.loop.agent import Agent
 from agent_cli.loop.session import Session
+from agent_cli.memory.episode import Episode
+from agent_cli.memory.manager import EpisodeManager
+from agent_cli.memory.setup import attach_memory, finish
 from agent_cli.model.client import ModelClient
 from agent_cli.model.credentials import require_credentials
 from agent_cli.paths import Paths
@@ -46,6 +50,9 @@ class Backend:
     restored: Restored | None = None
     _client: ModelClient | None = None
     _agent: Agent | None = None
+    memory: EpisodeManager | None = None  # the current session's, made with its agent
+    on_episode: Callable[[Episode], None] | None = None  # told of each episode written
+    _memories: list[EpisodeManager] = field(default_factory=list)  # this run's, for the exit wait
     _preload: threading.Thread | None = field(default=None, repr=False)
 
     @classmethod
@@ -67,7 +74,7 @@ class Backend:
         resumed = bool(options.resume or options.continue_last)
         self.restored = fold(self.paths.transcript(session.id)) if resumed else None
         self.options = replace(options, resume=None, continue_last=False)
-        self.session, self._agent = session, None
+        self.session, self._agent, self.memory = session, None, None
 
     def new_session(self) -> None:
         self.open(replace(self.options, resume=None, continue_last=False))
@@ -85,9 +92,24 @@ class Backend:
             self._client = make_client(self.settings, self.call_log)
         if self._agent is None:
             self._agent = build_agent(self.session, self._client, self.options, self.approver)
+            self.memory = attach_memory(self._agent)  # episodes in the background (§10)
+            self.memory.on_saved = self.on_episode
+            self._memories.append(self.memory)
         return self._agent
+
+    async def episodes(self) -> EpisodeManager:
+        """The current session's EpisodeManager (building the agent if need be)."""
+        await self.agent()
+        assert self.memory is not None  # made with the agent
+        return self.memory
+
+    @property
+    def remembering(self) -> bool:
+        """Episode work of this run is still going on (the exit will wait for it)."""
+        return any(m.busy for m in self._memories)
 
     async def close(self) -> None:
         if self._client is not None:
+            await finish(self._memories)  # bounded by settings.background_wait_s
             await self._client.close()
 

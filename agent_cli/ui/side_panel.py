@@ -33,6 +33,7 @@ def side_width(columns: int) -> int:
 class PanelState:
     todos: list[dict[str, Any]] = field(default_factory=list)
     notes: list[dict[str, Any]] = field(default_factory=list)  # oldest first
+    episode: dict[str, str] | None = None  # the newest episode written here: id, title
     context_tokens: int | None = None
     context_window: int = 200_000
     compactions: int = 0
@@ -66,7 +67,9 @@ class PanelState:
 
     @property
     def empty(self) -> bool:
-        return not (self.todos or self.notes or self.calls or self.context_tokens)
+        return not (
+            self.todos or self.notes or self.episode or self.calls or self.context_tokens
+        )
 
     @property
     def context_pct(self) -> int | None:
@@ -119,9 +122,15 @@ def _todos(state: PanelState, width: int, color: bool) -> Text | None:
 
 
 def _notes(state: PanelState, width: int, color: bool) -> Text | None:
-    if not state.notes:
+    if not (state.notes or state.episode):
         return None
     section = _heading("Notes", color)
+    if state.episode:
+        mark = "◆" if color else "*"
+        title = textwrap.wrap(state.episode["title"], width - 2, max_lines=2, placeholder="…")
+        for n, line in enumerate(title or ["?"]):
+            section.append((f"{mark} " if n == 0 else "  ") + line + "\n")
+        section.append(_fit(f"  episode · {state.episode['id']}", width) + "\n", style="dim")
     for note in reversed(state.notes[-MAX_NOTES:]):
         conclusion = " ".join(str(note.get("conclusion", "")).split())
         lines = textwrap.wrap(conclusion, width - 2, max_lines=3, placeholder="…") or ["?"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
@@ -24,6 +23,8 @@ class Host(Protocol):
 
     def compact(self, focus: str | None) -> None: ...
 
+    def remember(self) -> None: ...  # /remember: an episode now, in the background
+
     def switched(self, message: str) -> None: ...  # after /clear or /resume: a fresh panel
 
     def exit(self) -> None: ...
@@ -41,7 +42,8 @@ HELP = {
     "/resume ID": "switch to another session",
     "/cost": "tokens and estimated cost of this session",
     "/model [M]": "show or change the model",
-    "/memory": "episodic memory of this workspace",
+    "/memory": "the newest episodes of this workspace (episodic memory)",
+    "/remember": "write an episode of this session now (in the background)",
     "/exit": "leave (Ctrl-D does too)",
 }
 
@@ -159,10 +161,16 @@ def _model(host: Host, arg: str) -> None:
 
 
 def _memory(host: Host, arg: str) -> None:
-    if importlib.util.find_spec("agent_cli.memory") is None:
-        host.say("Memory is not available yet in this build.")
-        return
-    host.say("Episodic memory: see `agent memory list` and `agent memory search QUERY`.")
+    from agent_cli.memory.setup import listing
+
+    text = listing(host.backend.session)
+    if host.backend.remembering:
+        text += "\n(an episode is being written)"
+    host.say(text + "\nMore: `agent memory show ID`, `agent memory search QUERY`.")
+
+
+def _remember(host: Host, arg: str) -> None:
+    host.remember()
 
 
 def _exit(host: Host, arg: str) -> None:
@@ -180,5 +188,6 @@ COMMANDS: dict[str, Command] = {
     "/cost": _cost,
     "/model": _model,
     "/memory": _memory,
+    "/remember": _remember,
     "/exit": _exit,
 }

@@ -13,7 +13,7 @@ from agent_cli.events import Event
 from agent_cli.logs import CallLog
 from agent_cli.loop.agent import Agent
 from agent_cli.memory.manager import EpisodeManager
-from agent_cli.memory.setup import attach_memory
+from agent_cli.memory.setup import attach_memory, remembering_turn
 from agent_cli.paths import Paths
 from agent_cli.settings import Settings
 from agent_cli.tools.base import Tool, ToolContext, ToolInput, ToolResult
@@ -67,13 +67,8 @@ def make_agent(
 
 
 async def drive(agent: Agent, memory: EpisodeManager, prompt: str) -> list[Event]:
-    """What the CLI and the REPL do around a turn."""
-    memory.on_user_message(prompt)
-    events: list[Event] = []
-    async for event in agent.run_turn(prompt):
-        memory.observe(event)
-        events.append(event)
-    return events
+    """A turn as the CLI and the REPL drive it."""
+    return [event async for event in remembering_turn(agent, memory, prompt)]
 
 
 def generator_route(server: FakeAnthropic) -> Script:

@@ -166,3 +166,22 @@ Notes
 • Done.
   high · completed
   note-20261130-220436-582412"""
+
+
+def test_notes_section_shows_the_newest_episode_above_the_notes():
+    episode = {"id": "ep-20261130-a1b2c3", "title": "Fix the crash on empty input in the parser"}
+    state = PanelState(notes=[NOTES[0]], episode=episode)
+    assert not state.empty
+    assert render_panel(state, 140, color=False).split("\nContext")[0] == """\
+Notes
+* Fix the crash on empty input in the
+  parser
+  episode · ep-20261130-a1b2c3
+• Old note.
+  low · error · n-0001"""
+    alone = render_panel(PanelState(episode=episode), 80, color=False)
+    assert alone.splitlines()[1:4] == [
+        "Notes",
+        "* Fix the crash on empty input in the parser",
+        "  episode · ep-20261130-a1b2c3",
+    ]
