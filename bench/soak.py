@@ -32,6 +32,7 @@ from typing import Any
 from common import AGENT, REPO, agent_env, run_agent
 
 from tests.fake_model import FakeAnthropic
+from tests.fake_model.routing import has_tools
 from tests.fake_model.script import Script
 
 MODE = ("--permission-mode", "bypass")
@@ -182,6 +183,8 @@ def _tree_digest(ws: Path) -> str:
 def malformed_soak(rng: random.Random, count: int) -> tuple[int, int, int]:
     """Returns (crashes, state changes, calls answered with a non-error result)."""
     with FakeAnthropic() as server, tempfile.TemporaryDirectory() as tmp:
+        # a session this long writes an episode (SPEC §10): that tool-less call gets its own script
+        server.route(has_tools(False)).respond(lambda body: "no episode", times=100)
         ws = Path(tmp)
         (ws / "a.txt").write_text("alpha\n")
         calls = malformed_calls(rng, count)
