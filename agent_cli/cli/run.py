@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -75,6 +74,8 @@ def run(
     reporter = RunReporter(output_format, quiet)
     outcome = RunOutcome(session_id=session.id)
     try:
+        import asyncio  # deferred with the rest: `agent --help` must not pay for it
+
         asyncio.run(_drive(session, options, call_log, reporter, outcome, text))
     except KeyboardInterrupt:
         outcome.error, outcome.exit_code = "interrupted by user", 130
