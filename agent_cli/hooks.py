@@ -86,13 +86,8 @@ class Hooks:
 
 
 def _matches(spec: HookSpec, tool_name: str) -> bool:
-    if spec.matcher is None:
-        return True
-    try:
-        return re.fullmatch(spec.matcher, tool_name) is not None
-    except re.error as e:
-        log.warning("hook %r: bad matcher regex %r (%s); skipped", spec.command, spec.matcher, e)
-        return False
+    # HookSpec validated the regex: a bad one never gets here to skip the hook silently
+    return spec.matcher is None or re.fullmatch(spec.matcher, tool_name) is not None
 
 
 async def run_hook(spec: HookSpec, payload: dict[str, Any], cwd: Path) -> str | None:

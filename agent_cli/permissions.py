@@ -5,6 +5,8 @@ the shell deny list, `permissions.deny` patterns) — refused in every mode, `by
 Then the mode decides: allowed, refused (plan), or a question. A question is answered by an
 allow pattern (settings, or an "always" answer of this session), else by the approval port; a
 headless run denies and the message names the flag or setting that would allow the call.
+A write to a protected file (the agent's settings, git's internals: `tools.fs.protected`) is asked
+every time outside bypass: no allow pattern answers it and "always" allows that one call only.
 Every decision is logged.
 """
 
@@ -18,14 +20,13 @@ from pathlib import Path
 
 from agent_cli.approval import ApprovalRequest, Approver, HeadlessApprover
 from agent_cli.settings import PermissionSettings
-from agent_cli.shell_rules import SEPARATORS, UNSAFE, denied, is_read_only
+from agent_cli.shell_rules import SEPARATORS, UNSAFE, denied, is_read_only, normalised
 from agent_cli.tools.base import AnyTool, ToolContext, ToolInput
 from agent_cli.tools.fs import (
     PathRefused,
     display_path,
-    inside,
+    protected,
     readable_without_question,
-    workspace_root,
     writable_path,
 )
 
@@ -44,6 +45,7 @@ class Ask:
     summary: str
     pattern: str
     hint: str
+    reusable: bool = True  # False: no allow pattern answers it and "always" is not remembered
 
 
 @dataclass
@@ -108,22 +110,25 @@ class Permissions:
     def _edit(self, name: str, args: ToolInput, ctx: ToolContext, subject: str) -> str | Ask | None:
         if self.mode == "plan":
             return _plan_refusal(f"{name} {subject}")
-        # the agent's own settings decide its permissions: never changed without a question
-        path = ctx.resolve(str(getattr(args, "path", "")))
-        own_settings = inside(path, workspace_root(ctx) / ".agent")
-        if self.mode == "accept-edits" and not own_settings:
+        guarded = protected(ctx, ctx.resolve(str(getattr(args, "path", ""))))
+        if guarded is not None:
+            # shown as what "always" would allow: a pattern that matches no call
+            once = f"nothing: {name} {subject} is asked every time"
+            return Ask(f"{name} {subject} ({guarded})", once, BYPASS, reusable=False)
+        if self.mode == "accept-edits":
             return None
-        return Ask(f"{name} {subject}", name, BYPASS if own_settings else ACCEPT_EDITS)
+        return Ask(f"{name} {subject}", name, ACCEPT_EDITS)
 
     async def _ask(self, name: str, subject: str, ask: Ask) -> str | None:
         async with self._lock:  # one question at a time; an "always" answers the ones after it
-            for pattern in [*self.settings.allow, *self.session_allow]:
+            patterns = [*self.settings.allow, *self.session_allow] if ask.reusable else []
+            for pattern in patterns:
                 if matches(pattern, name, subject):
                     log.info("permission allow %s %r (pattern %r)", name, subject, pattern)
                     return None
             request = ApprovalRequest(name, ask.summary, ask.pattern, self._hint(ask))
             answer = await self.approver.approve(request)
-            if answer == "always":
+            if answer == "always" and ask.reusable:
                 self.session_allow.append(ask.pattern)
         log.info("permission %s %s %r (asked, mode %s)", answer, name, subject, self.mode)
         if answer in ("allow", "always"):
@@ -139,6 +144,8 @@ class Permissions:
 
     @staticmethod
     def _hint(ask: Ask) -> str:
+        if not ask.reusable:
+            return ask.hint
         return f'{ask.hint}, or add "{ask.pattern}" to permissions.allow in {SETTINGS_FILE}'
 
 
@@ -191,7 +198,8 @@ def matches(pattern: str, name: str, subject: str, deny: bool = False) -> bool:
         if risky:
             return False
     if name == "bash" and deny:
-        parts = [subject, *(p.strip() for p in _split_chain(subject))]
+        # also each command as it runs: without wrappers and assignments, inside `bash -c`/`eval`
+        parts = [subject, *(p.strip() for p in _split_chain(subject)), *normalised(subject)]
         return any(fnmatch.fnmatchcase(p, glob) for p in parts)
     return fnmatch.fnmatchcase(subject, glob)
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from agent_cli.errors import ConfigError
 
@@ -55,6 +56,17 @@ class HookSpec(_Strict):
         default=None, description="Regex on the tool name; no matcher means every tool."
     )
     timeout_s: float = Field(default=10, gt=0, le=600, description="Seconds before it is killed.")
+
+    @field_validator("matcher")
+    @classmethod
+    def _matcher_compiles(cls, value: str | None) -> str | None:
+        # a matcher that cannot match would skip the hook silently: a guard failing open
+        if value is not None:
+            try:
+                re.compile(value)
+            except re.error as e:
+                raise ValueError(f"not a valid regular expression ({e})") from e
+        return value
 
 
 class HooksSettings(_Strict):

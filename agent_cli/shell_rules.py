@@ -1,9 +1,12 @@
 """What a shell command is, for permissions: plainly read-only, or on the deny list.
 
-Read-only means a command that cannot write or run anything else: a known reader (`ls`, `cat`,
-`grep`, `git status/log/diff/show`, `find` without actions, ...) with nothing that redirects,
-chains (`;`, `&&`, `||`, `&`), substitutes (backticks, `$(`) or expands variables, and no path
-argument leaving the workspace. Pipes are fine when every stage is read-only.
+Read-only is an allow-list: a known reader (`ls`, `cat`, `grep`, `git status/log/diff/show`,
+`find` without actions, ...) made of plain words only. Outside quotes a command may hold letters,
+digits, blanks, `-_./=:,@%+^`, `~` inside a word (`HEAD~1`) and `|` between readers; anything
+else (`$`, backticks, redirection, `;`, `&`, globs, braces, backslashes, `#`, `!`) makes it not
+read-only, whatever it would do. Quoted text is literal, except `$`, backticks, `\\` and `!`
+inside double quotes. No option may write a file or run a program (long options count by their
+GNU/git abbreviations: `--out=x` is `--output=x`), and no path argument may leave the workspace.
 The deny list is refused in every mode, wherever in the command it appears.
 """
 
@@ -19,13 +22,19 @@ READERS = frozenset(
      "echo", "find", "git", "basename", "dirname", "realpath", "cut", "tr", "sort", "true"}
 )  # fmt: skip
 GIT_READS = frozenset({"status", "log", "diff", "show"})
-# options that make a reader write a file or run a program
-BAD_OPTIONS = {
-    "find": ("-exec", "-execdir", "-delete", "-ok", "-okdir", "-fprint", "-fls"),
-    "git": ("--output", "--ext-diff"),
-    "rg": ("--pre",),
-    "sort": ("-o", "--output"),
+PLAIN = frozenset("-_./=:,@%+^ \t")
+# find's actions that write a file, delete or run a program (find takes no abbreviations)
+FIND_ACTIONS = ("-exec", "-ok", "-delete", "-fprint", "-fls")
+# long options that write a file, run a program or read a list of files; any abbreviation counts
+BAD_LONG = {
+    "git": ("output", "ext-diff", "textconv"),
+    "rg": ("pre", "pre-glob", "hostname-bin"),
+    "sort": ("output", "compress-program", "temporary-directory", "files0-from"),
+    "wc": ("files0-from",),
+    "du": ("files0-from",),
 }
+# short options of the same kinds, also inside a bundle (`-rno x`) or with a glued value
+BAD_SHORT = {"sort": "oT"}
 PRIVILEGED = frozenset({"sudo", "su", "doas", "pkexec", "shutdown", "reboot", "halt", "poweroff"})
 DISK_TOOLS = frozenset({"mke2fs", "fdisk", "sfdisk", "parted", "wipefs", "mkswap"})
 WRAPPERS = frozenset({"env", "nohup", "time", "nice", "command", "exec", "builtin", "xargs",
@@ -45,9 +54,34 @@ def words(segment: str) -> list[str]:
 
 
 def is_read_only(command: str) -> bool:
-    if any(mark in command for mark in UNSAFE) or not command.strip():
-        return False
-    return all(_reader(words(stage)) for stage in command.split("|"))
+    stages = plain_stages(command)
+    return stages is not None and all(_reader(words(stage)) for stage in stages)
+
+
+def plain_stages(command: str) -> list[str] | None:
+    """The pipeline's stages when the command is made of plain words only, else None."""
+    stages: list[str] = []
+    start, quote = 0, ""
+    for i, ch in enumerate(command):
+        if quote:
+            if ch == quote:
+                quote = ""
+            elif ch in "\n\r" or (quote == '"' and ch in "$`\\!"):
+                return None
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "|":
+            stages.append(command[start:i])
+            start = i + 1
+        elif not (ch.isalnum() or ch in PLAIN or (ch == "~" and _inside_word(command, i))):
+            return None
+    stages.append(command[start:])
+    return None if quote or not all(s.strip() for s in stages) else stages
+
+
+def _inside_word(command: str, i: int) -> bool:
+    # a tilde at the start of a word or after `=`/`:` expands to a home folder
+    return i > 0 and (command[i - 1].isalnum() or command[i - 1] in "_~^")
 
 
 def _reader(argv: list[str]) -> bool:
@@ -56,15 +90,27 @@ def _reader(argv: list[str]) -> bool:
     name, rest = argv[0], argv[1:]
     if name == "git" and (not rest or rest[0] not in GIT_READS):
         return False
-    bad = BAD_OPTIONS.get(name, ())
-    if any(w == b or w.startswith(b + "=") for w in rest for b in bad):
+    if any(_bad_option(name, w) for w in rest):
         return False
     return not any(_leaves_workspace(w) for w in rest)
 
 
+def _bad_option(name: str, word: str) -> bool:
+    if name == "find":
+        return word.startswith(FIND_ACTIONS)
+    if word.startswith("--"):
+        given = word[2:].split("=", 1)[0]
+        return bool(given) and any(bad.startswith(given) for bad in BAD_LONG.get(name, ()))
+    return word.startswith("-") and any(c in word[1:] for c in BAD_SHORT.get(name, ""))
+
+
 def _leaves_workspace(word: str) -> bool:
-    value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
-    return value.startswith(("/", "~")) or ".." in PurePosixPath(value).parts
+    """Any part of the word that could be a path (after `=` or `:`, or glued to a short
+    option like `-f/etc/x`) is absolute, in a home folder or climbs with `..`."""
+    parts = re.split(r"[=:,]", word)
+    if re.match(r"-[A-Za-z]", word):
+        parts.append(word[2:])
+    return any(p.startswith(("/", "~")) or ".." in PurePosixPath(p).parts for p in parts)
 
 
 def denied(command: str) -> str | None:
@@ -73,11 +119,42 @@ def denied(command: str) -> str | None:
         return "a fork bomb"
     if RAW_DEVICE.search(command):
         return "writing to a raw disk device"
-    for segment in SEPARATORS.split(command):
-        reason = _denied_argv(_unwrap(words(segment)))
+    for argv in commands(command):
+        reason = _denied_argv(argv)
         if reason:
             return reason
     return None
+
+
+def normalised(command: str) -> list[str]:
+    """Every simple command in `command` as `program args...`: what deny patterns match."""
+    return [" ".join(argv) for argv in commands(command)]
+
+
+def commands(command: str) -> list[list[str]]:
+    """Each chained command without variable assignments and wrappers, its program named by
+    its base name (`/bin/rm`, `\\rm` -> `rm`); also the commands a shell's `-c` (bundled too,
+    `-lc`) or `eval` runs. The strings recursed into are shorter, so this ends."""
+    found: list[list[str]] = []
+    for segment in SEPARATORS.split(command):
+        argv = _unwrap(words(segment))
+        if not argv:
+            continue
+        argv = [PurePosixPath(argv[0].replace("\\", "")).name or argv[0], *argv[1:]]
+        found.append(argv)
+        for inner in _inner_commands(argv):
+            found.extend(commands(inner))
+    return found
+
+
+def _inner_commands(argv: list[str]) -> list[str]:
+    name, rest = argv[0], argv[1:]
+    if name == "eval":
+        return [" ".join(rest)]
+    if name in SHELLS and any(re.fullmatch(r"-[A-Za-z]*c[A-Za-z]*", w) for w in rest):
+        # which operand is the script depends on the other options: check them all
+        return [w for w in rest if not w.startswith("-")]
+    return []
 
 
 def _unwrap(argv: list[str]) -> list[str]:
@@ -109,8 +186,6 @@ def _denied_argv(argv: list[str]) -> str | None:
         return "`dd if=`"
     if name == "rm" and _rm_everything(argv[1:]):
         return "recursive `rm` of / , ~ or a top-level folder"
-    if name in SHELLS and "-c" in argv[1:-1]:
-        return denied(argv[argv.index("-c", 1) + 1])
     return None
 
 

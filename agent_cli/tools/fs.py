@@ -3,6 +3,7 @@
 In every permission mode, file tools write only inside the workspace (paths resolved, symlinks
 followed) and never into the state directory's internal folders. Reads outside are a permission
 question (see `agent_cli.permissions`), except the state files the agent points the model at.
+Some workspace files are protected: a write to them is asked every time (see `protected`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from agent_cli.tools.base import ToolContext
 INTERNAL_FOLDERS = (".transcripts", "notes", "logs")
 # the agent's own files the model may read without a question (saved outputs, notes)
 READABLE_STATE = (".transcripts/tool-results", "notes")
+# workspace-root files that would make the workspace itself a (bare) git repository
+GIT_DIR_FILES = (("HEAD",), ("config",))
 
 
 class PathRefused(Exception):
@@ -55,6 +58,34 @@ def writable_path(ctx: ToolContext, raw: str) -> Path:
                 "logs), which file tools never write."
             )
     return path
+
+
+def protected(ctx: ToolContext, path: Path) -> str | None:
+    """What a write to `path` would change when it must be asked every time, else None: the
+    agent's settings decide its permissions, and git runs commands its config and hooks name
+    (`core.fsmonitor` on a read-only `git status`), in this repository or a nested one."""
+    root = workspace_root(ctx)
+    if not inside(path, root):
+        return None
+    if inside(path, root / ".agent"):
+        return "the agent's own settings"
+    parts = path.relative_to(root).parts
+    git_dirs = _git_dirs(root)
+    if ".git" in parts or parts in GIT_DIR_FILES or any(inside(path, d) for d in git_dirs):
+        return "git's own files, whose config and hooks can make git run commands"
+    return None
+
+
+def _git_dirs(root: Path) -> list[Path]:
+    """Where the workspace's `.git` really is: followed when a symlink, or read when a file
+    (`gitdir: <path>`)."""
+    dot_git = root / ".git"
+    try:
+        text = dot_git.read_text(errors="replace") if dot_git.is_file() else ""
+    except OSError:
+        text = ""
+    linked = [(root / text[7:].strip()).resolve()] if text.startswith("gitdir:") else []
+    return [dot_git.resolve(), *linked]
 
 
 def readable_without_question(ctx: ToolContext, path: Path) -> bool:

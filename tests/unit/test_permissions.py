@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -150,3 +151,120 @@ def test_patterns():
     assert bash_pattern("npm test") == "bash(npm *)"
     assert bash_pattern("make") == "bash(make)"
     assert bash_pattern("ls | wc -l") == "bash(ls | wc -l)"
+
+
+# review finding 2: git runs what .git/config names (core.fsmonitor on `git status`), so writes
+# into .git are asked like the agent's own settings, in accept-edits too
+FSMONITOR = '[core]\n\tfsmonitor = "touch pwned; false"\n'
+
+
+def _git_init(workspace: Path) -> None:
+    subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
+
+
+def test_accept_edits_cannot_plant_a_git_fsmonitor(workspace: Path):
+    _git_init(workspace)
+    config = workspace / ".git" / "config"
+    before = config.read_text()
+    ctx = make_ctx(workspace)
+    registry = gated_registry(ctx, "accept-edits")
+    written = call(registry, ctx, "write_file", path=".git/config", content=before + FSMONITOR)
+    assert written.is_error
+    assert "--permission-mode bypass" in written.content
+    assert config.read_text() == before
+    assert not call(registry, ctx, "bash", command="git status").is_error
+    assert not (workspace / "pwned").exists()
+
+
+@pytest.mark.parametrize(
+    "path", [".git/config", ".git/hooks/pre-commit", "sub/.git/config", ".git", "HEAD", "config"]
+)
+def test_git_internals_are_always_asked(workspace: Path, path: str):
+    ctx = make_ctx(workspace)
+    approver = ScriptedApprover("deny")
+    registry = gated_registry(ctx, "accept-edits", approver, allow=["write_file"])
+    assert call(registry, ctx, "write_file", path=path, content="x").is_error
+    assert [r.tool for r in approver.asked] == ["write_file"]
+    assert not (workspace / path).exists()
+
+
+@pytest.mark.parametrize("link", ["symlink", "gitdir file"])
+def test_a_git_folder_under_another_name_is_protected_too(workspace: Path, link: str):
+    (workspace / "gitdata").mkdir()
+    if link == "symlink":
+        (workspace / ".git").symlink_to("gitdata")
+    else:
+        (workspace / ".git").write_text("gitdir: gitdata\n")
+    ctx = make_ctx(workspace)
+    written = call(
+        gated_registry(ctx, "accept-edits"),
+        ctx,
+        "write_file",
+        path="gitdata/config",
+        content=FSMONITOR,
+    )
+    assert written.is_error
+    assert not (workspace / "gitdata" / "config").exists()
+
+
+# review finding 3: an "always" for write_file must not cover the agent's own settings
+def test_always_for_write_file_does_not_cover_own_settings(workspace: Path):
+    ctx = make_ctx(workspace)
+    approver = ScriptedApprover("always")
+    registry = gated_registry(ctx, "default", approver)
+    assert not call(registry, ctx, "write_file", path="b.txt", content="x").is_error
+    approver.answer = "deny"
+    assert not call(registry, ctx, "write_file", path="c.txt", content="x").is_error
+    own = call(registry, ctx, "write_file", path=".agent/settings.json", content="{}")
+    assert own.is_error
+    assert not (workspace / ".agent" / "settings.json").exists()
+    assert len(approver.asked) == 2
+
+
+def test_own_settings_ignore_allow_patterns_and_are_asked_every_time(workspace: Path):
+    ctx = make_ctx(workspace)
+    approver = ScriptedApprover("always")
+    registry = gated_registry(ctx, "default", approver, allow=["write_file", "write_file(*)"])
+    own = ".agent/settings.json"
+    assert not call(registry, ctx, "write_file", path=own, content="{}").is_error
+    approver.answer = "deny"
+    again = call(registry, ctx, "write_file", path=own, content='{"max_retries": 1}')
+    assert again.is_error
+    assert (workspace / own).read_text() == "{}"
+    first = approver.asked[0]
+    assert first.allow_hint == "run with --permission-mode bypass"  # allow patterns do not help
+    assert not any(matches(first.pattern, "write_file", s) for s in (own, "b.txt", ".git/x"))
+    # ...while ordinary files still follow the settings' allow patterns
+    assert not call(registry, ctx, "write_file", path="b.txt", content="x").is_error
+    assert len(approver.asked) == 2
+
+
+# review finding 11: permissions.deny patterns hold against wrappers, paths and nested shells
+RM_IN_DISGUISE = [
+    "rm -rf build",
+    "FOO=1 rm -rf build",
+    "command rm -rf build",
+    "/bin/rm -rf build",
+    "\\rm -rf build",
+    "env rm -rf build",
+    'bash -c "rm -rf build"',
+    "sh -ec 'rm -rf build'",
+    "eval rm -rf build",
+    "ls && nohup rm -rf build",
+]
+
+
+@pytest.mark.parametrize("command", RM_IN_DISGUISE)
+def test_deny_patterns_see_through_wrappers(workspace: Path, command: str):
+    assert matches("bash(rm *)", "bash", command, deny=True)
+    (workspace / "build").mkdir()
+    ctx = make_ctx(workspace)
+    result = call(gated_registry(ctx, "bypass", deny=["bash(rm *)"]), ctx, "bash", command=command)
+    assert result.is_error
+    assert "permissions.deny" in result.content
+    assert (workspace / "build").is_dir()
+
+
+def test_deny_patterns_do_not_catch_mentions():
+    for command in ("echo rm -rf build", "grep rm notes.txt", "git commit -m 'rm old'"):
+        assert not matches("bash(rm *)", "bash", command, deny=True), command

@@ -55,3 +55,12 @@ def test_unknown_model_counts_as_200k(tmp_path: Path, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
     settings = load_settings(tmp_path, {"model": "some-new-model"})
     assert settings.context_window() == UNKNOWN_MODEL_WINDOW == 200_000
+
+
+# review finding 10: a bad hook matcher is a settings error, not a hook silently skipped
+def test_bad_hook_matcher_is_a_config_error(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    hook = {"command": "x", "matcher": "("}
+    write(tmp_path / ".agent" / "settings.json", {"hooks": {"pre_tool_use": [hook]}})
+    with pytest.raises(ConfigError, match=r"'hooks\.pre_tool_use\.0\.matcher'"):
+        load_settings(tmp_path)

@@ -18,6 +18,15 @@ READ_ONLY = [
     "find . -name '*.py'",
     "ls | grep a",
     "cat a.txt | head -5",
+    "find . -name x",
+    "find . -name x -print",
+    "git log --format=%h:%s -3",
+    "git show HEAD^:src/a.py",
+    "grep -rn 'two words' src",
+    'grep "a|b" a.txt',
+    "sort -r -k2 a.txt",
+    "sort --check a.txt",
+    "git diff --no-ext-diff",
 ]
 NOT_READ_ONLY = [
     "",
@@ -42,6 +51,42 @@ NOT_READ_ONLY = [
     "rg --pre=sh x",
     "python3 x.py",
     "ls\nrm x",
+    # review findings, verbatim: options that write a file or run a program
+    "find . -fprintf out1.txt %p",
+    "find . -fprint0 out5.txt",
+    "sort -oout2.txt a.txt",
+    "sort --out=out3.txt a.txt",
+    "sort --compress-program=PROG a.txt",
+    "git diff --outp=out4.txt",
+    # ... and brace expansion past the path check
+    "cat {/etc,.}/passwd",
+    "cat {..,x}/outside.txt",
+    "cat {.,.}./outside.txt",
+    "grep -r root {/etc,}",
+    "cat {~,.}/.ssh/id_rsa",
+    # more of the same kinds: only plain words are read-only
+    "sort -rno out a.txt",
+    "sort -T /tmp a.txt",
+    "sort --files0-from=list",
+    "wc --files0-from=list",
+    "git show --textconv HEAD",
+    "git diff --ext HEAD",
+    "rg --hostname-bin=sh x",
+    "find . -okdir rm {} ;",
+    "ls *",
+    "cat a?",
+    "cat [ab].txt",
+    "cat \\/etc/passwd",
+    'cat "$HOME/x"',
+    "cat ~/x",
+    "cat x=~/y",
+    "grep -f/etc/shadow a.txt",
+    "grep --file=../x a.txt",
+    "cat 'unterminated",
+    "ls # comment",
+    "ls | | cat",
+    "ls |",
+    "echo !!",
 ]
 
 
@@ -76,6 +121,12 @@ DENIED = [
     "cat x; reboot",
     ":(){ :|:& };:",
     "echo x > /dev/sda",
+    # review findings, verbatim: shells and eval around the deny list
+    'bash -lc "sudo ls"',
+    "sh -ec 'sudo ls'",
+    "eval sudo ls",
+    "bash -l -c 'sudo ls'",
+    "\\sudo ls",
 ]
 ALLOWED = ["rm -rf build", "rm -rf ./build/*", "echo sudo", "grep sudo notes.txt", "ls /"]
 
