@@ -26,7 +26,13 @@ from agent_cli.memory.setup import recent_episodes_section
 from agent_cli.model.client import ModelClient
 from agent_cli.paths import Paths
 from agent_cli.permissions import Permissions
-from agent_cli.session.resume import Restored, find_session, fold, latest_session
+from agent_cli.session.resume import (
+    Restored,
+    find_session,
+    fold,
+    latest_session,
+    warn_other_workspace,
+)
 from agent_cli.session.transcript import SessionRecord, TranscriptWriter
 from agent_cli.settings import PermissionMode, Settings, load_settings
 from agent_cli.subagent.runner import SubagentRunner
@@ -95,9 +101,11 @@ def base_tools() -> list[AnyTool]:
 
 def restore_target(options: Options, paths: Paths) -> Restored | None:
     if options.resume:
-        return fold(find_session(paths, options.resume))
+        found = find_session(paths, options.resume)
+        warn_other_workspace(found, options.workspace)
+        return fold(found)
     if options.continue_last:
-        return fold(latest_session(paths))
+        return fold(latest_session(paths, options.workspace))
     return None
 
 
@@ -127,7 +135,8 @@ def open_session(options: Options, settings: Settings, paths: Paths) -> Session:
         )
     else:
         session.messages = restored.messages
-        session.usage = restored.usage
+        for model, usage in restored.usage_by_model.items():  # the cost is priced again
+            session.add_usage(usage, model)
         session.todos.restore(restored.todos)
     return session
 

@@ -7,6 +7,8 @@
     │   └── StreamBrokenError  the stream broke and the whole-request retries ran out
     ├── MaxTurnsError          --max-turns reached
     ├── HookVetoError          a user_prompt_submit hook vetoed the prompt
+    ├── IndexUnreadableError   notes/index.sqlite3 cannot be opened (memory/index.py; it is
+    │                          an sqlite3.DatabaseError too)
     ├── UsageError             exit 2: bad flag or argument, unknown session
     ├── ConfigError            exit 2: bad settings key or value
     └── CredentialsError       exit 2: no API key / auth token

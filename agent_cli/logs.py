@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import statistics
 import threading
 import time
@@ -16,6 +15,8 @@ from typing import Any
 
 from agent_cli.model.usage import Usage
 from agent_cli.paths import Paths
+from agent_cli.redaction import redact
+from agent_cli.redaction import secrets_from_env as secrets_from_env
 from agent_cli.settings import Settings
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -29,46 +30,62 @@ class MonthlyFileHandler(TimedRotatingFileHandler):
         year, month = (now.year + 1, 1) if now.month == 12 else (now.year, now.month + 1)
         return int(datetime(year, month, 1).timestamp())
 
-
-class SecretFilter(logging.Filter):
-    def __init__(self, secrets: tuple[str, ...]) -> None:
-        super().__init__()
-        self.secrets = [s for s in secrets if len(s) >= 8]
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if self.secrets:
-            message = record.getMessage()
-            for secret in self.secrets:
-                message = message.replace(secret, "[redacted]")
-            record.msg, record.args = message, None
-        return True
+    def _open(self) -> Any:
+        # created on the first record: a command that logs nothing leaves no logs/ behind
+        Path(self.baseFilename).parent.mkdir(parents=True, exist_ok=True)
+        return super()._open()
 
 
-def secrets_from_env() -> tuple[str, ...]:
-    names = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
-    return tuple(v for n in names if (v := os.environ.get(n)))
+class _Formatter(logging.Formatter):
+    """Redacts the whole formatted record (tracebacks included); on stderr, with
+    `tracebacks=False`, only the message line is written (the traceback stays in the file)."""
+
+    def __init__(self, fmt: str, secrets: tuple[str, ...], tracebacks: bool) -> None:
+        super().__init__(fmt)
+        self.secrets = secrets
+        self.tracebacks = tracebacks
+
+    def format(self, record: logging.LogRecord) -> str:
+        if self.tracebacks:
+            return redact(super().format(record), self.secrets)
+        return redact(self.formatMessage(_with_message(record)), self.secrets)
+
+
+def _with_message(record: logging.LogRecord) -> logging.LogRecord:
+    record.message = record.getMessage()
+    return record
+
+
+def _not_file_only(record: logging.LogRecord) -> bool:
+    return not getattr(record, "file_only", False)
+
+
+# `log.warning(..., extra=FILE_ONLY)`: for the log file only, when the user is told otherwise
+FILE_ONLY = {"file_only": True}
 
 
 def setup_logging(paths: Paths, secrets: tuple[str, ...], quiet: bool = False) -> None:
-    paths.logs.mkdir(parents=True, exist_ok=True)
     root = logging.getLogger()
     for handler in list(root.handlers):
         root.removeHandler(handler)
         handler.close()
     root.setLevel(logging.INFO)
-    redactor = SecretFilter(secrets)
     to_file = MonthlyFileHandler(paths.agent_log, backupCount=12, encoding="utf-8", delay=True)
-    to_file.setFormatter(logging.Formatter(LOG_FORMAT))
-    to_file.addFilter(redactor)
+    to_file.setFormatter(_Formatter(LOG_FORMAT, secrets, tracebacks=True))
     root.addHandler(to_file)
     if not quiet:
         to_stderr = logging.StreamHandler()
         to_stderr.setLevel(logging.WARNING)
-        to_stderr.setFormatter(logging.Formatter("agent: %(levelname)s: %(message)s"))
-        to_stderr.addFilter(redactor)
+        to_stderr.setFormatter(_Formatter("agent: %(levelname)s: %(message)s", secrets, False))
+        to_stderr.addFilter(_not_file_only)
         root.addHandler(to_stderr)
     for noisy in ("httpx", "httpx2", "httpcore", "httpcore2", "anthropic"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+def logging_to_file() -> bool:
+    """Whether setup_logging ran (a traceback logged now lands in logs/agent.log)."""
+    return any(isinstance(h, MonthlyFileHandler) for h in logging.getLogger().handlers)
 
 
 def _iso(ts: float) -> str:

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
 STATE_FOLDERS = (".transcripts", "notes", "logs", ".agent")
+
+
+def result_file_stem(tool_use_id: str) -> str:
+    """The file name (without .txt) of a tool result saved under `tool_results(session)`."""
+    cleaned = "".join(c for c in tool_use_id if c.isalnum() or c in "_-")
+    return cleaned or hashlib.sha256(tool_use_id.encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)

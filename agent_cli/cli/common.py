@@ -1,4 +1,5 @@
-"""What every command shares: one-line errors with the right exit code."""
+"""What every command shares: one-line errors with the right exit code, and the state paths
+(with logging to logs/agent.log) of the read-only commands."""
 
 from __future__ import annotations
 
@@ -6,11 +7,15 @@ import functools
 import logging
 import sys
 from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+from pathlib import Path
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 import typer
 
 from agent_cli.errors import AgentError
+
+if TYPE_CHECKING:
+    from agent_cli.paths import Paths
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -37,7 +42,27 @@ def guarded(func: Callable[P, R]) -> Callable[P, R]:
         except KeyboardInterrupt:
             raise fail("interrupted", 130) from None
         except Exception as e:
-            logging.getLogger("agent_cli").exception("unexpected error")
-            raise fail(f"internal error: {type(e).__name__}: {e} (see logs/agent.log)", 1) from None
+            raise fail(internal_error(e), 1) from None
 
     return wrapper
+
+
+def internal_error(error: Exception) -> str:
+    """The one line the user sees for a bug; its traceback goes to logs/agent.log only."""
+    from agent_cli.logs import FILE_ONLY, logging_to_file
+
+    text = f"internal error: {type(error).__name__}: {error}"
+    if not logging_to_file():
+        return text
+    logging.getLogger("agent_cli").error("%s", text, exc_info=error, extra=FILE_ONLY)
+    return f"{text} (see logs/agent.log)"
+
+
+def state_paths(workspace: Path, state_dir: Path | None) -> Paths:
+    """The state paths of a read-only command; warnings (a skipped transcript line) reach
+    stderr as one line, tracebacks the log file."""
+    from agent_cli.build import Options, load, resolve_workspace, start_logging
+
+    paths = load(Options(workspace=resolve_workspace(workspace), state_dir=state_dir))[1]
+    start_logging(paths, quiet=False)
+    return paths

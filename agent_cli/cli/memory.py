@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from agent_cli.cli import options as opt
-from agent_cli.cli.common import guarded
+from agent_cli.cli.common import guarded, state_paths
 from agent_cli.errors import UsageError
 
 if TYPE_CHECKING:
@@ -25,11 +25,11 @@ LIMIT = typer.Option(50, "--limit", "-n", min=1, help="At most this many episode
 def _store(workspace: Path, state_dir: Path | None) -> tuple[EpisodeStore | None, str]:
     """The store and the workspace key; None when nothing was ever indexed (reads create
     nothing)."""
-    from agent_cli.build import Options, load, resolve_workspace
+    from agent_cli.build import resolve_workspace
     from agent_cli.memory.episode_store import EpisodeStore
 
     root = resolve_workspace(workspace)
-    paths = load(Options(workspace=root, state_dir=state_dir))[1]
+    paths = state_paths(root, state_dir)
     if not paths.index_db.exists():
         return None, str(root)
     return EpisodeStore(paths.index_db), str(root)

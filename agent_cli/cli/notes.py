@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from agent_cli.cli import options as opt
-from agent_cli.cli.common import guarded
+from agent_cli.cli.common import guarded, state_paths
 
 if TYPE_CHECKING:
     from agent_cli.memory.notes import NoteStore
@@ -23,11 +23,9 @@ SESSION = typer.Option(None, "--session", "-s", help="Only this session's notes 
 
 
 def _store(workspace: Path, state_dir: Path | None) -> NoteStore:
-    from agent_cli.build import Options, load, resolve_workspace
     from agent_cli.memory.notes import NoteStore
 
-    paths = load(Options(workspace=resolve_workspace(workspace), state_dir=state_dir))[1]
-    return NoteStore(paths)
+    return NoteStore(state_paths(workspace, state_dir))
 
 
 def _row(note: Note) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Literal
 import typer
 
 from agent_cli.cli import options as opt
-from agent_cli.cli.common import guarded
+from agent_cli.cli.common import guarded, internal_error
 from agent_cli.errors import UsageError
 
 if TYPE_CHECKING:  # the command's own imports are deferred: `agent --help` must stay light
@@ -53,32 +53,35 @@ def run(
     from agent_cli.logs import exit_summary
     from agent_cli.model.credentials import require_credentials
 
-    if resume and continue_last:
-        raise UsageError("--resume and --continue cannot be used together.")
-    text = read_prompt(prompt)
-    options = Options(
-        workspace=resolve_workspace(workspace),
-        state_dir=state_dir,
-        model=model,
-        permission_mode=permission_mode,
-        resume=resume,
-        continue_last=continue_last,
-        max_turns=max_turns,
-        quiet=quiet,
-    )
-    settings, paths = load(options)
-    options.max_turns = options.max_turns or settings.max_turns
-    require_credentials()
-    call_log = start_logging(paths, quiet)
-    session = open_session(options, settings, paths)
     reporter = RunReporter(output_format, quiet)
-    outcome = RunOutcome(session_id=session.id)
+    with reporter.failure_reported():  # the json formats get a result object even now
+        if resume and continue_last:
+            raise UsageError("--resume and --continue cannot be used together.")
+        text = read_prompt(prompt)
+        options = Options(
+            workspace=resolve_workspace(workspace),
+            state_dir=state_dir,
+            model=model,
+            permission_mode=permission_mode,
+            resume=resume,
+            continue_last=continue_last,
+            max_turns=max_turns,
+            quiet=quiet,
+        )
+        settings, paths = load(options)
+        options.max_turns = options.max_turns or settings.max_turns
+        require_credentials()
+        call_log = start_logging(paths, quiet)
+        session = open_session(options, settings, paths)
+        outcome = RunOutcome(session_id=session.id)
     try:
         import asyncio  # deferred with the rest: `agent --help` must not pay for it
 
         asyncio.run(_drive(session, options, call_log, reporter, outcome, text))
     except KeyboardInterrupt:
         outcome.error, outcome.exit_code = "interrupted by user", 130
+    except Exception as e:  # a bug still ends with the result object and one line
+        outcome.error, outcome.exit_code = internal_error(e), 1
     outcome.usage = session.usage.model_dump()
     outcome.cost_usd = session.cost_usd
     reporter.finish(outcome)

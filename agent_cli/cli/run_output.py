@@ -5,17 +5,21 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from agent_cli.events import ErrorEvent, Event, ToolEnd, TurnEnd, Warning
+from agent_cli.cli.common import fail, internal_error
+from agent_cli.errors import AgentError
+from agent_cli.events import ErrorEvent, Event, ToolEnd, TurnEnd, UsageUpdate, Warning
 
 OutputFormat = Literal["text", "json", "stream-json"]
 
 
 @dataclass
 class RunOutcome:
-    session_id: str
+    session_id: str | None
     text: str = ""
     error: str | None = None
     exit_code: int = 0
@@ -52,6 +56,8 @@ class RunReporter:
     def event(self, event: Event, outcome: RunOutcome) -> None:
         if isinstance(event, ErrorEvent):
             outcome.error, outcome.exit_code = event.message, event.exit_code
+        elif isinstance(event, UsageUpdate) and event.caller == "main":
+            outcome.num_turns += 1  # counted as they come: an interrupted turn has no TurnEnd
         elif isinstance(event, TurnEnd):
             outcome.text, outcome.num_turns = event.text, event.rounds
         if self.fmt == "stream-json":
@@ -74,5 +80,26 @@ class RunReporter:
         elif outcome.exit_code == 0:
             sys.stdout.write(outcome.text.rstrip("\n") + "\n")
             sys.stdout.flush()
-        if outcome.error and self.fmt == "text":
+        if outcome.error:
             sys.stderr.write(f"agent: {outcome.error}\n")
+
+    @contextmanager
+    def failure_reported(self) -> Iterator[None]:
+        """A failure before the turn starts (an exit-2 usage error too) still gives the json
+        formats their result object; stderr gets the one line as for any command."""
+        try:
+            yield
+        except AgentError as e:
+            self._early(str(e), e.exit_code)
+            raise
+        except Exception as e:
+            message = internal_error(e)
+            self._early(message, 1)
+            raise fail(message, 1) from None
+
+    def _early(self, error: str, exit_code: int) -> None:
+        outcome = RunOutcome(session_id=None, error=error, exit_code=exit_code)
+        if self.fmt == "stream-json":
+            _line({"type": "result", **outcome.result_object()})
+        elif self.fmt == "json":
+            _line(outcome.result_object())

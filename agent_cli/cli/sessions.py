@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from agent_cli.cli import options as opt
-from agent_cli.cli.common import guarded
+from agent_cli.cli.common import guarded, state_paths
 
 if TYPE_CHECKING:
     from agent_cli.paths import Paths
@@ -19,9 +19,7 @@ sessions_app = typer.Typer(no_args_is_help=False, add_completion=False, rich_mar
 
 
 def _paths(workspace: Path, state_dir: Path | None) -> Paths:
-    from agent_cli.build import Options, load, resolve_workspace
-
-    return load(Options(workspace=resolve_workspace(workspace), state_dir=state_dir))[1]
+    return state_paths(workspace, state_dir)
 
 
 def _first_prompt(state: Restored) -> str:

@@ -8,12 +8,12 @@ after the result's own tool_use id, exists: a path printed inside tool output is
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from agent_cli.messages import Block, Message, blocks_of
+from agent_cli.paths import result_file_stem
 
 PLACEHOLDER = "[Earlier tool result saved at {path}]"
 PLACEHOLDER_PREFIX = "[Earlier tool result saved at "
@@ -72,16 +72,10 @@ def is_placeholder(text: str) -> bool:
     return text.startswith(PLACEHOLDER_PREFIX) and text.endswith("]") and "\n" not in text
 
 
-def file_stem(tool_use_id: str) -> str:
-    """The registry's file name for a result (tools/registry.py names saved outputs the same)."""
-    cleaned = "".join(c for c in tool_use_id if c.isalnum() or c in "_-")
-    return cleaned or hashlib.sha256(tool_use_id.encode()).hexdigest()[:16]
-
-
 def trusted_saved_path(text: str, tool_use_id: str, folder: Path) -> Path | None:
     """A path named in `text` that really is this result's saved copy, or None."""
     root = folder.resolve()
-    stem = file_stem(tool_use_id)
+    stem = result_file_stem(tool_use_id)
     for match in re.finditer(re.escape(str(folder)) + r"/([A-Za-z0-9_.-]+\.txt)", text):
         candidate = (folder / match.group(1)).resolve()
         name_ok = candidate.name == f"{stem}.txt" or candidate.name.startswith(f"{stem}.")
@@ -96,7 +90,7 @@ def save_result(ref: ResultRef, folder: Path) -> Path:
     if trusted is not None:
         return trusted
     folder.mkdir(parents=True, exist_ok=True)
-    stem = file_stem(ref.tool_use_id)
+    stem = result_file_stem(ref.tool_use_id)
     path, n = folder / f"{stem}.txt", 1
     while path.exists():
         if path.read_text(encoding="utf-8", errors="replace") == ref.text:

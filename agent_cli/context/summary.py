@@ -17,12 +17,10 @@ from typing import Any
 
 from agent_cli.context.state import NOTICE_PREFIX, request_block
 from agent_cli.errors import ModelError
-from agent_cli.events import UsageUpdate
 from agent_cli.loop.extensions import StageContext
 from agent_cli.messages import Block, Message, blocks_of
 from agent_cli.model.client import Final, ModelRequest
 from agent_cli.prompts import load_prompt
-from agent_cli.session.transcript import UsageRecord
 
 log = logging.getLogger(__name__)
 
@@ -108,18 +106,7 @@ async def call_summariser(ctx: StageContext, request: ModelRequest) -> str:
             reply = event.reply
     if reply is None:
         raise ModelError("the summariser gave no reply")
-    session = ctx.session
-    session.add_usage(reply.usage, reply.model)
-    session.record(UsageRecord(caller=CALLER, model=reply.model, usage=reply.usage.model_dump()))
-    ctx.emit(
-        UsageUpdate(
-            caller=CALLER,
-            **reply.usage.model_dump(),
-            context_tokens=reply.usage.context_tokens + reply.usage.output_tokens,
-            context_window=session.settings.context_window(session.model),
-            session_cost_usd=session.cost_usd,
-        )
-    )
+    ctx.emit(ctx.session.account(reply.usage, CALLER, reply.model))
     text = reply.text().strip()
     if not text:
         raise ModelError("the summariser returned an empty summary")

@@ -23,14 +23,15 @@ from agent_cli.events import (
     TurnEnd,
     UsageUpdate,
 )
+from agent_cli.logs import FILE_ONLY
 from agent_cli.loop import history
 from agent_cli.loop.extensions import Compacted, Compactor, Guide, Stage, StageContext
-from agent_cli.loop.rounds import run_round
+from agent_cli.loop.rounds import cut_off_call, run_round
 from agent_cli.loop.session import Session
 from agent_cli.messages import Block, Message
 from agent_cli.model.client import Final, ModelClient, ModelReply, ModelRequest, Restart, TextChunk
 from agent_cli.model.usage import Usage
-from agent_cli.session.transcript import CompactionRecord, UsageRecord
+from agent_cli.session.transcript import CompactionRecord
 from agent_cli.tools.base import ToolResult
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.turn_hooks import TurnHooks
@@ -133,7 +134,7 @@ class Agent:
                     else:
                         yield item
             except errors.AgentError as e:
-                log.warning("turn failed: %s", e)
+                log.warning("turn failed: %s", e, extra=FILE_ONLY)  # the user sees the ErrorEvent
                 yield ErrorEvent(kind=type(e).__name__, message=str(e), exit_code=e.exit_code)
                 yield TurnEnd(stop="error", text="".join(text_parts), rounds=requests)
                 return
@@ -147,7 +148,8 @@ class Agent:
             calls = reply.tool_uses()
             if calls:
                 text_parts = []
-                async for passed in self._run_tools(calls):
+                cut_off = cut_off_call(reply.content, reply.stop_reason)
+                async for passed in self._run_tools(calls, cut_off):
                     yield passed
                 async for compaction in self._apply_requested_compaction():
                     yield compaction
@@ -248,25 +250,16 @@ class Agent:
 
     def _account(self, reply: ModelReply) -> UsageUpdate:
         self._last_usage = reply.usage
-        self.session.add_usage(reply.usage, reply.model)
-        self.session.record(
-            UsageRecord(caller=self.caller, model=reply.model, usage=reply.usage.model_dump())
-        )
-        settings = self.session.settings
-        return UsageUpdate(
-            caller=self.caller,
-            **reply.usage.model_dump(),
-            context_tokens=reply.usage.context_tokens + reply.usage.output_tokens,
-            context_window=settings.context_window(self.session.model),
-            session_cost_usd=self.session.cost_usd,
-        )
+        return self.session.account(reply.usage, self.caller, reply.model)
 
-    async def _run_tools(self, calls: list[Block]) -> AsyncIterator[_Passed]:
+    async def _run_tools(
+        self, calls: list[Block], cut_off: str | None = None
+    ) -> AsyncIterator[_Passed]:
         """Every call gets exactly one result, also when the turn is cancelled mid-round.
         Tool events are passed on while the round runs, so the UI shows live progress."""
         done: dict[str, ToolResult] = {}
         ctx = self.session.tool_ctx
-        task = asyncio.ensure_future(run_round(calls, self.registry, ctx, self.emit, done))
+        task = asyncio.ensure_future(run_round(calls, self.registry, ctx, self.emit, done, cut_off))
         try:
             while not task.done():
                 getter = asyncio.ensure_future(self._events.get())

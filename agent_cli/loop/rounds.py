@@ -15,6 +15,19 @@ from agent_cli.messages import Block
 from agent_cli.tools.base import ToolContext, ToolResult
 from agent_cli.tools.registry import ToolRegistry
 
+CUT_OFF = (
+    "Not run: your reply hit the output token limit while writing this call, so its input is "
+    "incomplete. Call the tool again with a shorter input (write a large file in parts)."
+)
+
+
+def cut_off_call(content: list[Block], stop_reason: str | None) -> str | None:
+    """The id of the tool_use the output token limit cut off (the reply's last block)."""
+    last = content[-1] if content else {}
+    if stop_reason != "max_tokens" or last.get("type") != "tool_use":
+        return None
+    return str(last.get("id"))
+
 
 def _groups(calls: list[Block], registry: ToolRegistry) -> list[list[Block]]:
     groups: list[list[Block]] = []
@@ -28,11 +41,18 @@ def _groups(calls: list[Block], registry: ToolRegistry) -> list[list[Block]]:
 
 
 async def run_call(
-    call: Block, registry: ToolRegistry, ctx: ToolContext, emit: Callable[[Event], None]
+    call: Block,
+    registry: ToolRegistry,
+    ctx: ToolContext,
+    emit: Callable[[Event], None],
+    cut_off: bool = False,
 ) -> ToolResult:
     raw: Any = call.get("input")
     emit(ToolStart(id=call["id"], name=call["name"], input=raw if isinstance(raw, dict) else {}))
-    result = await registry.dispatch(call["name"], raw, ctx, call_id=call["id"])
+    if cut_off:  # partial input: running it could write half a file
+        result = ToolResult(CUT_OFF, is_error=True, summary=f"{call['name']}: cut off")
+    else:
+        result = await registry.dispatch(call["name"], raw, ctx, call_id=call["id"])
     summary = result.summary or registry.describe(call["name"], raw)
     emit(
         ToolEnd(
@@ -52,10 +72,13 @@ async def run_round(
     ctx: ToolContext,
     emit: Callable[[Event], None],
     done: dict[str, ToolResult],
+    cut_off: str | None = None,
 ) -> list[ToolResult]:
-    """Fills `done` (tool_use id -> result) as calls finish, so an interrupt keeps them."""
+    """Fills `done` (tool_use id -> result) as calls finish, so an interrupt keeps them.
+    The `cut_off` call is answered with an error, not run."""
     for group in _groups(calls, registry):
-        results = await asyncio.gather(*(run_call(c, registry, ctx, emit) for c in group))
+        runs = (run_call(c, registry, ctx, emit, c["id"] == cut_off) for c in group)
+        results = await asyncio.gather(*runs)
         for call, result in zip(group, results, strict=True):
             done[call["id"]] = result
     return [done[c["id"]] for c in calls]

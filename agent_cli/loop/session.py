@@ -7,10 +7,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from agent_cli.events import UsageUpdate
 from agent_cli.messages import Message
 from agent_cli.model.usage import Usage
 from agent_cli.paths import Paths
-from agent_cli.session.transcript import MessageRecord, TranscriptWriter, _Record
+from agent_cli.session.transcript import MessageRecord, TranscriptWriter, UsageRecord, _Record
 from agent_cli.settings import Settings
 from agent_cli.todo.tracker import TodoTracker
 from agent_cli.tools.base import ToolContext
@@ -58,3 +59,16 @@ class Session:
         price = self.settings.prices.get(model) or self.settings.prices.get(self.model)
         cost = usage.cost(price)
         self.cost_usd = None if self.cost_usd is None or cost is None else self.cost_usd + cost
+
+    def account(self, usage: Usage, caller: str, model: str) -> UsageUpdate:
+        """One model call of any caller (main, summariser, episode, subagent): into the totals
+        and the transcript; the returned event is for whoever shows usage."""
+        self.add_usage(usage, model)
+        self.record(UsageRecord(caller=caller, model=model, usage=usage.model_dump()))
+        return UsageUpdate(
+            caller=caller,
+            **usage.model_dump(),
+            context_tokens=usage.context_tokens + usage.output_tokens,
+            context_window=self.settings.context_window(self.model),
+            session_cost_usd=self.cost_usd,
+        )

@@ -20,7 +20,7 @@ from agent_cli.memory.episode import Episode, EpisodeDraft
 from agent_cli.messages import Block, Message, blocks_of
 from agent_cli.model.client import Final, ModelClient, ModelReply, ModelRequest
 from agent_cli.prompts import load_prompt
-from agent_cli.tools.registry import redact
+from agent_cli.redaction import redact
 
 CALLER = "episode"
 RESULT_CHARS = 400

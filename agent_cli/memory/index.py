@@ -13,9 +13,14 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_cli.errors import UsageError
+from agent_cli.errors import AgentError, UsageError
 
 BUSY_TIMEOUT_S = 10.0  # several processes (or subagents finishing together) may write at once
+
+
+class IndexUnreadableError(AgentError, sqlite3.DatabaseError):
+    """The index file cannot be opened: one line for the user (an AgentError), still an
+    sqlite3.Error for the callers that skip an unreadable index."""
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,10 @@ def connect(path: Path, *schemas: Schema) -> sqlite3.Connection:
             conn.execute(_REGISTRY)
             for schema in schemas:
                 _ensure(conn, schema)
+    except sqlite3.DatabaseError as e:
+        conn.close()
+        hint = "" if isinstance(e, sqlite3.OperationalError) else "; move it aside to start anew"
+        raise IndexUnreadableError(f"cannot use the index {path}: {e}{hint}") from e
     except sqlite3.Error:
         conn.close()
         raise

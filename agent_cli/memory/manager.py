@@ -29,7 +29,7 @@ from agent_cli.memory.episode import Episode, EpisodeDraft, new_episode_id, rela
 from agent_cli.memory.episode_store import EpisodeStore
 from agent_cli.messages import Block, Message
 from agent_cli.model.client import ModelClient
-from agent_cli.session.transcript import EpisodeRecord, UsageRecord
+from agent_cli.session.transcript import EpisodeRecord
 from agent_cli.tools.base import ToolResult
 
 log = logging.getLogger(__name__)
@@ -208,11 +208,7 @@ class EpisodeManager:
         system = generator.system_prompt(ctx.workspace)
         result = await generator.generate(self.client, self.session.model, system, text)
         for reply in result.replies:
-            self.session.add_usage(reply.usage, reply.model)
-            usage = reply.usage.model_dump()
-            self.session.record(
-                UsageRecord(caller=generator.CALLER, model=reply.model, usage=usage)
-            )
+            self.session.account(reply.usage, generator.CALLER, reply.model)
         return result
 
     def _failed(self, end: int, error: Exception) -> None:

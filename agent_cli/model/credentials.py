@@ -5,8 +5,7 @@ from __future__ import annotations
 import os
 
 from agent_cli.errors import CredentialsError
-
-CREDENTIAL_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+from agent_cli.redaction import CREDENTIAL_VARS as CREDENTIAL_VARS
 
 
 def require_credentials() -> None:

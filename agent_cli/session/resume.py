@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +24,8 @@ from agent_cli.session.transcript import (
     read_records,
 )
 
+log = logging.getLogger(__name__)
+
 
 @dataclass
 class Restored:
@@ -35,6 +39,8 @@ class Restored:
     notes: list[dict[str, Any]] = field(default_factory=list)
     episodes: list[dict[str, Any]] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
+    # the same tokens per model, so the cost can be priced again on resume
+    usage_by_model: dict[str, Usage] = field(default_factory=dict)
     calls: int = 0
     compactions: int = 0
     last_activity: str = ""
@@ -58,11 +64,34 @@ def find_session(paths: Paths, prefix: str) -> Path:
     return exact[0] if exact else matches[0]
 
 
-def latest_session(paths: Paths) -> Path:
+def recorded_workspace(path: Path) -> str | None:
+    """The workspace named by a transcript's first line (None if it cannot be read)."""
+    try:
+        with path.open(encoding="utf-8", errors="replace") as f:
+            first = json.loads(f.readline())
+    except (OSError, ValueError):
+        return None
+    workspace = first.get("workspace") if isinstance(first, dict) else None
+    return workspace if isinstance(workspace, str) else None
+
+
+def latest_session(paths: Paths, workspace: Path | None = None) -> Path:
+    """The newest session; with `workspace`, the newest one recorded in that workspace (several
+    workspaces may share one state directory)."""
     files = session_files(paths)
+    if workspace is not None:
+        files = [p for p in files if recorded_workspace(p) == str(workspace)]
     if not files:
         raise UsageError("No previous session in this workspace to continue.")
     return files[0]
+
+
+def warn_other_workspace(path: Path, workspace: Path) -> None:
+    recorded = recorded_workspace(path)
+    if recorded is not None and recorded != str(workspace):
+        log.warning(
+            "session %s was recorded in %s; resuming it in %s", path.stem, recorded, workspace
+        )
 
 
 def fold(path: Path) -> Restored:
@@ -85,7 +114,10 @@ def fold(path: Path) -> Restored:
         elif isinstance(record, EpisodeRecord):
             state.episodes.append(record.episode)
         elif isinstance(record, UsageRecord):
-            state.usage = state.usage + Usage.model_validate(record.usage)
+            usage = Usage.model_validate(record.usage)
+            state.usage = state.usage + usage
+            known = state.usage_by_model.get(record.model, Usage())
+            state.usage_by_model[record.model] = known + usage
             state.calls += 1
     state.messages = repair(state.messages)
     return state

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+from pydantic import AfterValidator, BaseModel, Field, TypeAdapter, ValidationError
 
 from agent_cli.messages import Message
 
@@ -19,6 +19,30 @@ log = logging.getLogger(__name__)
 
 def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _checked_block(block: Any) -> None:
+    if not isinstance(block, dict) or not isinstance(block.get("type"), str):
+        raise ValueError("a content block must be an object with a string type")
+    required = {"text": "text", "tool_use": "id", "tool_result": "tool_use_id"}.get(block["type"])
+    if required and not isinstance(block.get(required), str):
+        raise ValueError(f"a {block['type']} block needs a string {required}")
+
+
+def _checked_message(message: Message) -> Message:
+    """The shape the loop relies on; a line that breaks it is skipped like a broken line."""
+    if message.get("role") not in ("user", "assistant"):
+        raise ValueError("role must be user or assistant")
+    content = message.get("content")
+    if isinstance(content, list):
+        for block in content:
+            _checked_block(block)
+    elif not isinstance(content, str):
+        raise ValueError("content must be a string or a list of blocks")
+    return message
+
+
+CheckedMessage = Annotated[Message, AfterValidator(_checked_message)]
 
 
 class _Record(BaseModel):
@@ -39,7 +63,7 @@ class MessageRecord(_Record):
     """An API message, content blocks exactly as sent or received."""
 
     type: Literal["message"] = "message"
-    message: Message
+    message: CheckedMessage
 
 
 class TodosRecord(_Record):
@@ -57,7 +81,7 @@ class CompactionRecord(_Record):
 
     type: Literal["compaction"] = "compaction"
     stage: str
-    messages: list[Message]
+    messages: list[CheckedMessage]
     archive_path: str | None = None
     replaced: int = Field(default=0, description="Messages replaced or removed.")
 
@@ -94,6 +118,20 @@ class TranscriptWriter:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
+        self._end_cut_off_line()
+
+    def _end_cut_off_line(self) -> None:
+        """A crash mid-write left a line without its newline: end it, or the next record would
+        join it and be skipped with it on the next resume."""
+        try:
+            with self.path.open("rb") as f:
+                f.seek(-1, 2)
+                cut_off = f.read(1) != b"\n"
+        except OSError:  # absent, or empty (seek before the start)
+            return
+        if cut_off:
+            with self.path.open("a", encoding="utf-8") as f:
+                f.write("\n")
 
     def append(self, record: _Record) -> None:
         line = record.model_dump_json() + "\n"

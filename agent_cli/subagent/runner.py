@@ -24,7 +24,8 @@ from agent_cli.loop.session import Session
 from agent_cli.memory.notes import NoteStore
 from agent_cli.model.client import ModelClient
 from agent_cli.model.usage import Usage
-from agent_cli.session.transcript import NoteRecord, UsageRecord
+from agent_cli.redaction import redact
+from agent_cli.session.transcript import NoteRecord
 from agent_cli.subagent.note import (
     UNPARSED,
     Note,
@@ -39,7 +40,7 @@ from agent_cli.subagent.note import (
 from agent_cli.subagent.process_log import LoggedClient, ProcessLog
 from agent_cli.system_prompt import build_system
 from agent_cli.tools.base import ToolContext
-from agent_cli.tools.registry import ToolRegistry, redact
+from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.submit_note import SubmitNote
 
 log = logging.getLogger(__name__)
@@ -180,10 +181,7 @@ class SubagentRunner:
             cache_creation_input_tokens=event.cache_creation_input_tokens,
         )
         run.usage = run.usage + usage
-        self.parent.add_usage(usage, self.parent.model)
-        self.parent.record(
-            UsageRecord(caller=event.caller, model=self.parent.model, usage=usage.model_dump())
-        )
+        self.parent.account(usage, event.caller, self.parent.model)
 
     def _cut_off(self, child: Agent, run: _Run, stop: str) -> NoteBody:
         """Work done is not lost: the last text and the files touched, marked as cut off."""

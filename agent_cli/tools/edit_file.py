@@ -10,6 +10,7 @@ from pydantic import Field
 
 from agent_cli.tools.base import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.tools.fs import PathRefused, content_hash, display_path, remember, writable_path
+from agent_cli.tools.read_file import split_lines
 
 MAX_DIFF_LINES = 200
 
@@ -29,7 +30,7 @@ def diff_display(shown: str, before: str, after: str) -> dict[str, Any]:
     """A unified diff for the UI (capped: the user needs the gist, not a megabyte)."""
     lines = list(
         difflib.unified_diff(
-            before.splitlines(), after.splitlines(), f"a/{shown}", f"b/{shown}", lineterm=""
+            split_lines(before), split_lines(after), f"a/{shown}", f"b/{shown}", lineterm=""
         )
     )
     cut = len(lines) - MAX_DIFF_LINES
@@ -60,7 +61,7 @@ class EditFile(Tool[EditFileInput]):
         text = data_or_error
         if args.old_string == args.new_string:
             return _error("old_string and new_string are the same; nothing to change.", args.path)
-        count = text.count(args.old_string)
+        count, new_text = replace_text(text, args.old_string, args.new_string)
         if count == 0:
             return _error(
                 f"old_string was not found in {args.path}. It must match exactly, including "
@@ -73,8 +74,16 @@ class EditFile(Tool[EditFileInput]):
                 "lines to make it unique, or set replace_all to true.",
                 args.path,
             )
-        new_text = text.replace(args.old_string, args.new_string)
         return _write(path, text, new_text, count, ctx)
+
+
+def replace_text(text: str, old: str, new: str) -> tuple[int, str]:
+    """Occurrences of `old`, and `text` with each replaced. read_file does not show the \\r of
+    a CRLF file, so there the strings' line breaks are taken as CRLF (written back as CRLF)."""
+    crlf = "\r\n" in text and text.count("\n") == text.count("\r\n")
+    if crlf and "\r" not in old and "\r" not in new:
+        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
+    return text.count(old), text.replace(old, new)
 
 
 def _read_checked(path: Path, raw: str, ctx: ToolContext) -> str | ToolResult:

@@ -23,6 +23,15 @@ def _error(message: str, path: str) -> ToolResult:
     return ToolResult(message, is_error=True, summary=f"read_file {path}: error")
 
 
+def split_lines(text: str) -> list[str]:
+    """Lines as grep and `cat -n` count them: split on \\n only (str.splitlines also splits on
+    \\f, \\x1c-\\x1e, \\x85, \\u2028...); a CRLF line's \\r is not shown."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
 def number_lines(lines: list[str], first: int) -> str:
     out = []
     for n, line in enumerate(lines, start=first):
@@ -46,6 +55,8 @@ class ReadFile(Tool[ReadFileInput]):
             return _error(f"File not found: {args.path} (resolved to {path}).", args.path)
         if path.is_dir():
             return _error(f"{args.path} is a directory; use glob to list it.", args.path)
+        if not path.is_file():  # a FIFO or a device would block the turn, or never end
+            return _error(f"{args.path} is not a regular file; read_file reads files.", args.path)
         try:
             data = path.read_bytes()
         except OSError as e:
@@ -53,7 +64,7 @@ class ReadFile(Tool[ReadFileInput]):
         if b"\0" in data[:8192]:
             return _error(f"{args.path} is a binary file; read_file shows text only.", args.path)
         remember(ctx, path, data)
-        lines = data.decode("utf-8", errors="replace").splitlines()
+        lines = split_lines(data.decode("utf-8", errors="replace"))
         shown_path = display_path(ctx, path)
         if not lines:
             return ToolResult(f"({shown_path} is empty)", summary=f"read_file {shown_path} (empty)")

@@ -5,7 +5,6 @@ Dispatch never raises: every failure becomes an `is_error` result telling the mo
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Iterable
 from functools import cached_property
@@ -13,7 +12,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agent_cli.paths import result_file_stem
 from agent_cli.prompts import load_prompt
+from agent_cli.redaction import redact as redact
+from agent_cli.redaction import redact_value
 from agent_cli.tools.base import AnyTool, Gate, OpenGate, ToolContext, ToolResult, current_call_id
 
 log = logging.getLogger(__name__)
@@ -115,16 +117,12 @@ def _error(message: str, summary: str) -> ToolResult:
     return ToolResult(content=message, is_error=True, summary=f"{summary}: error")
 
 
-def redact(text: str, secrets: Iterable[str]) -> str:
-    for secret in secrets:
-        if secret and len(secret) >= 8:
-            text = text.replace(secret, "[redacted]")
-    return text
-
-
 def finish_result(result: ToolResult, ctx: ToolContext, name: str, call_id: str) -> ToolResult:
-    """Redact secrets, then save an oversized output and keep a preview plus its path."""
+    """Redact secrets (what the model and the user see), then save an oversized output and keep
+    a preview plus its path."""
     content = redact(result.content, ctx.secrets)
+    result.summary = redact(result.summary, ctx.secrets)
+    result.display = redact_value(result.display, ctx.secrets)
     limit = ctx.settings.tool_result_limit_chars
     if len(content) > limit:
         content = save_and_preview(content, ctx, name, call_id)
@@ -137,15 +135,10 @@ def finish_result(result: ToolResult, ctx: ToolContext, name: str, call_id: str)
 def save_and_preview(content: str, ctx: ToolContext, label: str, call_id: str) -> str:
     folder = ctx.paths.tool_results(ctx.session_id)
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{_safe_name(call_id)}.txt"
+    path = folder / f"{result_file_stem(call_id)}.txt"
     path.write_text(content, encoding="utf-8")
     preview = content[: ctx.settings.tool_preview_chars]
     return (
         f"{preview}\n\n[Output of {label} was {len(content):,} characters; "
         f"the whole output is saved at {path} (open it with read_file, using offset/limit).]"
     )
-
-
-def _safe_name(call_id: str) -> str:
-    cleaned = "".join(c for c in call_id if c.isalnum() or c in "_-")
-    return cleaned or hashlib.sha256(call_id.encode()).hexdigest()[:16]

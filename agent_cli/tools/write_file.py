@@ -30,6 +30,8 @@ class WriteFile(Tool[WriteFileInput]):
             return ToolResult(str(e), is_error=True, summary=f"write_file {args.path}: refused")
         if path.is_dir():
             return ToolResult(f"{args.path} is a directory; give a file path.", is_error=True)
+        if path.exists() and not path.is_file():  # writing a FIFO would block the turn
+            return ToolResult(f"{args.path} is not a regular file.", is_error=True)
         before = _old_text(path)
         data = args.content.encode("utf-8")
         try:
