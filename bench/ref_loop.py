@@ -2,12 +2,17 @@
 
 Streams a request, runs each `read_file` call inline, appends the results, repeats. No
 transcript, no events, no permissions: the floor `bench/rounds.py` compares the agent against.
-Reads ANTHROPIC_BASE_URL / ANTHROPIC_API_KEY like the agent.
+Reads ANTHROPIC_BASE_URL / ANTHROPIC_API_KEY like the agent. With a third argument, a JSON file
+holding `system` and `tools`, it sends those (the agent's own), so both send requests of the same
+size and only the harness differs.
+
+    python bench/ref_loop.py PROMPT WORKSPACE [REQUEST_SHAPE.json]
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,12 +28,17 @@ TOOLS = [
 ]
 
 
-async def main(prompt: str, workspace: Path) -> None:
+async def main(prompt: str, workspace: Path, shape: dict[str, Any]) -> None:
     client = anthropic.AsyncAnthropic()
     messages: list[Any] = [{"role": "user", "content": prompt}]
+    tools, system = shape.get("tools", TOOLS), shape.get("system", [])
     while True:
         async with client.messages.stream(
-            model="claude-sonnet-4-6", max_tokens=1024, messages=messages, tools=TOOLS
+            model="claude-sonnet-4-6",
+            max_tokens=1024,
+            messages=messages,
+            tools=tools,
+            system=system,
         ) as stream:
             async for _ in stream:
                 pass
@@ -49,4 +59,5 @@ async def main(prompt: str, workspace: Path) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], Path(sys.argv[2])))
+    shape = json.loads(Path(sys.argv[3]).read_text()) if len(sys.argv) > 3 else {}
+    asyncio.run(main(sys.argv[1], Path(sys.argv[2]), shape))

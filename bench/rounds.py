@@ -11,21 +11,25 @@ session. Targets: per-round time ≤ 1.3x the reference loop's; peak memory ≤ 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from common import AGENT, Figure, agent_env, report
+from common import AGENT, Figure, agent_env, report, run_agent
 
 from tests.fake_model import FakeAnthropic
+from tests.fake_model.routing import has_tools
 
 ROUNDS = 50
 MEMORY_ROUNDS = 60
 
 
 def script_session(server: FakeAnthropic, workspace: Path, rounds: int) -> None:
+    # a session this long writes an episode (SPEC §10): its tool-less calls get their own script
+    server.route(has_tools(False)).respond(lambda body: "no episode", times=50)
     for i in range(rounds):
         (workspace / f"f{i}.txt").write_text(f"line {i}\n" * 40)
         server.script.tool_use("read_file", path=f"f{i}.txt")
@@ -38,8 +42,19 @@ def per_round(server: FakeAnthropic, cmd: list[str], env: dict[str, str], worksp
     proc = subprocess.run(cmd, env=env, cwd=workspace, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"{cmd[:3]} failed: {proc.stderr[-2000:]}")
-    times = [r.time for r in server.requests[first:]]
+    times = [r.time for r in server.requests[first:] if r.body.get("tools")]
     return (times[-1] - times[0]) / ROUNDS
+
+
+def agent_request_shape(server: FakeAnthropic, env: dict[str, str], workspace: Path) -> Path:
+    """The agent's system prompt and tool schemas, for the reference loop to send too."""
+    server.script.text("ok")
+    first = len(server.requests)
+    run_agent(env, workspace, "run", "-q", "-p", "hi")
+    body = server.requests[first].body
+    path = workspace / "shape.json"
+    path.write_text(json.dumps({"system": body["system"], "tools": body["tools"]}))
+    return path
 
 
 def peak_rss_mib(server: FakeAnthropic, env: dict[str, str], workspace: Path) -> float:
@@ -71,7 +86,9 @@ def main() -> int:
             with tempfile.TemporaryDirectory() as tmp:
                 ws = Path(tmp)
                 env = agent_env(server.base_url, tmp)
+                shape = agent_request_shape(server, env, ws)
                 ref = [sys.executable, str(Path(__file__).parent / "ref_loop.py"), "go", tmp]
+                ref.append(str(shape))
                 agent = [*AGENT, "run", "-q", "-p", "go", "--max-turns", "500"]
                 pair = [(ref, ref_times), (agent, agent_times)]
                 for cmd, times in pair if run % 2 == 0 else reversed(pair):  # alternate order

@@ -33,8 +33,21 @@ def value_tokens(value: Any) -> int:
     return text_tokens(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
 
+# Messages are never changed in place (stages build copies), so an estimate can be kept per
+# message object: every request re-estimates the whole history, which was O(n) JSON dumps a round.
+_MEMO: dict[int, tuple[Message, int]] = {}
+_MEMO_LIMIT = 512
+
+
 def message_tokens(message: Message) -> int:
-    return value_tokens(message.get("content")) + PER_MESSAGE
+    hit = _MEMO.get(id(message))
+    if hit is not None and hit[0] is message:
+        return hit[1]
+    tokens = value_tokens(message.get("content")) + PER_MESSAGE
+    if len(_MEMO) >= _MEMO_LIMIT:
+        _MEMO.clear()
+    _MEMO[id(message)] = (message, tokens)  # holding the message keeps its id from being reused
+    return tokens
 
 
 def raw_tokens(messages: list[Message]) -> int:
