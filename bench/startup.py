@@ -65,9 +65,16 @@ def chat_prompt(env: dict[str, str], workspace: str) -> float:
     return elapsed
 
 
-def measure(fn: Callable[[], float], runs: int) -> list[float]:
-    fn()  # warm the file cache
-    return [fn() for _ in range(runs)]
+def measure(probes: dict[str, Callable[[], float]], runs: int) -> dict[str, list[float]]:
+    """Interleaved: each repetition runs every probe once, so drift in the machine's load hits
+    all figures alike and the ratios between them stay fair."""
+    for probe in probes.values():
+        probe()  # warm the file cache
+    figures: dict[str, list[float]] = {name: [] for name in probes}
+    for _ in range(runs):
+        for name, probe in probes.items():
+            figures[name].append(probe())
+    return figures
 
 
 def main() -> int:
@@ -77,7 +84,6 @@ def main() -> int:
     args = parser.parse_args()
     runs = args.runs
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    figures: dict[str, list[float]] = {}
     with tempfile.TemporaryDirectory() as workspace, FakeAnthropic() as server:
         run_env = {
             **env,
@@ -85,18 +91,16 @@ def main() -> int:
             "ANTHROPIC_API_KEY": "sk-test-" + "k" * 32,
             "HOME": workspace,
         }
-        figures["python -c pass"] = measure(lambda: timed([sys.executable, "-c", "pass"]), runs)
-        figures["import anthropic"] = measure(
-            lambda: timed([sys.executable, "-c", "import anthropic"]), runs
-        )
-        figures["agent --version"] = measure(lambda: timed([*AGENT, "--version"], env), runs)
-        figures["agent --help"] = measure(lambda: timed([*AGENT, "--help"], env), runs)
-        figures["agent run → first request"] = measure(
-            lambda: first_request(server, run_env, workspace), runs
-        )
-        figures["agent chat → prompt drawn"] = measure(
-            lambda: chat_prompt({**run_env, "TERM": "xterm-256color"}, workspace), runs
-        )
+        chat_env = {**run_env, "TERM": "xterm-256color"}
+        probes: dict[str, Callable[[], float]] = {
+            "python -c pass": lambda: timed([sys.executable, "-c", "pass"]),
+            "import anthropic": lambda: timed([sys.executable, "-c", "import anthropic"]),
+            "agent --version": lambda: timed([*AGENT, "--version"], env),
+            "agent --help": lambda: timed([*AGENT, "--help"], env),
+            "agent run → first request": lambda: first_request(server, run_env, workspace),
+            "agent chat → prompt drawn": lambda: chat_prompt(chat_env, workspace),
+        }
+        figures = measure(probes, runs)
     med = {k: statistics.median(v) for k, v in figures.items()}
     ratio = med["agent run → first request"] / med["import anthropic"]
     checks = {
