@@ -5,12 +5,11 @@ after the first frame (the SDK in a background thread)."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from agent_cli.cli import options as opt
+from agent_cli.cli.chat_start import start_chat
 from agent_cli.cli.common import guarded
-from agent_cli.errors import UsageError
 
 
 @guarded
@@ -22,28 +21,4 @@ def chat(
     workspace: Path = opt.WORKSPACE,
     state_dir: Path | None = opt.STATE_DIR,
 ) -> None:
-    from agent_cli.model.credentials import require_credentials
-
-    if resume and continue_last:
-        raise UsageError("--resume and --continue cannot be used together.")
-    folder = workspace.expanduser().resolve()
-    if not folder.is_dir():
-        raise UsageError(f"--workspace {workspace}: not a directory")
-    require_credentials()
-    # build.Options is made after the first frame: importing build is what takes the time
-    options = {
-        "workspace": folder,
-        "state_dir": state_dir,
-        "model": model,
-        "permission_mode": permission_mode,
-        "resume": resume,
-        "continue_last": continue_last,
-    }
-    if sys.stdin.isatty() and sys.stdout.isatty():
-        from agent_cli.ui.app import run_screen
-
-        run_screen(options)
-    else:
-        from agent_cli.ui.plain import run_plain
-
-        run_plain(options)
+    start_chat(resume, continue_last, model, permission_mode, workspace, state_dir)

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import functools
-import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -12,7 +11,7 @@ from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 import typer
 
-from agent_cli.errors import AgentError
+from agent_cli.cli.failures import failure_line
 
 if TYPE_CHECKING:
     from agent_cli.paths import Paths
@@ -37,25 +36,10 @@ def guarded(func: Callable[P, R]) -> Callable[P, R]:
             return func(*args, **kwargs)
         except typer.Exit:
             raise
-        except AgentError as e:
-            raise fail(str(e), e.exit_code) from None
-        except KeyboardInterrupt:
-            raise fail("interrupted", 130) from None
-        except Exception as e:
-            raise fail(internal_error(e), 1) from None
+        except (Exception, KeyboardInterrupt) as e:
+            raise fail(*failure_line(e)) from None
 
     return wrapper
-
-
-def internal_error(error: Exception) -> str:
-    """The one line the user sees for a bug; its traceback goes to logs/agent.log only."""
-    from agent_cli.logs import FILE_ONLY, logging_to_file
-
-    text = f"internal error: {type(error).__name__}: {error}"
-    if not logging_to_file():
-        return text
-    logging.getLogger("agent_cli").error("%s", text, exc_info=error, extra=FILE_ONLY)
-    return f"{text} (see logs/agent.log)"
 
 
 def state_paths(workspace: Path, state_dir: Path | None) -> Paths:

@@ -12,6 +12,11 @@ def main() -> None:
         sys.stdout.write(f"agent {__version__}\n")
         sys.stdout.flush()
         return
+    if sys.argv[1:2] == ["chat"]:
+        from agent_cli.cli.chat_start import run_fast
+
+        if run_fast(sys.argv[2:]):  # the prompt appears before typer would have loaded
+            return
     from agent_cli.cli.app import app
 
     app(prog_name="agent")

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Literal
 import typer
 
 from agent_cli.cli import options as opt
-from agent_cli.cli.common import guarded, internal_error
+from agent_cli.cli.common import guarded
+from agent_cli.cli.failures import internal_error
 from agent_cli.errors import UsageError
 
 if TYPE_CHECKING:  # the command's own imports are deferred: `agent --help` must stay light

@@ -10,7 +10,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from agent_cli.cli.common import fail, internal_error
+from agent_cli.cli.common import fail
+from agent_cli.cli.failures import internal_error
 from agent_cli.errors import AgentError
 from agent_cli.events import ErrorEvent, Event, ToolEnd, TurnEnd, UsageUpdate, Warning
 
