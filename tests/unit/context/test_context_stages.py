@@ -99,7 +99,7 @@ def test_snip_at_49_messages_does_nothing_and_at_50_cuts_to_the_target(tmp_path:
     assert plan is not None
     assert plan.head == 1
     assert messages[plan.tail]["role"] == "assistant"
-    assert 1 + len(messages) - plan.tail in (30, 31)
+    assert len(messages) - plan.tail + 1 in (30, 31)
 
 
 def test_snips_are_rare_one_archive_then_none_for_nine_rounds(tmp_path: Path):
