@@ -22,9 +22,11 @@ def term(fake_env: dict[str, str], tmp_path: Path) -> Iterator[ChatTerm]:
 def test_request_shows_the_answer(fake_model: FakeAnthropic, term: ChatTerm):
     fake_model.script.text("The answer is **42**.\n\nA second paragraph.")
     term.type("what is the answer?")
-    screen = term.wait_for("A second paragraph.")
+    # wait for the turn to end: until then the last block may still be the live, unfinished one
+    screen = term.wait_for(lambda text: "A second paragraph." in text and "working…" not in text)
     assert "you> what is the answer?" in screen
-    assert "The answer is **42**." in screen  # NO_COLOR: the markdown as plain text
+    first = screen.index("The answer is **42**.")  # NO_COLOR: the markdown as plain text
+    assert first < screen.index("A second paragraph.")  # committed in order
     (body,) = fake_model.bodies()
     assert body["messages"][0]["content"][0]["text"] == "what is the answer?"
 
