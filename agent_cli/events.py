@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, TypeAdapter
+from pydantic import BaseModel, Field
 
 
 class TextDelta(BaseModel):
@@ -127,5 +127,3 @@ Event = Annotated[
     | TurnEnd,
     Field(discriminator="type"),
 ]
-
-EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)

@@ -12,14 +12,9 @@ from agent_cli.cli import options as opt
 from agent_cli.cli.common import guarded, state_paths
 
 if TYPE_CHECKING:
-    from agent_cli.paths import Paths
     from agent_cli.session.resume import Restored
 
 sessions_app = typer.Typer(no_args_is_help=False, add_completion=False, rich_markup_mode=None)
-
-
-def _paths(workspace: Path, state_dir: Path | None) -> Paths:
-    return state_paths(workspace, state_dir)
 
 
 def _first_prompt(state: Restored) -> str:
@@ -66,7 +61,7 @@ def list_sessions(
     """List the sessions of this workspace, newest first."""
     from agent_cli.session.resume import fold, session_files
 
-    paths = _paths(workspace, state_dir)
+    paths = state_paths(workspace, state_dir)
     rows = [_summary(fold(p)) for p in session_files(paths)]
     if as_json:
         typer.echo(json.dumps(rows, ensure_ascii=False))
@@ -105,7 +100,7 @@ def show_session(
     from agent_cli.loop.history import blocks_of
     from agent_cli.session.resume import find_session, fold
 
-    state = fold(find_session(_paths(workspace, state_dir), session_id))
+    state = fold(find_session(state_paths(workspace, state_dir), session_id))
     typer.echo(f"session {state.id}  model {state.model}  started {state.started}")
     typer.echo(
         f"calls {state.calls}  compactions {state.compactions}  usage {state.usage.model_dump()}"

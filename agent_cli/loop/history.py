@@ -5,15 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from agent_cli.messages import Block, Message
+from agent_cli.messages import blocks_of as blocks_of  # one implementation, re-exported
 
 INTERRUPTED = "interrupted by user: the tool did not finish"
-
-
-def blocks_of(message: Message) -> list[Block]:
-    content = message.get("content")
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    return list(content or [])
 
 
 def tool_uses(message: Message) -> list[Block]:
