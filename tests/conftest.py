@@ -41,7 +41,8 @@ def fake_env(fake_model: FakeAnthropic, tmp_path: Path) -> dict[str, str]:
     home = tmp_path / "home"
     home.mkdir()
     env = dict(os.environ)
-    env.pop("ANTHROPIC_AUTH_TOKEN", None)
+    for name in ("ANTHROPIC_AUTH_TOKEN", "AGENT_TRUST_WORKSPACE", "XDG_CONFIG_HOME"):
+        env.pop(name, None)
     env.update(
         ANTHROPIC_BASE_URL=fake_model.base_url,
         ANTHROPIC_API_KEY=FAKE_API_KEY,

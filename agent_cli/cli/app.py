@@ -9,6 +9,7 @@ from agent_cli.cli.memory import memory_app
 from agent_cli.cli.notes import notes_app
 from agent_cli.cli.run import run
 from agent_cli.cli.sessions import sessions_app
+from agent_cli.cli.trust import trust
 
 app = typer.Typer(
     name="agent",
@@ -43,3 +44,6 @@ app.command("run", help="Run one prompt non-interactively and exit.")(run)
 app.add_typer(sessions_app, name="sessions", help="List and show recorded sessions.")
 app.add_typer(notes_app, name="notes", help="List, show and search subagent notes.")
 app.add_typer(memory_app, name="memory", help="List, show and search episodic memory.")
+app.command(
+    "trust", help="Trust this workspace's hooks, allow rules, MCP servers and commands."
+)(trust)
