@@ -53,20 +53,33 @@ class Permissions:
     settings: PermissionSettings
     approver: Approver = field(default_factory=HeadlessApprover)
     session_allow: list[str] = field(default_factory=list)  # "always" answers
+    # project files (.claude/settings.json rules; a command's allowed-tools for its turn only)
+    extra_allow: list[str] = field(default_factory=list)
+    extra_deny: list[str] = field(default_factory=list)
+    ask_rules: list[str] = field(default_factory=list)
+    turn_allow: list[str] = field(default_factory=list)
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     @property
     def mode(self) -> str:
         return self.settings.mode
 
-    async def check(self, tool: AnyTool, args: ToolInput, ctx: ToolContext) -> str | None:
-        """None when the call may run, else the denial the model reads."""
+    async def check(
+        self, tool: AnyTool, args: ToolInput, ctx: ToolContext, hook: str | None = None
+    ) -> str | None:
+        """None when the call may run, else the denial the model reads. `hook` is a
+        PreToolUse hook's say: "allow" skips the question, "ask" asks even where the mode
+        would not; neither lifts a refusal."""
         name, subject = tool.name, call_subject(tool.name, args, ctx)
         refusal = self._refusal(name, args, ctx, subject)
         if refusal is not None:
             log.info("permission deny %s %r (every mode): %s", name, subject, refusal)
             return refusal
-        decision = self._by_mode(tool, args, ctx, subject)
+        decision = None if hook == "allow" else self._by_mode(tool, args, ctx, subject)
+        if decision is None and self.mode != "bypass" and (
+            hook == "ask" or any(matches(p, name, subject) for p in self.ask_rules)
+        ):
+            decision = Ask(f"{name} {subject}", name, BYPASS, reusable=False)
         if isinstance(decision, Ask):
             return await self._ask(name, subject, decision)
         verdict = "allow" if decision is None else "deny"
@@ -83,7 +96,7 @@ class Permissions:
             reason = denied(subject)
             if reason:
                 return f"Refused: {reason} is on the deny list and never runs, in any mode."
-        for pattern in self.settings.deny:
+        for pattern in [*self.settings.deny, *self.extra_deny]:
             if matches(pattern, name, subject, deny=True):
                 return f"Refused by the permissions.deny pattern {pattern!r} in settings."
         return None
@@ -121,7 +134,8 @@ class Permissions:
 
     async def _ask(self, name: str, subject: str, ask: Ask) -> str | None:
         async with self._lock:  # one question at a time; an "always" answers the ones after it
-            patterns = [*self.settings.allow, *self.session_allow] if ask.reusable else []
+            allow = [*self.settings.allow, *self.extra_allow, *self.turn_allow, *self.session_allow]
+            patterns = allow if ask.reusable else []
             for pattern in patterns:
                 if matches(pattern, name, subject):
                     log.info("permission allow %s %r (pattern %r)", name, subject, pattern)

@@ -151,6 +151,41 @@ class MemorySettings(_Strict):
     )
 
 
+def _default_aliases() -> dict[str, str]:
+    return {"sonnet": DEFAULT_MODEL, "opus": "claude-opus-4-6", "haiku": "claude-haiku-4-5"}
+
+
+class ProjectFilesSettings(_Strict):
+    """Commands, subagent types, skills and hooks from `.agent/`, `.agents/`, `.claude/`."""
+
+    enabled: bool = Field(default=True, description="Read project files at all.")
+    model_aliases: dict[str, str] = Field(
+        default_factory=_default_aliases,
+        description="Model alias (`model: sonnet` in a file) -> model id.",
+    )
+    skill_description_chars: int = Field(
+        default=200, ge=20, le=1_024, description="Characters of each skill's description sent."
+    )
+    skills_listing_chars: int = Field(
+        default=8_000, ge=0, le=50_000, description="Cap on the whole skills block of a request."
+    )
+    agent_types_chars: int = Field(
+        default=3_000, ge=0, le=20_000, description="Cap on the agent types in task's description."
+    )
+    command_output_chars: int = Field(
+        default=10_000, ge=100, le=200_000, description="Output of one !`cmd` line kept inline."
+    )
+    command_timeout_s: float = Field(
+        default=30, gt=0, le=600, description="Timeout of one !`cmd` line of a command."
+    )
+    inline_file_chars: int = Field(
+        default=50_000, ge=100, le=500_000, description="Cap on one @path file inlined."
+    )
+    stop_blocks_per_turn: int = Field(
+        default=3, ge=0, le=20, description="Stop-hook blocks honoured in one turn (loop guard)."
+    )
+
+
 class Settings(_Strict):
     """Everything configurable. Every field is documented and bounded."""
 
@@ -195,6 +230,7 @@ class Settings(_Strict):
     subagent: SubagentSettings = Field(default_factory=SubagentSettings)
     context: ContextSettings = Field(default_factory=ContextSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
+    project_files: ProjectFilesSettings = Field(default_factory=ProjectFilesSettings)
 
     def context_window(self, model: str | None = None) -> int:
         return self.context_windows.get(model or self.model, UNKNOWN_MODEL_WINDOW)

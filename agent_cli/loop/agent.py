@@ -86,10 +86,16 @@ class Agent:
         self.session.append({"role": "user", "content": blocks})
         # after an interrupt the history ends with a user message of results: merge, as resume does
         self.session.messages = history.repair(self.session.messages)
-        async for event in self._drain(self._turn()):
-            if isinstance(event, TurnEnd) and self.turn_hooks:
-                await self.turn_hooks.after_turn(event)
-            yield event
+        while True:
+            async for event in self._drain(self._turn()):
+                if isinstance(event, TurnEnd) and self.turn_hooks:
+                    reason = await self.turn_hooks.after_turn(event)
+                    if reason and event.stop == "done":  # a Stop hook keeps it working
+                        self.session.append(history.user_text(reason))
+                        break
+                yield event
+            else:
+                return
 
     async def compact_now(self, focus: str | None) -> AsyncIterator[Event]:
         """/compact [focus] between turns."""
