@@ -26,6 +26,7 @@ from agent_cli.model.call_log import CallLog, key_last4
 from agent_cli.model.client import ModelClient
 from agent_cli.paths import Paths
 from agent_cli.permissions import Permissions
+from agent_cli.project_files.wire import wire as wire_project_files
 from agent_cli.session.resume import (
     Restored,
     find_session,
@@ -52,6 +53,7 @@ from agent_cli.tools.read_file import ReadFile
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.todo_write import TodoWrite
 from agent_cli.tools.write_file import WriteFile
+from agent_cli.turn_hooks import TurnHooksChain
 
 
 @dataclass
@@ -148,15 +150,20 @@ def build_agent(
     """`approver` answers permission questions (the REPL's); None denies them (headless)."""
     hooks = Hooks(session.settings.hooks, session.id, options.workspace)
     permissions = Permissions(session.settings.permissions, approver or HeadlessApprover())
+    resumed = bool(session.messages)
+    project = wire_project_files(session, options.workspace, permissions, hooks, resumed)
     runner = SubagentRunner(parent=session, client=client, store=NoteStore(session.paths))
     todo_write = TodoWrite(session.todos, session.record)
-    tools = [*base_tools(), todo_write, Task(runner), Compact(session)]
-    registry = ToolRegistry(tools, PolicyGate(permissions, hooks))
+    task = Task(runner, project.agent_types if project else None)
+    tools = [*base_tools(), todo_write, task, Compact(session), *(project.tools if project else [])]
+    gate = PolicyGate(permissions, hooks, project.gate_hooks if project else ())
+    registry = ToolRegistry(tools, gate)
     instructions = project_instructions(options.workspace, session.settings.instructions_max_chars)
     if instructions:
         session.view_providers.append(lambda: instructions)
     # episodic memory (§10): a new session starts with the workspace's newest episodes
     sections = [instructions, recent_episodes_section(session)]
+    sections.append(project.system_section if project else "")
     system = build_system(options.workspace, "system.md", sections)
     reminder = TodoReminder(session.todos, session.settings.todo.reminder_rounds)
     stages, compactor = build_pipeline(session, request_overhead(system, registry.schemas))
@@ -172,6 +179,11 @@ def build_agent(
         turn_hooks=hooks,
     )
     runner.bind(agent.registry)  # subagents get the complete set, minus `task`
+    if project is not None:  # commands expand before the turn; hooks in Claude Code's protocol
+        project.bind(registry, session, permissions)
+        agent.turn_hooks = TurnHooksChain(project.turn_hooks(hooks))
+        limit = session.settings.project_files.stop_blocks_per_turn
+        runner.child_hooks = project.child_hooks(limit)
     return agent
 
 

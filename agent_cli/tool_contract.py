@@ -74,6 +74,10 @@ class Tool(ABC, Generic[InputT]):
         """A short label for the UI, e.g. 'read_file a.py'."""
         return self.name
 
+    def description_extra(self) -> str:
+        """Appended to the tool's description (fixed for the session: the prefix stays cached)."""
+        return ""
+
 
 AnyTool = Tool[Any]
 

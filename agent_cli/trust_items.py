@@ -47,7 +47,15 @@ def _workspace_settings(workspace: Path) -> list[TrustItem]:
     return items
 
 
-PROVIDERS: list[Provider] = [_workspace_settings]
+def _project_files(workspace: Path) -> list[TrustItem]:
+    """`.claude/settings.json` hooks and allow rules, commands' and skills' allowed-tools and
+    !`cmd` lines, subagent types' wide permission modes."""
+    from agent_cli.project_files.catalog import project_trust_items  # yaml: only when asked
+
+    return project_trust_items(workspace)
+
+
+PROVIDERS: list[Provider] = [_workspace_settings, _project_files]
 
 
 def widening_items(workspace: Path) -> list[TrustItem]:

@@ -23,8 +23,8 @@ from agent_cli.project_files.skills import SkillState, skill_prompt
 from agent_cli.turn_hooks import prompt_text
 
 if TYPE_CHECKING:
-    from agent_cli.loop.session import Session
     from agent_cli.permissions import Permissions
+    from agent_cli.session.state import Session
     from agent_cli.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)

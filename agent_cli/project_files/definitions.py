@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from agent_cli.project_files.frontmatter import FrontMatter, parse
-from agent_cli.project_files.sources import Root, Scope, markdown_files
+from agent_cli.project_files.sources import Root, Scope
 
 log = logging.getLogger(__name__)
 

@@ -69,7 +69,7 @@ def line_based(head: str) -> dict[str, Any]:
     data: dict[str, Any] = {}
     key: str | None = None
     for line in head.split("\n"):
-        if not line.strip() or line.lstrip().startswith("#") and not line.startswith(" "):
+        if not line.strip() or (line.lstrip().startswith("#") and not line.startswith(" ")):
             continue
         match = _KEY_LINE.match(line) if not line[0].isspace() else None
         if match:

@@ -9,6 +9,7 @@ from typing import Any
 from agent_cli.project_files import vocabulary as vocab
 from agent_cli.project_files.definitions import (
     Definition,
+    Kind,
     KindReader,
     description_of,
     ignored_keys,
@@ -39,11 +40,11 @@ def set_tools(item: Definition, value: Any) -> None:
     item.patterns = list(dict.fromkeys(p for r in refs for p in vocab.rule_patterns(r.original)))
 
 
-def _base(kind: str, name: str, fm: FrontMatter, path: Path, root: Root, known: frozenset[str]
+def _base(kind: Kind, name: str, fm: FrontMatter, path: Path, root: Root, known: frozenset[str]
           ) -> Definition:
     model = text_value(fm.data.get("model"))
     return Definition(
-        kind=kind,  # type: ignore[arg-type]  # one of the three, from the reader
+        kind=kind,
         name=name,
         description=description_of(fm),
         path=str(path),
@@ -99,7 +100,7 @@ def build_agent_type(name: str, fm: FrontMatter, path: Path, root: Root) -> Defi
         "all_tools": data.get("tools") in (None, "", []),
         "disallowed": vocab.allowed_tools(disallowed),
         "permission_mode": text_value(data.get("permissionMode")) or "",
-        "max_turns": int(max_turns) if str(max_turns).strip().isdigit() else None,
+        "max_turns": int(str(max_turns)) if str(max_turns).strip().isdigit() else None,
         "color": text_value(data.get("color")) or "",
     }
     if max_turns is not None and item.meta["max_turns"] is None:

@@ -11,7 +11,7 @@ from pydantic import Field
 
 from agent_cli.project_files.definitions import Definition
 from agent_cli.project_files.skills import SkillState
-from agent_cli.tools.base import Tool, ToolContext, ToolInput, ToolResult
+from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 
 MAX_FILE_CHARS = 50_000
 

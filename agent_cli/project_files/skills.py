@@ -16,8 +16,12 @@ from agent_cli.project_files.definitions import Definition
 
 WORD = re.compile(r"[a-z0-9][a-z0-9+#.-]*[a-z0-9+#]|[a-z0-9]")
 STOP = frozenset(
-    "a an and are as at be by for from how i in is it of on or that the this to use used uses "
-    "using when with you your what which will can do does should into any all its".split()
+    (
+        "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "i", "in", "is",
+        "it", "of", "on", "or", "that", "the", "this", "to", "use", "used", "uses", "using",
+        "when", "with", "you", "your", "what", "which", "will", "can", "do", "does", "should",
+        "into", "any", "all", "its",
+    )
 )
 
 

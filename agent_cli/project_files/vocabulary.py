@@ -77,7 +77,7 @@ def tool_name(name: str) -> str | None:
     name = name.strip()
     if name in OURS or name.startswith("mcp__"):
         return name
-    return TOOLS.get(name.lower(), None)
+    return TOOLS.get(name.lower())
 
 
 def split_entries(value: Any) -> list[str]:
@@ -89,7 +89,9 @@ def split_entries(value: Any) -> list[str]:
         return [e for item in value for e in split_entries(item)]
     text = str(value).strip().strip("[]")
     separator = "," if _outside_parens(text, ",") else " "
-    entries, depth, current = [], 0, []
+    entries: list[str] = []
+    current: list[str] = []
+    depth = 0
     for char in text:
         depth += (char == "(") - (char == ")")
         if depth <= 0 and (char == separator or (separator == "," and char == "\n")):

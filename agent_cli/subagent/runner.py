@@ -20,8 +20,10 @@ from pathlib import Path
 from agent_cli.events import ErrorEvent, NoteAdded, TurnEnd, UsageUpdate
 from agent_cli.events import ToolEnd as ToolEndEvent
 from agent_cli.loop.agent import Agent, last_assistant_text
+from agent_cli.messages import Block
 from agent_cli.model.client import ModelClient
 from agent_cli.model.usage import Usage
+from agent_cli.prompts import load_prompt
 from agent_cli.redaction import redact
 from agent_cli.session.state import Session
 from agent_cli.session.transcript import NoteRecord
@@ -37,17 +39,20 @@ from agent_cli.subagent.note import (
     trim,
 )
 from agent_cli.subagent.process_log import LoggedClient, ProcessLog
+from agent_cli.subagent.profile import SubagentProfile
 from agent_cli.subagent.store import NoteStore
 from agent_cli.subagent.submit_note import SubmitNote
-from agent_cli.system_prompt import build_system
+from agent_cli.system_prompt import build_system, build_system_text, environment_section
 from agent_cli.tool_contract import ToolContext
 from agent_cli.tools.registry import ToolRegistry
+from agent_cli.turn_hooks import TurnHooks
 
 log = logging.getLogger(__name__)
 
 # not offered to subagents: no nesting, no plan of their own, no compaction pipeline to ask
 EXCLUDED_TOOLS = ("task", "todo_write", "compact")
 REASK_TURNS = 2
+HANDING_IN = "# Handing in"
 REASK = (
     "You ended without handing in your note. Call submit_note now with your conclusion, "
     "evidence, file_refs, open_issues and confidence (or reply with only that JSON object)."
@@ -75,6 +80,7 @@ class _Run:
     tool_calls: int = 0
     usage: Usage = field(default_factory=Usage)
     error: str = ""
+    profile: SubagentProfile | None = None  # the subagent type, if `task` named one
 
     def submit(self, body: NoteBody) -> None:
         self.submitted = body
@@ -87,6 +93,8 @@ class SubagentRunner:
     store: NoteStore
     # the parent's tool set, bound by build once it is complete (the `task` tool is in it)
     tools: ToolRegistry | None = None
+    # SubagentStop hooks (project files), around each of the child's turns
+    child_hooks: TurnHooks | None = None
     _slots: asyncio.Semaphore | None = None
 
     def bind(self, parent_tools: ToolRegistry) -> None:
@@ -94,16 +102,24 @@ class SubagentRunner:
 
     def child_tools(self, run: _Run) -> ToolRegistry:
         assert self.tools is not None, "SubagentRunner.bind() was not called"
-        return self.tools.without(*EXCLUDED_TOOLS).with_tools(SubmitNote(run.submit))
+        tools = self.tools.without(*EXCLUDED_TOOLS).with_tools(SubmitNote(run.submit))
+        return run.profile.narrow(tools, ("submit_note",)) if run.profile else tools
 
-    async def run(self, description: str, prompt: str, ctx: ToolContext, call_id: str) -> Note:
+    async def run(
+        self,
+        description: str,
+        prompt: str,
+        ctx: ToolContext,
+        call_id: str,
+        profile: SubagentProfile | None = None,
+    ) -> Note:
         """At most `subagent.concurrency` runs at once; the others wait their turn."""
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.parent.settings.subagent.concurrency)
         async with self._slots:
             note_id = new_note_id()
             process = ProcessLog(self.store.log_path(note_id), partial(redact, secrets=ctx.secrets))
-            run = _Run(note_id, description, prompt, call_id, ctx, process)
+            run = _Run(note_id, description, prompt, call_id, ctx, process, profile=profile)
             return await self._run(run)
 
     async def _run(self, run: _Run) -> Note:
@@ -124,18 +140,18 @@ class SubagentRunner:
     def _child(self, run: _Run) -> Agent:
         # own read guard and touched set; the workspace, paths, secrets and settings are shared
         child_ctx = replace(run.ctx, file_state={}, touched=set())
-        settings = self.parent.settings
-        session = Session(
-            id=run.note_id, model=self.parent.model, settings=settings, tool_ctx=child_ctx
-        )
+        settings, profile = self.parent.settings, run.profile
+        model = (profile.model if profile else None) or self.parent.model
+        session = Session(id=run.note_id, model=model, settings=settings, tool_ctx=child_ctx)
         return Agent(
             session=session,
             client=LoggedClient(self.client, run.log),
             registry=self.child_tools(run),
-            system=build_system(run.ctx.workspace, "subagent.md", []),
-            max_turns=settings.subagent.max_turns,
+            system=subagent_system(run.ctx.workspace, profile),
+            max_turns=(profile.max_turns if profile else None) or settings.subagent.max_turns,
             caller=f"subagent:{run.note_id}",
             stop_after_round=lambda: run.submitted is not None,
+            turn_hooks=self.child_hooks,
         )
 
     async def _converse(self, child: Agent, run: _Run) -> tuple[NoteStatus, NoteBody]:
@@ -240,6 +256,15 @@ class SubagentRunner:
                 process_chars=len(json.dumps(child.session.messages, ensure_ascii=False)),
             ),
         )
+
+
+def subagent_system(workspace: Path, profile: SubagentProfile | None) -> list[Block]:
+    """The general subagent prompt; a type's body instead, then how to hand in the note."""
+    if profile is None or not profile.system:
+        return build_system(workspace, "subagent.md", [])
+    handing_in = load_prompt("subagent.md", workspace).partition(HANDING_IN)[2]
+    return build_system_text([profile.system.strip(), environment_section(workspace),
+                              HANDING_IN + handing_in])
 
 
 def _shown(path: Path, workspace: Path) -> str:

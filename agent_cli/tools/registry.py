@@ -70,7 +70,10 @@ class ToolRegistry:
         return [
             {
                 "name": tool.name,
-                "description": load_prompt(f"tools/{tool.name}.md").strip(),
+                "description": "\n\n".join(
+                    p for p in (load_prompt(f"tools/{tool.name}.md").strip(),
+                                tool.description_extra().strip()) if p
+                ),
                 "input_schema": input_schema(tool),
             }
             for tool in self.tools.values()

@@ -1,0 +1,48 @@
+"""A subagent type's say over one run: its tools, model, system prompt, gate, turn limit.
+
+`task` without `agent_type` runs the general subagent (no profile); with one, the profile a
+project file (or the built-in `explore`) describes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from agent_cli.tool_contract import Gate
+from agent_cli.tools.registry import ToolRegistry
+
+
+@dataclass(frozen=True)
+class SubagentProfile:
+    name: str
+    system: str | None = None  # the type's body; None: the general subagent prompt
+    tools: frozenset[str] | None = None  # an allow-list; None: every tool the parent offers
+    disallowed: frozenset[str] = field(default_factory=frozenset)
+    model: str | None = None  # None: the parent's
+    gate: Gate | None = None  # another permission mode; None: the parent's gate
+    max_turns: int | None = None
+    color: str = ""
+
+    def narrow(self, registry: ToolRegistry, keep: tuple[str, ...]) -> ToolRegistry:
+        """The allow-list minus the disallowed tools; `keep` (submit_note) always stays."""
+        names = [
+            n for n in registry.names()
+            if n in keep or ((self.tools is None or n in self.tools) and n not in self.disallowed)
+        ]
+        narrowed = registry.without(*(n for n in registry.names() if n not in names))
+        return ToolRegistry(narrowed.tools.values(), self.gate or registry.gate)
+
+
+class SubagentTypes(Protocol):
+    """What `task` knows of subagent types: their listing, and a profile by name."""
+
+    def names(self) -> list[str]: ...
+
+    def listing(self) -> str: ...
+
+    def profile(self, name: str) -> SubagentProfile | None: ...
+
+
+ProfileFactory = Callable[[str], SubagentProfile | None]
