@@ -36,15 +36,6 @@ class ClaudeSettings:
     rules: list[Rule] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
-    def patterns(self, kind: str, trusted: bool) -> list[str]:
-        """Deny and ask rules always apply; allow rules of the workspace only when trusted."""
-        widening = kind == "allow"
-        return [p for r in self.rules if r.kind == kind and (trusted or not widening
-                or r.scope != "workspace") for p in r.patterns]
-
-    def active_hooks(self, trusted: bool) -> list[ClaudeHook]:
-        return [h for h, scope in self.hooks if trusted or scope != "workspace"]
-
 
 def settings_files(roots: list[Root]) -> list[tuple[Path, Scope]]:
     return [(r.path / name, r.scope) for r in roots if r.path.name == ".claude"
@@ -54,20 +45,24 @@ def settings_files(roots: list[Root]) -> list[tuple[Path, Scope]]:
 def load_claude_settings(roots: list[Root]) -> ClaudeSettings:
     found = ClaudeSettings()
     for path, scope in settings_files(roots):
-        try:
-            text = path.read_text(encoding="utf-8-sig")
-            data = json.loads(text) if text.strip() else {}
-        except (OSError, ValueError) as e:
-            message = f"{path}: not read ({e})"
-            log.warning("%s", message)
-            found.warnings.append(message)
-            continue
-        if not isinstance(data, dict):
-            found.warnings.append(f"{path}: not a JSON object; ignored")
-            continue
-        found.hooks += [(h, scope) for h in _hooks(data.get("hooks"), str(path), found)]
-        found.rules += _rules(data.get("permissions"), str(path), scope)
+        read_settings_file(path, scope, found)
     return found
+
+
+def read_settings_file(path: Path, scope: Scope, found: ClaudeSettings) -> None:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+        data = json.loads(text) if text.strip() else {}
+    except (OSError, ValueError) as e:
+        message = f"{path}: not read ({e})"
+        log.warning("%s", message)
+        found.warnings.append(message)
+        return
+    if not isinstance(data, dict):
+        found.warnings.append(f"{path}: not a JSON object; ignored")
+        return
+    found.hooks += [(h, scope) for h in _hooks(data.get("hooks"), str(path), found)]
+    found.rules += _rules(data.get("permissions"), str(path), scope)
 
 
 def _hooks(value: Any, source: str, found: ClaudeSettings) -> list[ClaudeHook]:

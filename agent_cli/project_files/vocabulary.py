@@ -113,7 +113,7 @@ def _outside_parens(text: str, mark: str) -> bool:
 
 
 def parse_ref(entry: str) -> ToolRef:
-    match = re.fullmatch(r"\s*([\w./-]+)\s*(?:\((.*)\))?\s*", entry, re.DOTALL)
+    match = re.fullmatch(r"\s*([\w./*-]+)\s*(?:\((.*)\))?\s*", entry, re.DOTALL)
     if match is None:
         return ToolRef(entry, None)
     return ToolRef(entry, tool_name(match.group(1)), match.group(2))

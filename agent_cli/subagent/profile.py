@@ -6,6 +6,7 @@ project file (or the built-in `explore`) describes.
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -29,10 +30,19 @@ class SubagentProfile:
         """The allow-list minus the disallowed tools; `keep` (submit_note) always stays."""
         names = [
             n for n in registry.names()
-            if n in keep or ((self.tools is None or n in self.tools) and n not in self.disallowed)
+            if n in keep or (self._allows(n) and not _listed(n, self.disallowed))
         ]
         narrowed = registry.without(*(n for n in registry.names() if n not in names))
         return ToolRegistry(narrowed.tools.values(), self.gate or registry.gate)
+
+
+    def _allows(self, name: str) -> bool:
+        return self.tools is None or _listed(name, self.tools)
+
+
+def _listed(name: str, names: frozenset[str]) -> bool:
+    """By name, or by a pattern such as `mcp__github__*`."""
+    return name in names or any("*" in n and fnmatch.fnmatchcase(name, n) for n in names)
 
 
 class SubagentTypes(Protocol):
