@@ -78,6 +78,10 @@ def _hooks(value: Any, source: str, found: ClaudeSettings) -> list[ClaudeHook]:
                 continue
             matcher = vocab.matcher_regex(str(group.get("matcher") or ""))
             for spec in group.get("hooks") or []:
+                if isinstance(spec, dict) and spec.get("type", "command") != "command":
+                    log.info("%s: a %s hook of type %s is not supported; ignored", source,
+                             event, spec.get("type"))
+                    continue
                 hook = _hook(event, matcher, spec, source)
                 if hook is None:
                     found.warnings.append(f"{source}: a {event} hook without a command; ignored")
@@ -88,8 +92,6 @@ def _hooks(value: Any, source: str, found: ClaudeSettings) -> list[ClaudeHook]:
 
 def _hook(event: str, matcher: str, spec: Any, source: str) -> ClaudeHook | None:
     if not isinstance(spec, dict) or not str(spec.get("command") or "").strip():
-        return None
-    if spec.get("type", "command") != "command":
         return None
     try:
         timeout = float(spec.get("timeout") or DEFAULT_TIMEOUT_S)
