@@ -7,6 +7,7 @@ import typer
 from agent_cli.cli.chat import chat
 from agent_cli.cli.memory import memory_app
 from agent_cli.cli.notes import notes_app
+from agent_cli.cli.project_files import agents_app, commands_app, skills_app
 from agent_cli.cli.run import run
 from agent_cli.cli.sessions import sessions_app
 from agent_cli.cli.trust import trust
@@ -47,3 +48,6 @@ app.add_typer(memory_app, name="memory", help="List, show and search episodic me
 app.command(
     "trust", help="Trust this workspace's hooks, allow rules, MCP servers and commands."
 )(trust)
+app.add_typer(commands_app, name="commands", help="List the slash commands of this workspace.")
+app.add_typer(agents_app, name="agents", help="List the subagent types task can run.")
+app.add_typer(skills_app, name="skills", help="List skills; `why PROMPT` shows which match.")
