@@ -18,7 +18,7 @@ MAX_FILE_CHARS = 50_000
 
 class SkillInput(ToolInput):
     name: str = Field(min_length=1, max_length=128, description="The skill's name, as listed.")
-    path: str | None = Field(
+    file: str | None = Field(
         default=None,
         max_length=1_000,
         description="A file in the skill's folder, relative to it (e.g. references/patterns.md), "
@@ -38,7 +38,7 @@ class Skill(Tool[SkillInput]):
         self._grant = grant  # the skill's allowed-tools for this turn (trust permitting)
 
     def describe_call(self, args: SkillInput) -> str:
-        return f"skill {args.name}" + (f" {args.path}" if args.path else "")
+        return f"skill {args.name}" + (f" {args.file}" if args.file else "")
 
     async def run(self, args: SkillInput, ctx: ToolContext) -> ToolResult:
         skill = self._skills.get(args.name.strip().removeprefix("/"))
@@ -46,8 +46,8 @@ class Skill(Tool[SkillInput]):
             known = ", ".join(sorted(self._skills)) or "none"
             return ToolResult(f"No skill named {args.name!r}. Skills: {known}.", is_error=True,
                               summary=f"skill {args.name}: unknown")
-        if args.path:
-            return _read_beside(skill, args.path)
+        if args.file:
+            return _read_beside(skill, args.file)
         text = self._state.load(skill)
         self._grant(skill)
         return ToolResult(text, summary=f"skill {skill.name} loaded")

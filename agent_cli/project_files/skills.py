@@ -66,7 +66,7 @@ def _clip(text: str, limit: int) -> str:
 def skill_prompt(skill: Definition) -> str:
     folder = skill.meta.get("folder", str(Path(skill.path).parent))
     return (f"Base directory for this skill: {folder}\n(files it mentions are relative to it: "
-            f"read them with `skill` and `path`)\n\n{skill.body}")
+            f"read them with `skill` and `file`)\n\n{skill.body}")
 
 
 @dataclass
