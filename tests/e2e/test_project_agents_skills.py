@@ -60,7 +60,7 @@ def test_agent_type_runs_with_its_tools_model_and_body(
     assert "- explore: Read-only exploration" in task_tool["description"]
     assert "No bugs found in x.py." in tool_result_text(main[1])
     unknown = tool_result_text(main[2])
-    assert "Unknown agent_type 'nosuch'. Known types: code-reviewer, explore." == unknown
+    assert unknown == "Unknown agent_type 'nosuch'. Known types: code-reviewer, explore."
 
 
 def test_builtin_explore_is_read_only(
