@@ -70,6 +70,7 @@ class ProjectFiles:
 
 
 def load_project_files(workspace: Path, store: TrustStore | None = None) -> ProjectFiles:
+    workspace = workspace.expanduser().resolve()
     roots = all_roots(workspace)
     files = ProjectFiles(
         workspace=workspace,

@@ -28,16 +28,20 @@ def history_file(workspace: Path, state_dir: Path | None) -> Path | None:
     return path
 
 
-def _slash_names() -> list[str]:
+def _slash_names(workspace: Path) -> list[str | tuple[str, str]]:
     slash = sys.modules.get("agent_cli.ui.slash")  # loaded with the REPL, after the first frame
-    return list(slash.names()) if slash is not None else []
+    if slash is None:
+        return []
+    project = sys.modules["agent_cli.ui.project_slash"]  # imported by slash
+    return [*slash.names(), *project.completion_items(workspace)]
 
 
 def run_screen(kwargs: dict[str, Any]) -> None:
     """Run the REPL until /exit, Ctrl-D or a double Ctrl-C; print how to resume."""
     workspace: Path = kwargs["workspace"]
     screen = ChatScreen(
-        history_file(workspace, kwargs.get("state_dir")), ChatCompleter(workspace, _slash_names)
+        history_file(workspace, kwargs.get("state_dir")),
+        ChatCompleter(workspace, lambda: _slash_names(workspace)),
     )
     booted: dict[str, Any] = {}
 

@@ -14,7 +14,9 @@ MAX_ENTRIES = 200
 
 
 class ChatCompleter(Completer):
-    def __init__(self, workspace: Path, commands: Callable[[], Iterable[str]]) -> None:
+    def __init__(
+        self, workspace: Path, commands: Callable[[], Iterable[str | tuple[str, str]]]
+    ) -> None:
         self.workspace = workspace
         self.commands = commands
 
@@ -23,9 +25,10 @@ class ChatCompleter(Completer):
     ) -> Iterator[Completion]:
         before = document.text_before_cursor
         if before.startswith("/") and " " not in before:
-            for name in self.commands():
+            for item in self.commands():  # a name, or (name, description) for project commands
+                name, meta = item if isinstance(item, tuple) else (item, "")
                 if name.startswith(before):
-                    yield Completion(name, start_position=-len(before))
+                    yield Completion(name, start_position=-len(before), display_meta=meta)
             return
         word = before.split()[-1] if before and not before[-1].isspace() else ""
         if word.startswith("@"):

@@ -75,6 +75,12 @@ class ChatCore:
         self.panel_state = restored_panel(self.backend)
         self.say(message)
 
+    def send(self, text: str) -> None:
+        if self.busy:
+            self.say("A turn is running: wait for it or stop it with Ctrl-C.", "yellow")
+            return
+        self.start(self.turn(text))
+
     def compact(self, focus: str | None) -> None:
         if self.busy:
             self.say("A turn is running: wait for it or stop it with Ctrl-C.", "yellow")

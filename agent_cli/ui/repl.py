@@ -134,6 +134,12 @@ class Repl(ChatCore):
         super().compact(focus)
         self._spin()
 
+    def send(self, text: str) -> None:
+        if self.busy:
+            super().send(text)  # says why not
+        else:
+            self._begin(text)
+
     # -- turns ---------------------------------------------------------------------------------
 
     def _begin(self, text: str) -> None:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_cli.errors import AgentError
+from agent_cli.ui import project_slash
 from agent_cli.ui.render import cost, note_line, tokens
 from agent_cli.ui.side_panel import PanelState, todo_counts, todo_lines
 
@@ -27,6 +28,8 @@ class Host(Protocol):
 
     def switched(self, message: str) -> None: ...  # after /clear or /resume: a fresh panel
 
+    def send(self, text: str) -> None: ...  # a project command: run as a turn
+
     def exit(self) -> None: ...
 
 
@@ -44,6 +47,7 @@ HELP = {
     "/model [M]": "show or change the model",
     "/memory": "the newest episodes of this workspace (episodic memory)",
     "/remember": "write an episode of this session now (in the background)",
+    **project_slash.HELP,
     "/exit": "leave (Ctrl-D does too)",
 }
 
@@ -56,6 +60,8 @@ def run(host: Host, line: str) -> None:
     """Run one slash command line; an unknown one says so and lists the known ones."""
     name, _, arg = line.strip().partition(" ")
     command = COMMANDS.get(name)
+    if command is None and project_slash.handle(host, name, arg.strip()):
+        return
     if command is None:
         host.say(f"Unknown command {name}. Known: {' '.join(names())}", "red")
         return
