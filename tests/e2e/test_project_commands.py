@@ -106,7 +106,9 @@ def test_chat_lists_and_runs_project_commands(
     ws = git_workspace(tmp_path)
     skill = ws / ".claude" / "skills" / "tidy"
     skill.mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: tidy\ndescription: Tidy imports.\n---\nSort them.\n")
+    (skill / "SKILL.md").write_text(
+        "---\nname: tidy\ndescription: Tidy imports.\n---\nSort them.\n"
+    )
     fake_model.script.text("Reviewed in chat.").text("Tidied.")
     stdin = "/commands\n/agents\n/skills\n/review src/x.py\n/tidy\n"
     proc = run_agent(fake_env, ws, "chat", stdin=stdin)
