@@ -38,25 +38,33 @@ def location(skill: Definition, workspace: Path) -> str:
 
 
 def listing(skills: list[Definition], workspace: Path, description_chars: int, cap: int) -> str:
-    """The block the request carries: one line per skill, in name order (stable)."""
+    """The block the request carries, grouped by skills folder, in name order (stable). The
+    budget `cap` is shared out: descriptions are clipped so that every skill is listed."""
     if not skills or cap <= 0:
         return ""
+    groups: dict[str, list[Definition]] = {}
+    for skill in sorted(skills, key=lambda s: s.name):
+        folder = str(Path(location(skill, workspace)).parent.parent)
+        groups.setdefault(folder, []).append(skill)
     lines = [
         "# Skills",
         "Skills are instructions for particular tasks. When the user's request matches a "
         "skill's description, load it with the `skill` tool before starting; otherwise ignore "
-        "them.",
+        "them. Each is <folder>/<name>/SKILL.md.",
     ]
-    used = sum(len(line) + 1 for line in lines)
-    for shown, skill in enumerate(sorted(skills, key=lambda s: s.name)):
-        description = _clip(skill.description, description_chars)
-        line = f"- {skill.name}: {description} ({location(skill, workspace)})"
-        if used + len(line) + 1 > cap:
-            lines.append(f"- ... and {len(skills) - shown} more not listed here")
-            break
-        lines.append(line)
-        used += len(line) + 1
-    return "\n".join(lines)
+    fixed = sum(len(line) + 1 for line in lines) + sum(len(g) + 12 for g in groups)
+    share = (cap - fixed) // len(skills)
+    for folder, members in groups.items():
+        lines.append(f"In {folder}/:")
+        lines += [_line(s, min(description_chars, share - len(s.name) - 4)) for s in members]
+    text = "\n".join(lines)
+    return text if len(text) <= cap else text[: cap - 30].rsplit("\n", 1)[0] + "\n- ... (more)"
+
+
+def _line(skill: Definition, allowance: int) -> str:
+    folder = Path(skill.path).parent.name
+    where = f" [folder {folder}]" if folder != skill.name else ""
+    return f"- {skill.name}{where}: {_clip(skill.description, max(40, allowance))}"
 
 
 def _clip(text: str, limit: int) -> str:
