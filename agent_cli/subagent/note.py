@@ -149,6 +149,8 @@ class Note(BaseModel):
     )
     log_path: str = Field(description="The subagent's full process (the first file_ref).")
     figures: NoteFigures = Field(default_factory=NoteFigures, description="The runner's figures.")
+    agent_type: str | None = Field(default=None, description="The subagent type task named.")
+    color: str | None = Field(default=None, description="That type's colour, for the panel.")
     created: str = Field(
         default_factory=lambda: datetime.now(UTC).isoformat(timespec="milliseconds"),
         description="When the note was made (UTC).",

@@ -248,6 +248,8 @@ class SubagentRunner:
             confidence=trimmed.confidence,
             trimmed=notes,
             log_path=log_ref,
+            agent_type=run.profile.name if run.profile else None,
+            color=(run.profile.color or None) if run.profile else None,
             figures=NoteFigures(
                 turns=run.turns,
                 tool_calls=run.tool_calls,

@@ -10,6 +10,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
+from rich.color import Color, ColorParseError
 from rich.console import Group
 from rich.panel import Panel
 from rich.text import Text
@@ -135,13 +136,27 @@ def _notes(state: PanelState, width: int, color: bool) -> Text | None:
         conclusion = " ".join(str(note.get("conclusion", "")).split())
         lines = textwrap.wrap(conclusion, width - 2, max_lines=3, placeholder="…") or ["?"]
         for n, line in enumerate(lines):
-            section.append(("• " if n == 0 else "  ") + line + "\n")
-        grade = f"  {note.get('confidence', '?')} · {note.get('status', '?')}"
+            if n == 0:  # a subagent type's bullet takes its colour
+                section.append("● " if note.get("color") else "• ", style=_style(note, color))
+            section.append(("" if n == 0 else "  ") + line + "\n")
+        kind = f" · {note['agent_type']}" if note.get("agent_type") else ""
+        grade = f"  {note.get('confidence', '?')} · {note.get('status', '?')}{kind}"
         meta = f"{grade} · {note.get('id', '?')}"
         if len(meta) > width:  # the id is what /notes ID needs: never cut it
             meta = f"{grade}\n  {note.get('id', '?')}"
         section.append(meta + "\n", style="dim")
     return section
+
+
+def _style(note: dict[str, Any], color: bool) -> str:
+    wanted = str(note.get("color") or "")
+    if not (color and wanted):
+        return ""
+    try:
+        Color.parse(wanted.lower())
+        return wanted.lower()
+    except ColorParseError:
+        return ""
 
 
 def _bar(pct: int, cells: int, color: bool) -> str:

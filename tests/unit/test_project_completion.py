@@ -1,4 +1,5 @@
-"""Tab completion of project commands in the chat input: name, argument hint, description."""
+"""Project files in the chat screen: Tab completes commands with their argument hint and
+description; the panel shows a subagent type's colour and name."""
 
 from __future__ import annotations
 
@@ -29,3 +30,15 @@ def test_project_commands_complete_with_hint_and_description(tmp_path: Path):
     ]
     names = [c.text for c in completer.get_completions(Document("/"), CompleteEvent())]
     assert {"/help", "/commands", "/agents", "/skills", "/git:commit", "/review"} <= set(names)
+
+
+def test_the_panel_shows_a_subagent_types_colour_and_name():
+    from agent_cli.events import NoteAdded
+    from agent_cli.ui.side_panel import PanelState, render_panel
+
+    state = PanelState()
+    note = {"id": "n-1", "conclusion": "Found it.", "confidence": "high", "status": "completed",
+            "agent_type": "code-reviewer", "color": "green"}
+    state.apply(NoteAdded(note=note))
+    assert "\x1b[32m● \x1b[0m" in render_panel(state, 140, True)  # green
+    assert "high · completed · code-reviewer" in render_panel(state, 140, False)
