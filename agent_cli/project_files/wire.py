@@ -55,6 +55,10 @@ class Wiring:
     def child_hooks(self, limit: int) -> TurnHooks | None:
         return ClaudeTurnHooks(self.claude, limit, "SubagentStop") if self.claude.hooks else None
 
+    async def session_end(self, reason: str) -> None:
+        if self.claude.has("SessionEnd"):
+            await self.claude.fire("SessionEnd", reason=reason)
+
     def bind(self, registry: ToolRegistry, session: Session, permissions: Permissions) -> None:
         self._commands = CommandTurns(self.files, session, registry, permissions, self.skills)
 

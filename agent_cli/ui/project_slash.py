@@ -36,7 +36,7 @@ def project_files(workspace: Path) -> ProjectFiles:
 
 def handle(host: Host, name: str, arg: str) -> bool:
     """True when `name` was ours (a listing, or a project command now running)."""
-    workspace = host.backend.options.workspace
+    workspace = host.runtime.options.workspace
     if name in LISTINGS:
         host.say(_listing(host, LISTINGS[name]))
         return True
@@ -50,8 +50,8 @@ def handle(host: Host, name: str, arg: str) -> bool:
 def _listing(host: Host, kind: Kind) -> str:
     from agent_cli.project_files.listing import rows, text_lines
 
-    files = project_files(host.backend.options.workspace)
-    lines = text_lines(rows(files, kind, host.backend.settings))
+    files = project_files(host.runtime.options.workspace)
+    lines = text_lines(rows(files, kind, host.runtime.settings))
     lines += [f"warning: {w}" for w in files.warnings]
     return "\n".join(lines) or f"No {kind}s here. The README shows the formats."
 
