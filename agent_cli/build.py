@@ -179,6 +179,8 @@ def assemble(
     system = build_system(options.workspace, "system.md", sections)
     reminder = TodoReminder(session.todos, session.settings.todo.reminder_rounds)
     stages, compactor = build_pipeline(session, request_overhead(system, registry.schemas))
+    if project is not None:
+        compactor = project.around_compaction(compactor)  # PreCompact hooks
     if publish is not None:
         session.usage_sink = publish
     memory = EpisodeManager(session, client, emit=publish)

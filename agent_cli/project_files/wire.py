@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from agent_cli.hooks import Hooks
 from agent_cli.permissions import Permissions
@@ -19,6 +19,7 @@ from agent_cli.project_files.hook_ports import (
     ClaudeToolHooks,
     ClaudeTurnHooks,
     NotifyingApprover,
+    PreCompactHooks,
 )
 from agent_cli.project_files.skill_tool import Skill
 from agent_cli.project_files.skills import SkillState, listing, model_skills
@@ -29,6 +30,9 @@ if TYPE_CHECKING:
     from agent_cli.gate import ToolHooks
     from agent_cli.session.state import Session
     from agent_cli.tools.registry import ToolRegistry
+
+
+C = TypeVar("C", bound=Any)  # the loop's Compactor (built above this floor)
 
 
 @dataclass
@@ -54,6 +58,12 @@ class Wiring:
 
     def child_hooks(self, limit: int) -> TurnHooks | None:
         return ClaudeTurnHooks(self.claude, limit, "SubagentStop") if self.claude.hooks else None
+
+    def around_compaction(self, compactor: C) -> C:
+        """PreCompact hooks before `compact`/`/compact` (manual) and prompt-too-long (auto)."""
+        if not self.claude.has("PreCompact"):
+            return compactor
+        return cast(C, PreCompactHooks(compactor, self.claude))
 
     async def session_end(self, reason: str) -> None:
         if self.claude.has("SessionEnd"):

@@ -172,3 +172,45 @@ def test_untrusted_workspace_runs_no_hook_and_no_allow_rule_but_deny_rules_apply
     assert "Refused by the permissions.deny pattern 'read_file(secret.txt)'" in result_text(
         bodies[2])
     assert "TOP-SECRET" not in json.dumps(bodies)
+
+
+def test_post_tool_use_subagent_stop_pre_compact_and_session_end(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    post = hook_script(tmp_path, "post", (
+        "print(json.dumps({'decision': 'block', 'reason': 'FORMAT-FEEDBACK-3'}))\n"))
+    cmds = {n: hook_script(tmp_path, n, "") for n in ("substop", "precompact", "end")}
+    settings(tmp_path, {"PostToolUse": [("Read", post)], "SubagentStop": [(None, cmds["substop"])],
+                        "PreCompact": [(None, cmds["precompact"])],
+                        "SessionEnd": [(None, cmds["end"])]})
+    (tmp_path / "a.txt").write_text("alpha\n")
+    trust(fake_env, tmp_path)
+    child = fake_model.route(lambda body: "You are a subagent" in json.dumps(body.get("system")))
+    child.tool_use("submit_note", conclusion="ok", confidence="high")
+    fake_model.route(lambda body: not body.get("tools")).text("summary of the work")
+    script = fake_model.script
+    script.tool_use("read_file", path="a.txt")
+    script.tool_use("task", description="look", prompt="Look.")
+    script.tool_use("compact", focus="the file").text("done")
+    proc = run_agent(fake_env, tmp_path, "run", "-p", "go")
+    assert proc.returncode == 0, proc.stderr
+    main = [b for b in fake_model.bodies() if b.get("tools") and
+            "You are a subagent" not in json.dumps(b.get("system"))]
+    assert "PostToolUse hook: FORMAT-FEEDBACK-3" in result_text(main[1])
+    assert "alpha" in result_text(main[1])
+    assert [e["hook_event_name"] for e in events(tmp_path, "substop")] == ["SubagentStop"]
+    (compacted,) = events(tmp_path, "precompact")
+    assert (compacted["trigger"], compacted["custom_instructions"]) == ("manual", "the file")
+    (ended,) = events(tmp_path, "end")
+    assert ended["reason"] == "exit"
+    assert ended["session_id"] == events(tmp_path, "post")[0]["session_id"]
+
+
+def test_ask_rules_ask_even_for_read_only_commands(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    settings(tmp_path, {}, permissions={"ask": ["Bash(git status:*)"]})
+    fake_model.script.tool_use("bash", command="git status").text("ok")
+    proc = run_agent(fake_env, tmp_path, "run", "-p", "go")  # untrusted: ask rules narrow
+    assert proc.returncode == 0, proc.stderr
+    assert "Permission denied: bash git status" in result_text(fake_model.bodies()[1])
