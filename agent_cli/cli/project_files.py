@@ -7,7 +7,7 @@ import json
 import logging
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import typer
 
@@ -16,15 +16,11 @@ from agent_cli.cli.common import guarded
 
 if TYPE_CHECKING:
     from agent_cli.project_files.catalog import ProjectFiles
-    from agent_cli.project_files.definitions import Kind
     from agent_cli.settings import Settings
 
+Kind = Literal["command", "agent", "skill"]
+
 AS_JSON = typer.Option(False, "--json", help="One JSON array.")
-
-commands_app = typer.Typer(no_args_is_help=False, add_completion=False, rich_markup_mode=None)
-agents_app = typer.Typer(no_args_is_help=False, add_completion=False, rich_markup_mode=None)
-skills_app = typer.Typer(no_args_is_help=False, add_completion=False, rich_markup_mode=None)
-
 
 def _load(workspace: Path) -> tuple[ProjectFiles, Settings]:
     from agent_cli.build import resolve_workspace
@@ -52,52 +48,30 @@ def _list(kind: Kind, workspace: Path, as_json: bool, empty: str) -> None:
     typer.echo("\n".join(text_lines(data)) if data else empty)
 
 
-@commands_app.callback(invoke_without_command=True)
-@guarded
-def commands_main(ctx: typer.Context, as_json: bool = AS_JSON,
-                  workspace: Path = opt.WORKSPACE) -> None:
-    """Slash commands from commands/**/*.md (.agent/, .agents/, .claude/, and yours)."""
-    if ctx.invoked_subcommand is None:
-        _list("command", workspace, as_json, "No slash commands here.")
+def _group(kind: Kind, empty: str, about: str) -> typer.Typer:
+    """`agent <kind>s` and `agent <kind>s list`: the same listing."""
+    group = typer.Typer(no_args_is_help=False, add_completion=False, rich_markup_mode=None)
 
-
-@commands_app.command("list")
-@guarded
-def commands_list(as_json: bool = AS_JSON, workspace: Path = opt.WORKSPACE) -> None:
-    """Every slash command: file, what it shadows, tools, model, what was ignored."""
-    _list("command", workspace, as_json, "No slash commands here.")
-
-
-@agents_app.callback(invoke_without_command=True)
-@guarded
-def agents_main(ctx: typer.Context, as_json: bool = AS_JSON,
+    @group.callback(invoke_without_command=True, help=about)
+    @guarded
+    def listing(ctx: typer.Context, as_json: bool = AS_JSON,
                 workspace: Path = opt.WORKSPACE) -> None:
-    """Subagent types for task's agent_type, from agents/**/*.md, and the built-in explore."""
-    if ctx.invoked_subcommand is None:
-        _list("agent", workspace, as_json, "No subagent types here.")
+        if ctx.invoked_subcommand is None:
+            _list(kind, workspace, as_json, empty)
+
+    @group.command("list", help=f"{about} File, what it shadows, tools, model, what was ignored.")
+    @guarded
+    def list_all(as_json: bool = AS_JSON, workspace: Path = opt.WORKSPACE) -> None:
+        _list(kind, workspace, as_json, empty)
+
+    return group
 
 
-@agents_app.command("list")
-@guarded
-def agents_list(as_json: bool = AS_JSON, workspace: Path = opt.WORKSPACE) -> None:
-    """Every subagent type: file, what it shadows, tools, model, mode, what was ignored."""
-    _list("agent", workspace, as_json, "No subagent types here.")
-
-
-@skills_app.callback(invoke_without_command=True)
-@guarded
-def skills_main(ctx: typer.Context, as_json: bool = AS_JSON,
-                workspace: Path = opt.WORKSPACE) -> None:
-    """Agent Skills from skills/<name>/SKILL.md."""
-    if ctx.invoked_subcommand is None:
-        _list("skill", workspace, as_json, "No skills here.")
-
-
-@skills_app.command("list")
-@guarded
-def skills_list(as_json: bool = AS_JSON, workspace: Path = opt.WORKSPACE) -> None:
-    """Every skill: file, what it shadows, allowed tools, what was ignored."""
-    _list("skill", workspace, as_json, "No skills here.")
+commands_app = _group("command", "No slash commands here.",
+                      "Slash commands from commands/**/*.md (.agent/, .agents/, .claude/, yours).")
+agents_app = _group("agent", "No subagent types here.",
+                    "Subagent types for task's agent_type (agents/**/*.md, and explore).")
+skills_app = _group("skill", "No skills here.", "Agent Skills from skills/<name>/SKILL.md.")
 
 
 @skills_app.command("why")

@@ -123,3 +123,23 @@ def test_chat_lists_and_runs_project_commands(
     first, second = fake_model.bodies()
     assert "Review src/x.py carefully" in json.dumps(first["messages"][0])
     assert "Sort them." in json.dumps(second["messages"][-1])  # /tidy: the skill, by the user
+
+
+def test_allowed_tools_hold_for_the_commands_turn_only_and_only_when_trusted(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    ws = tmp_path / "ws"
+    (ws / ".claude" / "commands").mkdir(parents=True)
+    (ws / ".claude" / "commands" / "mark.md").write_text(
+        "---\nallowed-tools: Bash(touch:*)\n---\nMake the mark $1.\n"
+    )
+    for _ in range(3):
+        fake_model.script.tool_use("bash", command="touch mark.txt").text("done")
+    assert run_agent(fake_env, ws, "run", "-p", "/mark one").returncode == 0  # untrusted
+    assert not (ws / "mark.txt").exists()
+    assert run_agent(fake_env, ws, "trust").returncode == 0
+    assert run_agent(fake_env, ws, "run", "-p", "/mark two").returncode == 0
+    assert (ws / "mark.txt").exists()  # granted for the command's turn: no question asked
+    (ws / "mark.txt").unlink()
+    assert run_agent(fake_env, ws, "run", "-p", "touch it").returncode == 0  # not a command
+    assert not (ws / "mark.txt").exists()

@@ -183,3 +183,35 @@ def test_modes_map_and_never_widen_the_session():
     assert (mode, note is not None) == ("default", True)
     assert vocab.resolve_mode("dontAsk", "default")[:2] == ("default", False)
     assert vocab.resolve_mode("plan", "default")[0] == "plan"
+
+
+def test_a_wide_permission_mode_needs_trust_and_never_widens_the_session(tmp_path: Path):
+    from agent_cli.hooks import Hooks
+    from agent_cli.permissions import Permissions
+    from agent_cli.project_files.agent_types import AgentTypes
+    from agent_cli.settings import HooksSettings, PermissionSettings, Settings
+
+    write(tmp_path / ".claude/agents/wide.md", "---\nname: wide\npermissionMode: "
+          "bypassPermissions\n---\nBody.\n")
+    write(tmp_path / ".claude/agents/narrow.md", "---\nname: narrow\npermissionMode: plan\n"
+          "---\nBody.\n")
+    store = TrustStore(tmp_path / "trust.json")
+
+    def gate_mode(name: str, session_mode: str) -> str:
+        files = load_project_files(tmp_path, store)
+        permissions = Permissions(PermissionSettings(mode=session_mode))
+        types = AgentTypes(files, Settings(), lambda: "m", permissions,
+                           Hooks(HooksSettings(), "s", tmp_path), [])
+        profile = types.profile(name)
+        assert profile is not None
+        return profile.gate.permissions.mode if profile.gate else session_mode
+
+    assert gate_mode("wide", "bypass") == "default"  # untrusted: not wider than default
+    assert gate_mode("wide", "accept-edits") == "default"
+    assert gate_mode("narrow", "bypass") == "plan"  # narrowing always applies
+    from agent_cli.project_files.catalog import trust_items
+    from agent_cli.trust import grant_items
+
+    store.trust(tmp_path, grant_items(trust_items(load_project_files(tmp_path, store))))
+    assert gate_mode("wide", "bypass") == "bypass"
+    assert gate_mode("wide", "accept-edits") == "accept-edits"  # capped by the session's
