@@ -20,6 +20,7 @@ from agent_cli.project_files.catalog import ProjectFiles
 from agent_cli.project_files.definitions import Definition
 from agent_cli.project_files.expand import ShellRunner, expand
 from agent_cli.project_files.skills import SkillState, skill_prompt
+from agent_cli.redaction import redact
 from agent_cli.turn_hooks import prompt_text
 
 if TYPE_CHECKING:
@@ -88,7 +89,8 @@ class CommandTurns:
         else:
             body = item.body
         run = self._shell_runner(item)
-        return await expand(body, arguments, self.files.workspace, run, limits.inline_file_chars)
+        text = await expand(body, arguments, self.files.workspace, run, limits.inline_file_chars)
+        return redact(text, self.session.tool_ctx.secrets)  # an @path file may hold the key
 
     def _shell_runner(self, item: Definition) -> ShellRunner:
         trusted = self.files.allows(item, "shell")

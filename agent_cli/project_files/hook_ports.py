@@ -11,6 +11,7 @@ from agent_cli.events import Event, TurnEnd
 from agent_cli.gate import HookVerdict
 from agent_cli.messages import Block, Message
 from agent_cli.project_files.claude_hooks import ClaudeHooks, cc_input, our_input
+from agent_cli.redaction import redact
 from agent_cli.tool_contract import AnyTool, ToolContext, ToolInput, ToolResult, current_call_id
 from agent_cli.turn_hooks import prompt_text, veto_events
 
@@ -40,7 +41,8 @@ class ClaudeToolHooks:
                          ctx: ToolContext) -> None:
         if not self.hooks.has("PostToolUse"):
             return
-        response = {"content": result.content[:MAX_RESPONSE_CHARS], "is_error": result.is_error}
+        content = redact(result.content, ctx.secrets)[:MAX_RESPONSE_CHARS]  # hooks never see it
+        response = {"content": content, "is_error": result.is_error}
         answer = await self.hooks.fire("PostToolUse", tool.name, tool_input=cc_input(
             tool.name, _input(args)), tool_response=response)
         notes = [f"PostToolUse hook: {answer.reason}"] if answer.block and answer.reason else []
@@ -54,8 +56,9 @@ class ClaudeTurnHooks:
     a child) after each, whose `block` keeps the agent working at most `limit` times a turn."""
 
     def __init__(self, hooks: ClaudeHooks, limit: int, stop_event: str = "Stop",
-                 resumed: bool = False) -> None:
+                 resumed: bool = False, secrets: tuple[str, ...] = ()) -> None:
         self.hooks = hooks
+        self.secrets = secrets
         self.limit = limit
         self.stop_event = stop_event
         self.started = stop_event != "Stop"  # a subagent has no session of its own
@@ -74,7 +77,7 @@ class ClaudeTurnHooks:
                 return veto_events(answer.reason or "blocked by a UserPromptSubmit hook")
             context += answer.context
         if context:
-            blocks.append({"type": "text", "text": "\n\n".join(context)})
+            blocks.append({"type": "text", "text": redact("\n\n".join(context), self.secrets)})
         return []
 
     async def after_turn(self, end: TurnEnd) -> str | None:

@@ -88,7 +88,7 @@ def wire(session: Session, workspace: Path, permissions: Permissions, hooks: Hoo
     if claude.hooks:
         wiring.gate_hooks.append(ClaudeToolHooks(claude))
         wiring._turns = ClaudeTurnHooks(claude, settings.project_files.stop_blocks_per_turn,
-                                        resumed=resumed)
+                                        resumed=resumed, secrets=session.tool_ctx.secrets)
         permissions.approver = NotifyingApprover(permissions.approver, claude)
     wiring.agent_types = AgentTypes(files, settings, lambda: session.model, permissions, hooks,
                                     wiring.gate_hooks)

@@ -8,8 +8,9 @@ import json
 import subprocess
 from pathlib import Path
 
+from tests.conftest import FAKE_API_KEY
 from tests.fake_model import FakeAnthropic
-from tests.helpers import last_user_blocks, run_agent
+from tests.helpers import all_text, last_user_blocks, run_agent
 
 REVIEW = (
     "---\ndescription: Review one file against the diff\nargument-hint: <file>\n"
@@ -143,3 +144,18 @@ def test_allowed_tools_hold_for_the_commands_turn_only_and_only_when_trusted(
     (ws / "mark.txt").unlink()
     assert run_agent(fake_env, ws, "run", "-p", "touch it").returncode == 0  # not a command
     assert not (ws / "mark.txt").exists()
+
+
+def test_an_inlined_file_never_carries_the_api_key(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    ws = tmp_path / "ws"
+    (ws / ".claude" / "commands").mkdir(parents=True)
+    (ws / ".claude" / "commands" / "show.md").write_text("Explain $1:\n")
+    (ws / "env.txt").write_text(f"KEY={FAKE_API_KEY}\nOTHER=1\n")
+    fake_model.script.text("ok")
+    assert run_agent(fake_env, ws, "run", "-p", "/show @env.txt").returncode == 0
+    sent = json.dumps(fake_model.bodies()[0])
+    assert "OTHER=1" in sent
+    assert FAKE_API_KEY not in sent
+    assert FAKE_API_KEY not in all_text(ws / ".transcripts")
