@@ -125,3 +125,22 @@ def test_no_skill_is_loaded_unless_the_model_asks_and_why_explains(
     assert (match["name"], match["shared"]) == ("release-notes", ["notes", "release"])
     miss = run_agent(fake_env, ws, "skills", "why", "fix the login bug", "--json")
     assert json.loads(miss.stdout)[0]["shared"] == []
+
+
+def test_a_loaded_skills_allowed_tools_hold_for_the_turn_when_trusted(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    folder = tmp_path / ".claude" / "skills" / "stamp"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        "---\nname: stamp\ndescription: Stamps the build.\nallowed-tools: Bash(touch:*)\n---\n"
+        "Run touch stamp.txt.\n"
+    )
+    for _ in range(2):
+        fake_model.script.tool_use("skill", name="stamp")
+        fake_model.script.tool_use("bash", command="touch stamp.txt").text("stamped")
+    assert run_agent(fake_env, tmp_path, "run", "-p", "stamp it").returncode == 0
+    assert not (tmp_path / "stamp.txt").exists()  # untrusted: the question is asked (denied)
+    assert run_agent(fake_env, tmp_path, "trust").returncode == 0
+    assert run_agent(fake_env, tmp_path, "run", "-p", "stamp it").returncode == 0
+    assert (tmp_path / "stamp.txt").exists()
