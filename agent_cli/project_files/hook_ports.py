@@ -71,7 +71,7 @@ class ClaudeTurnHooks:
         if not self.started:
             self.started = True
             context += (await self.hooks.fire("SessionStart", source=self.source)).context
-        if self.hooks.has("UserPromptSubmit"):
+        if self.stop_event == "Stop" and self.hooks.has("UserPromptSubmit"):  # not a subagent
             answer = await self.hooks.fire("UserPromptSubmit", prompt=prompt_text(blocks))
             if answer.block:
                 return veto_events(answer.reason or "blocked by a UserPromptSubmit hook")
