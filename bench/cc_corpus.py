@@ -136,10 +136,12 @@ def main() -> None:
         "skills": run_kind(SKILLS, args.corpus / "skills", args.verbose),
         "settings": run_settings(args.corpus / "mcp"),
     }
-    keys = sorted({k for c in results.values() for k in c})
+    keys = sorted({k for c in results.values() for k in c} | {"raised", "mismatch", "warned"})
     print(f"\n{'':32}" + "".join(f"{kind:>10}" for kind in results))
     for key in keys:
         print(f"{key:32}" + "".join(f"{c.get(key, 0):>10}" for c in results.values()))
+    failed = sum(c.get("raised", 0) + c.get("mismatch", 0) for c in results.values())
+    sys.exit(1 if failed else 0)
 
 
 if __name__ == "__main__":
