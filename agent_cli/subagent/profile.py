@@ -7,7 +7,6 @@ project file (or the built-in `explore`) describes.
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -54,5 +53,3 @@ class SubagentTypes(Protocol):
 
     def profile(self, name: str) -> SubagentProfile | None: ...
 
-
-ProfileFactory = Callable[[str], SubagentProfile | None]
