@@ -12,8 +12,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
 _KEY_LINE = re.compile(r"^([A-Za-z_][\w-]*)\s*:(?:\s+(.*)|\s*)$")
 _LIST_ITEM = re.compile(r"^\s*-\s+(.*)$")
 
@@ -51,6 +49,8 @@ def parse(text: str) -> FrontMatter:
     head, body = split(text)
     if head is None:
         return FrontMatter({}, body)
+    import yaml  # only once a file has front matter: a workspace without any never pays
+
     try:
         loaded = yaml.safe_load(head) if head.strip() else {}
     except yaml.YAMLError as e:
