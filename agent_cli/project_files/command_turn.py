@@ -67,7 +67,11 @@ class CommandTurns:
         if note:
             log.warning("/%s: %s", item.name, note)
         self._model, self.session.model = self.session.model, model
-        text = await self._text(item, invocation[1])
+        try:
+            text = await self._text(item, invocation[1])
+        except BaseException:  # interrupted while a !`cmd` line ran: nothing stays granted
+            self._restore()
+            raise
         others = [b for b in blocks if b.get("type") != "text"]
         blocks[:] = [{"type": "text", "text": text}, *others]
         return []
