@@ -13,9 +13,9 @@ from agent_cli.session.transcript import (
     TodosRecord,
     TranscriptWriter,
 )
+from tests.e2e.helpers import run_agent
+from tests.e2e.pty_screen import ChatTerm
 from tests.fake_model import FakeAnthropic
-from tests.helpers import run_agent
-from tests.pty_screen import ChatTerm
 
 SESSION = "20260101-120000-abcdef"
 TODOS = [

@@ -15,7 +15,7 @@ from pathlib import Path
 from agent_cli import errors
 from agent_cli.context.tokens import resolve_thresholds
 from agent_cli.settings import parse_settings
-from tests.context_session import (
+from tests.e2e.context_session import (
     PROMPT,
     ROUNDS,
     SETTINGS,
@@ -25,9 +25,9 @@ from tests.context_session import (
     script_session,
     user_texts,
 )
+from tests.e2e.helpers import REPO, json_lines, run_agent
 from tests.fake_model import FakeAnthropic, Script
 from tests.fake_model.usage import estimate_tokens
-from tests.helpers import REPO, json_lines, run_agent
 
 
 def stream_events(stdout: str, kind: str) -> list[dict]:

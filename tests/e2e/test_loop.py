@@ -21,8 +21,8 @@ from agent_cli.paths import Paths
 from agent_cli.settings import Settings
 from agent_cli.tool_contract import ToolResult
 from tests.conftest import FAKE_API_KEY
+from tests.e2e.helpers import run_agent
 from tests.fake_model import FakeAnthropic
-from tests.helpers import run_agent
 
 
 @pytest.fixture

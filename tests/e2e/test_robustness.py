@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from tests.conftest import FAKE_API_KEY
+from tests.e2e.helpers import json_lines, last_user_blocks, run_agent
 from tests.fake_model import FakeAnthropic
-from tests.helpers import json_lines, last_user_blocks, run_agent
 
 
 def _texts(body: dict) -> list[str]:

@@ -10,8 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.e2e.helpers import REPO, last_user_blocks, run_agent
 from tests.fake_model import FakeAnthropic
-from tests.helpers import REPO, last_user_blocks, run_agent
 
 
 def test_a_failed_turn_is_reported_once_on_stderr(

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.e2e.helpers import json_lines, run_agent
 from tests.fake_model import FakeAnthropic
 from tests.fake_model.routing import first_user_contains, system_contains
-from tests.helpers import json_lines, run_agent
 
 SUBAGENT = system_contains("You are a subagent")
 MARKER = "ZEBRA-QUOKKA-7731"

@@ -17,8 +17,8 @@ from agent_cli.options import Options
 from agent_cli.paths import Paths
 from agent_cli.settings import Settings
 from tests.conftest import FAKE_API_KEY
+from tests.e2e.helpers import json_lines, run_agent
 from tests.fake_model import FakeAnthropic
-from tests.helpers import json_lines, run_agent
 
 MARK = "<system-reminder>"
 PLAN = [

@@ -12,7 +12,7 @@ from agent_cli.events import Event, UsageUpdate, Warning
 from agent_cli.messages import validate_request
 from agent_cli.model.client import ModelRequest
 from agent_cli.session.transcript import UsageRecord, read_records
-from tests.context_fakes import (
+from tests.unit.context.fakes import (
     PROMPT_TOO_LONG,
     FakeClient,
     assistant,

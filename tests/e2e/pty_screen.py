@@ -14,7 +14,7 @@ from pathlib import Path
 import pexpect
 import pyte
 
-from tests.helpers import REPO
+from tests.e2e.helpers import REPO
 
 ENTER = "\r"  # what the Enter key sends in raw mode (\n is Ctrl-J: a new line in the input)
 CTRL_C = "\x03"
