@@ -11,6 +11,7 @@ from prompt_toolkit.output import DummyOutput
 from agent_cli.approval import ApprovalRequest
 from agent_cli.ui.live import ChatScreen
 from agent_cli.ui.repl import ScreenApprover
+from tests.waiting import until
 
 REQUEST = ApprovalRequest(
     tool="bash",
@@ -50,7 +51,7 @@ def drive(keys: list[str], controller: FakeController) -> list[str]:
         decisions = []
         for group in keys:
             asking = asyncio.ensure_future(ScreenApprover(screen).approve(REQUEST))
-            await asyncio.sleep(0.05)
+            await until(lambda: screen._question is not None, 5, "the question on screen")
             assert screen._question is not None
             assert "Allow bash rm -r build?" in screen._question[0]
             pipe.send_text(group)  # type: ignore[attr-defined]
@@ -96,7 +97,7 @@ def test_enter_sends_and_ctrl_j_adds_a_line():
             async def scenario() -> None:
                 pipe.send_text("first line\nsecond\r")
                 pipe.send_text("\x1b[200~pasted\rtwo lines\x1b[201~\r")
-                await asyncio.sleep(0.2)
+                await until(lambda: len(controller.sent) >= 2, 5, "both inputs sent")
                 screen.exit()
 
             await screen.run(lambda: (screen.attach(controller), asyncio.ensure_future(scenario())))
