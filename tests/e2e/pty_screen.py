@@ -21,7 +21,7 @@ CTRL_C = "\x03"
 CTRL_D = "\x04"
 
 
-class _Screen(pyte.Screen):  # type: ignore[misc]
+class _Screen(pyte.Screen):
     def __init__(self, columns: int, lines: int, reply: Callable[[str], None]) -> None:
         super().__init__(columns, lines)
         self._reply = reply

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent_cli.events import Event, ToolStart, TurnEnd
-from agent_cli.loop.extensions import Compacted, StageContext
+from agent_cli.loop.extensions import Compacted, Guide, Stage, StageContext
 from agent_cli.messages import Block, Message
 from agent_cli.tool_contract import ToolResult
 from tests.e2e.agents import bypass, collect, make_agent
@@ -48,6 +48,10 @@ class CountingGuide:
 
     def after_round(self, calls: list[Block], results: list[ToolResult]) -> None:
         self.rounds += 1
+
+
+_stage_checked: type[Stage] = PrefixStage  # mypy: the fakes are a Stage and a Guide
+_guide_checked: type[Guide] = CountingGuide
 
 
 @pytest.mark.usefixtures("sdk_env")

@@ -67,7 +67,9 @@ def test_all_completed_todos_write_an_episode(fake_model: FakeAnthropic, tmp_pat
     assert episode.title == "Fix crash on empty input in parser"
     assert episode.session == agent.session.id
     assert episode.files() == ["src/x.py"]
-    records = list(read_records(agent.session.transcript.path))
+    transcript = agent.session.transcript
+    assert transcript is not None
+    records = list(read_records(transcript.path))
     assert [r.episode["id"] for r in records if isinstance(r, EpisodeRecord)] == [episode.id]
     assert [r.caller for r in records if isinstance(r, UsageRecord)].count("episode") == 1
 

@@ -23,7 +23,7 @@ from agent_cli.subagent.runner import REASK, SubagentRunner
 from agent_cli.subagent.store import NoteStore
 from agent_cli.subagent.task import Task
 from agent_cli.system_prompt import build_system
-from agent_cli.tool_contract import AnyTool, ToolContext, ToolInput
+from agent_cli.tool_contract import AnyTool, Gate, ToolContext, ToolInput
 from agent_cli.tools.bash import Bash
 from agent_cli.tools.read_file import ReadFile
 from agent_cli.tools.registry import ToolRegistry
@@ -191,7 +191,7 @@ def test_usage_and_note_reach_the_parent_session_and_its_transcript(
     agent = make_agent(tmp_path, no_retries())
     events = asyncio.run(collect(agent, "go"))
     note = only_note(tmp_path)
-    assert [e.note["id"] for e in events if e.type == "note"] == [note["id"]]  # type: ignore[union-attr]
+    assert [e.note["id"] for e in events if e.type == "note"] == [note["id"]]
     calls = [json.loads(x) for x in (tmp_path / "logs/llm-calls.jsonl").read_text().splitlines()]
     assert sorted(c["caller"] for c in calls) == ["main", "main", f"subagent:{note['id']}"]
     assert agent.session.usage.output_tokens == sum(c["output_tokens"] for c in calls)
@@ -210,6 +210,9 @@ class DenyBash:
 
     async def after(self, tool: AnyTool, args: ToolInput, result: Any, ctx: ToolContext) -> None:
         return None
+
+
+_gate_checked: type[Gate] = DenyBash  # mypy: the fake is a Gate
 
 
 def test_the_subagent_goes_through_the_parents_gate(fake_model: FakeAnthropic, tmp_path: Path):

@@ -133,7 +133,6 @@ def imports_of(module: Module, known: set[str], root: str = ROOT) -> list[Import
     found: dict[tuple[str, int], Import] = {}
     is_package = module.path.name == "__init__.py"
     for node in ast.walk(module.tree):
-        targets: list[str] = []
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -144,6 +143,8 @@ def imports_of(module: Module, known: set[str], root: str = ROOT) -> list[Import
             else:
                 base = node.module or ""
             targets = [_resolve(base, alias.name, known) for alias in node.names]
+        else:
+            continue
         for target in targets:
             if target == root or target.startswith(root + "."):
                 found.setdefault(

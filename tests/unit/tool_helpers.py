@@ -39,6 +39,9 @@ class ScriptedApprover:
         return self.answer
 
 
+_approver_checked: type[Approver] = ScriptedApprover  # mypy: the fake is an Approver
+
+
 def gated_registry(
     ctx: ToolContext, mode: str = "default", approver: Approver | None = None, **perms: Any
 ) -> ToolRegistry:

@@ -86,6 +86,9 @@ class FakeClient:
         return None
 
 
+_client_checked: type[ModelClient] = FakeClient  # mypy: the fake is a ModelClient
+
+
 def context_for(
     session: Session,
     client: ModelClient | None = None,

@@ -45,7 +45,7 @@ class ArchiveWitness(FakeClient):
         self.archive = archive
         self.archive_existed: list[bool] = []
 
-    async def stream(self, request: ModelRequest):  # type: ignore[override]
+    async def stream(self, request: ModelRequest):
         self.archive_existed.append(self.archive.is_file())
         async for event in super().stream(request):
             yield event
