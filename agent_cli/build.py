@@ -5,8 +5,7 @@ stages, guides, observers, extra tools) are wired here and nowhere else.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +30,7 @@ from agent_cli.options import Options
 from agent_cli.paths import Paths
 from agent_cli.permissions import Permissions
 from agent_cli.project_files.wire import wire as wire_project_files
-from agent_cli.runtime import Runtime
+from agent_cli.runtime import Assembly, Runtime
 from agent_cli.session.resume import (
     Restored,
     find_session,
@@ -136,16 +135,8 @@ def open_session(
         session.messages = restored.messages
         for model, usage in restored.usage_by_model.items():  # the cost is priced again
             session.add_usage(usage, model)
-        session.todos.restore(restored.todos)
+        session.todos.restore([item.as_dict() for item in restored.todos])
     return session, restored
-
-
-@dataclass
-class Assembly:
-    agent: Agent
-    memory: EpisodeManager
-    # run when the session ends (SessionEnd hooks), told why: "exit", "clear"
-    on_end: list[Callable[[str], Awaitable[None]]] = field(default_factory=list)
 
 
 def assemble(

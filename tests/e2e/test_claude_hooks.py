@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.e2e.helpers import last_user_blocks, run_agent
 from tests.fake_model import FakeAnthropic
-from tests.helpers import last_user_blocks, run_agent
 
 PY = sys.executable
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.e2e.helpers import last_user_blocks, run_agent
 from tests.fake_model import FakeAnthropic
 from tests.fake_model.routing import has_tools, system_contains
-from tests.helpers import last_user_blocks, run_agent
 
 REVIEWER_BODY = "You are the house code reviewer. Report each bug as file:line, worst first."
 REVIEWER = (

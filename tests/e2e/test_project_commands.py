@@ -9,8 +9,8 @@ import subprocess
 from pathlib import Path
 
 from tests.conftest import FAKE_API_KEY
+from tests.e2e.helpers import all_text, last_user_blocks, run_agent
 from tests.fake_model import FakeAnthropic
-from tests.helpers import all_text, last_user_blocks, run_agent
 
 REVIEW = (
     "---\ndescription: Review one file against the diff\nargument-hint: <file>\n"
@@ -23,11 +23,9 @@ def git_workspace(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"
     (ws / "src").mkdir(parents=True)
     (ws / "src" / "x.py").write_text("a = 1\n")
-    run = {"cwd": ws, "check": True, "capture_output": True}
-    subprocess.run(["git", "init", "-q"], **run)
-    subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", "add", "."], **run)
-    subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "one"],
-                   **run)
+    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "one"]):
+        subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", *args], cwd=ws,
+                       check=True, capture_output=True)
     (ws / "src" / "x.py").write_text("a = 2\nb = 3\n")
     (ws / ".claude" / "commands").mkdir(parents=True)
     (ws / ".claude" / "commands" / "review.md").write_text(REVIEW)

@@ -19,10 +19,10 @@ from agent_cli.project_files.kinds import AGENTS, COMMANDS, SKILLS
 from agent_cli.project_files.sources import Root, workspace_roots
 from agent_cli.settings import ProjectFilesSettings
 from agent_cli.trust import TrustStore
-from tests.project_fixtures.agents import AGENTS as AGENT_FILES
-from tests.project_fixtures.commands import COMMANDS as COMMAND_FILES
-from tests.project_fixtures.settings import SETTINGS
-from tests.project_fixtures.skills import SKILLS as SKILL_FILES
+from tests.unit.project_files.fixtures.agents import AGENTS as AGENT_FILES
+from tests.unit.project_files.fixtures.commands import COMMANDS as COMMAND_FILES
+from tests.unit.project_files.fixtures.settings import SETTINGS
+from tests.unit.project_files.fixtures.skills import SKILLS as SKILL_FILES
 
 ALIASES = ProjectFilesSettings().model_aliases
 
@@ -186,6 +186,7 @@ def test_modes_map_and_never_widen_the_session():
 
 
 def test_a_wide_permission_mode_needs_trust_and_never_widens_the_session(tmp_path: Path):
+    from agent_cli.gate import PolicyGate
     from agent_cli.hooks import Hooks
     from agent_cli.permissions import Permissions
     from agent_cli.project_files.agent_types import AgentTypes
@@ -204,7 +205,10 @@ def test_a_wide_permission_mode_needs_trust_and_never_widens_the_session(tmp_pat
                            Hooks(HooksSettings(), "s", tmp_path), [])
         profile = types.profile(name)
         assert profile is not None
-        return profile.gate.permissions.mode if profile.gate else session_mode
+        if profile.gate is None:  # the parent's gate
+            return session_mode
+        assert isinstance(profile.gate, PolicyGate)
+        return profile.gate.permissions.mode
 
     assert gate_mode("wide", "bypass") == "default"  # untrusted: not wider than default
     assert gate_mode("wide", "accept-edits") == "default"
