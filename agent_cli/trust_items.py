@@ -7,7 +7,7 @@ the question `agent chat` asks show the union, so the user sees everything they 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -47,19 +47,13 @@ def _workspace_settings(workspace: Path) -> list[TrustItem]:
     return items
 
 
-def _project_files(workspace: Path) -> list[TrustItem]:
-    """`.claude/settings.json` hooks and allow rules, commands' and skills' allowed-tools and
-    !`cmd` lines, subagent types' wide permission modes."""
-    from agent_cli.project_files.catalog import project_trust_items  # yaml: only when asked
-
-    return project_trust_items(workspace)
+PROVIDERS: list[Provider] = [_workspace_settings]
 
 
-PROVIDERS: list[Provider] = [_workspace_settings, _project_files]
-
-
-def widening_items(workspace: Path) -> list[TrustItem]:
+def widening_items(workspace: Path, more: Sequence[Provider] = ()) -> list[TrustItem]:
+    """`more`: the providers of sources on higher floors (project files), passed in by the front
+    end that asks, since this module may not import them."""
     items: list[TrustItem] = []
-    for provider in PROVIDERS:
+    for provider in [*PROVIDERS, *more]:
         items.extend(provider(workspace))
     return items

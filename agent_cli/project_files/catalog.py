@@ -139,5 +139,5 @@ def _definition_items(item: Definition) -> list[TrustItem]:
 
 
 def project_trust_items(workspace: Path) -> list[TrustItem]:
-    """The provider for `agent trust` (trust_items.PROVIDERS)."""
+    """The provider `agent trust` passes to `trust_items.widening_items`."""
     return trust_items(load_project_files(workspace, TrustStore()))

@@ -35,10 +35,10 @@ def test_project_commands_complete_with_hint_and_description(tmp_path: Path):
 def test_the_panel_shows_a_subagent_types_colour_and_name():
     from agent_cli.events import NoteAdded
     from agent_cli.ui.side_panel import PanelState, render_panel
+    from tests.e2e.helpers import make_note
 
     state = PanelState()
-    note = {"id": "n-1", "conclusion": "Found it.", "confidence": "high", "status": "completed",
-            "agent_type": "code-reviewer", "color": "green"}
+    note = make_note(id="n-1", conclusion="Found it.", agent_type="code-reviewer", color="green")
     state.apply(NoteAdded(note=note))
     assert "\x1b[32m● \x1b[0m" in render_panel(state, 140, True)  # green
     assert "high · completed · code-reviewer" in render_panel(state, 140, False)
