@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.model.usage import Usage
-from agent_cli.paths import Paths
+from agent_cli.paths import Paths, make_dirs
 from agent_cli.redaction import redact
 from agent_cli.redaction import secrets_from_env as secrets_from_env
 from agent_cli.settings import Settings
@@ -32,7 +32,7 @@ class MonthlyFileHandler(TimedRotatingFileHandler):
 
     def _open(self) -> Any:
         # created on the first record: a command that logs nothing leaves no logs/ behind
-        Path(self.baseFilename).parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(Path(self.baseFilename).parent)
         return super()._open()
 
 
@@ -148,7 +148,7 @@ class CallLog:
         with self._lock:
             self.records.append(record)
             if self.path is not None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                make_dirs(self.path.parent)
                 with self.path.open("a", encoding="utf-8") as f:
                     f.write(json.dumps(line) + "\n")
 

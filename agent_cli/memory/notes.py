@@ -13,7 +13,7 @@ from pathlib import Path
 
 from agent_cli.errors import UsageError
 from agent_cli.memory.index import Schema, connect, fts_query
-from agent_cli.paths import Paths
+from agent_cli.paths import Paths, make_dirs
 from agent_cli.subagent.note import Note, render_markdown
 
 NOTES_SCHEMA = Schema(
@@ -62,7 +62,7 @@ class NoteStore:
 
     def save(self, note: Note) -> None:
         """Write .md and .json, then index the ticket (replacing an older row of the same id)."""
-        self.folder.mkdir(parents=True, exist_ok=True)
+        make_dirs(self.folder)
         self.json_path(note.id).write_text(note.model_dump_json(indent=2) + "\n", encoding="utf-8")
         self.md_path(note.id).write_text(render_markdown(note), encoding="utf-8")
         conn = connect(self.db_path, NOTES_SCHEMA)

@@ -11,6 +11,8 @@ import sqlite3
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
+from agent_cli.checkpoints.rewind import open_store
+from agent_cli.checkpoints.turn import checkpointed
 from agent_cli.loop.session import Session
 from agent_cli.memory import render
 from agent_cli.memory.episode_store import EpisodeStore
@@ -51,7 +53,11 @@ async def remembering_turn(
     """One user turn as `agent run` and `agent chat` drive it: the manager hears the message
     before it enters history (next-message triggers) and every event of the turn."""
     memory.on_user_message(prompt)
-    async for event in agent.run_turn(prompt):
+    session = agent.session
+    store = open_store(session.paths, session.tool_ctx.workspace, session.settings.checkpoints)
+    transcript = session.transcript.path if session.transcript else None
+    turn = checkpointed(store, session.id, transcript, prompt, agent.run_turn(prompt))
+    async for event in turn:
         memory.observe(event)
         yield event
 

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, Field, TypeAdapter, ValidationError
 
 from agent_cli.messages import Message
+from agent_cli.paths import make_dirs
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +58,10 @@ class SessionRecord(_Record):
     workspace: str
     model: str
     started: str = Field(default_factory=now_iso)
+    forked_from: str | None = Field(
+        default=None,
+        description="`<session id>@<checkpoint id>` when a rewind started this session.",
+    )
 
 
 class MessageRecord(_Record):
@@ -116,7 +121,7 @@ class TranscriptWriter:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(path.parent)
         self._lock = threading.Lock()
         self._end_cut_off_line()
 
