@@ -47,7 +47,7 @@ def rewind(
 ) -> None:
     from agent_cli.checkpoints.rewind import rewind as do_rewind
     from agent_cli.cli.checkpoints import open_workspace_store
-    from agent_cli.loop.session import new_session_id
+    from agent_cli.session.state import new_session_id
 
     store = open_workspace_store(workspace, state_dir)
     target = store.find(checkpoint_id)
