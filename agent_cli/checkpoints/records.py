@@ -70,8 +70,10 @@ ENTRY: TypeAdapter[Entry] = TypeAdapter(Entry)
 
 
 def append_entry(path: Path, entry: Checkpoint | TurnEnd) -> None:
-    with path.open("a", encoding="utf-8") as f:
-        f.write(entry.model_dump_json() + "\n")
+    """Append one line; a line a crash cut off is ended first, or this one would join it."""
+    with path.open("a+b") as f:
+        cut_off = f.tell() > 0 and f.seek(-1, 2) >= 0 and f.read(1) != b"\n"
+        f.write((b"\n" if cut_off else b"") + entry.model_dump_json().encode() + b"\n")
         f.flush()
 
 

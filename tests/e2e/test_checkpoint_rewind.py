@@ -11,6 +11,7 @@ import pytest
 from tests.e2e.checkpoint_support import (
     B_PY,
     D_TXT,
+    git,
     make_workspace,
     script_the_turn,
     tree_bytes,
@@ -150,3 +151,42 @@ def test_stream_json_reports_the_checkpoint(
                      "files": ["a.txt", "b.py", "c.txt", "d.txt"], "session_files": 4}
     assert lines[-1]["type"] == "result"
     assert lines[-1]["checkpoint_id"] == checkpoint["id"]
+
+
+def test_big_file_is_named_and_the_link_comes_back(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    workspace = make_workspace(tmp_path, repo=False)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "data.txt").write_text("not the workspace's")
+    with (workspace / "big.bin").open("wb") as f:
+        f.truncate(200 * 1024 * 1024)
+    (workspace / "link").symlink_to(outside)
+    fake_model.script.tool_use("bash", command="rm link && echo plain > link").text("done")
+    proc = run_agent(fake_env, workspace, "run", "-p", "go", *BYPASS,
+                     "--output-format", "stream-json")  # fmt: skip
+    checkpoint = json_lines(proc.stdout)[1]
+    assert checkpoint["skipped"] == ["big.bin"]
+    assert not (workspace / "link").is_symlink()
+
+    rewound = run_agent(fake_env, workspace, "rewind", checkpoint["id"], "--code")
+    assert rewound.returncode == 0, rewound.stderr
+    assert "skipped (not stored, untouched): big.bin" in rewound.stdout
+    assert (workspace / "link").readlink() == outside
+    assert (workspace / "big.bin").stat().st_size == 200 * 1024 * 1024
+    assert [p.name for p in outside.iterdir()] == ["data.txt"]
+
+
+def test_a_session_leaves_git_status_clean(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    workspace = make_workspace(tmp_path, repo=True)
+    clean = git(workspace, "status", "--porcelain", "--untracked-files=all")
+    fake_model.script.text("nothing to change")
+    proc = run_agent(fake_env, workspace, "run", "-p", "hello")
+    assert proc.returncode == 0, proc.stderr
+    for folder in (".transcripts", "logs", ".agent"):
+        assert (workspace / folder).is_dir()
+    assert git(workspace, "status", "--porcelain", "--untracked-files=all") == clean
+    assert not (workspace / ".gitignore").exists()  # the user's own is never written
