@@ -4,35 +4,11 @@ to a checkpoint. With no flag both. A checkpoint of the present is taken first."
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import typer
 
 from agent_cli.cli import options as opt
 from agent_cli.cli.common import guarded
-
-if TYPE_CHECKING:
-    from agent_cli.checkpoints.records import Checkpoint
-    from agent_cli.checkpoints.rewind import Rewind
-
-
-def report_lines(result: Rewind, target: Checkpoint) -> list[str]:
-    """What a rewind did, for the CLI and the REPL alike."""
-    lines = [f"checkpoint {result.before.id} saved first (undo this rewind: "
-             f"agent rewind {result.before.id} --code)"]
-    if result.restored is not None:
-        done = result.restored
-        lines.append(f"code: back to checkpoint {target.id}: {len(done.written)} restored, "
-                     f"{len(done.removed)} removed")
-        lines += [f"  restored {p}" for p in done.written]
-        lines += [f"  removed  {p}" for p in done.removed]
-        lines += [f"  left alone {p}" for p in done.left_alone]
-        lines += [f"  skipped (not stored, untouched): {p}" for p in result.skipped(target)]
-    if result.new_session is not None:
-        lines.append(f"conversation: new session {result.new_session} (the history before turn "
-                     f"{target.turn}); session {target.session_id} is unchanged")
-        lines.append(f"resume it: agent chat --resume {result.new_session}")
-    return lines
 
 
 @guarded
@@ -60,7 +36,7 @@ def rewind(
         session_id=target.session_id,
         new_session_id=new_session_id(),
     )
-    for line in report_lines(result, target):
+    for line in result.report(target):
         typer.echo(line)
     if result.new_session is not None:
         typer.echo(result.new_session)

@@ -66,6 +66,10 @@ class ChatCore:
     def exit(self) -> None:
         raise NotImplementedError
 
+    async def ask(self, question: str, answers: dict[str, str]) -> str | None:
+        """A one-key question; None where none can be asked (no terminal)."""
+        return None
+
     # -- commands ----------------------------------------------------------------------------
 
     def command(self, line: str) -> None:

@@ -37,7 +37,8 @@ def make_workspace(root: Path, *, repo: bool) -> Path:
 def user_git_state(workspace: Path) -> tuple[str, str, str]:
     """What the user's repository is: status, HEAD and the bytes of its index."""
     index = hashlib.sha256((workspace / ".git" / "index").read_bytes()).hexdigest()
-    return git(workspace, "status", "--porcelain"), git(workspace, "rev-parse", "HEAD"), index
+    status = git(workspace, "--no-optional-locks", "status", "--porcelain")  # writes no index
+    return status, git(workspace, "rev-parse", "HEAD"), index
 
 
 def script_the_turn(fake_model: FakeAnthropic) -> None:
