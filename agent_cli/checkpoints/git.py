@@ -28,6 +28,7 @@ SAFE_CONFIG = (
     "core.untrackedCache=true",
     "core.splitIndex=false",
     "gc.auto=0",
+    "core.looseCompression=1",  # snapshots are written often and read rarely: fast zlib
     "commit.gpgSign=false",
     "user.name=agent",
     "user.email=agent@localhost",

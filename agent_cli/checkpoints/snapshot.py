@@ -12,7 +12,15 @@ from pathlib import Path
 from agent_cli.checkpoints.git import ShadowGit
 from agent_cli.checkpoints.records import Skipped
 
-STATUS = ("status", "--porcelain=v1", "-z", "-uall", "--no-renames", "--ignore-submodules=all")
+# untracked folders come back as one `dir/` entry (-unormal: about twice as fast as -uall on a
+# big tree) and are listed file by file only when there are some
+STATUS = ("status", "--porcelain=v1", "-z", "-unormal", "--no-renames", "--ignore-submodules=all")
+UNTRACKED = ("ls-files", "-z", "--others", "--exclude-standard", "--")
+# every blob of one update goes into one pack instead of a loose file each: a cold snapshot of
+# 10,000 files is ~5x faster. Only for updates: the same threshold makes diffs call files binary.
+PACKED = ("-c", "core.bigFileThreshold=1")
+MAX_PACKS = 64  # then one repack without delta search: quick, and object lookups stay quick
+HEAD_CACHE = "head"  # "<commit> <tree>" of HEAD, so an unchanged snapshot runs git only once
 
 
 @dataclass
@@ -69,14 +77,24 @@ def _size(path: Path) -> int | None:
     return st.st_size if stat.S_ISREG(st.st_mode) else 0
 
 
+def status_entries(git: ShadowGit) -> list[tuple[str, str]]:
+    entries = parse_status(git.run(*STATUS))
+    folders = [path for xy, path in entries if xy == "??" and path.endswith("/")]
+    if not folders:
+        return entries
+    inside = git.run(*UNTRACKED, *folders).split(b"\0")
+    files = [("??", os.fsdecode(p)) for p in inside if p]
+    return [e for e in entries if not (e[0] == "??" and e[1].endswith("/"))] + files
+
+
 def take_snapshot(git: ShadowGit, max_bytes: int, message: str, ref: str) -> Snapshot:
     """The workspace now; a new commit (kept alive by `ref`) only if something changed."""
     head = head_of(git)
-    changes = _classify(git.work_tree, parse_status(git.run(*STATUS)), max_bytes)
+    changes = _classify(git.work_tree, status_entries(git), max_bytes)
     if head and not (changes.update or changes.drop or changes.index_moved):
         return Snapshot(*head, changes.skipped)
     if changes.update:
-        git.run("update-index", "--add", "--remove", "-z", "--stdin",
+        git.run(*PACKED, "update-index", "--add", "--remove", "-z", "--stdin",
                 stdin=_nul_joined(changes.update))
     if changes.drop:
         git.run("update-index", "--force-remove", "-z", "--stdin", stdin=_nul_joined(changes.drop))
@@ -84,13 +102,44 @@ def take_snapshot(git: ShadowGit, max_bytes: int, message: str, ref: str) -> Sna
     commit = git.run("commit-tree", tree, "-m", message).decode().strip()
     refs = f"update HEAD {commit}\nupdate {ref} {commit}\n"
     git.run("update-ref", "--stdin", stdin=refs.encode())
+    remember_head(git, commit, tree)
     return Snapshot(commit, tree, changes.skipped, changed=True)
 
 
+def consolidate(git: ShadowGit) -> None:
+    if len(list((git.git_dir / "objects" / "pack").glob("*.pack"))) > MAX_PACKS:
+        git.run("repack", "-a", "-d", "-q", "--window=0", "--no-write-bitmap-index")
+
+
 def head_of(git: ShadowGit) -> tuple[str, str] | None:
-    """(commit, tree) of the store's HEAD; None before the first snapshot."""
-    out = git.run("show", "-s", "--format=%H %T", "HEAD", "--", check=False).decode().split()
-    return (out[0], out[1]) if len(out) == 2 else None
+    """(commit, tree) of the store's HEAD; None before the first snapshot. The tree comes from
+    the cache only while the cache names the commit HEAD's ref file holds."""
+    commit = _ref_file_commit(git.git_dir)
+    try:
+        cached = (git.git_dir / HEAD_CACHE).read_text().split()
+    except OSError:
+        cached = []
+    if commit and len(cached) == 2 and cached[0] == commit:
+        return commit, cached[1]
+    out = git.run("rev-parse", "-q", "HEAD", "HEAD^{tree}", check=False).decode().split()
+    if len(out) != 2 or not all(len(name) == 40 for name in out):
+        return None  # unborn: no snapshot yet
+    remember_head(git, out[0], out[1])
+    return out[0], out[1]
+
+
+def remember_head(git: ShadowGit, commit: str, tree: str) -> None:
+    (git.git_dir / HEAD_CACHE).write_text(f"{commit} {tree}\n")
+
+
+def _ref_file_commit(git_dir: Path) -> str | None:
+    try:
+        head = (git_dir / "HEAD").read_text().strip()
+        if not head.startswith("ref: "):
+            return head or None
+        return (git_dir / head[5:]).read_text().strip() or None
+    except OSError:
+        return None  # unborn, or the ref is packed: ask git
 
 
 def _nul_joined(paths: list[str]) -> bytes:

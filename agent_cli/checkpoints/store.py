@@ -26,7 +26,7 @@ from agent_cli.checkpoints.records import (
     new_checkpoint_id,
     read_entries,
 )
-from agent_cli.checkpoints.snapshot import Snapshot, take_snapshot
+from agent_cli.checkpoints.snapshot import Snapshot, consolidate, remember_head, take_snapshot
 from agent_cli.errors import UsageError
 from agent_cli.paths import STATE_FOLDERS, Paths, ensure_state_folder
 from agent_cli.settings import CheckpointSettings
@@ -93,6 +93,7 @@ class CheckpointStore:
         self, session_id: str, prompt: str, transcript_bytes: int, kind: str = "turn"
     ) -> Checkpoint:
         cp_id = new_checkpoint_id()
+        consolidate(self.git)
         snap = self.snapshot(f"refs/checkpoints/{cp_id}", f"checkpoint {cp_id}")
         checkpoint = Checkpoint(
             id=cp_id,
@@ -114,6 +115,7 @@ class CheckpointStore:
         self.git.run("read-tree", checkpoint.tree)
         self.git.run("update-index", "-q", "--refresh", check=False)  # 1 if some differ
         self.git.run("update-ref", "HEAD", checkpoint.commit)
+        remember_head(self.git, checkpoint.commit, checkpoint.tree)
 
     def session_checkpoints(self, session_id: str) -> list[Checkpoint]:
         """The session's turn checkpoints, oldest first, with those of the session it was
