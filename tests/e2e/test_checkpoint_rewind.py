@@ -190,3 +190,21 @@ def test_a_session_leaves_git_status_clean(
         assert (workspace / folder).is_dir()
     assert git(workspace, "status", "--porcelain", "--untracked-files=all") == clean
     assert not (workspace / ".gitignore").exists()  # the user's own is never written
+
+
+def test_plain_chat_diff_shows_the_turn_and_undo_needs_a_terminal(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    workspace = make_workspace(tmp_path, repo=False)
+    script_the_turn(fake_model)
+    proc = run_agent(fake_env, workspace, "chat", "--permission-mode", "bypass",
+                     stdin="change things\n/diff\n/diff 0\n/undo\n")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "◇ 4 files changed: a.txt, b.py, c.txt, d.txt (/undo takes the turn back)" in out
+    assert "Changes since before turn 1 ('change things'" in out
+    assert "+new file" in out
+    assert "-    return 1" in out
+    assert "Usage: /diff [N]" in out
+    assert "No terminal to confirm on: use `agent rewind" in out
+    assert (workspace / "a.txt").exists()  # nothing was undone without a confirmation
