@@ -101,7 +101,7 @@ def snapshot_figures(root: Path, paths: list[Path], runs: int) -> list[Figure]:
     median_ratio = sorted(unchanged)[runs // 2] / sorted(git_status)[runs // 2]
     return [
         Figure.of("checkpoint, cold (empty store)", cold, "s"),
-        Figure.of("checkpoint, cold: git's CPU time", cold_cpu, "s", "(wall time waits on a busy machine)"),
+        Figure.of("checkpoint, cold: git CPU time", cold_cpu, "s", "(user+sys of git)"),
         Figure.of("checkpoint, unchanged tree", unchanged, "s"),
         Figure.of(f"checkpoint, {CHANGED} files changed", ten, "s"),
         Figure.of("git status --porcelain (user's repo)", git_status, "s"),
