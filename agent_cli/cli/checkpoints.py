@@ -19,9 +19,10 @@ checkpoints_app = typer.Typer(no_args_is_help=False, add_completion=False, rich_
 
 
 def open_workspace_store(workspace: Path, state_dir: Path | None) -> CheckpointStore:
-    from agent_cli.build import Options, load, resolve_workspace, start_logging
+    from agent_cli.build import load, resolve_workspace, start_logging
     from agent_cli.checkpoints.rewind import open_store
     from agent_cli.errors import AgentError
+    from agent_cli.options import Options
 
     options = Options(workspace=resolve_workspace(workspace), state_dir=state_dir)
     settings, paths = load(options)

@@ -22,8 +22,8 @@ MAX_DIFF_LINES = 400
 
 
 def _store(host: Host) -> CheckpointStore | None:
-    backend = host.backend
-    store = open_store(backend.paths, backend.options.workspace, backend.settings.checkpoints)
+    runtime = host.runtime
+    store = open_store(runtime.paths, runtime.options.workspace, runtime.settings.checkpoints)
     if store is None:
         host.say("Checkpoints are off (git is not installed, or checkpoints.enabled is false).",
                  "yellow")
@@ -31,7 +31,7 @@ def _store(host: Host) -> CheckpointStore | None:
 
 
 def _turns(host: Host, store: CheckpointStore) -> list[Checkpoint]:
-    turns = store.session_checkpoints(host.backend.session.id)
+    turns = store.session_checkpoints(host.runtime.session.id)
     if not turns:
         host.say("No turn of this session to go back to yet.")
     return turns
@@ -49,7 +49,7 @@ async def _changed_since(store: CheckpointStore, checkpoint: Checkpoint) -> list
 async def _go_back(host: Host, store: CheckpointStore, target: Checkpoint, mode: str) -> None:
     from agent_cli.session.state import new_session_id
 
-    session = host.backend.session
+    session = host.runtime.session
     code, conversation = mode in ("code", "both"), mode in ("conversation", "both")
     result = await asyncio.to_thread(
         rewind, store, target, code=code, conversation=conversation,
@@ -59,7 +59,7 @@ async def _go_back(host: Host, store: CheckpointStore, target: Checkpoint, mode:
     if result.new_session is None:
         host.say("\n".join(lines))
         return
-    host.backend.resume(result.new_session)
+    host.runtime.switch(result.new_session)
     host.switched("\n".join(lines[:-1]))  # now in the new session: no "resume it" hint
 
 
