@@ -28,6 +28,14 @@ def turn_files(store: CheckpointStore, checkpoint: Checkpoint) -> FilesChanged:
     )
 
 
+def session_files(store: CheckpointStore, session_id: str) -> int | None:
+    """Files the session's turns changed, from its first checkpoint to its newest turn's end
+    (None before any turn ended): the panel's count on resume."""
+    turns = store.session_checkpoints(session_id)
+    end = store.after_tree(turns[-1]) if turns else None
+    return None if end is None else len(store.changed(turns[0].tree, end))
+
+
 async def checkpointed(
     store: CheckpointStore | None,
     session_id: str,

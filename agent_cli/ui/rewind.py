@@ -7,12 +7,15 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING
 
+from agent_cli.checkpoints.git import GitError
 from agent_cli.checkpoints.records import Checkpoint
 from agent_cli.checkpoints.rewind import open_store, rewind
 from agent_cli.checkpoints.store import CheckpointStore
+from agent_cli.checkpoints.turn import session_files as count_session_files
 from agent_cli.events import Event
 
 if TYPE_CHECKING:
+    from agent_cli.runtime import Runtime
     from agent_cli.ui.slash import Host
 
 YES_NO = {"y": "yes", "n": "no"}
@@ -28,6 +31,17 @@ def _store(host: Host) -> CheckpointStore | None:
         host.say("Checkpoints are off (git is not installed, or checkpoints.enabled is false).",
                  "yellow")
     return store
+
+
+def session_files(runtime: Runtime) -> int | None:
+    """The panel's "files changed" of a resumed session; None without checkpoints."""
+    store = open_store(runtime.paths, runtime.options.workspace, runtime.settings.checkpoints)
+    if store is None:
+        return None
+    try:
+        return count_session_files(store, runtime.session.id)
+    except (GitError, OSError):
+        return None  # a panel figure is not worth an error at start-up
 
 
 def _turns(host: Host, store: CheckpointStore) -> list[Checkpoint]:

@@ -224,3 +224,20 @@ def test_git_sees_no_user_repository(tmp_path: Path):
     out = subprocess.run(["git", "status", "--porcelain"], cwd=tmp_path, capture_output=True,
                          text=True, check=True).stdout  # fmt: skip
     assert out == "?? a.txt\n"
+
+
+def test_session_files_counts_from_the_first_turn_to_the_newest_end(tmp_path: Path):
+    from agent_cli.checkpoints.turn import session_files
+
+    store = store_for(tmp_path)
+    assert session_files(store, "s") is None
+    first = store.take("s", "one", 0)
+    (tmp_path / "a.txt").write_text("a")
+    assert session_files(store, "s") is None  # the turn has not ended
+    store.end_turn(first)
+    second = store.take("s", "two", 0)
+    (tmp_path / "a.txt").write_text("again")
+    (tmp_path / "b.txt").write_text("b")
+    store.end_turn(second)
+    assert session_files(store, "s") == 2
+    assert session_files(store, "other") is None
