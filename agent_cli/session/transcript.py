@@ -121,8 +121,8 @@ class TranscriptWriter:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        make_dirs(path.parent)
         self._lock = threading.Lock()
+        self._folder_made = False  # made with the first record: nothing is written before
         self._end_cut_off_line()
 
     def _end_cut_off_line(self) -> None:
@@ -140,7 +140,14 @@ class TranscriptWriter:
 
     def append(self, record: _Record) -> None:
         line = record.model_dump_json() + "\n"
-        with self._lock, self.path.open("a", encoding="utf-8") as f:
+        with self._lock:
+            if not self._folder_made:
+                make_dirs(self.path.parent)
+                self._folder_made = True
+            self._write(line)
+
+    def _write(self, line: str) -> None:
+        with self.path.open("a", encoding="utf-8") as f:
             f.write(line)
             f.flush()
 
