@@ -19,7 +19,9 @@ UNTRACKED = ("ls-files", "-z", "--others", "--exclude-standard", "--")
 # every blob of one update goes into one pack instead of a loose file each: a cold snapshot of
 # 10,000 files is ~5x faster. Only for updates: the same threshold makes diffs call files binary.
 PACKED = ("-c", "core.bigFileThreshold=1")
-MAX_PACKS = 64  # then one repack without delta search: quick, and object lookups stay quick
+# then the small packs are rolled into one (geometric: by object count, so the big first pack
+# is left alone), without delta search: quick, and object lookups stay quick
+MAX_PACKS = 64
 HEAD_CACHE = "head"  # "<commit> <tree>" of HEAD, so an unchanged snapshot runs git only once
 
 
@@ -108,7 +110,7 @@ def take_snapshot(git: ShadowGit, max_bytes: int, message: str, ref: str) -> Sna
 
 def consolidate(git: ShadowGit) -> None:
     if len(list((git.git_dir / "objects" / "pack").glob("*.pack"))) > MAX_PACKS:
-        git.run("repack", "-a", "-d", "-q", "--window=0", "--no-write-bitmap-index")
+        git.run("repack", "-d", "-q", "--geometric=2", "--window=0", "--no-write-bitmap-index")
 
 
 def head_of(git: ShadowGit) -> tuple[str, str] | None:

@@ -241,3 +241,19 @@ def test_session_files_counts_from_the_first_turn_to_the_newest_end(tmp_path: Pa
     store.end_turn(second)
     assert session_files(store, "s") == 2
     assert session_files(store, "other") is None
+
+
+def test_many_small_packs_are_rolled_up_and_every_snapshot_still_reads(tmp_path: Path):
+    from agent_cli.checkpoints.snapshot import MAX_PACKS
+
+    store = store_for(tmp_path)
+    checkpoints = []
+    for n in range(MAX_PACKS + 2):
+        (tmp_path / f"f{n}.txt").write_text(f"version {n}\n")
+        checkpoints.append(store.take("s", f"turn {n}", 0))
+    packs = list((store.dir / "git" / "objects" / "pack").glob("*.pack"))
+    assert len(packs) <= MAX_PACKS
+    first, last = checkpoints[0], checkpoints[-1]
+    assert [c.path for c in store.changed(first.tree, last.tree)][:2] == ["f1.txt", "f10.txt"]
+    undo_everything(store, first.id)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != ".agent") == ["f0.txt"]
