@@ -11,8 +11,8 @@ from tests.e2e.checkpoint_support import (
     tree_bytes,
     user_git_state,
 )
+from tests.e2e.pty_screen import ChatTerm
 from tests.fake_model import FakeAnthropic
-from tests.pty_screen import ChatTerm
 
 
 def test_undo_asks_then_takes_code_and_conversation_back(

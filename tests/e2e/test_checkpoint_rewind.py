@@ -17,8 +17,8 @@ from tests.e2e.checkpoint_support import (
     tree_bytes,
     user_git_state,
 )
+from tests.e2e.helpers import json_lines, run_agent
 from tests.fake_model import FakeAnthropic
-from tests.helpers import json_lines, run_agent
 
 BYPASS = ("--permission-mode", "bypass")
 
