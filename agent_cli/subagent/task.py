@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field, field_validator
 
-from agent_cli.subagent.note import render
+from agent_cli.subagent.note_render import render
 from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult, current_call_id
 
 if TYPE_CHECKING:

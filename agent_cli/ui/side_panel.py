@@ -136,7 +136,10 @@ def _notes(state: PanelState, width: int, color: bool) -> Text | None:
         lines = textwrap.wrap(conclusion, width - 2, max_lines=3, placeholder="…") or ["?"]
         for n, line in enumerate(lines):
             section.append(("• " if n == 0 else "  ") + line + "\n")
-        grade = f"  {note.get('confidence', '?')} · {note.get('status', '?')}"
+        checks = note.get("evidence_checks") or []
+        verified = sum(c.get("verdict") == "verified" for c in checks)
+        counted = f" {verified}/{len(checks)} verified" if checks else ""
+        grade = f"  {note.get('confidence', '?')}{counted} · {note.get('status', '?')}"
         meta = f"{grade} · {note.get('id', '?')}"
         if len(meta) > width:  # the id is what /notes ID needs: never cut it
             meta = f"{grade}\n  {note.get('id', '?')}"

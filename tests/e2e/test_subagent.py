@@ -79,7 +79,10 @@ def only_note(workspace: Path) -> dict[str, Any]:
 def test_json_note_in_prose_is_accepted_without_asking_again(
     fake_model: FakeAnthropic, tmp_path: Path
 ):
-    delegate(fake_model).text(
+    (tmp_path / "x.py").write_text("x = 1\n")
+    child = delegate(fake_model)
+    child.tool_uses(("read_file", {"path": "x.py"}), text="Reading x.py.")
+    child.text(
         'Done. {"conclusion": "All good", "evidence": ["x.py:1"], "confidence": "medium"} Bye.'
     )
     asyncio.run(collect(make_agent(tmp_path), "go"))
@@ -89,7 +92,8 @@ def test_json_note_in_prose_is_accepted_without_asking_again(
         "All good",
         "medium",
     )
-    assert len([b for b in fake_model.bodies() if SUBAGENT(b)]) == 1
+    assert [c["verdict"] for c in note["evidence_checks"]] == ["verified"]
+    assert len([b for b in fake_model.bodies() if SUBAGENT(b)]) == 2  # the read, then the note
 
 
 def test_prose_twice_gives_the_unparsed_note(fake_model: FakeAnthropic, tmp_path: Path):
@@ -106,7 +110,10 @@ def test_prose_twice_gives_the_unparsed_note(fake_model: FakeAnthropic, tmp_path
 
 
 def test_asked_once_more_the_subagent_can_still_submit(fake_model: FakeAnthropic, tmp_path: Path):
-    child = delegate(fake_model).text("Prose only.")
+    (tmp_path / "a.txt").write_text("a")
+    child = delegate(fake_model)
+    child.tool_uses(("read_file", {"path": "a.txt"}), text="Reading a.txt.")
+    child.text("Prose only.")
     child.tool_use("submit_note", conclusion="Second try works", confidence="high")
     asyncio.run(collect(make_agent(tmp_path), "go"))
     note = only_note(tmp_path)

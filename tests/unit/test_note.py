@@ -11,9 +11,9 @@ from agent_cli.subagent.note import (
     NoteBody,
     NoteFigures,
     extract_body,
-    render,
     trim,
 )
+from agent_cli.subagent.note_render import render
 
 
 def test_json_with_prose_and_fence_around_is_accepted():
