@@ -210,7 +210,8 @@ class SubagentRunner:
         limit = self.parent.settings.subagent.max_turns
         reason = _CUT_OFF.get(stop, _CUT_OFF["error"]).format(limit=limit, error=run.error)
         if run.handed_in is not None:  # cut off in the fix-up turn: the note as handed in
-            issues = [*run.handed_in.open_issues, reason.replace("before handing in", "after")]
+            reason = f"cut off during the fix-up turn ({stop}): the note is as first handed in"
+            issues = [*run.handed_in.open_issues, reason]
             return run.handed_in.model_copy(update={"open_issues": issues, "confidence": "low"})
         text = last_assistant_text(child.session.messages)
         touched = sorted(shown(p, run.ctx.workspace) for p in child.session.tool_ctx.touched)
