@@ -153,7 +153,8 @@ class EvidenceChecker:
         lines = self._lines(full)
         if isinstance(lines, str):
             return self._result(item, "location", "not checkable", f"{c.path} is {lines}")
-        start, end = c.start or 1, c.end or len(lines)
+        start = 1 if c.start is None else c.start
+        end = len(lines) if c.end is None else c.end
         if start < 1 or end > len(lines):
             cited = f"line {start}" if start == end else f"lines {start}-{end}"
             return self._result(

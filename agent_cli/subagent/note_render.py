@@ -9,14 +9,31 @@ are, pointers, open issues, confidence, and the run's own figures. It stays unde
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from agent_cli.subagent.evidence import EvidenceCheck
 from agent_cli.subagent.grounding import verified_count
 from agent_cli.subagent.note import Note
 
 PARENT_LIMIT = 2_900
-LISTED_FILES, LISTED_COMMANDS = 5, 3
-# (quote lines per item, pointers listed) from the fullest form to the shortest
-_FORMS = ((None, None), (1, None), (1, 3), (0, 3), (0, 1))
+LISTED_FILES = 5
+
+
+class _Form(NamedTuple):
+    quote_lines: int | None  # per evidence item; None: all of them
+    pointers: int | None
+    commands: int
+
+
+# from the fullest to the shortest: the quotes are what the parent most needs, so they go last
+_FORMS = (
+    _Form(None, None, 3),
+    _Form(None, 3, 1),
+    _Form(1, 3, 1),
+    _Form(1, 1, 1),
+    _Form(1, 1, 0),
+    _Form(0, 1, 0),
+)
 
 
 def _count(n: int, noun: str) -> str:
@@ -75,7 +92,7 @@ def _confidence(note: Note) -> str:
     return line
 
 
-def _grounding(note: Note) -> list[str]:
+def _grounding(note: Note, listed_commands: int) -> list[str]:
     """Files read and commands run, from the run's log (the figures line has the counts)."""
     f = note.figures
     parts = []
@@ -84,22 +101,26 @@ def _grounding(note: Note) -> list[str]:
         listed = ", ".join(f.files_read[:LISTED_FILES])
         parts.append(f"read {listed}" + (f", +{more} more" if more > 0 else ""))
     if f.commands:
-        runs = "; ".join(f"`{c.command}` → {c.outcome}" for c in f.commands[-LISTED_COMMANDS:])
-        more = len(f.commands) - LISTED_COMMANDS
-        parts.append(f"ran {runs}" if more <= 0 else f"ran {more} more, then {runs}")
+        last = f.commands[len(f.commands) - listed_commands :] if listed_commands else []
+        runs = "; ".join(f"`{c.command}` → {c.outcome}" for c in last)
+        more = len(f.commands) - len(last)
+        if more <= 0:
+            parts.append(f"ran {runs}")
+        else:
+            parts.append(f"ran {more} more, then {runs}" if runs else f"ran {more} commands")
     return [f"Grounding: {' · '.join(parts)}"] if parts else []
 
 
-def _render(note: Note, quote_lines: int | None, pointers: int | None) -> str:
+def _render(note: Note, form: _Form) -> str:
     f = note.figures
     lines = [_first_line(note)]
-    lines += _evidence(note, quote_lines)
-    lines += _pointers(note, pointers)
+    lines += _evidence(note, form.quote_lines)
+    lines += _pointers(note, form.pointers)
     lines += _section("Open issues", note.open_issues)
     lines.append(_confidence(note))
     if note.trimmed:
         lines.append(f"Trimmed (full text in {note.log_path}): " + "; ".join(note.trimmed))
-    lines += _grounding(note)
+    lines += _grounding(note, form.commands)
     lines.append(
         f"Note {note.id} · {_count(f.turns, 'turn')}, {_count(f.tool_calls, 'tool call')}, "
         f"{f.input_tokens:,} in / {f.output_tokens:,} out tokens, {f.seconds:.1f} s, "
@@ -110,8 +131,8 @@ def _render(note: Note, quote_lines: int | None, pointers: int | None) -> str:
 
 def render(note: Note) -> str:
     """The text the parent reads (under PARENT_LIMIT characters whenever the fields allow)."""
-    for quote_lines, pointers in _FORMS:
-        text = _render(note, quote_lines, pointers)
+    for form in _FORMS:
+        text = _render(note, form)
         if len(text) <= PARENT_LIMIT:
             return text
     return text

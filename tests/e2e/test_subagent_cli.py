@@ -106,11 +106,20 @@ def test_subagent_reads_a_big_file_and_the_parent_gets_only_the_note(
     assert row["session_id"]
     assert row["created"]
     assert row["figures"]["process_chars"] > 20_000 > row["figures"]["note_chars"]
+    assert [c["verdict"] for c in row["evidence_checks"]] == ["verified"]
+    assert row["marks"] == []
 
     shown = run_agent(fake_env, tmp_path, "notes", "show", note_id[:-2])
     assert shown.returncode == 0, shown.stderr
     assert "big.txt is a single line repeated 200 times." in shown.stdout
     assert {q.strip()[:4] for q in quote_lines(shown.stdout)} == {"1 | ", "2 | "}
+    assert "- [verified] big.txt:1-200 identical lines\n" in shown.stdout
+    assert (
+        "## Evidence checks\n\n- **verified** (location) big.txt:1-200 identical lines — the "
+        "lines exist; the words beside them read as a description\n"
+    ) in shown.stdout
+    assert "## Grounding (from the run's log)\n\n2 turns, 1 tool call" in shown.stdout
+    assert "Files read:\n- big.txt\n" in shown.stdout
     full = run_agent(fake_env, tmp_path, "notes", "show", note_id, "--full")
     assert MARKER in full.stdout
 
