@@ -101,7 +101,7 @@ def _grounding(note: Note, listed_commands: int) -> list[str]:
         listed = ", ".join(f.files_read[:LISTED_FILES])
         parts.append(f"read {listed}" + (f", +{more} more" if more > 0 else ""))
     if f.commands:
-        last = f.commands[len(f.commands) - listed_commands :] if listed_commands else []
+        last = f.commands[-listed_commands:] if listed_commands else []
         runs = "; ".join(f"`{c.command}` → {c.outcome}" for c in last)
         more = len(f.commands) - len(last)
         if more <= 0:

@@ -113,8 +113,9 @@ def test_lines_past_the_end_and_a_missing_file_get_one_fix_up_turn_then_are_hand
     assert note["marks"] == ["evidence 0/2 verified"]
     assert note["fixup_offered"] is True
     content = parent_result(fake_model)["content"]
-    first = content.splitlines()[0]
-    assert first == "[subagent note · completed · unverified: evidence 0/2 verified] VALUE is set late."
+    assert content.splitlines()[0] == (
+        "[subagent note · completed · unverified: evidence 0/2 verified] VALUE is set late."
+    )
     assert "Confidence: low (the subagent said high; lowered: evidence 0/2 verified)" in content
 
 
@@ -204,7 +205,9 @@ def test_commands_are_matched_with_their_logged_outcome(fake_model: FakeAnthropi
     assert "Grounding: ran `echo '3 passed in 0.01s'` → exit 0; `exit 3` → exit 3" in content
 
 
-def test_no_tool_calls_caps_a_high_completed_note_at_low(fake_model: FakeAnthropic, workspace: Path):
+def test_no_tool_calls_caps_a_high_completed_note_at_low(
+    fake_model: FakeAnthropic, workspace: Path
+):
     delegate(fake_model).tool_use(
         "submit_note", conclusion="Everything is fine.", evidence=["a.py:3"], confidence="high"
     )
@@ -253,9 +256,7 @@ def test_varied_citation_forms_and_extra_keys_in_a_json_note(
     assert "Evidence (4/5 verified):" in content
 
 
-def test_a_symlink_out_of_the_workspace_is_not_read(
-    fake_model: FakeAnthropic, tmp_path: Path
-):
+def test_a_symlink_out_of_the_workspace_is_not_read(fake_model: FakeAnthropic, tmp_path: Path):
     workspace = tmp_path / "ws"
     workspace.mkdir()
     (tmp_path / "secret.txt").write_text("TOP-SECRET-LINE\n")

@@ -21,7 +21,7 @@ from tests.unit.tool_helpers import make_ctx
 LOCATION_FORMS = {
     "a.py:3": ("a.py", 3, 3),
     "a.py:3-5": ("a.py", 3, 5),
-    "a.py:3–5": ("a.py", 3, 5),
+    "a.py:3\u20135": ("a.py", 3, 5),  # an en dash
     "a.py:5-3": ("a.py", 3, 5),
     "a.py:3:7": ("a.py", 3, 3),
     "a.py#L3": ("a.py", 3, 3),
@@ -129,8 +129,13 @@ def test_quotes_are_capped_and_carry_line_numbers(workspace: Path):
     checker = EvidenceChecker(workspace, CallLedger())
     assert checker.check("a.py:3").quote == ["3 | def foo(x):"]  # the \r of CRLF is not shown
     (quote,) = checker.check("long.txt:1").quote
-    assert len(quote) == QUOTE_CHARS and quote.endswith("…")
-    assert checker.check("many.txt:10-50").quote == ["10 | line 10", "11 | line 11", "… 39 more lines"]
+    assert len(quote) == QUOTE_CHARS
+    assert quote.endswith("…")
+    assert checker.check("many.txt:10-50").quote == [
+        "10 | line 10",
+        "11 | line 11",
+        "… 39 more lines",
+    ]
     assert checker.check('many.txt:10-50 "line 42"').quote == ["42 | line 42"]
 
 
