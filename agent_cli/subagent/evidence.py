@@ -146,6 +146,8 @@ class EvidenceChecker:
             return self._result(item, "location", "verified", f"{c.path} exists")
         if full.is_dir():
             return self._result(item, "location", "not found", f"{c.path} is a directory")
+        if not full.is_file():  # a FIFO or a device would block or never end
+            return self._result(item, "location", "not checkable", f"{c.path} is not a file")
         if not self._inside(full):
             return self._result(
                 item, "location", "verified", f"{c.path} exists (outside the workspace)"

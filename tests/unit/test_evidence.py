@@ -4,6 +4,7 @@ commands against what the real bash tool reported, the ledger behind the gate.""
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 from typing import Any
 
@@ -121,6 +122,8 @@ def test_location_verdicts(workspace: Path):
     assert check(workspace, "gone.py:1") == ("not found", "no such file: gone.py")
     assert check(workspace, "pkg:1") == ("not found", "pkg is a directory")
     assert check(workspace, "blob.bin:1") == ("not checkable", "blob.bin is not a text file")
+    os.mkfifo(workspace / "pipe.txt")  # reading it would block the runner forever
+    assert check(workspace, "pipe.txt:1") == ("not checkable", "pipe.txt is not a file")
     assert check(workspace, "gone.py shows it") == ("not found", "no such file: gone.py")
     assert check(workspace, "a.py defines foo") == ("verified", "a.py exists")
 
