@@ -71,6 +71,18 @@ def parent_result(server: FakeAnthropic) -> dict[str, Any]:
     return dict(result)
 
 
+async def cancel_once_the_child_asked(agent: Agent, server: FakeAnthropic, requests: int) -> None:
+    """Runs the parent's turn and cancels it once the subagent has sent `requests` requests."""
+    task = asyncio.create_task(collect(agent, "go"))
+    deadline = time.monotonic() + 10
+    while len([b for b in server.bodies() if SUBAGENT(b)]) < requests:
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.02)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
 def only_note(workspace: Path) -> dict[str, Any]:
     (note,) = NoteStore(Paths(workspace)).notes()
     return note.model_dump()
@@ -257,18 +269,7 @@ def test_cancelling_the_parent_keeps_an_interrupted_note(fake_model: FakeAnthrop
     child.tool_uses(("read_file", {"path": "a.txt"}), text="Halfway there.")
     child.text("never delivered", delay=2)
     agent = make_agent(tmp_path)
-
-    async def cancel_while_child_waits() -> None:
-        task = asyncio.create_task(collect(agent, "go"))
-        deadline = time.monotonic() + 10
-        while len([b for b in fake_model.bodies() if SUBAGENT(b)]) < 2:
-            assert time.monotonic() < deadline
-            await asyncio.sleep(0.02)
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-
-    asyncio.run(cancel_while_child_waits())
+    asyncio.run(cancel_once_the_child_asked(agent, fake_model, requests=2))
     note = only_note(tmp_path)
     assert note["status"] == "interrupted"
     assert note["confidence"] == "low"

@@ -6,7 +6,6 @@ the model's word, decide the marks, the confidence cap and the status."""
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ import pytest
 from agent_cli.settings import Settings
 from tests.e2e.test_subagent import (  # noqa: F401  (sdk_env: the autouse fixture)
     SUBAGENT,
+    cancel_once_the_child_asked,
     collect,
     delegate,
     make_agent,
@@ -299,19 +299,8 @@ def test_cancelled_during_the_fix_up_keeps_the_handed_in_note_as_interrupted(
     child = reads_a_py(delegate(fake_model))
     child.tool_use("submit_note", conclusion="Found it.", evidence=["a.py:99"], confidence="high")
     child.text("never delivered", delay=2)
-    agent = make_agent(workspace)
-
-    async def cancel_in_the_fix_up() -> None:
-        task = asyncio.create_task(collect(agent, "go"))
-        deadline = time.monotonic() + 10
-        while len(child_bodies(fake_model)) < 3:
-            assert time.monotonic() < deadline
-            await asyncio.sleep(0.02)
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-
-    asyncio.run(cancel_in_the_fix_up())
+    # the third request is the fix-up turn's: cancel while its reply is on the way
+    asyncio.run(cancel_once_the_child_asked(make_agent(workspace), fake_model, requests=3))
     note = only_note(workspace)
     assert (note["status"], note["conclusion"], note["confidence"]) == (
         "interrupted",
