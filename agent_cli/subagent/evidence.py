@@ -22,6 +22,8 @@ from agent_cli.subagent.ledger import CallLedger, LoggedCall
 from agent_cli.tools.read_file import split_lines
 
 Verdict = Literal["verified", "not found", "differs", "not checkable"]
+# a verified check whose detail says all there is to say (others carry a caveat the parent sees)
+MATCHED, LINES_EXIST = "the text matches", "the lines exist"
 
 QUOTE_LINES, QUOTE_CHARS = 2, 100
 MAX_FILE_BYTES = 2_000_000
@@ -143,7 +145,8 @@ class EvidenceChecker:
         if not full.exists():
             return self._result(item, "location", "not found", f"no such file: {c.path}")
         if c.start is None and not c.snippet:
-            return self._result(item, "location", "verified", f"{c.path} exists")
+            detail = "file exists; words not compared"
+            return self._result(item, "location", "verified", detail)
         if full.is_dir():
             return self._result(item, "location", "not found", f"{c.path} is a directory")
         if not full.is_file():  # a FIFO or a device would block or never end
@@ -169,16 +172,14 @@ class EvidenceChecker:
     ) -> EvidenceCheck:
         numbered = list(enumerate(lines[start - 1 : end], start=start))
         if not c.snippet:
-            return self._result(
-                item, "location", "verified", "the lines exist", self._quote(numbered)
-            )
+            return self._result(item, "location", "verified", LINES_EXIST, self._quote(numbered))
         hits = [(n, line) for n, line in numbered if _contains(line, c.snippet)]
         if hits or _contains("\n".join(lines[start - 1 : end]), c.snippet):
             return self._result(
-                item, "location", "verified", "the text matches", self._quote(hits or numbered)
+                item, "location", "verified", MATCHED, self._quote(hits or numbered)
             )
         if not c.quoted:  # words beside the location: a description, not a quote
-            detail = "the lines exist; the words beside them read as a description"
+            detail = "lines exist; words not compared"
             return self._result(item, "location", "verified", detail, self._quote(numbered))
         elsewhere = [n for n, line in enumerate(lines, start=1) if _contains(line, c.snippet)]
         detail = "the cited text is not there" + (
@@ -224,9 +225,20 @@ class EvidenceChecker:
         )
 
 
+def _within(part: list[str], whole: list[str]) -> bool:
+    return any(whole[i : i + len(part)] == part for i in range(len(whole) - len(part) + 1))
+
+
 def _same_command(claimed: str, logged: str) -> bool:
-    claimed, logged = _norm(claimed), _norm(logged)
-    return len(claimed) >= 2 and (claimed == logged or claimed in logged or logged in claimed)
+    """Word for word, or one is a run of whole words of the other (`cd x && pytest -q` ran
+    `pytest -q`); `ls` is not found inside `--cov=tools`."""
+    a, b = claimed.split(), logged.split()
+    return bool(a and b) and (_within(a, b) or _within(b, a))
+
+
+def _says(output: str, words: str) -> bool:
+    """`words` in `output` as whole words ("3 passed" is not in "13 passed")."""
+    return re.search(rf"(?<!\w){re.escape(_norm(words))}(?!\w)", _norm(output)) is not None
 
 
 def _outcome_holds(outcome: str, run: LoggedCall) -> bool:
@@ -235,7 +247,7 @@ def _outcome_holds(outcome: str, run: LoggedCall) -> bool:
     if match := _EXPECTED_EXIT.search(outcome):
         return run.exit_code == int(match.group(1))
     words = outcome.lower().strip(" .!")
-    if _contains(run.output.lower(), words):
+    if _says(run.output.lower(), words):
         return True
     if words in _SUCCESS:
         return run.exit_code == 0

@@ -11,18 +11,20 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from agent_cli.subagent.evidence import EvidenceCheck
+from agent_cli.subagent.evidence import LINES_EXIST, MATCHED, QUOTE_CHARS, EvidenceCheck
 from agent_cli.subagent.grounding import verified_count
 from agent_cli.subagent.note import Note
 
 PARENT_LIMIT = 2_900
 LISTED_FILES = 5
+_PLAIN = (MATCHED, LINES_EXIST)  # verified, and nothing to add
 
 
 class _Form(NamedTuple):
     quote_lines: int | None  # per evidence item; None: all of them
     pointers: int | None
     commands: int
+    quote_chars: int = QUOTE_CHARS
 
 
 # from the fullest to the shortest: the quotes are what the parent most needs, so they go last
@@ -31,9 +33,13 @@ _FORMS = (
     _Form(None, 3, 1),
     _Form(1, 3, 1),
     _Form(1, 1, 1),
-    _Form(1, 1, 0),
+    _Form(1, 1, 0, 72),
     _Form(0, 1, 0),
 )
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _count(n: int, noun: str) -> str:
@@ -49,20 +55,20 @@ def _first_line(note: Note) -> str:
     return f"[subagent note · {note.status}{marks}] {note.conclusion}"
 
 
-def _check_lines(check: EvidenceCheck, quote_lines: int | None) -> list[str]:
+def _check_lines(check: EvidenceCheck, form: _Form) -> list[str]:
     head = f"[{check.verdict}] {check.item}"
-    if not check.verified:
+    if not check.verified or (check.kind == "location" and check.detail not in _PLAIN):
         head += f" — {check.detail}"
-    return [head, *(f"    {q}" for q in check.quote[:quote_lines])]
+    return [head, *(f"    {_cut(q, form.quote_chars)}" for q in check.quote[: form.quote_lines])]
 
 
-def _evidence(note: Note, quote_lines: int | None) -> list[str]:
+def _evidence(note: Note, form: _Form) -> list[str]:
     if not note.evidence_checks:
         return _section("Evidence", note.evidence)
     verified, total = verified_count(note.evidence_checks)
     lines = [f"Evidence ({verified}/{total} verified):"]
     for check in note.evidence_checks:
-        first, *quote = _check_lines(check, quote_lines)
+        first, *quote = _check_lines(check, form)
         lines += [f"- {first}", *quote]
     return lines
 
@@ -114,7 +120,7 @@ def _grounding(note: Note, listed_commands: int) -> list[str]:
 def _render(note: Note, form: _Form) -> str:
     f = note.figures
     lines = [_first_line(note)]
-    lines += _evidence(note, form.quote_lines)
+    lines += _evidence(note, form)
     lines += _pointers(note, form.pointers)
     lines += _section("Open issues", note.open_issues)
     lines.append(_confidence(note))

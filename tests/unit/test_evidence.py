@@ -125,7 +125,10 @@ def test_location_verdicts(workspace: Path):
     os.mkfifo(workspace / "pipe.txt")  # reading it would block the runner forever
     assert check(workspace, "pipe.txt:1") == ("not checkable", "pipe.txt is not a file")
     assert check(workspace, "gone.py shows it") == ("not found", "no such file: gone.py")
-    assert check(workspace, "a.py defines foo") == ("verified", "a.py exists")
+    assert check(workspace, "a.py defines foo") == (
+        "verified",
+        "file exists; words not compared",
+    )
 
 
 def test_quotes_are_capped_and_carry_line_numbers(workspace: Path):
@@ -202,6 +205,13 @@ def test_command_verdicts_against_the_ledger(workspace: Path):
     assert check(workspace, "false → ok", ledger)[0] == "differs"
     assert check(workspace, "false → fails", ledger)[0] == "verified"
     assert check(workspace, "make → exit 0", ledger)[0] == "differs"  # part of a longer command
+    assert check(workspace, "printf '5 passed, 1 warning\\n' → 5 passed, 1 warning", ledger)[0] == (
+        "verified"
+    )
+    assert check(workspace, "`printf '5 passed, 1 warning\\n'` → 15 passed", ledger)[0] == (
+        "differs"  # whole words: "5 passed" is in the output, "15 passed" is not
+    )
+    assert check(workspace, "mak → exit 2", ledger)[1] == "this subagent never ran `mak`"
     assert check(workspace, "pytest → 3 passed", ledger) == (
         "not checkable",
         "this subagent never ran `pytest`",
