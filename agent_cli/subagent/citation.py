@@ -6,16 +6,18 @@ Locations: `a.py:3`, `a.py:3-5` (also with an en or em dash), `a.py:3:7` (a colu
 backticks (`a.py:3 "def foo("`) and *loose* when it only follows a separator (`a.py:3 — def foo(`):
 a loose one may be a description rather than a quote, so the checker judges it more leniently.
 Commands: `pytest -q → 3 passed` (also ->, =>), `` `make` (exit 0) ``, `$ ruff check: clean`.
-Anything else is text: a data point no code can check. A bare path (`a.py defines foo`) counts as
-a location without lines when it names an existing file, or looks like a file name.
+An item written as a JSON object (`{"file": "a.py", "line": 3, "text": "def foo("}`) is read by
+its keys. Anything else is text: a data point no code can check. A bare path (`a.py defines foo`)
+counts as a location without lines when it names an existing file, or looks like a file name.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, replace
+from typing import Any, Literal
 
 CitationKind = Literal["location", "command", "text"]
 
@@ -132,8 +134,38 @@ def _bare_path(text: str, exists: Callable[[str], bool]) -> Citation | None:
     return None
 
 
+def _first(data: dict[str, Any], *keys: str) -> Any:
+    return next((data[k] for k in keys if data.get(k) not in (None, "")), None)
+
+
+def _from_object(text: str) -> Citation | None:
+    """An item written as an object: {"file": "a.py", "line": 3, "text": "def foo("}."""
+    try:
+        data = json.loads(text) if text.lstrip().startswith("{") else None
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    command = _first(data, "command", "cmd")
+    if isinstance(command, str):
+        outcome = _first(data, "outcome", "result", "output", "exit_code", "exit")
+        said = f"exit {outcome}" if isinstance(outcome, int) else str(outcome or "")
+        return Citation("command", command=command, outcome=said)
+    path = _first(data, "path", "file", "filename")
+    if not isinstance(path, str):
+        return None
+    lines = _first(data, "lines", "line", "start", "line_start")
+    end = _first(data, "end", "line_end")
+    ref = path if lines is None else f"{path}:{lines}" + ("" if end is None else f"-{end}")
+    cited = _location(ref) or Citation("location", path)
+    snippet = _first(data, "text", "quote", "snippet", "code", "content")
+    return replace(cited, snippet=str(snippet), quoted=True) if snippet is not None else cited
+
+
 def parse(text: str, exists: Callable[[str], bool] = lambda _path: False) -> Citation:
     """What `text` cites; `exists` says whether a bare word names a file of the workspace."""
+    if cited := _from_object(text):
+        return cited
     text = _URL.sub(" ", text)  # a web address is not a workspace path
     return (
         _location(text)

@@ -30,6 +30,8 @@ MAX_FILE_BYTES = 2_000_000
 _EXPECTED_EXIT = re.compile(
     r"\b(?:exit(?:\s*code|\s*status)?|rc|returned?|status)\s*[=:]?\s*(-?\d+)\b", re.IGNORECASE
 )
+# a snippet copied with read_file's numbering: "     3\tdef foo(" or "3: def foo("
+_LINE_NUMBER = re.compile(r"^\s*\d+(?:\t|\s*[|:→]\s*)")
 _SUCCESS = {"ok", "clean", "success", "succeeded", "passed", "passes", "pass", "no errors", "green"}
 _FAILURE = {"fails", "failed", "failure", "error", "errors", "red"}
 
@@ -173,8 +175,9 @@ class EvidenceChecker:
         numbered = list(enumerate(lines[start - 1 : end], start=start))
         if not c.snippet:
             return self._result(item, "location", "verified", LINES_EXIST, self._quote(numbered))
-        hits = [(n, line) for n, line in numbered if _contains(line, c.snippet)]
-        if hits or _contains("\n".join(lines[start - 1 : end]), c.snippet):
+        snippet = _LINE_NUMBER.sub("", c.snippet, count=1) if start == end else c.snippet
+        hits = [(n, line) for n, line in numbered if _contains(line, snippet)]
+        if hits or _contains("\n".join(lines[start - 1 : end]), snippet):
             return self._result(
                 item, "location", "verified", MATCHED, self._quote(hits or numbered)
             )

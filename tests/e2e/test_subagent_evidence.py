@@ -311,3 +311,15 @@ def test_cancelled_during_the_fix_up_keeps_the_handed_in_note_as_interrupted(
         "cut off during the fix-up turn (interrupted): the note is as first handed in"
     ]
     assert verdicts(note) == ["not found"]
+
+
+def test_evidence_items_given_as_objects_are_checked(fake_model: FakeAnthropic, workspace: Path):
+    reads_a_py(delegate(fake_model)).tool_use(
+        "submit_note",
+        conclusion="foo is defined once.",
+        evidence=[{"file": "a.py", "line": 3, "text": "def foo("}, {"file": "a.py", "line": 4}],
+    )
+    run(workspace)
+    note = only_note(workspace)
+    assert verdicts(note) == ["verified", "verified"]
+    assert note["evidence_checks"][0]["quote"] == ["3 | def foo(x):"]

@@ -78,6 +78,22 @@ def test_command_forms(text: str):
     assert (c.kind, c.command, c.outcome) == ("command", *COMMANDS[text])
 
 
+def test_items_written_as_objects():
+    assert parse('{"file": "a.py", "line": 3, "text": "def foo("}') == Citation(
+        "location", "a.py", 3, 3, "def foo(", quoted=True
+    )
+    assert parse('{"path": "a.py", "start": 3, "end": 5, "why": "the loop"}') == Citation(
+        "location", "a.py", 3, 5
+    )
+    assert parse('{"path": "a.py", "lines": "3-5"}') == Citation("location", "a.py", 3, 5)
+    assert parse('{"path": "a.py"}') == Citation("location", "a.py")
+    assert parse('{"command": "pytest -q", "exit_code": 0}') == Citation(
+        "command", command="pytest -q", outcome="exit 0"
+    )
+    assert parse('{"finding": "no path here"}').kind == "text"
+    assert parse("{not json").kind == "text"
+
+
 def test_text_bare_paths_and_urls():
     assert parse("320 call sites of get()") == Citation("text", snippet="320 call sites of get()")
     assert parse("the line 3 is odd").kind == "text"
@@ -116,6 +132,8 @@ def test_location_verdicts(workspace: Path):
         "differs",
         "the cited text is not there; it is at line 3",
     )
+    assert check(workspace, 'a.py:3 "     3\tdef foo(x):"') == ("verified", "the text matches")
+    assert check(workspace, "a.py:3 `3: def foo(x):`") == ("verified", "the text matches")
     assert check(workspace, "a.py:5") == ("not found", "line 5 cited; a.py has 4 lines")
     assert check(workspace, "a.py:0") == ("not found", "line 0 cited; a.py has 4 lines")
     assert check(workspace, "a.py:3-9") == ("not found", "lines 3-9 cited; a.py has 4 lines")
