@@ -205,13 +205,21 @@ def test_commands_are_matched_with_their_logged_outcome(fake_model: FakeAnthropi
     assert "Grounding: ran `echo '3 passed in 0.01s'` → exit 0; `exit 3` → exit 3" in content
 
 
+@pytest.mark.parametrize("how", ["submit_note", "json claiming completed"])
 def test_no_tool_calls_caps_a_high_completed_note_at_low(
-    fake_model: FakeAnthropic, workspace: Path
+    fake_model: FakeAnthropic, workspace: Path, how: str
 ):
-    delegate(fake_model).tool_use(
-        "submit_note", conclusion="Everything is fine.", evidence=["a.py:3"], confidence="high"
-    )
-    run(workspace)
+    child = delegate(fake_model)
+    if how == "submit_note":
+        child.tool_use(
+            "submit_note", conclusion="Everything is fine.", evidence=["a.py:3"], confidence="high"
+        )
+    else:
+        child.text(
+            'All checked. {"status": "completed", "conclusion": "Everything is fine.", '
+            '"evidence": ["a.py:3"], "confidence": "high", "tool_calls": 12}'
+        )
+    events = asyncio.run(collect(make_agent(workspace), "go"))
     note = only_note(workspace)
     assert (note["status"], note["confidence"], note["stated_confidence"]) == (
         "completed",
@@ -225,6 +233,10 @@ def test_no_tool_calls_caps_a_high_completed_note_at_low(
         "[subagent note · completed · unverified: no tool calls] Everything is fine."
     )
     assert "Confidence: low (the subagent said high; lowered: no tool calls)" in content
+    (end,) = [e for e in events if e.type == "tool_end" and e.name == "task"]
+    assert end.summary.startswith(  # type: ignore[union-attr]
+        "task investigate: completed, low confidence, evidence 1/1 verified (turns 1, tool calls 0,"
+    )
 
 
 def test_varied_citation_forms_and_extra_keys_in_a_json_note(
