@@ -2,7 +2,8 @@
 
 `RecordingGate` wraps the parent's gate for one subagent run: every call the gate let through and
 that finished is recorded in the run's `CallLedger` with the tool's own result, whole and before
-any preview or redaction (it stays in memory; only checked figures and short quotes leave it).
+any preview or redaction (it stays in memory; only checked figures and short quotes leave it;
+of a command's output its first and last 32,000 characters are kept).
 A call the gate denied, or that failed validation, never ran and is not recorded.
 """
 
@@ -19,6 +20,7 @@ from agent_cli.tool_contract import AnyTool, Gate, ToolContext, ToolInput, ToolR
 _EXIT = re.compile(r"(?:^|\n)exit code: (-?\d+)\s*$")
 _SIGNAL = re.compile(r"(?:^|\n)killed by signal (\d+)\s*$")
 _TIMED_OUT = "Command timed out after"
+KEPT_OUTPUT = 32_000  # characters of a command's output kept from each end
 
 
 @dataclass(frozen=True)
@@ -58,8 +60,15 @@ class CallLedger:
     calls: list[LoggedCall] = field(default_factory=list)
 
     def record(self, name: str, args: dict[str, Any], result: ToolResult) -> None:
-        code = exit_code_of(result.content) if name == "bash" else None
-        self.calls.append(LoggedCall(name, args, result.content, result.is_error, code))
+        """Only a command's output is kept (its outcome is checked), at most its head and tail."""
+        if name != "bash":
+            self.calls.append(LoggedCall(name, args, "", result.is_error))
+            return
+        text = result.content
+        if len(text) > 2 * KEPT_OUTPUT:
+            text = f"{text[:KEPT_OUTPUT]}\n…\n{text[-KEPT_OUTPUT:]}"
+        code = exit_code_of(result.content)
+        self.calls.append(LoggedCall(name, args, text, result.is_error, code))
 
     def commands(self) -> list[LoggedCall]:
         return [c for c in self.calls if c.name == "bash"]

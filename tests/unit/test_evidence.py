@@ -12,7 +12,7 @@ import pytest
 
 from agent_cli.subagent.citation import Citation, parse
 from agent_cli.subagent.evidence import QUOTE_CHARS, EvidenceChecker
-from agent_cli.subagent.ledger import CallLedger, RecordingGate, exit_code_of
+from agent_cli.subagent.ledger import KEPT_OUTPUT, CallLedger, RecordingGate, exit_code_of
 from agent_cli.tool_contract import AnyTool, ToolContext, ToolInput, ToolResult
 from agent_cli.tools.bash import Bash
 from agent_cli.tools.read_file import ReadFile
@@ -208,6 +208,16 @@ def test_the_exit_status_is_read_from_the_real_bash_result(workspace: Path):
     ledger = CallLedger()
     ledger.record("bash", {"command": "sleep 5"}, timed_out)
     assert (ledger.calls[0].exit_code, ledger.calls[0].outcome) == (None, "timed out")
+
+
+def test_a_long_output_keeps_its_head_and_tail(workspace: Path):
+    ledger = CallLedger()
+    command = "seq 1 100000; echo '7 passed'"
+    ledger.record("bash", {"command": command}, bash(workspace, command))
+    (call,) = ledger.calls
+    assert len(call.output) < 2 * KEPT_OUTPUT + 10
+    assert call.output.startswith("1\n2\n")
+    assert check(workspace, f"`{command}` → 7 passed", ledger) == ("verified", "ran: exit 0")
 
 
 def test_command_verdicts_against_the_ledger(workspace: Path):
