@@ -94,9 +94,12 @@ class EvidenceChecker:
     _files: dict[Path, list[str] | str] = field(default_factory=dict)
 
     def check(self, item: str) -> EvidenceCheck:
-        citation = parse(item, self._exists)
-        if citation.kind == "location":
-            return self._location(item, citation, inside_only=True)
+        try:
+            citation = parse(item, self._exists)
+            if citation.kind == "location":
+                return self._location(item, citation, inside_only=True)
+        except (OSError, ValueError, RuntimeError) as e:  # a NUL in a path, an unknown ~user
+            return self._unresolvable(item, e)
         if citation.kind == "command":
             return self._command(item, citation)
         return self._result(
@@ -104,10 +107,18 @@ class EvidenceChecker:
         )
 
     def check_ref(self, ref: str) -> EvidenceCheck:
-        citation = parse(ref, self._exists)
-        if citation.kind != "location":
-            citation = Citation("location", ref.strip().strip("`"))
-        return self._location(ref, citation, inside_only=False)
+        try:
+            citation = parse(ref, self._exists)
+            if citation.kind != "location":
+                citation = Citation("location", ref.strip().strip("`"))
+            return self._location(ref, citation, inside_only=False)
+        except (OSError, ValueError, RuntimeError) as e:
+            return self._unresolvable(ref, e)
+
+    def _unresolvable(self, item: str, error: Exception) -> EvidenceCheck:
+        return self._result(
+            item, "location", "not checkable", f"the path cannot be resolved: {error}"
+        )
 
     # -- locations -------------------------------------------------------------------------
 
@@ -116,7 +127,10 @@ class EvidenceChecker:
         return (p if p.is_absolute() else self.workspace / p).resolve()
 
     def _exists(self, path: str) -> bool:
-        return self._resolve(path).is_file()
+        try:
+            return self._resolve(path).is_file()
+        except (OSError, ValueError, RuntimeError):
+            return False
 
     def _inside(self, path: Path) -> bool:
         return path.is_relative_to(self.workspace.resolve())

@@ -173,6 +173,13 @@ def test_outside_the_workspace_is_never_read(workspace: Path):
         assert result.quote == []
 
 
+def test_a_path_that_cannot_be_resolved_is_not_checkable(workspace: Path):
+    checker = EvidenceChecker(workspace, CallLedger())
+    for result in (checker.check_ref("bad\0name"), checker.check("~nosuchuser-x/a.py:1")):
+        assert result.verdict == "not checkable"
+        assert result.detail.startswith("the path cannot be resolved: ")
+
+
 def test_refs_outside_the_workspace_are_checked_for_existence_only(workspace: Path):
     log = workspace.parent / "state" / "n.log"
     log.parent.mkdir()
