@@ -4,11 +4,16 @@ checked (evidence.py), the marks set and the confidence capped (grounding.py).
 
 from __future__ import annotations
 
+import logging
+
 from agent_cli.subagent.evidence import EvidenceCheck, EvidenceChecker
 from agent_cli.subagent.grounding import marks
 from agent_cli.subagent.ledger import CallLedger
 from agent_cli.subagent.note import EVIDENCE_ITEMS, Note, NoteBody
 from agent_cli.tool_contract import ToolContext
+
+log = logging.getLogger(__name__)
+UNCHECKED = "evidence could not be checked (see agent.log)"
 
 
 def checker_for(ledger: CallLedger, ctx: ToolContext) -> EvidenceChecker:
@@ -22,7 +27,17 @@ def check_evidence(body: NoteBody, checker: EvidenceChecker) -> list[EvidenceChe
 
 
 def reviewed(note: Note, body: NoteBody, ledger: CallLedger, ctx: ToolContext) -> Note:
-    """`note` (built from the trimmed `body`) with its checks, marks and capped confidence."""
+    """`note` (built from the trimmed `body`) with its checks, marks and capped confidence; a
+    bug in the checks still leaves a note, marked unchecked."""
+    try:
+        return _reviewed(note, body, ledger, ctx)
+    except Exception:
+        log.exception("checking note %s failed", note.id)
+        update = {"marks": [UNCHECKED], "confidence": "low", "stated_confidence": note.confidence}
+        return note.model_copy(update=update)
+
+
+def _reviewed(note: Note, body: NoteBody, ledger: CallLedger, ctx: ToolContext) -> Note:
     checker = checker_for(ledger, ctx)
     evidence = [
         check.model_copy(update={"item": shown})

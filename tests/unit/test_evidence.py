@@ -279,3 +279,26 @@ def test_the_gate_records_what_ran_and_nothing_it_refused(workspace: Path):
     ]
     assert ledger.files_read(ctx) == [(workspace / "a.py").resolve()]
     assert ledger.commands() == []
+
+
+def test_a_bug_in_the_checks_still_leaves_a_marked_note(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from agent_cli.subagent.note import Note, NoteBody
+    from agent_cli.subagent.review import UNCHECKED, reviewed
+
+    def broken(self: EvidenceChecker, item: str) -> None:
+        raise KeyError("bug")
+
+    monkeypatch.setattr(EvidenceChecker, "check", broken)
+    body = NoteBody(conclusion="c", evidence=["a.py:1"], confidence="high")
+    fields = {"id": "n", "session_id": "s", "description": "d", "task": "t", "log_path": "n.log"}
+    note = Note(
+        **fields, status="completed", conclusion="c", evidence=["a.py:1"], confidence="high"
+    )
+    checked = reviewed(note, body, CallLedger(), make_ctx(workspace))
+    assert (checked.marks, checked.confidence, checked.stated_confidence) == (
+        [UNCHECKED],
+        "low",
+        "high",
+    )
