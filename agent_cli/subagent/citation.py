@@ -21,7 +21,9 @@ from typing import Any, Literal
 
 CitationKind = Literal["location", "command", "text"]
 
-_PATH = r"[\w.~/\\+@-]*[\w/~-][\w.~/\\+@-]*"
+# one flat class: a nested pattern here backtracks for minutes on a long run of letters
+_PATH = r"[\w.~/\\+@-]+"
+MAX_ITEM_CHARS = 400  # longer is no citation; the regexes never see more
 _DASH = r"\s*(?:-|\u2013|\u2014|to|through|\.\.)\s*"
 _LOCATIONS = (
     # a.py#L3-L5, a.py#L3
@@ -98,6 +100,8 @@ def _location(text: str) -> Citation | None:
     for number, pattern in enumerate(_LOCATIONS):
         for match in pattern.finditer(text):
             path = match.group("path").strip("`")
+            if not any(ch.isalnum() for ch in path):
+                continue  # "...:3" or "-:3"
             if number >= _WORDY and not ("." in path or "/" in path):
                 continue  # "the line 3": a word, not a path
             start = int(match.group("a"))
@@ -164,6 +168,7 @@ def _from_object(text: str) -> Citation | None:
 
 def parse(text: str, exists: Callable[[str], bool] = lambda _path: False) -> Citation:
     """What `text` cites; `exists` says whether a bare word names a file of the workspace."""
+    text = text[:MAX_ITEM_CHARS]
     if cited := _from_object(text):
         return cited
     text = _URL.sub(" ", text)  # a web address is not a workspace path

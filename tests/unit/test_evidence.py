@@ -302,3 +302,12 @@ def test_a_bug_in_the_checks_still_leaves_a_marked_note(
         "low",
         "high",
     )
+
+
+HOSTILE = {"a" * 20_000: "text", "a." * 10_000: "text", "a.py line " * 2_000: "location"}
+
+
+@pytest.mark.parametrize("hostile", HOSTILE)
+def test_a_huge_item_is_read_without_runaway_backtracking(hostile: str):
+    """A nested pattern once took minutes on 1,000 letters; the suite's timeout would catch it."""
+    assert parse(hostile).kind == HOSTILE[hostile]
