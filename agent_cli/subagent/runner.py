@@ -6,10 +6,9 @@ Isolated: the conversation, the file-read guard, the events (none reach the pare
 Shared: the workspace, the gate, the model client, the usage totals. Whatever happens (a note,
 prose, the turn limit, an API failure, a cancel), a note is stored and its log kept.
 
-The status is the runner's: only a run that handed in a note is `completed`. Every tool call
-the gate lets through is recorded (ledger.py); a handed-in note is checked against the workspace
-and that record (review.py), and a note whose evidence fails gets one fix-up turn.
-"""
+The status is the runner's: only a run that handed in a note is `completed`. Each note is checked
+against the workspace and the run's recorded tool calls (review.py); failed evidence gets one
+fix-up turn."""
 
 from __future__ import annotations
 
@@ -239,11 +238,13 @@ class SubagentRunner:
         """Work done is not lost: the last text and the files touched, marked as cut off."""
         limit = self.parent.settings.subagent.max_turns
         reason = _CUT_OFF.get(stop, _CUT_OFF["error"]).format(limit=limit, error=run.error)
-        if run.handed_in is not None:  # cut off in the fix-up turn: the note as handed in
+        if run.handed_in is not None:
             reason = f"cut off during the fix-up turn ({stop}): the note is as first handed in"
-            issues = [*run.handed_in.open_issues, reason]
-            return run.handed_in.model_copy(update={"open_issues": issues, "confidence": "low"})
         text = last_assistant_text(child.session.messages)
+        written = run.handed_in or extract_body(text)  # a note, though the run did not end on it
+        if written is not None:
+            issues = [*written.open_issues, reason]
+            return written.model_copy(update={"open_issues": issues})  # review lowers it
         touched = sorted(shown(p, run.ctx.workspace) for p in child.session.tool_ctx.touched)
         return NoteBody(
             conclusion=text or "(the subagent wrote no text before it was cut off)",

@@ -301,8 +301,18 @@ def test_the_turn_limit_is_never_completed_even_with_a_note_in_its_text(
     settings = Settings(max_retries=0, subagent={"max_turns": 2})
     asyncio.run(collect(make_agent(workspace, settings), "go"))
     note = only_note(workspace)
-    assert (note["status"], note["confidence"]) == ("max_turns", "low")
-    assert parent_result(fake_model)["content"].startswith("[subagent note · max_turns]")
+    assert (note["status"], note["conclusion"], note["confidence"]) == (
+        "max_turns",
+        "All done.",
+        "low",
+    )
+    assert note["open_issues"] == [
+        "cut off at the turn limit (2 model requests) before handing in a note"
+    ]
+    assert verdicts(note) == ["verified"]  # what it wrote is still checked
+    content = parent_result(fake_model)["content"]
+    assert content.startswith("[subagent note · max_turns] All done.")
+    assert "Confidence: low (the subagent said high; lowered: the run ended max_turns)" in content
 
 
 def test_cancelled_during_the_fix_up_keeps_the_handed_in_note_as_interrupted(
