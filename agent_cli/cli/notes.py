@@ -54,9 +54,11 @@ def _print(notes: list[Note], as_json: bool, empty: str) -> None:
     if not notes:
         typer.echo(empty)
     for note in notes:
+        checks = note.evidence_checks
+        verified = f"{sum(c.verified for c in checks)}/{len(checks)} verified " if checks else ""
         typer.echo(
             f"{note.id}  {note.created[:19]}  {note.status:<11} {note.confidence:<6} "
-            f"{note.description}: {note.conclusion}"
+            f"{verified}{note.description}: {note.conclusion}"
         )
 
 

@@ -124,6 +124,7 @@ def test_subagent_reads_a_big_file_and_the_parent_gets_only_the_note(
 
     found = run_agent(fake_env, tmp_path, "notes", "search", "repeated")
     assert note_id in found.stdout
+    assert "completed   high   1/1 verified inspect big.txt: big.txt is a single" in found.stdout
     missing = run_agent(fake_env, tmp_path, "notes", "show", "nope")
     assert missing.returncode == 2
     assert "No note matches 'nope'" in missing.stderr
