@@ -17,9 +17,9 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any
 
-CitationKind = Literal["location", "command", "text"]
+from agent_cli.payloads import CitationKind
 
 # one flat class: a nested pattern here backtracks for minutes on a long run of letters
 _PATH = r"[\w.~/\\+@-]+"

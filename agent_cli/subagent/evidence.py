@@ -12,20 +12,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from agent_cli.payloads import QUOTE_LINES, CitationKind, EvidenceCheck, Verdict
 from agent_cli.redaction import redact
-from agent_cli.subagent.citation import Citation, CitationKind, parse
+from agent_cli.subagent.citation import Citation, parse
 from agent_cli.subagent.ledger import CallLedger, LoggedCall
 from agent_cli.tools.read_file import split_lines
 
-Verdict = Literal["verified", "not found", "differs", "not checkable"]
 # a verified check whose detail says all there is to say (others carry a caveat the parent sees)
 MATCHED, LINES_EXIST = "the text matches", "the lines exist"
 
-QUOTE_LINES, QUOTE_CHARS = 2, 100
+QUOTE_CHARS = 100
 MAX_FILE_BYTES = 2_000_000
 _EXPECTED_EXIT = re.compile(
     r"\b(?:exit(?:\s*code|\s*status)?|rc|returned?|status)\s*[=:]?\s*(-?\d+)\b", re.IGNORECASE
@@ -34,33 +31,6 @@ _EXPECTED_EXIT = re.compile(
 _LINE_NUMBER = re.compile(r"^\s*\d+(?:\t|\s*[|:→]\s*)")
 _SUCCESS = {"ok", "clean", "success", "succeeded", "passed", "passes", "pass", "no errors", "green"}
 _FAILURE = {"fails", "failed", "failure", "error", "errors", "red"}
-
-
-class EvidenceCheck(BaseModel):
-    """One evidence item or file reference, as written, with what the code found."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    item: str = Field(description="The item as the note gave it (trimmed).")
-    kind: CitationKind = Field(description="location, command or text: what the item cites.")
-    verdict: Verdict = Field(description="verified, not found, differs or not checkable.")
-    detail: str = Field(default="", max_length=200, description="Why, in a few words.")
-    quote: list[str] = Field(
-        default_factory=list,
-        max_length=QUOTE_LINES + 1,
-        description="The cited lines as they are (`N | text`), or the command's outcome.",
-    )
-
-    @property
-    def verified(self) -> bool:
-        return self.verdict == "verified"
-
-    @property
-    def failed(self) -> bool:
-        """Checked and wrong: worth a fix-up turn (an uncheckable data point is not wrong)."""
-        if self.kind == "command":
-            return not self.verified
-        return self.verdict in ("not found", "differs")
 
 
 def _norm(text: str) -> str:

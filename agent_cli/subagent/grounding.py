@@ -10,23 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from pydantic import BaseModel, Field
-
+from agent_cli.payloads import COMMAND_CHARS, CommandRun, EvidenceCheck
 from agent_cli.redaction import redact
-from agent_cli.subagent.evidence import EvidenceCheck
 from agent_cli.subagent.ledger import CallLedger
 from agent_cli.tool_contract import ToolContext
 
 MAX_LISTED = 20
-COMMAND_CHARS = 120
 NO_TOOL_CALLS = "no tool calls"
-
-
-class CommandRun(BaseModel):
-    """One bash call of the run, as its tool reported it."""
-
-    command: str = Field(max_length=COMMAND_CHARS, description="The command (cut, redacted).")
-    outcome: str = Field(description="exit N, killed by signal N or timed out.")
 
 
 def shown(path: Path, workspace: Path) -> str:

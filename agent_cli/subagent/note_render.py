@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from agent_cli.subagent.evidence import LINES_EXIST, MATCHED, QUOTE_CHARS, EvidenceCheck
+from agent_cli.payloads import EvidenceCheck, Note
+from agent_cli.subagent.evidence import LINES_EXIST, MATCHED, QUOTE_CHARS
 from agent_cli.subagent.grounding import verified_count
-from agent_cli.subagent.note import Note
 
 PARENT_LIMIT = 2_900
 LISTED_FILES = 5

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import logging
 
-from agent_cli.subagent.evidence import EvidenceCheck, EvidenceChecker
+from agent_cli.payloads import EVIDENCE_ITEMS, EvidenceCheck, Note
+from agent_cli.subagent.evidence import EvidenceChecker
 from agent_cli.subagent.grounding import marks
 from agent_cli.subagent.ledger import CallLedger
-from agent_cli.subagent.note import EVIDENCE_ITEMS, Note, NoteBody
+from agent_cli.subagent.note import NoteBody
 from agent_cli.tool_contract import ToolContext
 
 log = logging.getLogger(__name__)

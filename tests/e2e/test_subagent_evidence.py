@@ -11,16 +11,16 @@ from typing import Any
 
 import pytest
 
+from agent_cli.events import ToolEnd
 from agent_cli.settings import Settings
-from tests.e2e.test_subagent import (  # noqa: F401  (sdk_env: the autouse fixture)
+from tests.e2e.agents import bypass, collect, make_agent
+from tests.e2e.test_subagent import (
     SUBAGENT,
     cancel_once_the_child_asked,
-    collect,
     delegate,
-    make_agent,
+    no_retries,
     only_note,
     parent_result,
-    sdk_env,
 )
 from tests.fake_model import FakeAnthropic
 from tests.fake_model.script import Script
@@ -38,6 +38,8 @@ A_PY = [
     "VALUE = 3",
 ]
 FIXUP_HEAD = "Your note was checked against the workspace"
+
+pytestmark = pytest.mark.usefixtures("sdk_env")
 
 
 @pytest.fixture
@@ -65,7 +67,7 @@ def verdicts(note: dict[str, Any]) -> list[str]:
 
 
 def run(workspace: Path) -> None:
-    asyncio.run(collect(make_agent(workspace), "go"))
+    asyncio.run(collect(make_agent(workspace, no_retries()), "go"))
 
 
 def test_a_cited_line_with_the_right_text_is_verified_and_quoted_to_the_parent(
@@ -97,8 +99,8 @@ def test_lines_past_the_end_and_a_missing_file_get_one_fix_up_turn_then_are_hand
 ):
     child = reads_a_py(delegate(fake_model))
     bad = {"conclusion": "VALUE is set late.", "evidence": ["a.py:300", "missing.py:1"]}
-    child.tool_use("submit_note", **bad, confidence="high")
-    child.tool_use("submit_note", **bad, confidence="high")  # the fix-up changes nothing
+    child.tool_use("submit_note", {**bad, "confidence": "high"})
+    child.tool_use("submit_note", {**bad, "confidence": "high"})  # the fix-up changes nothing
     run(workspace)
     bodies = child_bodies(fake_model)
     assert len(bodies) == 3  # read, note, exactly one fix-up turn
@@ -142,7 +144,7 @@ def test_a_quoted_snippet_that_differs_is_marked_and_the_real_line_shown(
         "evidence": ['a.py:4 "return x - 1"', "a.py:3"],
         "confidence": "medium",
     }
-    child.tool_use("submit_note", **note_input)
+    child.tool_use("submit_note", note_input)
     child.text("I stand by my note.")  # the fix-up turn: prose, so the note stays as it was
     run(workspace)
     note = only_note(workspace)
@@ -164,8 +166,8 @@ def test_a_command_cited_without_any_bash_call_is_not_checkable(
 ):
     child = reads_a_py(delegate(fake_model))
     claim = {"conclusion": "The tests pass.", "evidence": ["pytest -q → 3 passed"]}
-    child.tool_use("submit_note", **claim, confidence="high")
-    child.tool_use("submit_note", **claim, confidence="high")
+    child.tool_use("submit_note", {**claim, "confidence": "high"})
+    child.tool_use("submit_note", {**claim, "confidence": "high"})
     run(workspace)
     note = only_note(workspace)
     (check,) = note["evidence_checks"]
@@ -190,8 +192,7 @@ def test_commands_are_matched_with_their_logged_outcome(fake_model: FakeAnthropi
     ]
     child.tool_use("submit_note", conclusion="Mixed.", evidence=evidence)
     child.text("No changes.")
-    bypass = Settings(max_retries=0, permissions={"mode": "bypass"})
-    asyncio.run(collect(make_agent(workspace, bypass), "go"))
+    asyncio.run(collect(make_agent(workspace, bypass(max_retries=0)), "go"))
     note = only_note(workspace)
     assert verdicts(note) == ["verified", "differs", "verified", "not checkable"]
     assert note["evidence_checks"][1]["detail"] == "it ran with exit 3, not “exit 0”"
@@ -219,7 +220,7 @@ def test_no_tool_calls_caps_a_high_completed_note_at_low(
             'All checked. {"status": "completed", "conclusion": "Everything is fine.", '
             '"evidence": ["a.py:3"], "confidence": "high", "tool_calls": 12}'
         )
-    events = asyncio.run(collect(make_agent(workspace), "go"))
+    events = asyncio.run(collect(make_agent(workspace, no_retries()), "go"))
     note = only_note(workspace)
     assert (note["status"], note["confidence"], note["stated_confidence"]) == (
         "completed",
@@ -233,8 +234,8 @@ def test_no_tool_calls_caps_a_high_completed_note_at_low(
         "[subagent note · completed · unverified: no tool calls] Everything is fine."
     )
     assert "Confidence: low (the subagent said high; lowered: no tool calls)" in content
-    (end,) = [e for e in events if e.type == "tool_end" and e.name == "task"]
-    assert end.summary.startswith(  # type: ignore[union-attr]
+    (end,) = [e for e in events if isinstance(e, ToolEnd) and e.name == "task"]
+    assert end.summary.startswith(
         "task investigate: completed, low confidence, evidence 1/1 verified (turns 1, tool calls 0,"
     )
 
@@ -322,7 +323,8 @@ def test_cancelled_during_the_fix_up_keeps_the_handed_in_note_as_interrupted(
     child.tool_use("submit_note", conclusion="Found it.", evidence=["a.py:99"], confidence="high")
     child.text("never delivered", delay=2)
     # the third request is the fix-up turn's: cancel while its reply is on the way
-    asyncio.run(cancel_once_the_child_asked(make_agent(workspace), fake_model, requests=3))
+    agent = make_agent(workspace, no_retries())
+    asyncio.run(cancel_once_the_child_asked(agent, fake_model, requests=3))
     note = only_note(workspace)
     assert (note["status"], note["conclusion"], note["confidence"]) == (
         "interrupted",

@@ -4,18 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent_cli.payloads import CONCLUSION_CHARS, CommandRun, Note, NoteFigures
 from agent_cli.subagent.evidence import EvidenceChecker
-from agent_cli.subagent.grounding import CommandRun, marks
+from agent_cli.subagent.grounding import marks
 from agent_cli.subagent.ledger import CallLedger
-from agent_cli.subagent.note import (
-    CONCLUSION_CHARS,
-    EVIDENCE_CHARS,
-    ISSUE_CHARS,
-    REF_CHARS,
-    REF_ITEMS,
-    Note,
-    NoteFigures,
-)
+from agent_cli.subagent.note import EVIDENCE_CHARS, ISSUE_CHARS, REF_CHARS, REF_ITEMS
 from agent_cli.subagent.note_render import PARENT_LIMIT, render, render_markdown
 
 

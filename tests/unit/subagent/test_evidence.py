@@ -284,7 +284,8 @@ def test_the_gate_records_what_ran_and_nothing_it_refused(workspace: Path):
 def test_a_bug_in_the_checks_still_leaves_a_marked_note(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    from agent_cli.subagent.note import Note, NoteBody
+    from agent_cli.payloads import Note
+    from agent_cli.subagent.note import NoteBody
     from agent_cli.subagent.review import UNCHECKED, reviewed
 
     def broken(self: EvidenceChecker, item: str) -> None:
