@@ -139,7 +139,9 @@ def _notes(state: PanelState, width: int, color: bool) -> Text | None:
         lines = textwrap.wrap(conclusion, width - 2, max_lines=3, placeholder="…") or ["?"]
         for n, line in enumerate(lines):
             section.append(("• " if n == 0 else "  ") + line + "\n")
-        grade = f"  {note.confidence} · {note.status}"
+        checks = note.evidence_checks
+        counted = f" {sum(c.verified for c in checks)}/{len(checks)} verified" if checks else ""
+        grade = f"  {note.confidence}{counted} · {note.status}"
         meta = f"{grade} · {note.id}"
         if len(meta) > width:  # the id is what /notes ID needs: never cut it
             meta = f"{grade}\n  {note.id}"
