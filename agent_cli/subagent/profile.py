@@ -31,8 +31,7 @@ class SubagentProfile:
             n for n in registry.names()
             if n in keep or (self._allows(n) and not _listed(n, self.disallowed))
         ]
-        narrowed = registry.without(*(n for n in registry.names() if n not in names))
-        return ToolRegistry(narrowed.tools.values(), self.gate or registry.gate)
+        return registry.without(*(n for n in registry.names() if n not in names))
 
 
     def _allows(self, name: str) -> bool:
