@@ -20,6 +20,8 @@ from agent_cli.instructions import project_instructions
 from agent_cli.logs import CallLog, key_last4, secrets_from_env, setup_logging
 from agent_cli.loop.agent import Agent
 from agent_cli.loop.session import Session, new_session_id
+from agent_cli.mcp.manager import McpManager
+from agent_cli.mcp.setup import start_mcp
 from agent_cli.memory.notes import NoteStore
 from agent_cli.memory.recall_notes import search_notes
 from agent_cli.memory.setup import recent_episodes_section
@@ -142,15 +144,23 @@ def open_session(options: Options, settings: Settings, paths: Paths) -> Session:
 
 
 def build_agent(
-    session: Session, client: ModelClient, options: Options, approver: Approver | None = None
+    session: Session,
+    client: ModelClient,
+    options: Options,
+    approver: Approver | None = None,
+    mcp: McpManager | None = None,
 ) -> Agent:
-    """`approver` answers permission questions (the REPL's); None denies them (headless)."""
+    """`approver` answers permission questions (the REPL's); None denies them (headless).
+    `mcp`: servers already started (the REPL starts them with the screen); else started here."""
     hooks = Hooks(session.settings.hooks, session.id, options.workspace)
     permissions = Permissions(session.settings.permissions, approver or HeadlessApprover())
     runner = SubagentRunner(parent=session, client=client, store=NoteStore(session.paths))
     todo_write = TodoWrite(session.todos, session.record)
     tools = [*base_tools(), todo_write, Task(runner), Compact(session)]
-    registry = ToolRegistry(tools, PolicyGate(permissions, hooks))
+    if mcp is None:  # in the background: the first request does not wait for any server
+        mode = lambda: permissions.mode  # noqa: E731 (read at each request: /mode may change it)
+        mcp = start_mcp(session.settings, options.workspace, session.paths.logs, mode)
+    registry = ToolRegistry(tools, PolicyGate(permissions, hooks), source=mcp)
     instructions = project_instructions(options.workspace, session.settings.instructions_max_chars)
     if instructions:
         session.view_providers.append(lambda: instructions)

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from agent_cli.errors import ConfigError
+from agent_cli.settings_mcp import McpServerSpec, McpSettings
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
 UNKNOWN_MODEL_WINDOW = 200_000
@@ -195,6 +196,10 @@ class Settings(_Strict):
     subagent: SubagentSettings = Field(default_factory=SubagentSettings)
     context: ContextSettings = Field(default_factory=ContextSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
+    mcp_servers: dict[str, McpServerSpec] = Field(
+        default_factory=dict, description="MCP servers by name (see also mcp.json, .mcp.json)."
+    )
+    mcp: McpSettings = Field(default_factory=McpSettings)
 
     def context_window(self, model: str | None = None) -> int:
         return self.context_windows.get(model or self.model, UNKNOWN_MODEL_WINDOW)

@@ -105,6 +105,7 @@ async def _drive(
     from agent_cli.memory.setup import attach_memory, finish, remembering_turn
 
     client = make_client(session.settings, call_log)
+    agent = None
     try:
         agent = build_agent(session, client, options)
         memory = attach_memory(agent)  # episodes are written in the background (§10)
@@ -113,4 +114,6 @@ async def _drive(
             reporter.event(event, outcome)
         await finish([memory])  # bounded by settings.background_wait_s, before the client closes
     finally:
+        if agent is not None:
+            await agent.registry.aclose()  # MCP servers stop with the run
         await client.close()

@@ -292,7 +292,7 @@ class _Passed:
 
 
 def _result_block(tool_use_id: str, result: ToolResult) -> Block:
-    return history.tool_result_block(tool_use_id, result.content, result.is_error)
+    return history.tool_result_block(tool_use_id, result.content, result.is_error, result.blocks)
 
 
 def last_assistant_text(messages: list[Message]) -> str:

@@ -1,0 +1,80 @@
+"""Wiring: which configured servers may start (a project's only in a trusted workspace, and
+only as the user saw them), and the manager that starts them. Imports nothing of `mcp`."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+from agent_cli.mcp.config import PROJECT_FILE, ServerEntry, load_servers, read_servers_file
+from agent_cli.mcp.config import any_configured as any_configured
+from agent_cli.mcp.manager import McpManager
+from agent_cli.settings import Settings
+from agent_cli.trust import TrustItem, TrustStore
+
+log = logging.getLogger(__name__)
+
+
+def untrusted_reason(entry: ServerEntry, workspace: Path, store: TrustStore) -> str | None:
+    """Why a project server may not start, or None when it may."""
+    if not entry.needs_trust:
+        return None
+    item = entry.trust_item()
+    if store.covers(workspace, item.key, item.fingerprint):
+        return None
+    if store.is_trusted(workspace):
+        why = "its command line changed since this workspace was trusted"
+    else:
+        why = "this workspace is not trusted"
+    return f"not started: {why}; run `agent trust` here to allow it"
+
+
+def build_manager(
+    settings: Settings,
+    workspace: Path,
+    log_dir: Path,
+    mode: Callable[[], str] = lambda: "default",
+    store: TrustStore | None = None,
+) -> McpManager:
+    """Every skipped or untrusted server gets one warning line naming it."""
+    loaded = load_servers(workspace, settings)
+    for line in loaded.skipped:
+        log.warning("mcp: %s", line)
+    store = store or TrustStore()
+    runnable: list[ServerEntry] = []
+    blocked: dict[str, str] = {}
+    for entry in loaded.servers:
+        reason = untrusted_reason(entry, workspace, store)
+        if reason is None:
+            runnable.append(entry)
+        else:
+            blocked[entry.name] = reason
+            log.warning("mcp server '%s' (%s) %s", entry.name, entry.source, reason)
+    return McpManager(runnable, blocked, settings, workspace, log_dir, mode)
+
+
+def start_mcp(
+    settings: Settings, workspace: Path, log_dir: Path, mode: Callable[[], str]
+) -> McpManager | None:
+    """The started manager (servers come up in the background), or None with nothing to start."""
+    if not any_configured(workspace, settings):
+        return None
+    manager = build_manager(settings, workspace, log_dir, mode)
+    manager.start()
+    return manager
+
+
+def project_trust_items(workspace: Path) -> list[TrustItem]:
+    """What `agent trust` shows and records for the project's servers: each one's command line
+    (or URL) as written, so a changed line is asked again."""
+    from agent_cli.mcp.config import entries_from, workspace_setting_servers
+
+    raw, _ = read_servers_file(workspace / PROJECT_FILE)
+    found = entries_from(raw, workspace / PROJECT_FILE, "project", {}, expand_vars=False)
+    settings_raw = workspace_setting_servers(workspace)
+    found.servers.extend(
+        entries_from(settings_raw, workspace / ".agent" / "settings.json", "project", {},
+                 expand_vars=False).servers
+    )
+    return [e.trust_item() for e in found.servers]
