@@ -92,7 +92,9 @@ class Connection:
         self._task = asyncio.create_task(self._run(), name=f"mcp:{self.entry.name}")
         waiter = asyncio.ensure_future(self._ready.wait())
         timeout = self.settings.startup_timeout_s
-        done, _ = await asyncio.wait({waiter, self._task}, timeout=timeout)
+        done, _ = await asyncio.wait(
+            {waiter, self._task}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+        )
         waiter.cancel()
         if self.ready:
             return

@@ -160,7 +160,7 @@ class McpManager:
 
     def all_tools(self) -> list[McpTool]:
         """Every ready server's tools, named in a stable order (so names never move around)."""
-        ready = [(n, c) for n, c in self.connections.items() if c.ready]
+        ready = [(n, c) for n, c in self.connections.items() if self._offering(n, c)]
         key = tuple((n, c.changes) for n, c in ready)
         if self._cache is not None and self._cache[0] == key:
             return self._cache[1]
@@ -172,6 +172,13 @@ class McpManager:
         ]
         self._cache = (key, tools)
         return tools
+
+    def _offering(self, name: str, connection: Connection) -> bool:
+        """Ready, or crashed with restarts left: its next call restarts it, so the tools stay."""
+        if connection.ready:
+            return True
+        restartable = self.restarts.get(name, 0) < self.settings.mcp.max_restarts
+        return connection.state == "failed" and bool(connection.tools) and restartable
 
     def _candidates(self) -> list[Candidate]:
         return [

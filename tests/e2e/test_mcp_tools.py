@@ -3,14 +3,17 @@ the real SDK talking to the fake model."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from agent_cli.events import ToolEnd
+
 from tests.conftest import FAKE_API_KEY
 from tests.fake_model import FakeAnthropic
-from tests.mcp_support import http_server, make_agent, run, stdio_spec, turns
+from tests.mcp_support import http_server, make_agent, manager, run, stdio_spec, turns
 
 BYPASS = {"mode": "bypass"}
 
@@ -56,7 +59,8 @@ def test_stdio_tools_are_offered_sanitised_and_round_trip(
 def test_streamable_http_server_round_trips(fake_model: FakeAnthropic, tmp_path: Path):
     fake_model.script.tool_use("mcp__web__echo", text="over http").text("done")
     with http_server("http") as url:
-        agent = make_agent(tmp_path, {"permissions": BYPASS, "mcp_servers": {"web": {"type": "http", "url": url}}})
+        servers = {"web": {"type": "http", "url": url}}
+        agent = make_agent(tmp_path, {"permissions": BYPASS, "mcp_servers": servers})
         run(turns(agent, "go"))
     assert results_of(fake_model.bodies()[1])[0]["content"] == "echo: over http"
 
@@ -64,6 +68,107 @@ def test_streamable_http_server_round_trips(fake_model: FakeAnthropic, tmp_path:
 def test_sse_server_round_trips(fake_model: FakeAnthropic, tmp_path: Path):
     fake_model.script.tool_use("mcp__old__echo", text="over sse").text("done")
     with http_server("sse") as url:
-        agent = make_agent(tmp_path, {"permissions": BYPASS, "mcp_servers": {"old": {"type": "sse", "url": url}}})
+        servers = {"old": {"type": "sse", "url": url}}
+        agent = make_agent(tmp_path, {"permissions": BYPASS, "mcp_servers": servers})
         run(turns(agent, "go"))
     assert results_of(fake_model.bodies()[1])[0]["content"] == "echo: over sse"
+
+
+def test_timeout_crash_and_error_results_then_the_session_goes_on(
+    fake_model: FakeAnthropic, tmp_path: Path
+):
+    script = fake_model.script
+    script.tool_use("mcp__testsrv__slow", seconds=30).tool_use("mcp__testsrv__fail")
+    script.tool_use("mcp__testsrv__crash").tool_use("mcp__testsrv__echo", text="again")
+    script.text("done")
+    settings = {
+        "permissions": BYPASS,
+        "mcp": {"call_timeout_s": 1},
+        "mcp_servers": {"testsrv": stdio_spec()},
+    }
+    agent = make_agent(tmp_path, settings)
+    [events] = run(turns(agent, "break it"))
+    bodies = fake_model.bodies()
+    timed_out, failed, crashed, echoed = (results_of(b)[0] for b in bodies[1:5])
+    assert timed_out["is_error"] is True
+    assert "no answer within 1 s" in timed_out["content"]
+    assert failed["is_error"] is True
+    assert "this tool always fails" in failed["content"]
+    assert crashed["is_error"] is True
+    assert "failed" in crashed["content"]
+    assert (echoed["content"], echoed.get("is_error")) == ("echo: again", None)  # restarted
+    assert events[-1].type == "turn_end"
+    assert manager(agent).restarts == {"testsrv": 1}
+    ends = [e for e in events if isinstance(e, ToolEnd)]
+    assert [e.is_error for e in ends] == [True, True, True, False]
+
+
+def test_a_changed_tool_list_is_offered_at_the_next_request(
+    fake_model: FakeAnthropic, tmp_path: Path
+):
+    fake_model.script.tool_use("mcp__testsrv__grow").tool_use("mcp__testsrv__late", n=3)
+    fake_model.script.text("done")
+    agent = make_agent(tmp_path, {"permissions": BYPASS, "mcp_servers": {"testsrv": stdio_spec()}})
+    run(turns(agent, "grow"))
+    first, second, third = fake_model.bodies()
+    assert "mcp__testsrv__late" not in tools_of(first)
+    assert "mcp__testsrv__late" in tools_of(second)
+    assert list(tools_of(second))[: len(tools_of(first))] == list(tools_of(first))  # a prefix
+    assert results_of(third)[0]["content"] == "late 3"
+
+
+def test_deny_rule_blocks_a_tool_and_default_mode_asks(fake_model: FakeAnthropic, tmp_path: Path):
+    fake_model.script.tool_use("mcp__testsrv__echo", text="x").tool_use("mcp__testsrv__where")
+    fake_model.script.tool_use("mcp__testsrv__big", chars=50_000).text("done")
+    permissions = {"mode": "default", "deny": ["mcp__testsrv__ech*"], "allow": ["mcp__testsrv__b*"]}
+    agent = make_agent(tmp_path, {"permissions": permissions, "mcp_servers": {"testsrv": stdio_spec()}})
+    run(turns(agent, "try"))
+    denied, asked, big = (results_of(b)[0] for b in fake_model.bodies()[1:4])
+    assert denied["is_error"] is True
+    assert "permissions.deny pattern 'mcp__testsrv__ech*'" in denied["content"]
+    assert asked["is_error"] is True  # headless: nobody to ask, and the hint says how to allow
+    assert '"mcp__testsrv__where" to permissions.allow' in asked["content"]
+    assert "is_error" not in big  # allowed by the glob, and over the result budget:
+    assert "the whole output is saved at" in big["content"]
+    assert len(big["content"]) < 5_000
+
+
+def test_plan_mode_offers_only_read_only_tools(fake_model: FakeAnthropic, tmp_path: Path):
+    fake_model.script.tool_use("mcp__testsrv__crash").text("done")
+    settings = {"permissions": {"mode": "plan"}, "mcp_servers": {"testsrv": stdio_spec()}}
+    agent = make_agent(tmp_path, settings)
+    run(turns(agent, "plan"))
+    first, second = fake_model.bodies()
+    assert [n for n in tools_of(first) if n.startswith("mcp__")] == ["mcp__testsrv__echo"]
+    refused = results_of(second)[0]
+    assert refused["is_error"] is True
+    assert "Unknown tool 'mcp__testsrv__crash'" in refused["content"]  # not offered, not run
+    assert manager(agent).connections["testsrv"].error is None  # so it never crashed
+
+
+def test_interrupting_a_call_cancels_it_on_the_server(fake_model: FakeAnthropic, tmp_path: Path):
+    mark = tmp_path / "cancelled.txt"
+    fake_model.script.tool_use("mcp__testsrv__slow", seconds=60).text("never")
+    spec = {**stdio_spec(), "env": {"MCP_TEST_MARK": str(mark)}}
+    agent = make_agent(tmp_path, {"permissions": BYPASS, "mcp_servers": {"testsrv": spec}})
+
+    async def interrupt() -> None:
+        await manager(agent).wait_started()
+        events = agent.run_turn("wait")
+        async for event in events:
+            if event.type == "tool_start":
+                break
+        await asyncio.sleep(0.3)  # let the request reach the server
+        await events.aclose()  # what Ctrl-C does to the turn
+        for _ in range(200):
+            if mark.exists():
+                break
+            await asyncio.sleep(0.05)
+        await agent.registry.aclose()
+        await agent.client.close()
+
+    run(interrupt())
+    assert mark.read_text() == "cancelled"
+    last = agent.session.messages[-1]["content"][0]
+    assert last["type"] == "tool_result"
+    assert "interrupted" in last["content"]

@@ -18,9 +18,11 @@ import base64
 import os
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.utilities.types import Image
 from mcp_types import ToolAnnotations
 
@@ -46,8 +48,14 @@ def build(name: str, fillers: int) -> MCPServer:
 
     @server.tool()
     async def slow(seconds: float) -> str:
-        """Sleeps, then answers."""
-        await asyncio.sleep(seconds)
+        """Sleeps, then answers. Cancelled, it leaves a mark in $MCP_TEST_MARK (if set)."""
+        try:
+            await asyncio.sleep(seconds)
+        except BaseException:
+            mark = os.environ.get("MCP_TEST_MARK")
+            if mark:
+                Path(mark).write_text("cancelled", encoding="utf-8")
+            raise
         return f"slept {seconds}"
 
     @server.tool()
@@ -75,13 +83,13 @@ def build(name: str, fillers: int) -> MCPServer:
     @server.tool()
     def fail() -> str:
         """Always fails (the result carries isError)."""
-        raise ValueError("this tool always fails")
+        raise ToolError("this tool always fails")
 
     @server.tool()
     def where() -> str:
         """The server's working directory and MCP_TEST_* variables."""
         env = {k: v for k, v in sorted(os.environ.items()) if k.startswith("MCP_TEST_")}
-        return f"cwd={os.getcwd()} env={env}"
+        return f"cwd={Path.cwd()} env={env}"
 
     for i in range(fillers):
         server.add_tool(_filler(i), name=f"filler_{i}")
