@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from agent_cli.cli.chat import chat
+from agent_cli.cli.mcp import mcp_app
 from agent_cli.cli.memory import memory_app
 from agent_cli.cli.notes import notes_app
 from agent_cli.cli.run import run
@@ -44,6 +45,7 @@ app.command("run", help="Run one prompt non-interactively and exit.")(run)
 app.add_typer(sessions_app, name="sessions", help="List and show recorded sessions.")
 app.add_typer(notes_app, name="notes", help="List, show and search subagent notes.")
 app.add_typer(memory_app, name="memory", help="List, show and search episodic memory.")
+app.add_typer(mcp_app, name="mcp", help="Add, remove, list and inspect MCP servers.")
 app.command(
     "trust", help="Trust this workspace's hooks, allow rules, MCP servers and commands."
 )(trust)

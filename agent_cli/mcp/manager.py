@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 BUDGET_SHARE = 0.10
+CONNECTION_MODULE = "agent_cli.mcp.connection"
 
 
 @dataclass
@@ -39,6 +41,7 @@ class ServerStatus:
     state: str  # starting / ready / failed / stopped / not trusted
     tools: list[str]
     error: str | None
+    launch: str = ""  # the command line or URL, as written
 
 
 class McpManager:
@@ -53,6 +56,7 @@ class McpManager:
     ) -> None:
         self.entries = {e.name: e for e in entries}
         self.blocked = blocked  # name -> why it was not started (trust)
+        self.blocked_entries: dict[str, ServerEntry] = {}
         self.settings, self.workspace, self.log_dir, self.mode = settings, workspace, log_dir, mode
         self.connections: dict[str, Connection] = {}
         self.restarts: dict[str, int] = {}
@@ -62,6 +66,7 @@ class McpManager:
         self._cache: tuple[tuple[Any, ...], list[McpTool]] | None = None
         self._search = McpToolSearch(self._candidates, self.selected.update)
         self._deferred = False
+        self._boot: asyncio.Task[None] | None = None
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -69,17 +74,28 @@ class McpManager:
         """Start every runnable server in the background; returns at once. Built outside an
         event loop, the servers start when the loop first asks for tools."""
         try:
-            asyncio.get_running_loop()
+            loop = asyncio.get_running_loop()
         except RuntimeError:
             self._deferred = True
             return
         self._deferred = False
+        if self.entries and self._boot is None:
+            self._boot = loop.create_task(self._start_all())
+
+    async def _start_all(self) -> None:
+        # importing the mcp package takes a second or more: never on the event loop's time
+        await asyncio.to_thread(importlib.import_module, CONNECTION_MODULE)
         for name in self.entries:
             self._spawn(name)
 
     def _start_deferred(self) -> None:
         if self._deferred:
             self.start()
+
+    async def _booted(self) -> None:
+        self._start_deferred()
+        if self._boot is not None:
+            await self._boot
 
     def _spawn(self, name: str) -> asyncio.Task[None]:
         connection = self._connection(name)
@@ -100,7 +116,7 @@ class McpManager:
 
     async def wait_started(self) -> None:
         """Until every start under way has ended (ready or failed): for listings and tests."""
-        self._start_deferred()
+        await self._booted()
         await asyncio.gather(*self._starting.values(), return_exceptions=True)
 
     async def reconnect(self, name: str) -> ServerStatus:
@@ -108,12 +124,17 @@ class McpManager:
         if name not in self.entries:
             known = ", ".join(self.entries) or "none"
             raise KeyError(f"no MCP server named {name!r} (configured: {known})")
+        await self._booted()
         await self._connection(name).stop()
         self.restarts[name] = 0
         await self._spawn(name)
         return self.status_of(name)
 
     async def aclose(self) -> None:
+        if self._boot is not None and not self._boot.done():
+            self._boot.cancel()
+            with contextlib.suppress(BaseException):
+                await self._boot
         for task in self._starting.values():
             task.cancel()
         await asyncio.gather(*self._starting.values(), return_exceptions=True)
@@ -125,14 +146,15 @@ class McpManager:
     # -- status -------------------------------------------------------------------------------
 
     def status_of(self, name: str) -> ServerStatus:
-        entry = self.entries.get(name)
+        entry = self.entries.get(name) or self.blocked_entries.get(name)
         connection = self.connections.get(name)
         source = str(entry.source) if entry else ""
+        launch = entry.written.launch_line() if entry else ""
         if connection is None:
             state = "starting" if name in self.entries else "not trusted"
-            return ServerStatus(name, source, state, [], self.blocked.get(name))
+            return ServerStatus(name, source, state, [], self.blocked.get(name), launch)
         tools = [t["name"] for t in connection.tools] if connection.ready else []
-        return ServerStatus(name, source, connection.state, tools, connection.error)
+        return ServerStatus(name, source, connection.state, tools, connection.error, launch)
 
     def status(self) -> list[ServerStatus]:
         return [self.status_of(n) for n in [*self.entries, *self.blocked]]
@@ -200,6 +222,7 @@ class McpManager:
 
     async def running(self, server: str) -> Connection:
         """The server's connection, restarted first if it died (within `mcp.max_restarts`)."""
+        await self._booted()
         connection = self._connection(server)
         starting = self._starting.get(server)
         if starting is not None and not starting.done():

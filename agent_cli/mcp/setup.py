@@ -51,7 +51,9 @@ def build_manager(
         else:
             blocked[entry.name] = reason
             log.warning("mcp server '%s' (%s) %s", entry.name, entry.source, reason)
-    return McpManager(runnable, blocked, settings, workspace, log_dir, mode)
+    manager = McpManager(runnable, blocked, settings, workspace, log_dir, mode)
+    manager.blocked_entries = {e.name: e for e in loaded.servers if e.name in blocked}
+    return manager
 
 
 def start_mcp(

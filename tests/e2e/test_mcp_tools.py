@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from agent_cli.events import ToolEnd
-
 from tests.conftest import FAKE_API_KEY
 from tests.fake_model import FakeAnthropic
 from tests.mcp_support import http_server, make_agent, manager, run, stdio_spec, turns
