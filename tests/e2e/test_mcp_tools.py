@@ -120,7 +120,8 @@ def test_deny_rule_blocks_a_tool_and_default_mode_asks(fake_model: FakeAnthropic
     fake_model.script.tool_use("mcp__testsrv__echo", text="x").tool_use("mcp__testsrv__where")
     fake_model.script.tool_use("mcp__testsrv__big", chars=50_000).text("done")
     permissions = {"mode": "default", "deny": ["mcp__testsrv__ech*"], "allow": ["mcp__testsrv__b*"]}
-    agent = make_agent(tmp_path, {"permissions": permissions, "mcp_servers": {"testsrv": stdio_spec()}})
+    servers = {"testsrv": stdio_spec()}
+    agent = make_agent(tmp_path, {"permissions": permissions, "mcp_servers": servers})
     run(turns(agent, "try"))
     denied, asked, big = (results_of(b)[0] for b in fake_model.bodies()[1:4])
     assert denied["is_error"] is True
