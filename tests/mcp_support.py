@@ -10,11 +10,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from agent_cli.build import Options, build_agent, make_client, open_session
+from agent_cli.build import build_agent, make_client, open_session
 from agent_cli.events import Event
-from agent_cli.logs import CallLog
 from agent_cli.loop.agent import Agent
 from agent_cli.mcp.manager import McpManager
+from agent_cli.model.call_log import CallLog
+from agent_cli.options import Options
 from agent_cli.paths import Paths
 from agent_cli.settings import Settings
 
@@ -49,7 +50,7 @@ def http_server(transport: str = "http") -> Iterator[str]:
 def make_agent(workspace: Path, settings: dict[str, Any]) -> Agent:
     options = Options(workspace=workspace)
     parsed = Settings.model_validate(settings)
-    session = open_session(options, parsed, Paths(workspace))
+    session, _ = open_session(options, parsed, Paths(workspace))
     return build_agent(session, make_client(parsed, CallLog(None, None)), options)
 
 

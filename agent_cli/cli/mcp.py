@@ -94,8 +94,9 @@ def _statuses(workspace: Path, only: str | None) -> list[ServerStatus]:
     """Starts the runnable servers (a project's only if trusted), waits, and stops them."""
     import asyncio
 
-    from agent_cli.build import Options, load, resolve_workspace
+    from agent_cli.build import load, resolve_workspace
     from agent_cli.mcp.setup import build_manager
+    from agent_cli.options import Options
 
     root = resolve_workspace(workspace)
     settings, paths = load(Options(workspace=root))

@@ -24,7 +24,7 @@ from agent_cli.mcp.results import to_tool_result
 from agent_cli.mcp.search import Candidate, McpToolSearch
 from agent_cli.mcp.tool import McpTool, make_tool
 from agent_cli.settings import Settings
-from agent_cli.tools.base import AnyTool, ToolResult
+from agent_cli.tool_contract import AnyTool, ToolResult
 
 if TYPE_CHECKING:
     from agent_cli.mcp.connection import Connection
