@@ -172,3 +172,34 @@ def test_interrupting_a_call_cancels_it_on_the_server(fake_model: FakeAnthropic,
     last = agent.session.messages[-1]["content"][0]
     assert last["type"] == "tool_result"
     assert "interrupted" in last["content"]
+
+
+def test_over_the_budget_the_model_searches_and_gets_what_it_found(
+    fake_model: FakeAnthropic, tmp_path: Path
+):
+    fake_model.script.tool_use("mcp_tool_search", query="mcp__testsrv__filler_7", limit=1)
+    fake_model.script.tool_use("mcp__testsrv__filler_7", query="q").text("done")
+    settings = {
+        "permissions": BYPASS,
+        "mcp": {"tool_budget_tokens": 500},
+        "mcp_servers": {"testsrv": stdio_spec("--tools", "30")},
+    }
+    agent = make_agent(tmp_path, settings)
+    run(turns(agent, "find a tool"))
+    first, second, third = fake_model.bodies()
+    assert [n for n in tools_of(first) if n.startswith("mcp")] == ["mcp_tool_search"]
+    assert [n for n in tools_of(second) if n.startswith("mcp")] == [
+        "mcp_tool_search", "mcp__testsrv__filler_7"]
+    assert results_of(third)[0]["content"] == "filler 7: q (10)"
+
+
+def test_subagents_get_the_parents_mcp_tools(fake_model: FakeAnthropic, tmp_path: Path):
+    fake_model.script.tool_use("task", description="look", prompt="use echo")
+    fake_model.script.tool_use("mcp__testsrv__echo", text="from the child")
+    fake_model.script.text('{"conclusion": "echoed", "confidence": "high"}').text("done")
+    agent = make_agent(tmp_path, {"permissions": BYPASS, "mcp_servers": {"testsrv": stdio_spec()}})
+    run(turns(agent, "delegate"))
+    child_first, child_second = fake_model.bodies()[1:3]
+    assert "mcp__testsrv__echo" in tools_of(child_first)
+    assert "task" not in tools_of(child_first)
+    assert results_of(child_second)[0]["content"] == "echo: from the child"
