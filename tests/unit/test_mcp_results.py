@@ -6,6 +6,8 @@ import asyncio
 import base64
 from pathlib import Path
 
+import pytest
+
 from agent_cli.mcp.results import to_tool_result
 from agent_cli.mcp.search import Candidate, McpToolSearch, McpToolSearchInput, rank
 from agent_cli.mcp.tool import make_tool
@@ -62,12 +64,8 @@ def test_server_schema_validates_arguments_before_anything_runs():
         "n": {"type": "integer"}}, "required": ["n"]}}
     tool = make_tool("mcp__s__q", "s", listed, never)
     assert tool.input_model.model_validate({"n": 3}).model_dump() == {"n": 3}
-    try:
+    with pytest.raises(ValueError, match="n: 'three' is not of type 'integer'"):
         tool.input_model.model_validate({"n": "three"})
-    except ValueError as e:
-        assert "n: 'three' is not of type 'integer'" in str(e)
-    else:
-        raise AssertionError("accepted a bad argument")
     assert tool.schema()["input_schema"] == listed["inputSchema"]
 
 
