@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_cli.errors import AgentError
+from agent_cli.ui import mcp_ui
 from agent_cli.ui.render import cost, note_line, tokens
 from agent_cli.ui.side_panel import PanelState, todo_counts, todo_lines
 
 if TYPE_CHECKING:
+    from agent_cli.events import Event
     from agent_cli.runtime import Runtime
 
 
@@ -29,6 +32,8 @@ class Host(Protocol):
 
     def exit(self) -> None: ...
 
+    def start(self, events: Callable[[], AsyncIterator[Event]]) -> asyncio.Task[None]: ...
+
 
 Command = Callable[[Host, str], None]
 
@@ -44,6 +49,7 @@ HELP = {
     "/model [M]": "show or change the model",
     "/memory": "the newest episodes of this workspace (episodic memory)",
     "/remember": "write an episode of this session now (in the background)",
+    "/mcp [reconnect NAME]": "MCP servers: states, tools, errors; reconnect one",
     "/exit": "leave (Ctrl-D does too)",
 }
 
@@ -56,6 +62,8 @@ def run(host: Host, line: str) -> None:
     """Run one slash command line; an unknown one says so and lists the known ones."""
     name, _, arg = line.strip().partition(" ")
     command = COMMANDS.get(name)
+    if command is None and name.startswith("/mcp__") and mcp_ui.run_prompt(host, name, arg):
+        return  # a server's prompt, expanded into a turn
     if command is None:
         host.say(f"Unknown command {name}. Known: {' '.join(names())}", "red")
         return
@@ -189,5 +197,6 @@ COMMANDS: dict[str, Command] = {
     "/model": _model,
     "/memory": _memory,
     "/remember": _remember,
+    "/mcp": mcp_ui.mcp_command,
     "/exit": _exit,
 }
