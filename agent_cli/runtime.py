@@ -59,7 +59,9 @@ class Wiring(Protocol):
         mcp: McpManager | None = None,
     ) -> Assembly: ...
 
-    def start_mcp(self, workspace: Path, mode: Callable[[], str]) -> McpManager | None: ...
+    def start_mcp(
+        self, workspace: Path, mode: Callable[[], str], eager: bool
+    ) -> McpManager | None: ...
 
 
 def preload_sdk() -> threading.Thread:
@@ -125,19 +127,23 @@ class Runtime:
 
     # -- the agent -----------------------------------------------------------------------------
 
-    def start_servers(self) -> None:
-        """Start the configured MCP servers in the background (front ends call it as early as
-        they can; the first turn does otherwise). Nothing waits for them."""
-        if not self._mcp_started:
+    def start_servers(self, eager: bool = True) -> None:
+        """Start the configured MCP servers in the background: the REPL calls it as the prompt
+        is drawn; otherwise a turn starts them once its first request is out (importing `mcp`
+        takes a second of CPU, which must not compete with that request). Nothing ever waits
+        for them."""
+        if self.mcp is None and not self._mcp_started:
             self._mcp_started = True
             mode = lambda: self.permission_mode  # noqa: E731
-            self.mcp = self.wiring.start_mcp(self.options.workspace, mode)
+            self.mcp = self.wiring.start_mcp(self.options.workspace, mode, eager)
+        elif eager and self.mcp is not None:
+            self.mcp.start()
 
     async def agent(self) -> Agent:
-        self.start_servers()
         if self._client is None:
             await asyncio.to_thread(importlib.import_module, SDK_MODULE)
             self._client = self.wiring.make_client()
+        self.start_servers(eager=False)
         if self._assembly is None:
             self._assembly = self.wiring.assemble(
                 self.session, self._client, self.options, self.approver, self.publish, self.mcp
@@ -165,6 +171,7 @@ class Runtime:
     async def turn(self, text: str) -> AsyncIterator[Event]:
         agent = await self.agent()
         async for event in self._running(agent.run_turn(text)):
+            self.start_servers()  # the first request is out: the model is answering
             yield event
 
     async def compact(self, focus: str | None) -> AsyncIterator[Event]:

@@ -71,12 +71,17 @@ class McpManager:
     # -- lifecycle ----------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Start every runnable server in the background; returns at once. Built outside an
-        event loop, the servers start when the loop first asks for tools."""
+        """Start every runnable server in the background; returns at once. Outside an event
+        loop, they start when the loop first asks for tools."""
+        self._deferred = True
+        self._start_deferred()
+
+    def _start_deferred(self) -> None:
+        if not self._deferred:
+            return
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
-            self._deferred = True
             return
         self._deferred = False
         if self.entries and self._boot is None:
@@ -87,10 +92,6 @@ class McpManager:
         await asyncio.to_thread(importlib.import_module, CONNECTION_MODULE)
         for name in self.entries:
             self._spawn(name)
-
-    def _start_deferred(self) -> None:
-        if self._deferred:
-            self.start()
 
     async def _booted(self) -> None:
         self._start_deferred()

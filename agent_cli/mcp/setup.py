@@ -57,13 +57,19 @@ def build_manager(
 
 
 def start_mcp(
-    settings: Settings, workspace: Path, log_dir: Path, mode: Callable[[], str]
+    settings: Settings,
+    workspace: Path,
+    log_dir: Path,
+    mode: Callable[[], str],
+    eager: bool = True,
 ) -> McpManager | None:
-    """The started manager (servers come up in the background), or None with nothing to start."""
+    """The manager, its servers starting in the background when `eager` (else when its owner
+    calls `start()`), or None with nothing to start."""
     if not any_configured(workspace, settings):
         return None
     manager = build_manager(settings, workspace, log_dir, mode)
-    manager.start()
+    if eager:
+        manager.start()
     return manager
 
 

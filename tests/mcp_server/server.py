@@ -19,12 +19,13 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.utilities.types import Image
 from mcp_types import ToolAnnotations
+from pydantic import Field
 
 # a 1x1 transparent PNG
 PNG = base64.b64decode(
@@ -108,10 +109,21 @@ def build(name: str, fillers: int) -> MCPServer:
 
 
 def _filler(i: int) -> Any:
-    def filler(query: str, limit: int = 10) -> str:
+    """A tool about the size of a real server's (four documented parameters, a paragraph)."""
+
+    def filler(
+        query: Annotated[str, Field(description="Words to match in the record's title or body.")],
+        limit: Annotated[int, Field(description="How many records to return at most.")] = 10,
+        order: Annotated[str, Field(description="newest, oldest or relevance.")] = "relevance",
+        archived: Annotated[bool, Field(description="Include archived records too.")] = False,
+    ) -> str:
         return f"filler {i}: {query} ({limit})"
 
-    filler.__doc__ = f"Looks up records of kind {i} matching a query; returns at most `limit`."
+    filler.__doc__ = (
+        f"Looks up records of kind {i} matching a query and returns their ids, titles and "
+        "update times, newest first unless `order` says otherwise. Use it before opening a "
+        "record in full; it never changes anything."
+    )
     return filler
 
 
