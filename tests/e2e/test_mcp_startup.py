@@ -42,7 +42,7 @@ def _probe(env: dict[str, str], workspace: Path) -> str:
 def test_mcp_is_imported_only_when_a_server_is_configured(
     configured: bool, fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ):
-    fake_model.script.text("hi", delay=0.5 if configured else 0)
+    fake_model.script.tool_use("glob", pattern="*.none").text("hi")  # servers start mid-turn
     if configured:
         settings = {"mcp_servers": {"testsrv": stdio_spec()}}
         (tmp_path / ".agent").mkdir()
