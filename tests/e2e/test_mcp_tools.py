@@ -55,22 +55,16 @@ def test_stdio_tools_are_offered_sanitised_and_round_trip(
     assert image[1]["source"]["media_type"] == "image/png"
 
 
-def test_streamable_http_server_round_trips(fake_model: FakeAnthropic, tmp_path: Path):
-    fake_model.script.tool_use("mcp__web__echo", text="over http").text("done")
-    with http_server("http") as url:
-        servers = {"web": {"type": "http", "url": url}}
+@pytest.mark.parametrize("transport", ["http", "sse"])
+def test_http_and_sse_servers_round_trip(
+    transport: str, fake_model: FakeAnthropic, tmp_path: Path
+):
+    fake_model.script.tool_use("mcp__web__echo", text=f"over {transport}").text("done")
+    with http_server(transport) as url:
+        servers = {"web": {"type": transport, "url": url}}
         agent = make_agent(tmp_path, {"permissions": BYPASS, "mcp_servers": servers})
         run(turns(agent, "go"))
-    assert results_of(fake_model.bodies()[1])[0]["content"] == "echo: over http"
-
-
-def test_sse_server_round_trips(fake_model: FakeAnthropic, tmp_path: Path):
-    fake_model.script.tool_use("mcp__old__echo", text="over sse").text("done")
-    with http_server("sse") as url:
-        servers = {"old": {"type": "sse", "url": url}}
-        agent = make_agent(tmp_path, {"permissions": BYPASS, "mcp_servers": servers})
-        run(turns(agent, "go"))
-    assert results_of(fake_model.bodies()[1])[0]["content"] == "echo: over sse"
+    assert results_of(fake_model.bodies()[1])[0]["content"] == f"echo: over {transport}"
 
 
 def test_timeout_crash_and_error_results_then_the_session_goes_on(
