@@ -64,6 +64,7 @@ class McpManager:
         self._starting: dict[str, asyncio.Task[None]] = {}
         self._logs: list[TextIO] = []
         self._cache: tuple[tuple[Any, ...], list[McpTool]] | None = None
+        self._offer: tuple[tuple[Any, ...], list[AnyTool]] | None = None
         self._search = McpToolSearch(self._candidates, self.selected.update)
         self._deferred = False
         self._boot: asyncio.Task[None] | None = None
@@ -168,13 +169,20 @@ class McpManager:
     # -- tools --------------------------------------------------------------------------------
 
     def offered(self) -> list[AnyTool]:
+        """Asked before each request and at each call: decided once per change."""
         self._start_deferred()
         tools: list[AnyTool] = list(self.all_tools())
-        if self.mode() == "plan":  # plan mode: only what the server calls read-only
+        mode = self.mode()
+        listed = self._cache[0] if self._cache else ()  # which servers, at which tool list
+        key = (listed, mode, frozenset(self.selected))
+        if self._offer is not None and self._offer[0] == key:
+            return self._offer[1]
+        if mode == "plan":  # plan mode: only what the server calls read-only
             tools = [t for t in tools if t.read_only]
-        if sum(value_tokens(t.schema()) for t in tools) <= self.budget():
-            return tools
-        return [self._search, *(t for t in tools if t.name in self.selected)]
+        if sum(value_tokens(t.schema()) for t in tools) > self.budget():
+            tools = [self._search, *(t for t in tools if t.name in self.selected)]
+        self._offer = (key, tools)
+        return tools
 
     def budget(self) -> int:
         configured = self.settings.mcp.tool_budget_tokens

@@ -72,6 +72,7 @@ def test_timeout_crash_and_error_results_then_the_session_goes_on(
 ):
     script = fake_model.script
     script.tool_use("mcp__testsrv__slow", seconds=30).tool_use("mcp__testsrv__fail")
+    script.tool_use("mcp__testsrv__garbage").tool_use("mcp__testsrv__echo", text="still")
     script.tool_use("mcp__testsrv__crash").tool_use("mcp__testsrv__echo", text="again")
     script.text("done")
     settings = {
@@ -82,18 +83,20 @@ def test_timeout_crash_and_error_results_then_the_session_goes_on(
     agent = make_agent(tmp_path, settings)
     [events] = run(turns(agent, "break it"))
     bodies = fake_model.bodies()
-    timed_out, failed, crashed, echoed = (results_of(b)[0] for b in bodies[1:5])
+    timed_out, failed, garbled, alive, crashed, echoed = (results_of(b)[0] for b in bodies[1:7])
     assert timed_out["is_error"] is True
     assert "no answer within 1 s" in timed_out["content"]
     assert failed["is_error"] is True
     assert "this tool always fails" in failed["content"]
+    assert garbled["is_error"] is True  # junk on the wire, then no answer: a timeout
+    assert (alive["content"], alive.get("is_error")) == ("echo: still", None)
     assert crashed["is_error"] is True
     assert "failed" in crashed["content"]
     assert (echoed["content"], echoed.get("is_error")) == ("echo: again", None)  # restarted
     assert events[-1].type == "turn_end"
     assert manager(agent).restarts == {"testsrv": 1}
     ends = [e for e in events if isinstance(e, ToolEnd)]
-    assert [e.is_error for e in ends] == [True, True, True, False]
+    assert [e.is_error for e in ends] == [True, True, True, False, True, False]
 
 
 def test_a_changed_tool_list_is_offered_at_the_next_request(

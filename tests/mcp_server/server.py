@@ -82,6 +82,14 @@ def build(name: str, fillers: int) -> MCPServer:
         return ("0123456789abcdef" * (chars // 16 + 1))[:chars]
 
     @server.tool()
+    async def garbage() -> str:
+        """Writes junk where its answer should be, then never answers."""
+        sys.stdout.write("this is not JSON-RPC\n{\"jsonrpc\": \"2.0\", \"id\": \"x\"\n")
+        sys.stdout.flush()
+        await asyncio.sleep(3600)
+        return "never"
+
+    @server.tool()
     def fail() -> str:
         """Always fails (the result carries isError)."""
         raise ToolError("this tool always fails")
