@@ -99,3 +99,20 @@ def test_resource_mentions_complete_after_at(tmp_path: Path):
     doc = Document("see @do")
     found = [c.text for c in completer.get_completions(doc, CompleteEvent())]
     assert found == ["docs:docs://readme"]
+
+
+def test_status_line_counts_ready_servers(tmp_path: Path):
+    from agent_cli.mcp.manager import McpManager
+    from agent_cli.settings import Settings
+    from agent_cli.ui.mcp_ui import status_part
+
+    class Ready:
+        ready = True
+
+    manager = McpManager([], {"proj": "not started"}, Settings(), tmp_path, tmp_path)
+    runtime = type("R", (), {"mcp": manager})()
+    assert status_part(runtime) == "mcp 0/1"  # type: ignore[arg-type]
+    manager.connections["mine"] = Ready()  # type: ignore[assignment]
+    manager.entries["mine"] = None  # type: ignore[assignment]
+    assert status_part(runtime) == "mcp 1/2"  # type: ignore[arg-type]
+    assert status_part(type("R", (), {"mcp": None})()) is None  # type: ignore[arg-type]
