@@ -48,7 +48,7 @@ def _workspace_settings(workspace: Path) -> list[TrustItem]:
 
 
 def _mcp_servers(workspace: Path) -> list[TrustItem]:
-    from agent_cli.mcp.setup import project_trust_items  # MCP config reading, not the client
+    from agent_cli.mcp.config import project_trust_items  # config reading, not the client
 
     return project_trust_items(workspace)
 

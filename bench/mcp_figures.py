@@ -26,8 +26,8 @@ from agent_cli.model.call_log import CallLog
 from agent_cli.options import Options
 from agent_cli.paths import Paths
 from agent_cli.settings import Settings
+from tests.e2e.mcp_support import SERVER, manager
 from tests.fake_model import FakeAnthropic
-from tests.mcp_support import SERVER, manager
 
 KEY = "sk-test-" + "k" * 32
 

@@ -58,7 +58,7 @@ def mcp_home(root: str) -> str:
     home = Path(root) / "mcp-home"
     config = home / ".config" / "agent"
     config.mkdir(parents=True, exist_ok=True)
-    server = REPO / "tests" / "mcp_server" / "server.py"
+    server = REPO / "tests" / "e2e" / "mcp_server" / "server.py"
     spec = {"command": sys.executable, "args": [str(server), "--startup-delay", "3"]}
     (config / "mcp.json").write_text(json.dumps({"mcpServers": {"slow": spec}}), encoding="utf-8")
     return str(home)

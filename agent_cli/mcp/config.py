@@ -203,3 +203,16 @@ def any_configured(workspace: Path, settings: Settings) -> bool:
     return bool(
         settings.mcp_servers or user_file().is_file() or (workspace / PROJECT_FILE).is_file()
     )
+
+
+def project_trust_items(workspace: Path) -> list[TrustItem]:
+    """What `agent trust` shows and records for the project's servers: each one's command line
+    (or URL) as written, so a changed line is asked again."""
+    raw, _ = read_servers_file(workspace / PROJECT_FILE)
+    found = entries_from(raw, workspace / PROJECT_FILE, "project", {}, expand_vars=False)
+    settings_raw = workspace_setting_servers(workspace)
+    in_settings = entries_from(
+        settings_raw, workspace / WORKSPACE_SETTINGS, "project", {}, expand_vars=False
+    )
+    found.servers.extend(in_settings.servers)
+    return [e.trust_item() for e in found.servers]

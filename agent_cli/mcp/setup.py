@@ -7,11 +7,11 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from agent_cli.mcp.config import PROJECT_FILE, ServerEntry, load_servers, read_servers_file
+from agent_cli.mcp.config import ServerEntry, load_servers
 from agent_cli.mcp.config import any_configured as any_configured
 from agent_cli.mcp.manager import McpManager
 from agent_cli.settings import Settings
-from agent_cli.trust import TrustItem, TrustStore
+from agent_cli.trust import TrustStore
 
 log = logging.getLogger(__name__)
 
@@ -71,18 +71,3 @@ def start_mcp(
     if eager:
         manager.start()
     return manager
-
-
-def project_trust_items(workspace: Path) -> list[TrustItem]:
-    """What `agent trust` shows and records for the project's servers: each one's command line
-    (or URL) as written, so a changed line is asked again."""
-    from agent_cli.mcp.config import entries_from, workspace_setting_servers
-
-    raw, _ = read_servers_file(workspace / PROJECT_FILE)
-    found = entries_from(raw, workspace / PROJECT_FILE, "project", {}, expand_vars=False)
-    settings_raw = workspace_setting_servers(workspace)
-    found.servers.extend(
-        entries_from(settings_raw, workspace / ".agent" / "settings.json", "project", {},
-                 expand_vars=False).servers
-    )
-    return [e.trust_item() for e in found.servers]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_cli.paths import Paths
+from agent_cli.payloads import Note
 from agent_cli.session.transcript import (
     MessageRecord,
     NoteRecord,
@@ -13,9 +14,9 @@ from agent_cli.session.transcript import (
     TodosRecord,
     TranscriptWriter,
 )
+from tests.e2e.helpers import run_agent
+from tests.e2e.pty_screen import ChatTerm
 from tests.fake_model import FakeAnthropic
-from tests.helpers import run_agent
-from tests.pty_screen import ChatTerm
 
 SESSION = "20260101-120000-abcdef"
 TODOS = [
@@ -23,13 +24,17 @@ TODOS = [
     {"content": "Fix the retry", "status": "in_progress", "active_form": "Fixing the retry"},
     {"content": "Write a test", "status": "pending", "active_form": "Writing a test"},
 ]
-NOTE = {
-    "id": "n-7f3e",
-    "status": "completed",
-    "conclusion": "Retries live in model/anthropic.py, not in the loop.",
-    "confidence": "high",
-    "evidence": ["model/anthropic.py:120"],
-}
+NOTE = Note(
+    id="n-7f3e",
+    session_id=SESSION,
+    description="find the retries",
+    task="Where do retries happen?",
+    status="completed",
+    conclusion="Retries live in model/anthropic.py, not in the loop.",
+    confidence="high",
+    evidence=["model/anthropic.py:120"],
+    log_path="notes/n-7f3e.log",
+).model_dump(mode="json")
 
 
 def write_session(workspace: Path) -> None:
@@ -47,7 +52,8 @@ def test_continue_shows_restored_todos_and_notes(
     write_session(tmp_path)
     term = ChatTerm(fake_env, tmp_path, "--continue")
     try:
-        screen = term.wait_for("Fixing the retry")
+        # the panel may be drawn over a few frames: wait until the whole of it is there
+        screen = term.wait_for(lambda text: "Fixing the retry" in text and "Retries live" in text)
         assert f"Resumed session {SESSION}" in screen
         for line in ("Todos 1/3", "[x] Read the loop", "[>] Fixing the retry", "[ ] Write a test"):
             assert line in screen
@@ -67,7 +73,8 @@ def test_resume_by_prefix(fake_env: dict[str, str], tmp_path: Path):
     write_session(tmp_path)
     term = ChatTerm(fake_env, tmp_path, "--resume", SESSION[:12], columns=80, lines=30)
     try:
-        screen = term.wait_for("Fixing the retry")
+        # the panel may be drawn over a few frames: wait until the whole of it is there
+        screen = term.wait_for(lambda text: "Fixing the retry" in text and "Retries live" in text)
         assert "--------" in screen  # under 100 columns the panel folds below
     finally:
         term.close()

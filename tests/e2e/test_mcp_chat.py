@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.e2e.helpers import run_agent
+from tests.e2e.mcp_support import stdio_spec
 from tests.fake_model import FakeAnthropic
-from tests.helpers import run_agent
-from tests.mcp_support import stdio_spec
 
 
 def test_prompt_command_status_and_resource(

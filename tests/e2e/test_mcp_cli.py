@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from tests.e2e.helpers import run_agent
+from tests.e2e.mcp_support import SERVER
 from tests.fake_model import FakeAnthropic
-from tests.helpers import run_agent
-from tests.mcp_support import SERVER
 
 
 def project_file(workspace: Path, *extra: str) -> None:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.helpers import REPO
+from tests.e2e.mcp_support import stdio_spec
 from tests.fake_model import FakeAnthropic
-from tests.helpers import REPO
-from tests.mcp_support import stdio_spec
 
 PROBE = """
 import sys

@@ -3,16 +3,17 @@ the real SDK talking to the fake model."""
 
 from __future__ import annotations
 
-import asyncio
+from collections.abc import AsyncGenerator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
-from agent_cli.events import ToolEnd
+from agent_cli.events import Event, ToolEnd
 from tests.conftest import FAKE_API_KEY
+from tests.e2e.mcp_support import http_server, make_agent, manager, run, stdio_spec, turns
 from tests.fake_model import FakeAnthropic
-from tests.mcp_support import http_server, make_agent, manager, run, stdio_spec, turns
+from tests.waiting import until
 
 BYPASS = {"mode": "bypass"}
 
@@ -151,16 +152,13 @@ def test_interrupting_a_call_cancels_it_on_the_server(fake_model: FakeAnthropic,
 
     async def interrupt() -> None:
         await manager(agent).wait_started()
-        events = agent.run_turn("wait")
+        events = cast(AsyncGenerator[Event, None], agent.run_turn("wait"))
         async for event in events:
             if event.type == "tool_start":
                 break
-        await asyncio.sleep(0.3)  # let the request reach the server
+        await until(lambda: mark.exists(), what="the server to begin the call")
         await events.aclose()  # what Ctrl-C does to the turn
-        for _ in range(200):
-            if mark.exists():
-                break
-            await asyncio.sleep(0.05)
+        await until(lambda: mark.read_text() == "cancelled", what="the server to be told")
         await agent.registry.aclose()
         await agent.client.close()
 

@@ -1,0 +1,112 @@
+"""Drive the real `agent chat` in a pseudo-terminal and read what a person would see.
+
+pexpect runs the process; pyte plays the terminal (it also answers the cursor-position requests
+prompt_toolkit sends, as a real terminal does).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pexpect
+import pyte
+
+from tests.e2e.helpers import REPO
+
+ENTER = "\r"  # what the Enter key sends in raw mode (\n is Ctrl-J: a new line in the input)
+CTRL_C = "\x03"
+CTRL_D = "\x04"
+
+
+class _Screen(pyte.Screen):
+    def __init__(self, columns: int, lines: int, reply: Callable[[str], None]) -> None:
+        super().__init__(columns, lines)
+        self._reply = reply
+
+    def write_process_input(self, data: str) -> None:
+        self._reply(data)
+
+
+class ChatTerm:
+    def __init__(
+        self,
+        env: dict[str, str],
+        workspace: Path,
+        *args: str,
+        columns: int = 140,
+        lines: int = 40,
+    ) -> None:
+        env = {**env, "PYTHONPATH": str(REPO), "TERM": "xterm-256color"}
+        self.child = pexpect.spawn(
+            sys.executable,
+            ["-m", "agent_cli", "chat", *args],
+            cwd=str(workspace),
+            env=env,
+            dimensions=(lines, columns),
+            encoding=None,
+        )
+        self.screen = _Screen(columns, lines, self._reply)
+        self.stream = pyte.ByteStream(self.screen)
+        self.raw = b""
+
+    def _reply(self, data: str) -> None:
+        if self.child.isalive():
+            self.child.send(data.encode())
+
+    def pump(self, seconds: float = 0.05) -> None:
+        try:
+            data = self.child.read_nonblocking(65536, timeout=seconds)
+        except pexpect.TIMEOUT:
+            return
+        except pexpect.EOF:
+            time.sleep(seconds)
+            return
+        self.raw += data
+        self.stream.feed(data)
+
+    def text(self) -> str:
+        return "\n".join(line.rstrip() for line in self.screen.display).rstrip("\n")
+
+    def wait_for(self, what: str | Callable[[str], bool], timeout: float = 30) -> str:
+        check = what if callable(what) else (lambda text: what in text)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.pump()
+            if check(self.text()):
+                return self.text()
+        raise AssertionError(f"screen never showed {what!r}; it shows:\n{self.text()}")
+
+    def send(self, text: str) -> None:
+        self.child.send(text.encode())
+
+    def type(self, text: str) -> None:
+        """Type a line and press Enter."""
+        self.send(text)
+        self.pump()
+        self.send(ENTER)
+
+    def prompt_line(self) -> str:
+        return next(
+            (line.rstrip() for line in reversed(self.screen.display) if line.startswith("you>")),
+            "",
+        )
+
+    def wait_idle(self, timeout: float = 30) -> str:
+        """Until no turn is running (the status bar no longer says so)."""
+        return self.wait_for(lambda t: "working…" not in t and "you>" in t, timeout)
+
+    def finish(self, timeout: float = 30) -> str:
+        """Wait for the process to end; the whole output as plain text."""
+        deadline = time.monotonic() + timeout
+        while self.child.isalive() and time.monotonic() < deadline:
+            self.pump()
+        self.pump()
+        self.child.close(force=True)
+        return self.raw.decode("utf-8", "replace")
+
+    def close(self) -> None:
+        if self.child.isalive():
+            self.child.close(force=True)

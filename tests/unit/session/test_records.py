@@ -1,0 +1,105 @@
+"""The session's records: the transcript writer and reader, one usage account, folding a
+transcript back, the latest session of a workspace."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agent_cli.events import UsageUpdate
+from agent_cli.model.usage import Usage
+from agent_cli.paths import Paths
+from agent_cli.session.resume import fold, latest_session
+from agent_cli.session.state import Session
+from agent_cli.session.transcript import (
+    MessageRecord,
+    SessionRecord,
+    TranscriptWriter,
+    UsageRecord,
+    read_records,
+)
+from agent_cli.settings import Settings
+from tests.unit.tool_helpers import make_ctx
+
+KEY = "sk-unit-" + "q" * 24
+
+
+def _message(role: str, text: str) -> dict:
+    return {"role": role, "content": [{"type": "text", "text": text}]}
+
+
+def test_writer_ends_a_cut_off_line_before_appending(tmp_path: Path):
+    path = tmp_path / "s.jsonl"
+    TranscriptWriter(path).append(SessionRecord(id="s", workspace="/w", model="m"))
+    with path.open("a") as f:
+        f.write('{"type": "message", "mess')
+    TranscriptWriter(path).append(MessageRecord(message=_message("user", "kept")))
+    records = list(read_records(path))
+    assert [type(r).__name__ for r in records] == ["SessionRecord", "MessageRecord"]
+    empty = tmp_path / "empty.jsonl"
+    empty.touch()
+    TranscriptWriter(empty)
+    assert empty.read_text() == ""
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"role": "user", "content": 5},
+        {"role": "system", "content": "x"},
+        {"role": "user", "content": [{"type": "text"}]},
+        {"role": "user", "content": ["plain string block"]},
+        {"role": "assistant", "content": [{"type": "tool_use", "name": "x", "input": {}}]},
+    ],
+)
+def test_read_records_skips_a_message_of_the_wrong_shape(tmp_path: Path, message: dict):
+    path = tmp_path / "s.jsonl"
+    good = MessageRecord(message=_message("user", "fine")).model_dump_json()
+    path.write_text(good + "\n" + json.dumps({"type": "message", "message": message}) + "\n")
+    (record,) = read_records(path)
+    assert isinstance(record, MessageRecord)
+
+
+def test_session_account_totals_records_and_reports(tmp_path: Path):
+    ctx = make_ctx(tmp_path)
+    writer = TranscriptWriter(tmp_path / "t.jsonl")
+    session = Session(
+        id="s", model="claude-sonnet-4-6", settings=Settings(), tool_ctx=ctx, transcript=writer
+    )
+    usage = Usage(input_tokens=1_000_000, output_tokens=0)
+    announced: list[UsageUpdate] = []
+    session.usage_sink = announced.append
+    session.account(usage, "summariser", "claude-sonnet-4-6")
+    (event,) = announced
+    assert session.usage == usage
+    assert session.cost_usd == pytest.approx(3.0)
+    assert event.caller == "summariser"
+    assert event.session_cost_usd == pytest.approx(3.0)
+    (record,) = read_records(writer.path)
+    assert isinstance(record, UsageRecord)
+    assert (record.caller, record.model, record.usage["input_tokens"]) == (
+        "summariser",
+        "claude-sonnet-4-6",
+        1_000_000,
+    )
+
+
+def test_fold_keeps_usage_per_model_for_pricing_again(tmp_path: Path):
+    writer = TranscriptWriter(tmp_path / "s.jsonl")
+    for model, tokens in (("a", 1), ("b", 10), ("a", 100)):
+        writer.append(UsageRecord(caller="main", model=model, usage={"input_tokens": tokens}))
+    state = fold(writer.path)
+    assert state.usage.input_tokens == 111
+    assert {m: u.input_tokens for m, u in state.usage_by_model.items()} == {"a": 101, "b": 10}
+
+
+def test_latest_session_of_a_workspace(tmp_path: Path):
+    paths = Paths(tmp_path)
+    for sid, workspace in (("1-old", "/a"), ("2-new", "/b")):
+        TranscriptWriter(paths.transcript(sid)).append(
+            SessionRecord(id=sid, workspace=workspace, model="m")
+        )
+    assert latest_session(paths, Path("/a")).stem == "1-old"
+    assert latest_session(paths).stem in {"1-old", "2-new"}

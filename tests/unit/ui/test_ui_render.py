@@ -1,0 +1,94 @@
+"""Pure rendering of events: markdown blocks, tool lines, the turn's scrollback and live region."""
+
+from __future__ import annotations
+
+from agent_cli.events import (
+    ErrorEvent,
+    NoteAdded,
+    StreamRestart,
+    TextDelta,
+    ToolEnd,
+    ToolStart,
+    TurnEnd,
+)
+from agent_cli.payloads import DiffDisplay
+from agent_cli.ui.render import split_blocks, tool_end, tool_label
+from agent_cli.ui.turn import TurnView
+from tests.e2e.helpers import make_note
+
+
+def test_blocks_are_cut_at_blank_lines_outside_fences():
+    text = "one\ntwo\n\n```py\na\n\nb\n```\n\nthree\n\nunfin"
+    assert split_blocks(text) == (["one\ntwo", "```py\na\n\nb\n```", "three"], "unfin")
+
+
+def test_an_unfinished_fence_or_line_is_not_a_block():
+    assert split_blocks("```\ncode\n\nmore") == ([], "```\ncode\n\nmore")
+    assert split_blocks("no newline yet") == ([], "no newline yet")
+
+
+def test_tool_labels():
+    assert tool_label("read_file", {"path": "a.py"}) == "read_file a.py"
+    assert tool_label("bash", {"command": "pytest  -q\n"}) == "bash pytest -q"
+    assert tool_label("todo_write", {"todos": [{}, {}]}) == "todo_write (2 items)"
+    assert tool_label("task", {"description": "find the loop", "prompt": "..."}) == (
+        "task find the loop"
+    )
+
+
+def test_tool_end_lines_and_diff():
+    ok = ToolEnd(id="1", name="bash", is_error=False, summary="bash pytest -q → exit 0")
+    assert tool_end(ok, 80, color=False) == "✔ bash pytest -q → exit 0"
+    bad = ToolEnd(
+        id="2",
+        name="edit_file",
+        is_error=True,
+        summary="edit_file a.py: error",
+        display=DiffDisplay(path="a.py", diff="--- a.py\n+++ a.py\n@@ -1 +1 @@\n-old\n+new"),
+    )
+    assert tool_end(bad, 80, color=False) == (
+        "✗ edit_file a.py: error\n  --- a.py\n  +++ a.py\n  @@ -1 +1 @@\n  -old\n  +new"
+    )
+
+
+def test_a_turn_commits_blocks_and_tool_lines_in_order():
+    view = TurnView(width=80, color=False)
+    out: list[str] = []
+    for event in [
+        TextDelta(text="First para"),
+        TextDelta(text="graph.\n\nSecond "),
+        ToolStart(id="t1", name="read_file", input={"path": "a.py"}),
+        ToolEnd(id="t1", name="read_file", is_error=False, summary="read_file a.py (3 lines)"),
+        NoteAdded(note=make_note(id="n-1", conclusion="It works.")),
+        ErrorEvent(kind="APIError", message="overloaded"),
+        TextDelta(text="Done."),
+        TurnEnd(stop="done", text="Done.", rounds=2),
+    ]:
+        out += view.feed(event)
+    assert out == [
+        "First paragraph.\n",
+        "Second\n",
+        "✔ read_file a.py (3 lines)",
+        "✎ note n-1: It works. (high confidence, completed)",
+        "✗ overloaded",
+        "Done.\n",
+    ]
+
+
+def test_live_region_shows_the_unfinished_block_and_spinners():
+    view = TurnView(width=80, color=False)
+    view.feed(TextDelta(text="done block\n\n"))
+    view.feed(TextDelta(text="partial"))
+    assert view.live(60) == "partial"
+    view.feed(ToolStart(id="a", name="bash", input={"command": "sleep 1"}))
+    assert view.live(60) == "⠋ bash sleep 1"  # the partial block was committed
+    assert view.interrupted() == ["⏹ bash sleep 1 (cancelled)", "⏹ interrupted"]
+    assert view.live(60) == ""
+
+
+def test_a_broken_stream_discards_the_unfinished_text():
+    view = TurnView(width=80, color=False)
+    view.feed(TextDelta(text="half a rep"))
+    (line,) = view.feed(StreamRestart(attempt=1, reason="connection reset"))
+    assert "retrying" in line
+    assert view.live(60) == "⠋ thinking…"
