@@ -14,7 +14,7 @@ from agent_cli.runtime import Runtime, preload_sdk
 from agent_cli.ui import render
 from agent_cli.ui.core import ChatCore
 from agent_cli.ui.live import ChatScreen
-from agent_cli.ui.side_panel import render_panel
+from agent_cli.ui.panel_fit import fit_panel
 from agent_cli.ui.turn import TurnView
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ class Repl(ChatCore):
         self.screen, self.color = screen, color
         self.view = TurnView(color=color)
         self.queued: list[str] = []
-        self._panel_cache: tuple[int, int, str] | None = None
+        self._panel_cache: tuple[tuple[int, int, int, str], str] | None = None
         self._ticker: asyncio.Task[None] | None = None
 
     @classmethod
@@ -74,14 +74,12 @@ class Repl(ChatCore):
         self.view.width = self.screen.columns()
         return self.view.live(width)
 
-    def panel(self, columns: int) -> str:
-        state = self.panel_state
-        if state.empty:
-            return ""
-        key = (hash(repr(state)), columns)
-        if self._panel_cache is None or self._panel_cache[:2] != key:
-            self._panel_cache = (*key, render_panel(state, columns, self.color))
-        return self._panel_cache[2]
+    def panel(self, columns: int, rows: int, mode: str) -> str:
+        key = (hash(repr(self.panel_state)), columns, rows, mode)
+        if self._panel_cache is None or self._panel_cache[0] != key:
+            fitted = fit_panel(self.panel_state, columns, self.color, rows, mode)
+            self._panel_cache = (key, fitted)
+        return self._panel_cache[1]
 
     def toolbar(self) -> str:
         pct = self.panel_state.context_pct
@@ -140,6 +138,7 @@ class Repl(ChatCore):
     # -- turns ---------------------------------------------------------------------------------
 
     def _begin(self, text: str) -> None:
+        self.panel_state.drop_finished_todos()  # they stay in /todos
         self.view.waiting = True
         self.start(self.turn(text))
         self._spin()
