@@ -13,6 +13,7 @@ from agent_cli.events import Event
 from agent_cli.runtime import Runtime, preload_sdk
 from agent_cli.ui import render
 from agent_cli.ui.core import ChatCore
+from agent_cli.ui.history import history_lines
 from agent_cli.ui.live import ChatScreen
 from agent_cli.ui.panel_fit import fit_panel
 from agent_cli.ui.turn import TurnView
@@ -64,9 +65,20 @@ class Repl(ChatCore):
         preload_sdk()
         repl = cls(screen, runtime, use_color())
         verb = "Resumed" if runtime.restored else "New"
+        repl.redraw_history()
         repl.say(f"{verb} session {runtime.session.id}. /help lists commands.", "dim")
         screen.attach(repl)
         return repl
+
+    def redraw_history(self) -> None:
+        """A resumed conversation goes back into scrollback before anything else."""
+        if self.runtime.restored is not None:
+            for line in history_lines(self.runtime.restored, self.screen.columns(), self.color):
+                self.screen.commit(line)
+
+    def switched(self, message: str) -> None:
+        self.redraw_history()
+        super().switched(message)
 
     # -- the screen's Controller --------------------------------------------------------------
 
