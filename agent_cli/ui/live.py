@@ -94,6 +94,14 @@ class ChatScreen:
             output=screen_output(),
         )
         self.app.ttimeoutlen = 0.05
+        if os.environ.get("AGENT_FRAME_LOG"):  # diagnostics: the height of every frame drawn
+            self.app.after_render += self._log_frame
+
+    def _log_frame(self, app: Application[None]) -> None:
+        drawn = app.renderer.last_rendered_screen
+        size = app.output.get_size()
+        with open(os.environ["AGENT_FRAME_LOG"], "a", encoding="utf-8") as log:
+            log.write(f"{drawn.height if drawn else 0} {size.rows} {size.columns}\n")
 
     # -- layout ------------------------------------------------------------------------------
 

@@ -143,5 +143,6 @@ def test_fold_keeps_the_whole_history_and_the_newest_context_figure(tmp_path: Pa
     assert [m if isinstance(m, Boundary) else m["content"][0]["text"] for m in state.history] == [
         "question of s", "answer of s", Boundary("summary", 2), "later question", "later answer"
     ]
-    assert state.first_prompt == "question of s" and state.exchanges == 2
+    assert state.first_prompt == "question of s"
+    assert state.exchanges == 2
     assert state.context_tokens == 3100
