@@ -101,8 +101,8 @@ class Repl(ChatCore):
             f"ctx {'-' if pct is None else f'{pct}%'}",
             render.cost(self.panel_state.cost_usd),
         ]
-        if self.busy:
-            parts.append("working… Ctrl-C stops")
+        if self.busy:  # first: on a narrow screen the end of the bar is cut off
+            parts.insert(0, "working… Ctrl-C stops")
         if self.queued:
             parts.append(f"{len(self.queued)} queued")
         return "  ·  ".join(parts)
