@@ -100,7 +100,7 @@ class ChatScreen:
     def _log_frame(self, app: Application[None]) -> None:
         drawn = app.renderer.last_rendered_screen
         size = app.output.get_size()
-        with open(os.environ["AGENT_FRAME_LOG"], "a", encoding="utf-8") as log:
+        with Path(os.environ["AGENT_FRAME_LOG"]).open("a", encoding="utf-8") as log:
             log.write(f"{drawn.height if drawn else 0} {size.rows} {size.columns}\n")
 
     # -- layout ------------------------------------------------------------------------------

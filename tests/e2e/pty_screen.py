@@ -89,7 +89,9 @@ class ChatTerm:
         """Every line a person could scroll through: what scrolled off the top, then the screen."""
         history = getattr(self.screen, "history", None)
         top = list(history.top) if history is not None else []
-        old = ["".join(row[x].data for x in range(max(row, default=-1) + 1)).rstrip() for row in top]
+        old = [
+            "".join(row[x].data for x in range(max(row, default=-1) + 1)).rstrip() for row in top
+        ]
         return old + [line.rstrip() for line in self.screen.display]
 
     def text(self) -> str:
