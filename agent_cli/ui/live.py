@@ -42,6 +42,7 @@ from agent_cli.ui.keys import chat_bindings
 
 PROMPT = "you> "
 FOLD_BELOW = 100  # same rule as side_panel.FOLD_BELOW (not imported: that module is heavy)
+COALESCE_S = 0.1  # commits within this share one erase-print-redraw of the bottom region
 EXIT_WINDOW_S = 2.0  # a second Ctrl-C on an empty prompt within this exits
 PANEL_MODES = ("full", "compact", "hidden")  # F2 cycles them
 STYLE = Style.from_dict({"toolbar": "reverse", "question": "bold", "prompt": "bold"})
@@ -307,6 +308,7 @@ class ChatScreen:
             self._commits = asyncio.Queue()
         while True:
             batch = [await self._commits.get()]
+            await asyncio.sleep(COALESCE_S)  # blocks that arrive together: one redraw
             while not self._commits.empty():
                 batch.append(self._commits.get_nowait())
             with one_frame(self.app.output):  # erase, print, redraw: shown as one frame
