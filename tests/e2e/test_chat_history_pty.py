@@ -21,7 +21,7 @@ def chat_and_quit(env: dict[str, str], workspace: Path, *prompts: str) -> None:
         term.wait_for("you>")
         for n, prompt in enumerate(prompts):
             term.type(prompt)
-            term.wait_for(lambda t, n=n: ANSWERS[n].replace("**", "") in t)
+            term.wait_for(ANSWERS[n].replace("**", ""))
             term.wait_idle()
         term.send(CTRL_D)
         term.finish()

@@ -10,6 +10,7 @@ region the terminal scrolled away). Every frame the screen drew is read from the
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -60,6 +61,10 @@ def frames(log: Path) -> list[tuple[int, int, int]]:
         return []
     rows = [line.split() for line in log.read_text().splitlines()]
     return [(int(h), int(r), int(c)) for h, r, c in rows]
+
+
+def redrawn_at(log: Path, columns: int) -> Callable[[str], bool]:
+    return lambda _: any(f[2] == columns for f in frames(log)[-3:])
 
 
 def check_scrollback(lines: list[str]) -> None:
@@ -147,7 +152,7 @@ def test_resizes_mid_reply_and_idle_leave_nothing_partial(
         term.wait_idle()
         for columns in (100, 80, 140):
             term.resize(columns, rows)
-            term.wait_for(lambda _, c=columns: any(f[2] == c for f in frames(log)[-3:]))
+            term.wait_for(redrawn_at(log, columns))
             term.wait_idle()
         assert {f[2] for f in frames(log)} >= {140, 100, 80}
         assert all(h < r for h, r, _ in frames(log))
