@@ -95,14 +95,16 @@ class ChatScreen:
             output=screen_output(),
         )
         self.app.ttimeoutlen = 0.05
-        if os.environ.get("AGENT_FRAME_LOG"):  # diagnostics: the height of every frame drawn
+        if os.environ.get("AGENT_FRAME_LOG"):  # diagnostics: the height of every frame
             self.app.after_render += self._log_frame
 
     def _log_frame(self, app: Application[None]) -> None:
-        drawn = app.renderer.last_rendered_screen
+        # the rows the region's content takes (prompt-toolkit pads the region down to the
+        # bottom of an empty screen with blank rows: those never reach scrollback)
         size = app.output.get_size()
+        rows = app.layout.container.preferred_height(size.columns, size.rows).preferred
         with Path(os.environ["AGENT_FRAME_LOG"]).open("a", encoding="utf-8") as log:
-            log.write(f"{drawn.height if drawn else 0} {size.rows} {size.columns}\n")
+            log.write(f"{rows} {size.rows} {size.columns}\n")
 
     # -- layout ------------------------------------------------------------------------------
 
@@ -192,15 +194,22 @@ class ChatScreen:
         plain = Condition(lambda: bool(os.environ.get("NO_COLOR")))
         return VSplit(
             [
-                Window(width=1),
-                ConditionalContainer(Window(char="|", width=1), filter=plain),
-                Window(panel, width=lambda: side_width(self.columns())),
+                # nothing in the region may extend: a padded region is what reaches scrollback
+                Window(width=1, dont_extend_height=True),
+                ConditionalContainer(
+                    Window(char="|", width=1, dont_extend_height=True), filter=plain
+                ),
+                Window(panel, width=lambda: side_width(self.columns()), dont_extend_height=True),
             ]
         )
 
     def _input_row(self) -> VSplit:
         self._input = Window(BufferControl(self.buffer), height=self._input_height, wrap_lines=True)
-        prompt = Window(FormattedTextControl([("class:prompt", PROMPT)]), width=len(PROMPT))
+        prompt = Window(
+            FormattedTextControl([("class:prompt", PROMPT)]),
+            width=len(PROMPT),
+            dont_extend_height=True,
+        )
         return VSplit([prompt, self._input])
 
     def _input_height(self) -> Dimension:

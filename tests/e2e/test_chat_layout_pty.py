@@ -4,7 +4,7 @@
 The terminal is pyte with scrollback. After the turn, scrollback must hold each reply line once,
 at most one copy of the panel and no line that is a prefix of a later one (the marks of a live
 region the terminal scrolled away). Every frame the screen drew is read from the frame log
-(AGENT_FRAME_LOG): each must be shorter than the screen.
+(AGENT_FRAME_LOG, the rows of its content): each must be shorter than the screen.
 """
 
 from __future__ import annotations
