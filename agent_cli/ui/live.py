@@ -74,6 +74,7 @@ class ChatScreen:
         self.early: list[str] = []  # sent before the controller was ready
         self.notice = ""
         self.panel_mode = PANEL_MODES[0]
+        self._restoring = False
         self._frame_cache: tuple[object, tuple[str, str]] | None = None
         self._last_ctrl_c = 0.0
         self._question: tuple[str, dict[str, str], asyncio.Future[str]] | None = None
@@ -95,6 +96,13 @@ class ChatScreen:
             output=screen_output(),
         )
         self.app.ttimeoutlen = 0.05
+        resize = self.app._on_resize
+
+        def framed_resize() -> None:  # erase and redraw on resize: one frame, no blank flash
+            with one_frame(self.app.output):
+                resize()
+
+        setattr(self.app, "_on_resize", framed_resize)  # noqa: B010 - a method, replaced
         if os.environ.get("AGENT_FRAME_LOG"):  # diagnostics: the height of every frame
             self.app.after_render += self._log_frame
 
@@ -142,7 +150,7 @@ class ChatScreen:
 
     def _lay_out(self, columns: int, rows: int) -> tuple[str, str]:
         controller = self.controller
-        if controller is None:
+        if controller is None or self._restoring:
             return "", ""
         body = rows - 2 - self._input_rows() - self._question_rows()  # status row, one spare
         if body < 1:
@@ -334,9 +342,16 @@ class ChatScreen:
 
     def attach(self, controller: Controller) -> None:
         self.controller = controller
+        self._restoring = True  # a resumed conversation reaches scrollback before the panel
+        self.app.create_background_task(self._restored())
         for text in self.early:
             controller.submit(text)
         self.early.clear()
+        self.invalidate()
+
+    async def _restored(self) -> None:
+        await self.flush()
+        self._restoring = False
         self.invalidate()
 
     def exit(self) -> None:

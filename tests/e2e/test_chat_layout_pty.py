@@ -97,10 +97,11 @@ def run_turn(term: ChatTerm, log: Path, rows: int, resizes: list[int] | None = N
     term.type("plan it and explain")
     pending = list(resizes or [])
     samples = 0
+    redrawn_from = 0  # after a resize, the screen is whole again once a new frame is drawn
     term.wait_for(lambda t: "working…" in t, timeout=60)
     while True:
         term.pump()
-        if not frame_complete(term.raw):
+        if not frame_complete(term.raw[redrawn_from:]):
             continue  # a terminal with synchronized output shows only whole frames
         text = term.text()
         samples += 1
@@ -108,6 +109,7 @@ def run_turn(term: ChatTerm, log: Path, rows: int, resizes: list[int] | None = N
         done = f"L{REPLY_LINES:03d}" in text and "working…" not in text
         if pending and f"L{50 * (4 - len(pending)):03d}" in text:
             term.resize(pending.pop(0), rows)
+            redrawn_from = len(term.raw)
         if done:
             return samples
         assert samples < 20_000, "the turn never ended"
