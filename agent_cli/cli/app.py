@@ -44,6 +44,6 @@ app.command("run", help="Run one prompt non-interactively and exit.")(run)
 app.add_typer(sessions_app, name="sessions", help="List and show recorded sessions.")
 app.add_typer(notes_app, name="notes", help="List, show and search subagent notes.")
 app.add_typer(memory_app, name="memory", help="List, show and search episodic memory.")
-app.command(
-    "trust", help="Trust this workspace's hooks, allow rules, MCP servers and commands."
-)(trust)
+app.command("trust", help="Trust this workspace's hooks, allow rules, MCP servers and commands.")(
+    trust
+)

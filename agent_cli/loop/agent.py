@@ -26,7 +26,7 @@ from agent_cli.events import (
 from agent_cli.logs import FILE_ONLY
 from agent_cli.loop import history
 from agent_cli.loop.extensions import Compacted, Compactor, Guide, Stage, StageContext
-from agent_cli.loop.rounds import cut_off_call, run_round
+from agent_cli.loop.rounds import not_run_calls, run_round
 from agent_cli.loop.session import Session
 from agent_cli.messages import Block, Message
 from agent_cli.model.client import Final, ModelClient, ModelReply, ModelRequest, Restart, TextChunk
@@ -148,8 +148,7 @@ class Agent:
             calls = reply.tool_uses()
             if calls:
                 text_parts = []
-                cut_off = cut_off_call(reply.content, reply.stop_reason)
-                async for passed in self._run_tools(calls, cut_off):
+                async for passed in self._run_tools(calls, not_run_calls(reply)):
                     yield passed
                 async for compaction in self._apply_requested_compaction():
                     yield compaction
@@ -253,13 +252,13 @@ class Agent:
         return self.session.account(reply.usage, self.caller, reply.model)
 
     async def _run_tools(
-        self, calls: list[Block], cut_off: str | None = None
+        self, calls: list[Block], refused: dict[str, str] | None = None
     ) -> AsyncIterator[_Passed]:
         """Every call gets exactly one result, also when the turn is cancelled mid-round.
         Tool events are passed on while the round runs, so the UI shows live progress."""
         done: dict[str, ToolResult] = {}
         ctx = self.session.tool_ctx
-        task = asyncio.ensure_future(run_round(calls, self.registry, ctx, self.emit, done, cut_off))
+        task = asyncio.ensure_future(run_round(calls, self.registry, ctx, self.emit, done, refused))
         try:
             while not task.done():
                 getter = asyncio.ensure_future(self._events.get())

@@ -115,8 +115,10 @@ class ChatCore:
         async def events() -> AsyncIterator[Event]:
             memory = await self.backend.episodes()
             if memory.remember():
-                self.say("Writing an episode of this session in the background (/memory lists "
-                         "it once saved).")
+                self.say(
+                    "Writing an episode of this session in the background (/memory lists "
+                    "it once saved)."
+                )
             else:
                 self.say("Nothing new to remember since the last episode.")
             return
@@ -165,4 +167,3 @@ class ChatCore:
     def exit_message(self) -> str:
         sid = self.backend.session.id
         return f"Session {sid}. Resume it with: agent chat --resume {sid}"
-

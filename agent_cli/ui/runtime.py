@@ -112,4 +112,3 @@ class Backend:
         if self._client is not None:
             await finish(self._memories)  # bounded by settings.background_wait_s
             await self._client.close()
-

@@ -67,9 +67,7 @@ class PanelState:
 
     @property
     def empty(self) -> bool:
-        return not (
-            self.todos or self.notes or self.episode or self.calls or self.context_tokens
-        )
+        return not (self.todos or self.notes or self.episode or self.calls or self.context_tokens)
 
     @property
     def context_pct(self) -> int | None:
@@ -205,4 +203,3 @@ def render_panel(state: PanelState, columns: int, color: bool) -> str:
         return rule + to_ansi(body, outer, color).rstrip("\n")
     panel = Panel(Group(body), title="agent", width=outer, border_style="blue")
     return to_ansi(panel, outer, color).rstrip("\n")
-
