@@ -53,10 +53,12 @@ def test_read_only_commands_through_symlinks_out_of_the_workspace_are_not_run_un
     for result in results[:-1]:
         assert result["is_error"] is True, result
         assert "SECRET-CREDENTIAL" not in result["content"]
-        assert "ANTHROPIC" not in result["content"] and "NBGUEBCVP" not in result["content"]
+        assert "ANTHROPIC" not in result["content"]
+        assert "NBGUEBCVP" not in result["content"]
     assert "mine" in results[-1]["content"]
     sent = str(fake_model.bodies())
-    assert "SECRET-CREDENTIAL" not in sent and "NBGUEBCVP" not in sent  # rot13 of ANTHROPIC
+    assert "SECRET-CREDENTIAL" not in sent
+    assert "NBGUEBCVP" not in sent
 
 
 def _hostile_repo(ws: Path, marker: Path) -> None:
