@@ -51,6 +51,7 @@ from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.task import Task
 from agent_cli.tools.todo_write import TodoWrite
 from agent_cli.tools.write_file import WriteFile
+from agent_cli.trust import TrustStore
 
 
 @dataclass
@@ -81,7 +82,8 @@ def load(options: Options) -> tuple[Settings, Paths]:
         overrides["model"] = model
     if options.permission_mode:
         overrides["permissions"] = {"mode": options.permission_mode}
-    settings = load_settings(options.workspace, overrides)
+    trusted = TrustStore().is_trusted(options.workspace)
+    settings = load_settings(options.workspace, overrides, trusted=trusted)
     resolve_thresholds(settings)  # contradicting context thresholds: exit 2 before any work
     state = options.state_dir or Path(os.environ.get("AGENT_STATE_DIR") or options.workspace)
     return settings, Paths(state.expanduser().resolve())

@@ -70,11 +70,16 @@ def start_chat(
         "resume": resume,
         "continue_last": continue_last,
     }
-    if sys.stdin.isatty() and sys.stdout.isatty():
+    from agent_cli.cli.workspace_trust import ask_trust, warn_untrusted
+
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    if interactive:
+        ask_trust(folder)
         from agent_cli.ui.app import run_screen
 
         run_screen(options)
     else:
+        warn_untrusted(folder)
         from agent_cli.ui.plain import run_plain
 
         run_plain(options)

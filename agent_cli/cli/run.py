@@ -51,6 +51,7 @@ def run(
 ) -> None:
     from agent_cli.build import Options, load, open_session, resolve_workspace, start_logging
     from agent_cli.cli.run_output import RunOutcome, RunReporter
+    from agent_cli.cli.workspace_trust import warn_untrusted
     from agent_cli.logs import exit_summary
     from agent_cli.model.credentials import require_credentials
 
@@ -70,6 +71,7 @@ def run(
             quiet=quiet,
         )
         settings, paths = load(options)
+        warn_untrusted(options.workspace)
         options.max_turns = options.max_turns or settings.max_turns
         require_credentials()
         call_log = start_logging(paths, quiet)
