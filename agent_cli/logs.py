@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import statistics
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -34,6 +35,13 @@ class MonthlyFileHandler(TimedRotatingFileHandler):
         # created on the first record: a command that logs nothing leaves no logs/ behind
         Path(self.baseFilename).parent.mkdir(parents=True, exist_ok=True)
         return super()._open()
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        # the log cannot be written (disk full, read-only): one line, never a traceback
+        if not getattr(self, "_failed", False):
+            self._failed = True
+            error = sys.exc_info()[1]
+            sys.stderr.write(f"agent: cannot write {self.baseFilename}: {error}\n")
 
 
 class _Formatter(logging.Formatter):

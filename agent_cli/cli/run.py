@@ -11,7 +11,7 @@ import typer
 from agent_cli.cli import options as opt
 from agent_cli.cli.common import guarded
 from agent_cli.cli.failures import internal_error
-from agent_cli.errors import UsageError
+from agent_cli.errors import AgentError, UsageError
 
 if TYPE_CHECKING:  # the command's own imports are deferred: `agent --help` must stay light
     from agent_cli.build import Options
@@ -74,6 +74,7 @@ def run(
         warn_untrusted(options.workspace)
         options.max_turns = options.max_turns or settings.max_turns
         require_credentials()
+        paths.require_writable()  # a read-only workspace: one line, before any work
         call_log = start_logging(paths, quiet)
         session = open_session(options, settings, paths)
         outcome = RunOutcome(session_id=session.id)
@@ -83,6 +84,8 @@ def run(
         asyncio.run(_drive(session, options, call_log, reporter, outcome, text))
     except KeyboardInterrupt:
         outcome.error, outcome.exit_code = "interrupted by user", 130
+    except AgentError as e:  # e.g. the disk filled up under the transcript
+        outcome.error, outcome.exit_code = str(e), e.exit_code
     except Exception as e:  # a bug still ends with the result object and one line
         outcome.error, outcome.exit_code = internal_error(e), 1
     outcome.usage = session.usage.model_dump()

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, Field, TypeAdapter, ValidationError
 
 from agent_cli.messages import Message
+from agent_cli.paths import state_write_error
 
 log = logging.getLogger(__name__)
 
@@ -135,9 +136,12 @@ class TranscriptWriter:
 
     def append(self, record: _Record) -> None:
         line = record.model_dump_json() + "\n"
-        with self._lock, self.path.open("a", encoding="utf-8") as f:
-            f.write(line)
-            f.flush()
+        try:
+            with self._lock, self.path.open("a", encoding="utf-8") as f:
+                f.write(line)
+                f.flush()
+        except OSError as e:  # a full disk, a folder made read-only: the run ends, one line
+            raise state_write_error(self.path, e) from e
 
 
 def read_records(path: Path) -> Iterator[Record]:

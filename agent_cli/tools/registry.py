@@ -125,7 +125,15 @@ def finish_result(result: ToolResult, ctx: ToolContext, name: str, call_id: str)
     result.display = redact_value(result.display, ctx.secrets)
     limit = ctx.settings.tool_result_limit_chars
     if len(content) > limit:
-        content = save_and_preview(content, ctx, name, call_id)
+        try:
+            content = save_and_preview(content, ctx, name, call_id)
+        except OSError as e:  # a full disk: the model still gets the start of it
+            log.warning("could not save the output of %s: %s", name, e)
+            preview = content[: ctx.settings.tool_preview_chars]
+            content = (
+                f"{preview}\n\n[Output of {name} was {len(content):,} characters; it could "
+                f"not be saved ({e.strerror or e}), so only this start is shown.]"
+            )
     result.content = content
     if not result.summary:
         result.summary = name

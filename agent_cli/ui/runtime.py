@@ -59,6 +59,7 @@ class Backend:
     def start(cls, options: Options, approver: Approver) -> Backend:
         settings, paths = load(options)
         require_credentials()
+        paths.require_writable()
         call_log = start_logging(paths, quiet=True)  # stderr belongs to the screen
         session = open_session(options, settings, paths)
         backend = cls(options, settings, paths, call_log, approver, session)
