@@ -13,7 +13,7 @@ from asyncio import FIRST_COMPLETED
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 
-from agent_cli import errors
+from agent_cli import errors, history
 from agent_cli.events import (
     CompactionDone,
     ErrorEvent,
@@ -21,18 +21,23 @@ from agent_cli.events import (
     StreamRestart,
     TextDelta,
     TurnEnd,
-    UsageUpdate,
 )
 from agent_cli.logs import FILE_ONLY
-from agent_cli.loop import history
-from agent_cli.loop.extensions import Compacted, Compactor, Guide, Stage, StageContext
+from agent_cli.loop.extensions import (
+    Compacted,
+    Compactor,
+    Guide,
+    Stage,
+    StageContext,
+    TurnObserver,
+)
 from agent_cli.loop.rounds import not_run_calls, run_round
-from agent_cli.loop.session import Session
-from agent_cli.messages import Block, Message
+from agent_cli.messages import Block
 from agent_cli.model.client import Final, ModelClient, ModelReply, ModelRequest, Restart, TextChunk
 from agent_cli.model.usage import Usage
+from agent_cli.session.state import Session
 from agent_cli.session.transcript import CompactionRecord
-from agent_cli.tools.base import ToolResult
+from agent_cli.tool_contract import ToolResult
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.turn_hooks import TurnHooks
 
@@ -53,6 +58,8 @@ class Agent:
     stages: Sequence[Stage] = ()
     guides: Sequence[Guide] = ()
     compactor: Compactor | None = None
+    # hear the user's message, every event of the turn and each round's end (episodic memory)
+    observers: Sequence[TurnObserver] = ()
     max_turns: int | None = None
     caller: str = "main"
     # ends the turn once a tool round is over and this says so (a subagent handed in its note)
@@ -62,6 +69,11 @@ class Agent:
     _events: asyncio.Queue[Event] = field(default_factory=asyncio.Queue)
     _last_usage: Usage | None = None
     _last_request_messages: int = 0
+
+    def __post_init__(self) -> None:
+        self.session.tool_ctx.emit = self.emit
+        if self.session.usage_sink is None:  # the runtime may route usage elsewhere
+            self.session.usage_sink = self.emit
 
     def emit(self, event: Event) -> None:
         self._events.put_nowait(event)
@@ -77,23 +89,27 @@ class Agent:
 
     async def run_turn(self, prompt: str | list[Block]) -> AsyncIterator[Event]:
         blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else prompt
+        text = "\n".join(b.get("text", "") for b in blocks)
+        for observer in self.observers:
+            observer.on_user_message(text)  # before it enters history (next-message triggers)
         if self.turn_hooks and (vetoed := await self.turn_hooks.before_turn(blocks)):
             for event in vetoed:
                 yield event
             return
-        self.session.current_request = "\n".join(b.get("text", "") for b in blocks)  # §8
-        self.session.tool_ctx.emit = self.emit
+        self.session.current_request = text  # §8
         self.session.append({"role": "user", "content": blocks})
         # after an interrupt the history ends with a user message of results: merge, as resume does
         self.session.messages = history.repair(self.session.messages)
         async for event in self._drain(self._turn()):
             if isinstance(event, TurnEnd) and self.turn_hooks:
                 await self.turn_hooks.after_turn(event)
+            for observer in self.observers:
+                observer.on_event(event)
             yield event
 
     async def compact_now(self, focus: str | None) -> AsyncIterator[Event]:
         """/compact [focus] between turns."""
-        self.session.compact_requested, self.session.compact_request = True, focus
+        self.session.request_compaction(focus)
         async for event in self._drain(self._apply_requested_compaction()):
             yield event
 
@@ -140,7 +156,8 @@ class Agent:
                 return
             assert reply is not None
             requests += 1
-            yield self._account(reply)
+            self._last_usage = reply.usage
+            self.session.account(reply.usage, self.caller, reply.model)  # announced via the sink
             if not reply.content:
                 yield TurnEnd(stop="done", text="".join(text_parts), rounds=requests)
                 return
@@ -239,23 +256,21 @@ class Agent:
         )
 
     async def _apply_requested_compaction(self) -> AsyncIterator[Event]:
-        if not self.session.compact_requested or self.compactor is None:
+        request = self.session.take_compaction_request()
+        if request is None or self.compactor is None:
             return
-        focus = self.session.compact_request
-        self.session.compact_requested, self.session.compact_request = False, None
-        compacted = await self.compactor.compact(self.session.messages, focus, self.stage_context())
+        messages, ctx = self.session.messages, self.stage_context()
+        compacted = await self.compactor.compact(messages, request.focus, ctx)
         if compacted is not None:
             yield self._replace_history(compacted)
-
-    def _account(self, reply: ModelReply) -> UsageUpdate:
-        self._last_usage = reply.usage
-        return self.session.account(reply.usage, self.caller, reply.model)
 
     async def _run_tools(
         self, calls: list[Block], refused: dict[str, str] | None = None
     ) -> AsyncIterator[_Passed]:
         """Every call gets exactly one result, also when the turn is cancelled mid-round.
         Tool events are passed on while the round runs, so the UI shows live progress."""
+        for pending in self._pending():  # the reply's usage, before any tool starts
+            yield _Passed(pending)
         done: dict[str, ToolResult] = {}
         ctx = self.session.tool_ctx
         task = asyncio.ensure_future(run_round(calls, self.registry, ctx, self.emit, done, refused))
@@ -281,6 +296,8 @@ class Agent:
         self.session.append({"role": "user", "content": content})
         for guide in self.guides:
             guide.after_round(calls, results)
+        for observer in self.observers:
+            observer.on_round_end()
 
 
 @dataclass
@@ -292,14 +309,3 @@ class _Passed:
 
 def _result_block(tool_use_id: str, result: ToolResult) -> Block:
     return history.tool_result_block(tool_use_id, result.content, result.is_error)
-
-
-def last_assistant_text(messages: list[Message]) -> str:
-    for message in reversed(messages):
-        if message.get("role") == "assistant":
-            text = "".join(
-                b.get("text", "") for b in history.blocks_of(message) if b.get("type") == "text"
-            )
-            if text.strip():
-                return text
-    return ""

@@ -15,9 +15,9 @@ import anthropic
 import httpx2
 
 from agent_cli import errors
-from agent_cli.logs import CallLog, CallRecord
 from agent_cli.messages import Block, Message
 from agent_cli.model.accumulate import ReplyBuilder
+from agent_cli.model.call_log import CallLog, CallRecord
 from agent_cli.model.client import Final, ModelReply, ModelRequest, Restart, StreamEvent, TextChunk
 from agent_cli.model.credentials import require_credentials
 from agent_cli.model.usage import Usage

@@ -11,8 +11,8 @@ from pydantic import Field, field_validator
 
 from agent_cli.model.credentials import CREDENTIAL_VARS
 from agent_cli.shell_rules import is_read_only
+from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.tools import git_guard
-from agent_cli.tools.base import Tool, ToolContext, ToolInput, ToolResult
 
 # output kept in memory; the registry saves anything over the per-result limit to a file
 MAX_OUTPUT_BYTES = 4_000_000
