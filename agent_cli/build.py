@@ -124,7 +124,9 @@ def open_session(
         model=settings.model,
         settings=settings,
         tool_ctx=ctx,
-        transcript=TranscriptWriter(paths.transcript(session_id)),
+        transcript=TranscriptWriter(
+            paths.transcript(session_id), restored.ledger if restored else None
+        ),
         todos=TodoTracker(settings.todo.max_items),
     )
     session.view_providers.append(session.todos.view)

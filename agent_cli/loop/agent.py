@@ -36,7 +36,6 @@ from agent_cli.messages import Block
 from agent_cli.model.client import Final, ModelClient, ModelReply, ModelRequest, Restart, TextChunk
 from agent_cli.model.usage import Usage
 from agent_cli.session.state import Session
-from agent_cli.session.transcript import CompactionRecord
 from agent_cli.tool_contract import ToolResult
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.turn_hooks import TurnHooks
@@ -237,15 +236,7 @@ class Agent:
 
     def _replace_history(self, compacted: Compacted) -> CompactionDone:
         before = len(self.session.messages)
-        self.session.messages = compacted.messages
-        self.session.record(
-            CompactionRecord(
-                stage=compacted.stage,
-                messages=compacted.messages,
-                archive_path=compacted.archive_path,
-                replaced=before,
-            )
-        )
+        self.session.replace_messages(compacted.messages, compacted.stage, compacted.archive_path)
         return CompactionDone(
             stage=compacted.stage,
             messages_before=before,

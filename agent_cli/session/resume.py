@@ -13,15 +13,18 @@ from agent_cli.history import repair
 from agent_cli.messages import Message
 from agent_cli.model.usage import Usage
 from agent_cli.paths import Paths
+from agent_cli.session.boundary import LineReader, newest_boundary, records_from, resolve
 from agent_cli.session.transcript import (
     CompactionRecord,
     EpisodeRecord,
+    Ledger,
     MessageRecord,
     NoteRecord,
+    Record,
+    Ref,
     SessionRecord,
     TodosRecord,
     UsageRecord,
-    read_records,
 )
 
 log = logging.getLogger(__name__)
@@ -44,6 +47,9 @@ class Restored:
     calls: int = 0
     compactions: int = 0
     last_activity: str = ""
+    # the live messages with the lines that hold them, and the writer's ledger to go on with
+    placed: list[tuple[Ref, Message]] = field(default_factory=list)
+    ledger: Ledger = field(default_factory=Ledger)
 
 
 def session_files(paths: Paths) -> list[Path]:
@@ -95,29 +101,76 @@ def warn_other_workspace(path: Path, workspace: Path) -> None:
 
 
 def fold(path: Path) -> Restored:
-    """Rebuild the live context (after the newest compaction), todos, notes and usage."""
+    """Rebuild the live context (after the newest compaction), todos, notes and usage. The
+    session id is the file's name: an id written inside the file is never used as a path."""
     state = Restored(id=path.stem, path=path)
-    for record in read_records(path):
-        state.last_activity = record.ts
-        if isinstance(record, SessionRecord):
-            state.id, state.workspace, state.model = record.id, record.workspace, record.model
-            state.started = record.started
-        elif isinstance(record, MessageRecord):
-            state.messages.append(record.message)
-        elif isinstance(record, CompactionRecord):
-            state.messages = list(record.messages)
-            state.compactions += 1
-        elif isinstance(record, TodosRecord):
-            state.todos = record.todos
-        elif isinstance(record, NoteRecord):
-            state.notes.append(record.note)
-        elif isinstance(record, EpisodeRecord):
-            state.episodes.append(record.episode)
-        elif isinstance(record, UsageRecord):
-            usage = Usage.model_validate(record.usage)
-            state.usage = state.usage + usage
-            known = state.usage_by_model.get(record.model, Usage())
-            state.usage_by_model[record.model] = known + usage
-            state.calls += 1
-    state.messages = repair(state.messages)
+    lines = LineReader(path)
+    first = lines.record_at(0)
+    if isinstance(first, SessionRecord):
+        _take_session(state, first, path)
+    boundary = newest_boundary(path)
+    start = 0
+    if boundary is not None:
+        start, compaction = boundary
+        _take_snapshot(state, compaction, start, lines)
+    for offset, record in records_from(path, start):
+        if boundary is not None and offset == start:
+            state.last_activity = record.ts
+            continue
+        _take(state, offset, record, lines)
+    state.messages = repair([m for _, m in state.placed])
+    state.ledger.where = {}
+    refs = {id(m): ref for ref, m in state.placed}
+    for message in state.messages:  # what repair left unchanged is still referred to
+        if id(message) in refs:
+            state.ledger.place(message, refs[id(message)])
+    state.ledger.snapshot.todos = state.todos
     return state
+
+
+def _take_session(state: Restored, record: SessionRecord, path: Path) -> None:
+    if record.id != state.id:
+        log.warning("%s: the id inside (%r) is not its name; using the name", path, record.id)
+    state.workspace, state.model, state.started = record.workspace, record.model, record.started
+
+
+def _take_snapshot(state: Restored, record: CompactionRecord, at: int, lines: LineReader) -> None:
+    snap = record.snapshot
+    assert snap is not None
+    state.placed = resolve(record, at, lines)
+    state.compactions, state.calls, state.todos = snap.compactions, snap.calls, snap.todos
+    for model, totals in snap.usage_by_model.items():
+        usage = Usage.model_validate(totals)
+        state.usage_by_model[model] = usage
+        state.usage = state.usage + usage
+    state.notes = [r.note for r in map(lines.record_at, snap.notes_at) if isinstance(r, NoteRecord)]
+    state.episodes = [
+        r.episode for r in map(lines.record_at, snap.episodes_at) if isinstance(r, EpisodeRecord)
+    ]
+    state.ledger = Ledger(snapshot=snap.model_copy(deep=True))
+
+
+def _take(state: Restored, offset: int, record: Record, lines: LineReader) -> None:
+    state.last_activity = record.ts
+    state.ledger.take(record, offset)
+    if isinstance(record, MessageRecord):
+        state.placed.append(((offset, 0), record.message))
+    elif isinstance(record, CompactionRecord):
+        state.compactions += 1
+        if record.live is None:  # an older record: the whole new context, copied
+            state.placed = [((offset, n), m) for n, m in enumerate(record.messages)]
+        else:
+            state.placed = resolve(record, offset, lines)
+        state.ledger.snapshot.compactions = state.compactions
+    elif isinstance(record, TodosRecord):
+        state.todos = record.todos
+    elif isinstance(record, NoteRecord):
+        state.notes.append(record.note)
+    elif isinstance(record, EpisodeRecord):
+        state.episodes.append(record.episode)
+    elif isinstance(record, UsageRecord):
+        usage = Usage.model_validate(record.usage)
+        state.usage = state.usage + usage
+        known = state.usage_by_model.get(record.model, Usage())
+        state.usage_by_model[record.model] = known + usage
+        state.calls += 1

@@ -106,3 +106,25 @@ def test_a_disk_that_fills_up_mid_run_ends_it_with_one_line_and_a_json_result(
     result = json.loads(proc.stdout)
     assert result["is_error"] is True
     assert result["error"] in line
+
+
+def test_a_session_id_written_inside_a_transcript_is_never_used_as_a_path(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    ws = tmp_path / "ws"
+    (ws / ".transcripts").mkdir(parents=True)
+    lines = [
+        {"type": "session", "ts": "t", "id": "../../outside/evil", "workspace": str(ws),
+         "model": "m"},
+        {"type": "message", "ts": "t", "message": {"role": "user", "content": "before"}},
+        {"type": "message", "ts": "t", "message": {"role": "assistant", "content": "ok"}},
+    ]  # fmt: skip
+    transcript = ws / ".transcripts" / "20260101-000000-abcdef.jsonl"
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    fake_model.script.text("resumed")
+    proc = run_agent(fake_env, ws, "run", "--continue", "-p", "again", "--output-format", "json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["session_id"] == transcript.stem
+    assert not (tmp_path / "outside").exists()
+    assert not list(tmp_path.rglob("evil*"))
+    assert "again" in transcript.read_text()
