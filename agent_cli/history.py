@@ -52,8 +52,8 @@ def _with_blocks(message: Message, blocks: list[Block]) -> Message:
     """`message` itself when `blocks` are its very blocks (the transcript refers to messages
     it already holds by identity), else a copy holding them."""
     content = message.get("content")
-    same = isinstance(content, list) and len(content) == len(blocks)
-    if same and all(a is b for a, b in zip(content, blocks, strict=True)):
+    unchanged = isinstance(content, list) and len(content) == len(blocks)
+    if unchanged and all(a is b for a, b in zip(content or [], blocks, strict=True)):
         return message
     return {**message, "content": blocks}
 

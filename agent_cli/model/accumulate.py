@@ -16,6 +16,7 @@ from typing import Any
 from agent_cli.lenient_json import loads_strict
 from agent_cli.messages import Block
 from agent_cli.model.usage import Usage
+from agent_cli.unicode_safe import safe_text, safe_value
 
 _TOOL_TYPES = ("tool_use", "server_tool_use")
 _USAGE_FIELDS = (
@@ -95,8 +96,9 @@ class ReplyBuilder:
         block = self.blocks[index]
         kind = delta.type
         if kind == "text_delta" and block.get("type") == "text":
-            block["text"] += delta.text
-            return str(delta.text)
+            text = safe_text(delta.text)
+            block["text"] += text
+            return text
         if kind == "input_json_delta" and index in self._json:
             self._json[index].append(delta.partial_json)
         elif kind == "thinking_delta":
@@ -123,7 +125,7 @@ class ReplyBuilder:
         if not isinstance(value, dict):
             self._refuse(block, f"its input is a JSON {type(value).__name__}, not an object", raw)
             return
-        block["input"] = value
+        block["input"] = safe_value(value)
 
     def _refuse(self, block: Block, why: str, raw: str) -> None:
         shown = raw if len(raw) <= 300 else raw[:300] + f"... [{len(raw) - 300:,} more chars]"

@@ -24,6 +24,7 @@ from agent_cli.tool_contract import (
     ToolResult,
     current_call_id,
 )
+from agent_cli.unicode_safe import safe_text, safe_value
 
 log = logging.getLogger(__name__)
 
@@ -121,15 +122,15 @@ class ToolRegistry:
 
 
 def _error(message: str, summary: str) -> ToolResult:
-    return ToolResult(content=message, is_error=True, summary=f"{summary}: error")
+    return ToolResult(safe_text(message), is_error=True, summary=safe_text(f"{summary}: error"))
 
 
 def finish_result(result: ToolResult, ctx: ToolContext, name: str, call_id: str) -> ToolResult:
     """Redact secrets (what the model and the user see), then save an oversized output and keep
     a preview plus its path."""
-    content = redact(result.content, ctx.secrets)
-    result.summary = redact(result.summary, ctx.secrets)
-    result.display = redact_value(result.display, ctx.secrets)
+    content = safe_text(redact(result.content, ctx.secrets))
+    result.summary = safe_text(redact(result.summary, ctx.secrets))
+    result.display = safe_value(redact_value(result.display, ctx.secrets))
     limit = ctx.settings.tool_result_limit_chars
     if len(content) > limit:
         try:

@@ -4,6 +4,7 @@ or absurdly nested, and tool_use ids repeated in one reply (findings 8 and 11)."
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -70,3 +71,31 @@ def test_repeated_tool_use_ids_run_once_and_stay_unique_in_later_requests(
     assert first_round[1]["is_error"] is True
     assert "reused the tool_use id" in first_round[1]["content"]
     assert not fake_model.violations
+
+
+def test_file_names_that_are_not_utf8_reach_the_transcript_escaped(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    outside = tmp_path / os.fsdecode(b"caf\xe9-\xff")  # a name that is not UTF-8
+    outside.mkdir()
+    (outside / "notes.txt").write_text("inside a folder whose name is not UTF-8\n")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "linked").symlink_to(outside)
+    (ws / "dangling").symlink_to(tmp_path / os.fsdecode(b"missing-\xfe"))
+    fake_model.script.tool_uses(
+        ("read_file", {"path": "linked/notes.txt"}),
+        ("read_file", {"path": "dangling"}),
+        ("glob", {"pattern": "**/*"}),
+        ("bash", {"command": "ls -la; printf 'raw \\377 byte'"}),
+        ("write_file", {"path": "out-\udcff.txt", "content": "x"}),
+    ).text("done")
+    proc = run_agent(fake_env, ws, "run", "-p", "go", *MODE, "--output-format", "json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["is_error"] is False
+    results = _results(fake_model.bodies()[1])
+    assert "not UTF-8" in results[0]["content"]
+    assert "\\udcfe" in results[1]["content"]
+    (transcript,) = (ws / ".transcripts").glob("*.jsonl")
+    text = transcript.read_bytes().decode("utf-8")  # valid UTF-8 throughout
+    assert "missing-" in text
