@@ -31,6 +31,7 @@ class _Line:
     text: list[str] = field(default_factory=list)
     kept: int = 0
     dropped: int = 0
+    ends_cr: bool = False
 
 
 def read_window(f: BinaryIO, start: int, limit: int, keep: int) -> Window:
@@ -49,14 +50,14 @@ def read_window(f: BinaryIO, start: int, limit: int, keep: int) -> Window:
         hasher.update(piece)
         for n, part in enumerate(piece.split(b"\n")):
             if n > 0:  # a newline ended the line before this part
-                _finish(window, line, index in range(start, start + limit), decoder)
+                _finish(window, line, index in range(start, start + limit), decoder, keep)
                 line, index = _Line(), index + 1
             if part and start <= index < start + limit:
                 _grow(line, decoder.decode(part), keep)
         last = piece[-1:]
         piece = f.read(PIECE)
     if last and last != b"\n":  # a last line without its newline
-        _finish(window, line, index in range(start, start + limit), decoder)
+        _finish(window, line, index in range(start, start + limit), decoder, keep)
         index += 1
     window.total = index
     window.digest = hasher.hexdigest()
@@ -64,6 +65,9 @@ def read_window(f: BinaryIO, start: int, limit: int, keep: int) -> Window:
 
 
 def _grow(line: _Line, text: str, keep: int) -> None:
+    if not text:
+        return
+    line.ends_cr = text.endswith("\r")
     room = keep - line.kept
     if room > 0:
         line.text.append(text[:room])
@@ -71,13 +75,18 @@ def _grow(line: _Line, text: str, keep: int) -> None:
     line.dropped += max(0, len(text) - max(room, 0))
 
 
-def _finish(window: Window, line: _Line, shown: bool, decoder: codecs.IncrementalDecoder) -> None:
+def _finish(
+    window: Window, line: _Line, shown: bool, decoder: codecs.IncrementalDecoder, keep: int
+) -> None:
     if not shown:
         return
-    tail = decoder.decode(b"", final=True)
+    _grow(line, decoder.decode(b"", final=True), keep)
     decoder.reset()
-    text = "".join(line.text) + tail
-    if text.endswith("\r") and not line.dropped:
-        text = text[:-1]
+    text = "".join(line.text)
+    if line.ends_cr:  # a CRLF line: its \r is not shown, nor counted
+        if line.dropped:
+            line.dropped -= 1
+        else:
+            text = text[:-1]
     window.lines.append(text)
     window.cut.append(line.dropped)
