@@ -21,6 +21,7 @@ from agent_cli.model.call_log import CallLog, CallRecord
 from agent_cli.model.client import Final, ModelReply, ModelRequest, Restart, StreamEvent, TextChunk
 from agent_cli.model.credentials import require_credentials
 from agent_cli.model.usage import Usage
+from agent_cli.redaction import redact, redact_blocks, secrets_from_env
 from agent_cli.settings import Settings
 
 EPHEMERAL = {"type": "ephemeral"}
@@ -75,6 +76,8 @@ class AnthropicClient:
     def __init__(self, settings: Settings, call_log: CallLog | None = None) -> None:
         require_credentials()
         self._settings = settings
+        # a key the model repeats (in its text or a tool's input) is masked before history
+        self._secrets = secrets_from_env()
         self._log = call_log
         self._client = anthropic.AsyncAnthropic(
             max_retries=settings.max_retries, timeout=settings.request_timeout_s
@@ -96,7 +99,7 @@ class AnthropicClient:
                 async with events:
                     async for event in events:
                         if (text := builder.feed(event)) is not None:
-                            yield TextChunk(text)
+                            yield TextChunk(redact(text, self._secrets))
             except anthropic.APIStatusError as e:
                 self._finish(record, error=f"{e.status_code} {e.type}")
                 raise map_status_error(e) from e
@@ -109,7 +112,7 @@ class AnthropicClient:
                 yield Restart(attempt=attempt + 1, reason=f"{type(e).__name__}: {e}")
                 continue
             reply = ModelReply(
-                content=builder.content(),
+                content=redact_blocks(builder.content(), self._secrets),
                 stop_reason=builder.stop_reason,
                 usage=builder.usage_totals(),
                 model=builder.model or request.model,

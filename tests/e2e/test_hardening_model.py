@@ -99,3 +99,35 @@ def test_file_names_that_are_not_utf8_reach_the_transcript_escaped(
     (transcript,) = (ws / ".transcripts").glob("*.jsonl")
     text = transcript.read_bytes().decode("utf-8")  # valid UTF-8 throughout
     assert "missing-" in text
+
+
+def test_the_key_in_any_common_encoding_or_repeated_by_the_model_is_never_stored(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    import base64
+    import codecs
+
+    from tests.conftest import FAKE_API_KEY as KEY
+
+    encoded = {
+        "base64": base64.b64encode(f"token={KEY};".encode()).decode(),
+        "urlsafe": base64.urlsafe_b64encode(f"ab{KEY}".encode()).decode(),
+        "reversed": KEY[::-1],
+        "rot13": codecs.encode(KEY, "rot13"),
+        "hex": KEY.encode().hex(),
+    }
+    fake_model.script.tool_uses(
+        *(("bash", {"command": f"echo {form}"}) for form in encoded.values()),
+        ("write_file", {"path": "leak.txt", "content": f"key: {KEY}\n"}),
+        text=f"I found the key {KEY} in the environment.",
+    ).text(f"The key was {KEY}.")
+    proc = run_agent(fake_env, tmp_path, "run", "-p", "go", *MODE, "--output-format", "json")
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)["result"]
+    assert KEY not in result
+    assert "[redacted]" in result
+    stored = "\n".join(p.read_text() for p in tmp_path.rglob("*") if p.is_file())
+    for form in (KEY, *encoded.values()):
+        assert form not in stored
+        assert form not in json.dumps(fake_model.bodies()[1:])
+    assert (tmp_path / "leak.txt").read_text() == "key: [redacted]\n"
