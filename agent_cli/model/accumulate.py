@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_cli.lenient_json import loads_strict
+from agent_cli.lenient_json import json_in_string, loads_strict
 from agent_cli.messages import Block
 from agent_cli.model.usage import Usage
 from agent_cli.unicode_safe import safe_text, safe_value
@@ -122,6 +122,8 @@ class ReplyBuilder:
         except ValueError as e:
             self._refuse(block, f"its input is not valid JSON ({e})", raw)
             return
+        if isinstance(value, str) and isinstance(json_in_string(value), dict):
+            value = json_in_string(value)  # the object sent as one JSON string
         if not isinstance(value, dict):
             self._refuse(block, f"its input is a JSON {type(value).__name__}, not an object", raw)
             return

@@ -16,6 +16,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 
+from agent_cli.lenient_json import json_in_string
+
 log = logging.getLogger(__name__)
 
 TOOL_NAME = "todo_write"
@@ -71,10 +73,9 @@ def parse_todos(raw: Any) -> Any:
         return raw
     if len(raw) > MAX_STRING_CHARS:
         raise TodoError(f"todos is a string of {len(raw):,} characters; send an array")
-    try:
-        return json.loads(raw)
-    except (ValueError, RecursionError):
-        pass
+    parsed = json_in_string(raw)  # JSON, inside a code fence too
+    if parsed is not None:
+        return parsed
     try:
         return ast.literal_eval(raw.strip())
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError) as e:

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agent_cli import lenient_json
 from agent_cli.paths import result_file_stem
 from agent_cli.prompts import load_prompt
 from agent_cli.redaction import redact as redact
@@ -97,12 +98,16 @@ class ToolRegistry:
         if tool is None:
             known = ", ".join(self.tools) or "none"
             return _error(f"Unknown tool '{name}'. Available tools: {known}.", name)
+        raw = lenient_json.coerce_tool_input(raw, tool.input_model)
         if not isinstance(raw, dict):
             return _error(
                 f"Arguments for {name} must be a JSON object, got {type(raw).__name__}.", name
             )
         try:
-            args = tool.input_model.model_validate(raw)
+            if tool.lenient_input:
+                args = tool.input_model.model_validate(lenient_json.clean(raw, tool.input_model))
+            else:
+                args = tool.input_model.model_validate(raw)
         except ValidationError as e:
             return _error(format_validation_error(name, e), name)
         try:
