@@ -6,13 +6,16 @@ import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from agent_cli.errors import UsageError
 from agent_cli.history import repair
 from agent_cli.messages import Message
 from agent_cli.model.usage import Usage
 from agent_cli.paths import Paths
+from agent_cli.payloads import Note, TodoItem
 from agent_cli.session.boundary import LineReader, newest_boundary, records_from, resolve
 from agent_cli.session.transcript import (
     CompactionRecord,
@@ -28,6 +31,16 @@ from agent_cli.session.transcript import (
 )
 
 log = logging.getLogger(__name__)
+M = TypeVar("M", bound=BaseModel)
+
+
+def _typed(model: type[M], raw: list[dict[str, Any]], path: Path) -> list[M]:
+    """Recorded payloads as models; one that no longer validates is skipped, with a log line."""
+    try:
+        return [model.model_validate(item) for item in raw]
+    except ValidationError as e:
+        log.warning("%s: a recorded %s was skipped (%s)", path.name, model.__name__, e)
+        return []
 
 
 @dataclass
@@ -38,8 +51,8 @@ class Restored:
     model: str = ""
     started: str = ""
     messages: list[Message] = field(default_factory=list)
-    todos: list[dict[str, Any]] = field(default_factory=list)
-    notes: list[dict[str, Any]] = field(default_factory=list)
+    todos: list[TodoItem] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
     episodes: list[dict[str, Any]] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     # the same tokens per model, so the cost can be priced again on resume
@@ -124,7 +137,7 @@ def fold(path: Path) -> Restored:
     for message in state.messages:  # what repair left unchanged is still referred to
         if id(message) in refs:
             state.ledger.place(message, refs[id(message)])
-    state.ledger.snapshot.todos = state.todos
+    state.ledger.snapshot.todos = [t.model_dump() for t in state.todos]
     return state
 
 
@@ -138,12 +151,14 @@ def _take_snapshot(state: Restored, record: CompactionRecord, at: int, lines: Li
     snap = record.snapshot
     assert snap is not None
     state.placed = resolve(record, at, lines)
-    state.compactions, state.calls, state.todos = snap.compactions, snap.calls, snap.todos
+    state.compactions, state.calls = snap.compactions, snap.calls
+    state.todos = _typed(TodoItem, snap.todos, lines.path)
     for model, totals in snap.usage_by_model.items():
         usage = Usage.model_validate(totals)
         state.usage_by_model[model] = usage
         state.usage = state.usage + usage
-    state.notes = [r.note for r in map(lines.record_at, snap.notes_at) if isinstance(r, NoteRecord)]
+    raw_notes = [r.note for r in map(lines.record_at, snap.notes_at) if isinstance(r, NoteRecord)]
+    state.notes = _typed(Note, raw_notes, lines.path)
     state.episodes = [
         r.episode for r in map(lines.record_at, snap.episodes_at) if isinstance(r, EpisodeRecord)
     ]
@@ -163,9 +178,9 @@ def _take(state: Restored, offset: int, record: Record, lines: LineReader) -> No
             state.placed = resolve(record, offset, lines)
         state.ledger.snapshot.compactions = state.compactions
     elif isinstance(record, TodosRecord):
-        state.todos = record.todos
+        state.todos = _typed(TodoItem, record.todos, lines.path)
     elif isinstance(record, NoteRecord):
-        state.notes.append(record.note)
+        state.notes += _typed(Note, [record.note], lines.path)
     elif isinstance(record, EpisodeRecord):
         state.episodes.append(record.episode)
     elif isinstance(record, UsageRecord):

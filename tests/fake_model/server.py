@@ -94,6 +94,7 @@ class FakeAnthropic:
         self.script = script if script is not None else Script()
         self.requests: list[RecordedRequest] = []
         self.violations: list[Violation] = []
+        self.served_usage: list[dict[str, int]] = []  # the usage of every reply sent, in order
         self._routes: list[tuple[Predicate, Script]] = []
         self._lock = threading.Lock()
         self._cache = PromptCache()
@@ -220,10 +221,15 @@ class FakeAnthropic:
             routes = list(self._routes)
         return next((script for predicate, script in routes if predicate(body)), self.script)
 
-    def _reply_answer(self, reply: Reply, body: Body, request_id: str) -> Answer:
+    def _reply_answer(
+        self, reply: Reply, body: Body, request_id: str, delivered: bool = True
+    ) -> Answer:
         blocks = [self._complete_block(b) for b in reply.blocks]
         usage = {**self._cache.usage_for(body), "output_tokens": estimate_tokens(blocks)}
         usage.update(reply.usage or {})
+        if delivered and not reply.drop_after:  # a reply cut mid-stream is never accounted
+            with self._lock:
+                self.served_usage.append(dict(usage))
         message_id = f"msg_fake_{next(self._message_ids):04d}"
         model = str(body.get("model") or DEFAULT_MODEL)
         message = message_object(message_id, model, blocks, reply.final_stop_reason(), usage)
@@ -237,7 +243,7 @@ class FakeAnthropic:
         return answer
 
     def _stream_error_answer(self, step: ErrorReply, body: Body, request_id: str) -> Answer:
-        answer = self._reply_answer(Reply([], delay=step.delay), body, request_id)
+        answer = self._reply_answer(Reply([], delay=step.delay), body, request_id, False)
         error = {**error_object(step.error_type, step.message, request_id), "type": "error"}
         answer.events = [*(answer.events or [])[:2], error]
         return answer
