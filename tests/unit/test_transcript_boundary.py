@@ -19,6 +19,12 @@ from agent_cli.session.transcript import (
 )
 
 
+NOTE = {
+    "id": "n1", "session_id": "s", "description": "d", "task": "t", "status": "completed",
+    "conclusion": "c", "confidence": "high", "log_path": "notes/n1.log",
+}  # fmt: skip
+
+
 def msg(role: str, text: str) -> dict:
     return {"role": role, "content": [{"type": "text", "text": text}]}
 
@@ -62,7 +68,7 @@ def test_resume_reads_only_the_newest_boundary_and_what_follows(
     path = tmp_path / "s.jsonl"
     writer, live = _session(path, 95)
     writer.append(TodosRecord(todos=[{"content": "t", "status": "pending"}]))
-    writer.append(NoteRecord(note={"id": "n1", "conclusion": "c"}))
+    writer.append(NoteRecord(note=NOTE))
     expected = fold(path)
     assert [m["content"][0]["text"][:4] for m in expected.messages] == [
         m["content"][0]["text"][:4] for m in live
@@ -82,8 +88,8 @@ def test_resume_reads_only_the_newest_boundary_and_what_follows(
     assert state.messages == expected.messages
     assert state.calls == expected.calls == 95
     assert state.usage.input_tokens == 950
-    assert state.todos == [{"content": "t", "status": "pending"}]
-    assert state.notes == [{"id": "n1", "conclusion": "c"}]
+    assert [t.content for t in state.todos] == ["t"]
+    assert [n.id for n in state.notes] == ["n1"]
     assert state.compactions == 9
 
 
