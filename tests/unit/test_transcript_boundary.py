@@ -18,7 +18,6 @@ from agent_cli.session.transcript import (
     UsageRecord,
 )
 
-
 NOTE = {
     "id": "n1", "session_id": "s", "description": "d", "task": "t", "status": "completed",
     "conclusion": "c", "confidence": "high", "log_path": "notes/n1.log",
