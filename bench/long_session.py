@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import AGENT, Figure, agent_env, report
+from common import AGENT, Figure, agent_env, first_request, report
 
 from tests.fake_model import FakeAnthropic
 from tests.fake_model.routing import has_tools
@@ -70,23 +70,6 @@ def transcript_figures(ws: Path, rounds: int) -> tuple[float, float, int]:
         offset += len(raw)
     compactions = sum(r["type"] == "compaction" for r in records)
     return overhead, copied / rounds, compactions
-
-
-def first_request(server: FakeAnthropic, env: dict[str, str], ws: Path, *args: str) -> float:
-    server.script.text("ok")
-    seen = len(server.requests)
-    start = time.monotonic()  # the server stamps arrivals with time.monotonic()
-    proc = subprocess.Popen(
-        [*AGENT, "run", "-q", "-p", "hi", *args], cwd=ws, env=env,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    while len(server.requests) == seen:
-        if proc.poll() is not None:
-            raise RuntimeError("agent run exited before its first request")
-        time.sleep(0.001)
-    elapsed = server.requests[seen].time - start
-    proc.wait()
-    return elapsed
 
 
 def main() -> int:

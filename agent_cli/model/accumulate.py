@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_cli.lenient_json import json_in_string, loads_strict
+from agent_cli.lenient_json import loads_strict
+from agent_cli.lenient_values import json_in_string
 from agent_cli.messages import Block
 from agent_cli.model.usage import Usage
 from agent_cli.unicode_safe import safe_text, safe_value

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agent_cli.lenient_json import json_in_string
+from agent_cli.lenient_values import json_in_string
 from agent_cli.payloads import TodoItem
 
 log = logging.getLogger(__name__)

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agent_cli import lenient_json
+from agent_cli import lenient_json, lenient_values
 from agent_cli.paths import result_file_stem
 from agent_cli.prompts import load_prompt
 from agent_cli.redaction import redact as redact
@@ -98,7 +98,7 @@ class ToolRegistry:
         if tool is None:
             known = ", ".join(self.tools) or "none"
             return _error(f"Unknown tool '{name}'. Available tools: {known}.", name)
-        raw = lenient_json.coerce_tool_input(raw, tool.input_model)
+        raw = lenient_values.coerce_tool_input(raw, tool.input_model)
         if not isinstance(raw, dict):
             return _error(
                 f"Arguments for {name} must be a JSON object, got {type(raw).__name__}.", name

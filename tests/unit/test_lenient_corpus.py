@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from agent_cli.lenient_json import LenientError, summary_text
+from agent_cli.lenient_json import LenientError
+from agent_cli.lenient_values import summary_text
 from agent_cli.memory.generator import parse_draft
 from agent_cli.subagent.note import NoteBody, extract_body
 from agent_cli.subagent.submit_note import SubmitNote
