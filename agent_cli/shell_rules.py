@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from pathlib import Path, PurePosixPath
 
-from agent_cli.shell_deny import SEPARATORS, denied, normalised, words
+from agent_cli.shell_deny import DETAILED_CHARS, SEPARATORS, denied, normalised, words
 
 __all__ = ["SEPARATORS", "UNSAFE", "denied", "is_read_only", "normalised", "words"]
 
@@ -49,6 +49,8 @@ BAD_SHORT = {"sort": "oT", "grep": "R", "rg": "L", "du": "L", "ls": "L"}
 
 def is_read_only(command: str, workspace: Path | None = None) -> bool:
     """Plainly read-only; with `workspace`, also every path argument resolves inside it."""
+    if len(command) > DETAILED_CHARS:  # too long to read word by word: it is asked
+        return False
     stages = plain_stages(command)
     return stages is not None and all(_reader(words(stage), workspace) for stage in stages)
 

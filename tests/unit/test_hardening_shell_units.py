@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.shell_deny import TOO_DEEP, denied
+from agent_cli.shell_deny import DETAILED_CHARS, TOO_DEEP, denied
+from agent_cli.shell_rules import is_read_only
 from agent_cli.tools.bash import MAX_COMMAND_BYTES
 from tests.unit.tool_helpers import call, gated_registry, make_ctx
 
@@ -58,11 +59,34 @@ def test_a_command_over_the_system_limit_is_an_error_result_before_any_parsing(
 
 
 def test_nesting_deeper_than_anyone_writes_is_refused_not_followed(tmp_path: Path):
-    command = "eval " * 20_000 + "ls"  # 100 KB: under the limit, quadratic to follow
-    assert len(command) < MAX_COMMAND_BYTES
+    command = "eval " * 3_000 + "ls"  # 15 KB: checked word by word, quadratic to follow
+    assert len(command) <= DETAILED_CHARS
     assert denied(command) == TOO_DEEP
     assert denied("eval " * 3 + "ls") is None
     ctx = make_ctx(tmp_path)
     result = call(gated_registry(ctx, "bypass"), ctx, "bash", command=command)
     assert result.is_error
     assert "nested" in result.content
+
+
+LONG = "echo " + "a " * 60_000  # 120 KB: under the system limit, too long to split word by word
+
+
+@pytest.mark.parametrize(
+    "tail", ["; sudo id", " && rm -rf ~", ' ; rm -rf "${HOME}"', " | dd if=/dev/zero of=x",
+             "; eval 'sudo id'", "; mkfs.ext4 /dev/sdb"],
+)  # fmt: skip
+def test_a_long_command_naming_a_denied_program_anywhere_is_refused(tmp_path: Path, tail: str):
+    command = LONG + tail
+    assert len(command) < MAX_COMMAND_BYTES
+    assert denied(command) is not None
+    ctx = make_ctx(tmp_path)
+    result = call(gated_registry(ctx, "bypass"), ctx, "bash", command=command)
+    assert result.is_error
+    assert "deny list" in result.content
+
+
+def test_a_long_harmless_command_is_not_denied_but_is_always_asked():
+    assert denied(LONG + "; rm -rf build") is None
+    assert denied(LONG + "; echo pseudo") is None
+    assert not is_read_only("cat " + "a.txt " * 3_000)
