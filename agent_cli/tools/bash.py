@@ -86,17 +86,7 @@ class Bash(Tool[BashInput]):
         env = clean_env()
         if "git" in args.command and is_read_only(args.command, ctx.workspace):
             env = await git_guard.neutral_env(ctx.workspace, env)  # it may have run unasked
-        proc = await asyncio.create_subprocess_exec(
-            "bash",
-            "-c",
-            args.command,
-            cwd=ctx.workspace,
-            env=env,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-        )
+        proc = await _spawn(args.command, ctx, env)
         assert proc.stdout is not None
         output = _Output()
         reader = asyncio.ensure_future(output.collect(proc.stdout))
@@ -117,6 +107,34 @@ class Bash(Tool[BashInput]):
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(reader, DRAIN_S)
         return _result(args.command, output.text(), proc.returncode, timeout if timed_out else None)
+
+
+async def _spawn(
+    command: str, ctx: ToolContext, env: dict[str, str]
+) -> asyncio.subprocess.Process:
+    """The shell, in its own process group. A cancel while the pipes are still being set up
+    (the command may already run) waits for the process and kills its group before going on."""
+    spawning = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            "bash",
+            "-c",
+            command,
+            cwd=ctx.workspace,
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+    )
+    try:
+        return await asyncio.shield(spawning)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            proc = await spawning
+            kill_group(proc)
+            await proc.wait()
+        raise
 
 
 async def _exited(proc: asyncio.subprocess.Process) -> None:

@@ -63,7 +63,7 @@ def test_an_ending_signal_during_a_tool_kills_its_group_and_reports(
     deadline = time.monotonic() + 5
     while _alive(child) and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert not _alive(child), "the tool's background child outlived the run"
+    assert not _alive(child), "the tool's child outlived the run"
     (transcript,) = (tmp_path / ".transcripts").glob("*.jsonl")
     records = [json.loads(line) for line in transcript.read_text().splitlines()]
     last = next(r for r in reversed(records) if r["type"] == "message")
