@@ -6,7 +6,6 @@ stages, guides, observers, extra tools) are wired here and nowhere else.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +29,7 @@ from agent_cli.model.credentials import require_credentials
 from agent_cli.options import Options
 from agent_cli.paths import Paths
 from agent_cli.permissions import Permissions
-from agent_cli.runtime import Runtime
+from agent_cli.runtime import Assembly, Runtime
 from agent_cli.session.resume import (
     Restored,
     find_session,
@@ -140,12 +139,6 @@ def open_session(
             session.add_usage(usage, model)
         session.todos.restore([item.as_dict() for item in restored.todos])
     return session, restored
-
-
-@dataclass
-class Assembly:
-    agent: Agent
-    memory: EpisodeManager
 
 
 def assemble(

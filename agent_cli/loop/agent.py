@@ -22,7 +22,9 @@ from agent_cli.events import (
     TurnEnd,
 )
 from agent_cli.logs import FILE_ONLY
-from agent_cli.loop.extensions import (
+from agent_cli.loop.outbox import Outbox, Passed
+from agent_cli.loop.rounds import not_run_calls, run_round
+from agent_cli.loop_ports import (
     Compacted,
     Compactor,
     Guide,
@@ -30,8 +32,6 @@ from agent_cli.loop.extensions import (
     StageContext,
     TurnObserver,
 )
-from agent_cli.loop.outbox import Outbox, Passed
-from agent_cli.loop.rounds import not_run_calls, run_round
 from agent_cli.messages import Block
 from agent_cli.model.client import Final, ModelClient, ModelReply, ModelRequest, Restart, TextChunk
 from agent_cli.model.usage import Usage

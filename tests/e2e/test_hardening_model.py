@@ -8,8 +8,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from tests.e2e.helpers import last_user_blocks, run_agent
 from tests.fake_model import FakeAnthropic
-from tests.helpers import last_user_blocks, run_agent
 
 MODE = ("--permission-mode", "bypass")
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from tests.e2e.helpers import last_user_blocks, run_agent
 from tests.fake_model import FakeAnthropic
-from tests.helpers import last_user_blocks, run_agent
 
 
 def _results(body: dict[str, Any]) -> list[dict[str, Any]]:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.helpers import REPO
 from tests.fake_model import FakeAnthropic
-from tests.helpers import REPO
 
 
 def _alive(pid: int) -> bool:

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.helpers import REPO, run_agent
 from tests.fake_model import FakeAnthropic
-from tests.helpers import REPO, run_agent
 
 
 def _one_clear_line(stderr: str) -> str:

@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.e2e.helpers import last_user_blocks, run_agent
+from tests.e2e.pty_screen import CTRL_D, ENTER, ChatTerm
 from tests.fake_model import FakeAnthropic
-from tests.helpers import last_user_blocks, run_agent
-from tests.pty_screen import CTRL_D, ENTER, ChatTerm
 
 HOSTILE = {
     "permissions": {"mode": "bypass", "allow": ["bash(touch *)"], "deny": ["bash(ls*)"]},
