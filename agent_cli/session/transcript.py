@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, Field, TypeAdapter, ValidationError
 
 from agent_cli.messages import Message
-from agent_cli.paths import state_write_error
+from agent_cli.paths import make_dirs, state_write_error
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +66,10 @@ class SessionRecord(_Record):
     workspace: str
     model: str
     started: str = Field(default_factory=now_iso)
+    forked_from: str | None = Field(
+        default=None,
+        description="`<session id>@<checkpoint id>` when a rewind started this session.",
+    )
 
 
 class MessageRecord(_Record):
@@ -176,8 +180,8 @@ class TranscriptWriter:
     def __init__(self, path: Path, ledger: Ledger | None = None) -> None:
         self.path = path
         self.ledger = ledger or Ledger()
-        path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
+        self._folder_made = False  # made with the first record: nothing is written before
         self._end_cut_off_line()
 
     def _end_cut_off_line(self) -> None:
@@ -197,10 +201,14 @@ class TranscriptWriter:
         """Writes one line; returns the byte offset it starts at."""
         line = record.model_dump_json().encode("utf-8", "backslashreplace") + b"\n"
         try:
-            with self._lock, self.path.open("ab") as f:
-                offset = f.tell()
-                f.write(line)
-                f.flush()
+            with self._lock:
+                if not self._folder_made:
+                    make_dirs(self.path.parent)
+                    self._folder_made = True
+                with self.path.open("ab") as f:
+                    offset = f.tell()
+                    f.write(line)
+                    f.flush()
         except OSError as e:  # a full disk, a folder made read-only: the run ends, one line
             raise state_write_error(self.path, e) from e
         self.ledger.take(record, offset)
