@@ -126,8 +126,10 @@ class ChatCore:
     def _remembering(self) -> Callable[[], AsyncIterator[Event]]:
         async def events() -> AsyncIterator[Event]:
             if await self.runtime.remember():
-                self.say("Writing an episode of this session in the background (/memory lists "
-                         "it once saved).")
+                self.say(
+                    "Writing an episode of this session in the background (/memory lists "
+                    "it once saved)."
+                )
             else:
                 self.say("Nothing new to remember since the last episode.")
             return
@@ -172,4 +174,3 @@ class ChatCore:
     def exit_message(self) -> str:
         sid = self.runtime.session.id
         return f"Session {sid}. Resume it with: agent chat --resume {sid}"
-

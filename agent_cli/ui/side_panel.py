@@ -236,4 +236,3 @@ def render_panel(
         return rule + to_ansi(body, outer, color).rstrip("\n")
     panel = Panel(Group(body), title="agent", width=outer, border_style="blue")
     return to_ansi(panel, outer, color).rstrip("\n")
-

@@ -4,7 +4,8 @@ Streaming sequence, as the real API sends it:
 message_start (empty content, usage) -> ping -> per block: content_block_start, deltas,
 content_block_stop -> message_delta (stop_reason, usage) -> message_stop.
 Text arrives in several text_delta chunks; tool_use starts with ``input: {}`` and its JSON arrives
-in several input_json_delta chunks; thinking arrives as thinking_delta chunks, then one
+in several input_json_delta chunks (an input given as a string is sent verbatim, so a
+script can send JSON a model got wrong); thinking arrives as thinking_delta chunks, then one
 signature_delta.
 """
 
@@ -75,7 +76,9 @@ def _block_events(index: int, block: dict[str, Any], chunks: int) -> list[dict[s
         deltas = [{"type": "text_delta", "text": t} for t in split(block["text"], chunks)]
     elif kind == "tool_use":
         start = {**block, "input": {}}
-        pieces = split(json.dumps(block["input"])) if block["input"] else [""]
+        given = block["input"]  # a string is sent as it is: a model's invalid or truncated JSON
+        raw = given if isinstance(given, str) else json.dumps(given) if given else ""
+        pieces = split(raw) or [""]
         deltas = [{"type": "input_json_delta", "partial_json": p} for p in pieces]
     elif kind == "thinking":
         start = {**block, "thinking": "", "signature": ""}
