@@ -59,6 +59,7 @@ from agent_cli.tools.read_file import ReadFile
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.todo_write import TodoWrite
 from agent_cli.tools.write_file import WriteFile
+from agent_cli.trust import TrustStore
 from agent_cli.turn_hooks import TurnHooksChain
 
 
@@ -78,7 +79,8 @@ def load(options: Options) -> tuple[Settings, Paths]:
         overrides["model"] = model
     if options.permission_mode:
         overrides["permissions"] = {"mode": options.permission_mode}
-    settings = load_settings(options.workspace, overrides)
+    trusted = TrustStore().is_trusted(options.workspace)
+    settings = load_settings(options.workspace, overrides, trusted=trusted)
     resolve_thresholds(settings)  # contradicting context thresholds: exit 2 before any work
     state = options.state_dir or Path(os.environ.get("AGENT_STATE_DIR") or options.workspace)
     return settings, Paths(state.expanduser().resolve())
@@ -125,7 +127,9 @@ def open_session(
         model=settings.model,
         settings=settings,
         tool_ctx=ctx,
-        transcript=TranscriptWriter(paths.transcript(session_id)),
+        transcript=TranscriptWriter(
+            paths.transcript(session_id), restored.ledger if restored else None
+        ),
         todos=TodoTracker(settings.todo.max_items),
     )
     session.view_providers.append(session.todos.view)
@@ -266,6 +270,7 @@ def build_runtime(
     SDK client is made when that turn needs it). `quiet`: nothing but warnings on stderr."""
     settings, paths = load(options)
     require_credentials()
+    paths.require_writable()  # a read-only workspace: one line, before any work
     call_log = start_logging(paths, quiet)
     wiring = Wiring(settings, paths, call_log)
     session, restored = wiring.open_session(options)

@@ -52,13 +52,23 @@ def _merge_same_role(messages: list[Message]) -> list[Message]:
     return out
 
 
+def _with_blocks(message: Message, blocks: list[Block]) -> Message:
+    """`message` itself when `blocks` are its very blocks (the transcript refers to messages
+    it already holds by identity), else a copy holding them."""
+    content = message.get("content")
+    unchanged = isinstance(content, list) and len(content) == len(blocks)
+    if unchanged and all(a is b for a, b in zip(content or [], blocks, strict=True)):
+        return message
+    return {**message, "content": blocks}
+
+
 def _results_first(message: Message) -> Message:
     blocks = blocks_of(message)
     results = [b for b in blocks if b.get("type") == "tool_result"]
     if not results:
         return message
     rest = [b for b in blocks if b.get("type") != "tool_result"]
-    return {**message, "content": results + rest}
+    return _with_blocks(message, results + rest)
 
 
 def repair(messages: list[Message]) -> list[Message]:
@@ -69,7 +79,7 @@ def repair(messages: list[Message]) -> list[Message]:
     for message in messages:
         blocks = [b for b in blocks_of(message) if not _blank_text(b)]
         if blocks:
-            cleaned.append({**message, "content": blocks})
+            cleaned.append(_with_blocks(message, blocks))
     cleaned = _merge_same_role(cleaned)
     while cleaned and cleaned[0]["role"] != "user":
         cleaned.pop(0)
@@ -84,7 +94,7 @@ def repair(messages: list[Message]) -> list[Message]:
             ]
             if not blocks:
                 blocks = [{"type": "text", "text": "(continue)"}]
-            message = {**message, "content": blocks}
+            message = _with_blocks(message, blocks)
         out.append(message)
         uses = tool_uses(message)
         if uses:
@@ -119,9 +129,7 @@ def _blank_text(block: Any) -> bool:
 def last_assistant_text(messages: list[Message]) -> str:
     for message in reversed(messages):
         if message.get("role") == "assistant":
-            text = "".join(
-                b.get("text", "") for b in blocks_of(message) if b.get("type") == "text"
-            )
+            text = "".join(b.get("text", "") for b in blocks_of(message) if b.get("type") == "text")
             if text.strip():
                 return text
     return ""

@@ -118,7 +118,7 @@ class Permissions:
             return Ask(summary, f"{name}({_folder(outside)}/*)", BYPASS)
         if name in EDIT_TOOLS:
             return self._edit(name, args, ctx, subject)
-        if name == "bash" and not is_read_only(subject):
+        if name == "bash" and not is_read_only(subject, ctx.workspace):
             if self.mode == "plan":
                 return _plan_refusal(f"bash {subject}")
             return Ask(f"bash {subject}", bash_pattern(subject), BYPASS)

@@ -233,4 +233,3 @@ class Runtime:
                 await finish(self._memories)
             await self._client.close()
             self._client = None
-

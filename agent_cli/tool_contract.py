@@ -67,6 +67,9 @@ class Tool(ABC, Generic[InputT]):
     name: ClassVar[str]
     input_model: type[InputT]
     read_only: ClassVar[bool] = False
+    # its input is structured data the model writes (a note): unknown keys are dropped and
+    # logged instead of refused (lenient_json); other tools refuse them
+    lenient_input: ClassVar[bool] = False
     # may run beside other calls of its round even though it is not read-only (e.g. `task`)
     concurrent: ClassVar[bool] = False
 

@@ -20,7 +20,7 @@ import tempfile
 import time
 from collections.abc import Callable
 
-from common import AGENT, REPO, Figure, report
+from common import AGENT, REPO, Figure, first_request, report
 
 from tests.fake_model import FakeAnthropic
 
@@ -29,25 +29,6 @@ def timed(cmd: list[str], env: dict[str, str] | None = None) -> float:
     start = time.perf_counter()
     subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     return time.perf_counter() - start
-
-
-def first_request(server: FakeAnthropic, env: dict[str, str], workspace: str) -> float:
-    server.script.text("ok")
-    seen = len(server.requests)
-    start = time.monotonic()  # the server stamps arrivals with time.monotonic()
-    proc = subprocess.Popen(
-        [*AGENT, "run", "-q", "-p", "hi", "-w", workspace],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    while len(server.requests) == seen:
-        if proc.poll() is not None:
-            raise RuntimeError("agent run exited before its first request")
-        time.sleep(0.001)
-    elapsed = server.requests[seen].time - start
-    proc.wait()
-    return elapsed
 
 
 def mcp_home(root: str) -> str:

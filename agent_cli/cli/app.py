@@ -44,9 +44,7 @@ def main(
     """A terminal coding agent."""
 
 
-app.command("chat", help=DESCRIPTION, context_settings=CHAT_CONTEXT, add_help_option=False)(
-    chat
-)
+app.command("chat", help=DESCRIPTION, context_settings=CHAT_CONTEXT, add_help_option=False)(chat)
 app.command("run", help="Run one prompt non-interactively and exit.")(run)
 app.add_typer(sessions_app, name="sessions", help="List and show recorded sessions.")
 app.add_typer(notes_app, name="notes", help="List, show and search subagent notes.")

@@ -15,6 +15,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from agent_cli import lenient_values
 from agent_cli.context.state import NOTICE_PREFIX, request_block
 from agent_cli.errors import ModelError
 from agent_cli.loop_ports import StageContext
@@ -107,7 +108,7 @@ async def call_summariser(ctx: StageContext, request: ModelRequest) -> str:
     if reply is None:
         raise ModelError("the summariser gave no reply")
     ctx.session.account(reply.usage, CALLER, reply.model)
-    text = reply.text().strip()
+    text = lenient_values.summary_text(reply.text())
     if not text:
         raise ModelError("the summariser returned an empty summary")
     return text

@@ -23,7 +23,7 @@ from agent_cli.events import (
 )
 from agent_cli.logs import FILE_ONLY
 from agent_cli.loop.outbox import Outbox, Passed
-from agent_cli.loop.rounds import cut_off_call, run_round
+from agent_cli.loop.rounds import not_run_calls, run_round
 from agent_cli.loop_ports import (
     Compacted,
     Compactor,
@@ -36,7 +36,6 @@ from agent_cli.messages import Block
 from agent_cli.model.client import Final, ModelClient, ModelReply, ModelRequest, Restart, TextChunk
 from agent_cli.model.usage import Usage
 from agent_cli.session.state import Session
-from agent_cli.session.transcript import CompactionRecord
 from agent_cli.tool_contract import ToolResult
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.turn_hooks import TurnHooks
@@ -153,8 +152,7 @@ class Agent:
             calls = reply.tool_uses()
             if calls:
                 text_parts = []
-                cut_off = cut_off_call(reply.content, reply.stop_reason)
-                async for passed in self._run_tools(calls, cut_off):
+                async for passed in self._run_tools(calls, not_run_calls(reply)):
                     yield passed
                 async for compaction in self._apply_requested_compaction():
                     yield compaction
@@ -226,15 +224,7 @@ class Agent:
 
     def _replace_history(self, compacted: Compacted) -> CompactionDone:
         before = len(self.session.messages)
-        self.session.messages = compacted.messages
-        self.session.record(
-            CompactionRecord(
-                stage=compacted.stage,
-                messages=compacted.messages,
-                archive_path=compacted.archive_path,
-                replaced=before,
-            )
-        )
+        self.session.replace_messages(compacted.messages, compacted.stage, compacted.archive_path)
         return CompactionDone(
             stage=compacted.stage,
             messages_before=before,
@@ -254,7 +244,7 @@ class Agent:
             yield self._replace_history(compacted)
 
     async def _run_tools(
-        self, calls: list[Block], cut_off: str | None = None
+        self, calls: list[Block], refused: dict[str, str] | None = None
     ) -> AsyncIterator[Passed]:
         """Every call gets exactly one result, also when the turn is cancelled mid-round.
         Tool events are passed on while the round runs, so the UI shows live progress."""
@@ -262,7 +252,7 @@ class Agent:
             yield Passed(pending)
         done: dict[str, ToolResult] = {}
         ctx = self.session.tool_ctx
-        task = asyncio.ensure_future(run_round(calls, self.registry, ctx, self.emit, done, cut_off))
+        task = asyncio.ensure_future(run_round(calls, self.registry, ctx, self.emit, done, refused))
         try:
             async for passed in self._outbox.while_running(task):
                 yield passed

@@ -16,10 +16,12 @@ import httpx2
 
 from agent_cli import errors
 from agent_cli.messages import Block, Message
+from agent_cli.model.accumulate import ReplyBuilder
 from agent_cli.model.call_log import CallLog, CallRecord
 from agent_cli.model.client import Final, ModelReply, ModelRequest, Restart, StreamEvent, TextChunk
 from agent_cli.model.credentials import require_credentials
 from agent_cli.model.usage import Usage
+from agent_cli.redaction import redact, redact_blocks, secrets_from_env
 from agent_cli.settings import Settings
 
 EPHEMERAL = {"type": "ephemeral"}
@@ -59,37 +61,6 @@ def build_params(request: ModelRequest) -> dict[str, Any]:
     return params
 
 
-def to_blocks(message: Any) -> list[Block]:
-    """SDK content blocks -> plain JSON the API accepts again (thinking keeps its signature)."""
-    blocks: list[Block] = []
-    for block in message.content:
-        kind = block.type
-        if kind == "text":
-            blocks.append({"type": "text", "text": block.text})
-        elif kind == "tool_use":
-            blocks.append(
-                {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
-            )
-        elif kind == "thinking":
-            blocks.append(
-                {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
-            )
-        elif kind == "redacted_thinking":
-            blocks.append({"type": "redacted_thinking", "data": block.data})
-        else:
-            blocks.append(block.model_dump(mode="json", exclude_none=True))
-    return [b for b in blocks if not (b["type"] == "text" and not b["text"].strip())]
-
-
-def to_usage(usage: Any) -> Usage:
-    return Usage(
-        input_tokens=usage.input_tokens or 0,
-        output_tokens=usage.output_tokens or 0,
-        cache_read_input_tokens=getattr(usage, "cache_read_input_tokens", 0) or 0,
-        cache_creation_input_tokens=getattr(usage, "cache_creation_input_tokens", 0) or 0,
-    )
-
-
 def map_status_error(e: anthropic.APIStatusError) -> errors.AgentError:
     text = e.api_message or str(e)
     if e.status_code in (400, 413) and "prompt is too long" in text.lower():
@@ -105,6 +76,8 @@ class AnthropicClient:
     def __init__(self, settings: Settings, call_log: CallLog | None = None) -> None:
         require_credentials()
         self._settings = settings
+        # a key the model repeats (in its text or a tool's input) is masked before history
+        self._secrets = secrets_from_env()
         self._log = call_log
         self._client = anthropic.AsyncAnthropic(
             max_retries=settings.max_retries, timeout=settings.request_timeout_s
@@ -119,12 +92,14 @@ class AnthropicClient:
         attempts = self._settings.stream_retries + 1
         for attempt in range(attempts):
             record = CallRecord.begin(request.model, self.endpoint_host, request.caller)
+            builder = ReplyBuilder()
             try:
-                async with self._client.messages.stream(**params) as stream:
-                    async for event in stream:
-                        if event.type == "content_block_delta" and event.delta.type == "text_delta":
-                            yield TextChunk(event.delta.text)
-                    message = await stream.get_final_message()
+                # raw events: the SDK's accumulator would complete a truncated tool input
+                events = await self._client.messages.create(**params, stream=True)
+                async with events:
+                    async for event in events:
+                        if (text := builder.feed(event)) is not None:
+                            yield TextChunk(redact(text, self._secrets))
             except anthropic.APIStatusError as e:
                 self._finish(record, error=f"{e.status_code} {e.type}")
                 raise map_status_error(e) from e
@@ -137,10 +112,11 @@ class AnthropicClient:
                 yield Restart(attempt=attempt + 1, reason=f"{type(e).__name__}: {e}")
                 continue
             reply = ModelReply(
-                content=to_blocks(message),
-                stop_reason=message.stop_reason,
-                usage=to_usage(message.usage),
-                model=message.model,
+                content=redact_blocks(builder.content(), self._secrets),
+                stop_reason=builder.stop_reason,
+                usage=builder.usage_totals(),
+                model=builder.model or request.model,
+                not_run=builder.not_run,
             )
             self._finish(record, usage=reply.usage, stop_reason=reply.stop_reason)
             yield Final(reply)

@@ -28,6 +28,8 @@ class ModelReply:
     stop_reason: str | None
     usage: Usage
     model: str
+    # tool_use id -> why that call must not run (invalid JSON input, a reused id)
+    not_run: dict[str, str] = field(default_factory=dict)
 
     def tool_uses(self) -> list[Block]:
         return [b for b in self.content if b.get("type") == "tool_use"]

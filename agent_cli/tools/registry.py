@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
+from agent_cli import lenient_json, lenient_values
 from agent_cli.paths import make_dirs, result_file_stem
 from agent_cli.prompts import load_prompt
 from agent_cli.redaction import redact as redact
@@ -24,6 +25,7 @@ from agent_cli.tool_contract import (
     ToolResult,
     current_call_id,
 )
+from agent_cli.unicode_safe import safe_text, safe_value
 
 log = logging.getLogger(__name__)
 
@@ -118,12 +120,16 @@ class ToolRegistry:
         if tool is None:
             known = ", ".join(self.tools) or "none"
             return _error(f"Unknown tool '{name}'. Available tools: {known}.", name)
+        raw = lenient_values.coerce_tool_input(raw, tool.input_model)
         if not isinstance(raw, dict):
             return _error(
                 f"Arguments for {name} must be a JSON object, got {type(raw).__name__}.", name
             )
         try:
-            args = tool.input_model.model_validate(raw)
+            if tool.lenient_input:
+                args = tool.input_model.model_validate(lenient_json.clean(raw, tool.input_model))
+            else:
+                args = tool.input_model.model_validate(raw)
         except ValidationError as e:
             return _error(format_validation_error(name, e), name)
         try:
@@ -152,18 +158,26 @@ def _schema(tool: AnyTool) -> dict[str, Any]:
 
 
 def _error(message: str, summary: str) -> ToolResult:
-    return ToolResult(content=message, is_error=True, summary=f"{summary}: error")
+    return ToolResult(safe_text(message), is_error=True, summary=safe_text(f"{summary}: error"))
 
 
 def finish_result(result: ToolResult, ctx: ToolContext, name: str, call_id: str) -> ToolResult:
     """Redact secrets (what the model and the user see), then save an oversized output and keep
     a preview plus its path."""
-    content = redact(result.content, ctx.secrets)
-    result.summary = redact(result.summary, ctx.secrets)
-    result.display = redact_value(result.display, ctx.secrets)
+    content = safe_text(redact(result.content, ctx.secrets))
+    result.summary = safe_text(redact(result.summary, ctx.secrets))
+    result.display = safe_value(redact_value(result.display, ctx.secrets))
     limit = ctx.settings.tool_result_limit_chars
     if len(content) > limit:
-        content = save_and_preview(content, ctx, name, call_id)
+        try:
+            content = save_and_preview(content, ctx, name, call_id)
+        except OSError as e:  # a full disk: the model still gets the start of it
+            log.warning("could not save the output of %s: %s", name, e)
+            preview = content[: ctx.settings.tool_preview_chars]
+            content = (
+                f"{preview}\n\n[Output of {name} was {len(content):,} characters; it could "
+                f"not be saved ({e.strerror or e}), so only this start is shown.]"
+            )
     result.content = content
     if not result.summary:
         result.summary = name

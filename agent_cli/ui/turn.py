@@ -34,8 +34,14 @@ class TurnView:
             return [self._block(b) for b in blocks]
         if isinstance(event, StreamRestart):
             self.text, self.waiting = "", True
-            return [render.info_line(f"↻ the reply broke ({event.reason}); retrying", self.width,
-                                     self.color, "yellow")]
+            return [
+                render.info_line(
+                    f"↻ the reply broke ({event.reason}); retrying",
+                    self.width,
+                    self.color,
+                    "yellow",
+                )
+            ]
         if isinstance(event, ToolStart):
             out = self.flush()
             self.running[event.id] = render.tool_label(event.name, event.input)
@@ -78,8 +84,9 @@ class TurnView:
                 rendered = render.markdown(self.text, width, self.color)
                 self._cache = (self.text, width, rendered)
             lines = self._cache[2].split("\n")[-LIVE_LINES:]
-        lines += [render.spinner_line(label, self.frame, self.color)
-                  for label in self.running.values()]
+        lines += [
+            render.spinner_line(label, self.frame, self.color) for label in self.running.values()
+        ]
         if self.waiting and not lines:
             lines.append(render.spinner_line("thinking…", self.frame, self.color))
         return "\n".join(lines)

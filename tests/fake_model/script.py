@@ -54,6 +54,8 @@ class Reply:
     usage: Mapping[str, int] | None = None
     delay: float = 0.0
     drop_after: int | None = None
+    chunks: int = 3  # text_delta pieces per text block
+    pace: float = 0.0  # seconds between streamed events (a reply that takes its time)
 
     def final_stop_reason(self) -> str:
         if self.stop_reason is not None:
@@ -106,12 +108,13 @@ class Script:
         usage: Mapping[str, int] | None = None,
         delay: float = 0.0,
         drop_after: int | None = None,
+        chunks: int = 3,
+        pace: float = 0.0,
     ) -> Script:
-        """One text block."""
+        """One text block, streamed in `chunks` deltas `pace` seconds apart."""
         block = {"type": "text", "text": text}
-        return self.reply(
-            [block], stop_reason=stop_reason, usage=usage, delay=delay, drop_after=drop_after
-        )
+        step = Reply([block], stop_reason, usage, delay, drop_after, chunks, pace)
+        return self.add(step)
 
     def tool_use(
         self,
@@ -157,7 +160,8 @@ class Script:
         drop_after: int | None = None,
     ) -> Script:
         """General form: blocks like {"type": "text", "text": ...}, {"type": "tool_use", "name":
-        ..., "input": {...}} (id optional), {"type": "thinking", "thinking": ..., "signature":
+        ..., "input": {...}} (id optional; an input given as a string is streamed verbatim, as
+        a model's invalid JSON would be), {"type": "thinking", "thinking": ..., "signature":
         ...}."""
         step = Reply([dict(b) for b in blocks], stop_reason, usage, delay, drop_after)
         return self.add(step)

@@ -4,7 +4,8 @@ Streaming sequence, as the real API sends it:
 message_start (empty content, usage) -> ping -> per block: content_block_start, deltas,
 content_block_stop -> message_delta (stop_reason, usage) -> message_stop.
 Text arrives in several text_delta chunks; tool_use starts with ``input: {}`` and its JSON arrives
-in several input_json_delta chunks; thinking arrives as thinking_delta chunks, then one
+in several input_json_delta chunks (an input given as a string is sent verbatim, so a
+script can send JSON a model got wrong); thinking arrives as thinking_delta chunks, then one
 signature_delta.
 """
 
@@ -49,13 +50,13 @@ def error_object(error_type: str, message: str, request_id: str) -> dict[str, An
     }
 
 
-def stream_events(message: dict[str, Any]) -> list[dict[str, Any]]:
+def stream_events(message: dict[str, Any], chunks: int = CHUNKS) -> list[dict[str, Any]]:
     """The SSE events (as JSON payloads; each has its event name in ``type``) for a message."""
     usage = message["usage"]
     start = {**message, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 1}}
     events: list[dict[str, Any]] = [{"type": "message_start", "message": start}, {"type": "ping"}]
     for index, block in enumerate(message["content"]):
-        events += _block_events(index, block)
+        events += _block_events(index, block, chunks)
     events.append(
         {
             "type": "message_delta",
@@ -67,15 +68,17 @@ def stream_events(message: dict[str, Any]) -> list[dict[str, Any]]:
     return events
 
 
-def _block_events(index: int, block: dict[str, Any]) -> list[dict[str, Any]]:
+def _block_events(index: int, block: dict[str, Any], chunks: int) -> list[dict[str, Any]]:
     kind = block.get("type")
     deltas: list[dict[str, Any]]
     if kind == "text":
         start = {**block, "text": ""}
-        deltas = [{"type": "text_delta", "text": t} for t in split(block["text"])]
+        deltas = [{"type": "text_delta", "text": t} for t in split(block["text"], chunks)]
     elif kind == "tool_use":
         start = {**block, "input": {}}
-        pieces = split(json.dumps(block["input"])) if block["input"] else [""]
+        given = block["input"]  # a string is sent as it is: a model's invalid or truncated JSON
+        raw = given if isinstance(given, str) else json.dumps(given) if given else ""
+        pieces = split(raw) or [""]
         deltas = [{"type": "input_json_delta", "partial_json": p} for p in pieces]
     elif kind == "thinking":
         start = {**block, "thinking": "", "signature": ""}

@@ -51,6 +51,9 @@ FLOORS: dict[str, int] = {
     "agent_cli.search_index": 1,
     "agent_cli.system_prompt": 1,
     "agent_cli.lenient_json": 1,
+    "agent_cli.lenient_values": 1,
+    "agent_cli.unicode_safe": 1,
+    "agent_cli.signals": 1,
     # 2 capabilities
     "agent_cli.model": 2,
     "agent_cli.tools": 2,
@@ -59,6 +62,7 @@ FLOORS: dict[str, int] = {
     "agent_cli.permissions": 2,
     "agent_cli.hooks": 2,
     "agent_cli.shell_rules": 2,
+    "agent_cli.shell_deny": 2,
     "agent_cli.gate": 2,
     "agent_cli.turn_hooks": 2,
     "agent_cli.session": 2,
