@@ -50,6 +50,7 @@ from agent_cli.tools.recall import Recall
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.task import Task
 from agent_cli.tools.todo_write import TodoWrite
+from agent_cli.tools.web_fetch import WebFetch
 from agent_cli.tools.write_file import WriteFile
 
 
@@ -150,6 +151,8 @@ def build_agent(
     runner = SubagentRunner(parent=session, client=client, store=NoteStore(session.paths))
     todo_write = TodoWrite(session.todos, session.record)
     tools = [*base_tools(), todo_write, Task(runner), Compact(session)]
+    if session.settings.web.fetch:
+        tools.append(WebFetch())
     registry = ToolRegistry(tools, PolicyGate(permissions, hooks))
     instructions = project_instructions(options.workspace, session.settings.instructions_max_chars)
     if instructions:
