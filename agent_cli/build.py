@@ -24,6 +24,7 @@ from agent_cli.memory.notes import NoteStore
 from agent_cli.memory.recall_notes import search_notes
 from agent_cli.memory.setup import recent_episodes_section
 from agent_cli.model.client import ModelClient
+from agent_cli.model.server_tools import declarations
 from agent_cli.paths import Paths
 from agent_cli.permissions import Permissions
 from agent_cli.session.resume import (
@@ -153,7 +154,8 @@ def build_agent(
     tools = [*base_tools(), todo_write, Task(runner), Compact(session)]
     if session.settings.web.fetch:
         tools.append(WebFetch())
-    registry = ToolRegistry(tools, PolicyGate(permissions, hooks))
+    server_tools = declarations(session.settings.web)
+    registry = ToolRegistry(tools, PolicyGate(permissions, hooks), server_tools)
     instructions = project_instructions(options.workspace, session.settings.instructions_max_chars)
     if instructions:
         session.view_providers.append(lambda: instructions)

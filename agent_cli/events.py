@@ -83,9 +83,25 @@ class UsageUpdate(BaseModel):
     output_tokens: int
     cache_read_input_tokens: int
     cache_creation_input_tokens: int
+    web_search_requests: int = Field(default=0, description="Web searches run by the API.")
     context_tokens: int = Field(description="Tokens the request occupied in the context window.")
     context_window: int = Field(description="The model's context window.")
     session_cost_usd: float | None = Field(description="Estimated cost so far; None if unknown.")
+
+
+class Source(BaseModel):
+    """A page a reply cites."""
+
+    n: int = Field(description="Its number, as marked in the reply's text: [n].")
+    title: str
+    url: str
+
+
+class SourcesCited(BaseModel):
+    """The pages a reply cited (web search results), numbered as in its text."""
+
+    type: Literal["sources"] = "sources"
+    sources: list[Source]
 
 
 class Warning(BaseModel):
@@ -122,6 +138,7 @@ Event = Annotated[
     | NoteAdded
     | CompactionDone
     | UsageUpdate
+    | SourcesCited
     | Warning
     | ErrorEvent
     | TurnEnd,

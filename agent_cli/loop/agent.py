@@ -27,9 +27,18 @@ from agent_cli.logs import FILE_ONLY
 from agent_cli.loop import history
 from agent_cli.loop.extensions import Compacted, Compactor, Guide, Stage, StageContext
 from agent_cli.loop.rounds import cut_off_call, run_round
+from agent_cli.loop.server_turn import call_events, ends_with_reply, sources_event, store_reply
 from agent_cli.loop.session import Session
 from agent_cli.messages import Block, Message
-from agent_cli.model.client import Final, ModelClient, ModelReply, ModelRequest, Restart, TextChunk
+from agent_cli.model.client import (
+    Final,
+    ModelClient,
+    ModelReply,
+    ModelRequest,
+    Restart,
+    ServerToolCall,
+    TextChunk,
+)
 from agent_cli.model.usage import Usage
 from agent_cli.session.transcript import CompactionRecord
 from agent_cli.tools.base import ToolResult
@@ -117,8 +126,7 @@ class Agent:
         return items
 
     async def _turn(self) -> AsyncIterator[Event | _Passed]:
-        requests = 0
-        continuations = 0
+        requests = continuations = pauses = 0
         text_parts: list[str] = []
         while True:
             if self.max_turns is not None and requests >= self.max_turns:
@@ -141,10 +149,12 @@ class Agent:
             assert reply is not None
             requests += 1
             yield self._account(reply)
+            if (cited := sources_event(reply.content)) is not None:
+                yield cited
             if not reply.content:
                 yield TurnEnd(stop="done", text="".join(text_parts), rounds=requests)
                 return
-            self.session.append({"role": "assistant", "content": reply.content})
+            store_reply(self.session, reply.content)
             calls = reply.tool_uses()
             if calls:
                 text_parts = []
@@ -158,6 +168,9 @@ class Agent:
                     return
                 continue
             text_parts.append(reply.text())
+            if reply.stop_reason == "pause_turn" and pauses < self._max_pauses:
+                pauses += 1  # a long server-side search: sending the reply back continues it
+                continue
             if reply.stop_reason == "max_tokens" and continuations < self._max_continuations:
                 continuations += 1
                 self.session.append(history.user_text(CONTINUE_PROMPT))
@@ -168,6 +181,10 @@ class Agent:
     @property
     def _max_continuations(self) -> int:
         return self.session.settings.max_continuations
+
+    @property
+    def _max_pauses(self) -> int:
+        return self.session.settings.web.pause_continuations
 
     async def _request(self) -> AsyncIterator[Event | ModelReply]:
         """One model request, with at most one reactive compaction on prompt-too-long."""
@@ -180,6 +197,9 @@ class Agent:
                 async for stream_event in self.client.stream(request):
                     if isinstance(stream_event, TextChunk):
                         yield TextDelta(text=stream_event.text)
+                    elif isinstance(stream_event, ServerToolCall):
+                        for event in call_events(stream_event):
+                            yield event
                     elif isinstance(stream_event, Restart):
                         yield StreamRestart(
                             attempt=stream_event.attempt, reason=stream_event.reason
@@ -201,7 +221,7 @@ class Agent:
     def _build_request(self) -> ModelRequest:
         messages = self.session.messages
         guidance: list[Block] = []
-        for guide in self.guides:
+        for guide in [] if ends_with_reply(self.session) else self.guides:
             guidance.extend(guide.guidance(messages))
         return ModelRequest(
             model=self.session.model,

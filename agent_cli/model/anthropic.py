@@ -8,6 +8,8 @@ surfaces either as `anthropic.APIConnectionError` or as a raw `httpx2` transport
 from __future__ import annotations
 
 import copy
+import dataclasses
+import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -17,11 +19,21 @@ import httpx2
 from agent_cli import errors
 from agent_cli.logs import CallLog, CallRecord
 from agent_cli.messages import Block, Message
-from agent_cli.model.client import Final, ModelReply, ModelRequest, Restart, StreamEvent, TextChunk
+from agent_cli.model.client import (
+    Final,
+    ModelReply,
+    ModelRequest,
+    Restart,
+    ServerToolCall,
+    StreamEvent,
+    TextChunk,
+)
 from agent_cli.model.credentials import require_credentials
+from agent_cli.model.server_tools import is_server_result, is_server_tool, markers, sources
 from agent_cli.model.usage import Usage
 from agent_cli.settings import Settings
 
+log = logging.getLogger(__name__)
 EPHEMERAL = {"type": "ephemeral"}
 _BROKEN_STREAM = (anthropic.APIConnectionError, httpx2.TransportError, httpx2.StreamError)
 
@@ -43,7 +55,8 @@ def build_params(request: ModelRequest) -> dict[str, Any]:
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         if blocks:
             blocks[-1] = _with_breakpoint(blocks[-1])
-        last["content"] = [*blocks, *request.guidance]
+        guidance = request.guidance if last["role"] == "user" else []
+        last["content"] = [*blocks, *guidance]
         messages[-1] = last
     params: dict[str, Any] = {
         "model": request.model,
@@ -64,7 +77,9 @@ def to_blocks(message: Any) -> list[Block]:
     blocks: list[Block] = []
     for block in message.content:
         kind = block.type
-        if kind == "text":
+        if kind == "text" and getattr(block, "citations", None):
+            blocks.append(block.to_dict(mode="json"))  # citations exactly as received
+        elif kind == "text":
             blocks.append({"type": "text", "text": block.text})
         elif kind == "tool_use":
             blocks.append(
@@ -76,13 +91,15 @@ def to_blocks(message: Any) -> list[Block]:
             )
         elif kind == "redacted_thinking":
             blocks.append({"type": "redacted_thinking", "data": block.data})
-        else:
-            blocks.append(block.model_dump(mode="json", exclude_none=True))
+        else:  # server tool blocks and others: the fields received, nulls included
+            blocks.append(block.to_dict(mode="json"))
     return [b for b in blocks if not (b["type"] == "text" and not b["text"].strip())]
 
 
 def to_usage(usage: Any) -> Usage:
+    server = getattr(usage, "server_tool_use", None)
     return Usage(
+        web_search_requests=getattr(server, "web_search_requests", 0) or 0,
         input_tokens=usage.input_tokens or 0,
         output_tokens=usage.output_tokens or 0,
         cache_read_input_tokens=getattr(usage, "cache_read_input_tokens", 0) or 0,
@@ -101,6 +118,19 @@ def map_status_error(e: anthropic.APIStatusError) -> errors.AgentError:
     return errors.ModelError(f"API error {e.status_code}: {text}")
 
 
+def _finished_block(snapshot: Any, event: Any) -> list[StreamEvent]:
+    """A cited text block gets its source numbers; a server tool result shows with its call."""
+    blocks = to_blocks(snapshot)
+    block = event.content_block.to_dict(mode="json")
+    if block.get("type") == "text":
+        mark = markers(block, sources(blocks))
+        return [TextChunk(mark)] if mark else []
+    if is_server_result(block):
+        use = next((b for b in blocks if b.get("id") == block.get("tool_use_id")), None)
+        return [ServerToolCall(use, block)] if use is not None else []
+    return []
+
+
 class AnthropicClient:
     def __init__(self, settings: Settings, call_log: CallLog | None = None) -> None:
         require_credentials()
@@ -110,12 +140,41 @@ class AnthropicClient:
             max_retries=settings.max_retries, timeout=settings.request_timeout_s
         )
         self.endpoint_host = self._client.base_url.host
+        self._web_search: dict[str, bool] = {}  # model -> does the endpoint offer web search
 
     async def close(self) -> None:
         await self._client.close()
 
+    async def offers_web_search(self, model: str) -> bool:
+        """Asked once per model (GET /v1/models/{id}); an endpoint without the models API or
+        without the capability offers none: search is then not declared, never faked."""
+        if model not in self._web_search:
+            try:
+                info = await self._client.models.retrieve(model)
+                caps = info.capabilities
+                offered = bool(caps and caps.server_tools.web_search.supported)
+            except anthropic.APIError as e:
+                log.info("models API of %s: %s", self.endpoint_host, e)
+                offered = False
+            self._web_search[model] = offered
+            if not offered:
+                log.warning(
+                    "web.search is on, but %s offers no web search for %s: it is not offered",
+                    self.endpoint_host,
+                    model,
+                )
+        return self._web_search[model]
+
+    async def _offered(self, request: ModelRequest) -> ModelRequest:
+        if not any(is_server_tool(t) for t in request.tools):
+            return request
+        if await self.offers_web_search(request.model):
+            return request
+        tools = [t for t in request.tools if not is_server_tool(t)]
+        return dataclasses.replace(request, tools=tools)
+
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        params = build_params(request)
+        params = build_params(await self._offered(request))
         attempts = self._settings.stream_retries + 1
         for attempt in range(attempts):
             record = CallRecord.begin(request.model, self.endpoint_host, request.caller)
@@ -124,6 +183,9 @@ class AnthropicClient:
                     async for event in stream:
                         if event.type == "content_block_delta" and event.delta.type == "text_delta":
                             yield TextChunk(event.delta.text)
+                        elif event.type == "content_block_stop":
+                            for item in _finished_block(stream.current_message_snapshot, event):
+                                yield item
                     message = await stream.get_final_message()
             except anthropic.APIStatusError as e:
                 self._finish(record, error=f"{e.status_code} {e.type}")

@@ -50,11 +50,19 @@ class Restart:
 
 
 @dataclass
+class ServerToolCall:
+    """A server tool (web search) ran inside the reply: its call and its result, as received."""
+
+    use: Block
+    result: Block
+
+
+@dataclass
 class Final:
     reply: ModelReply
 
 
-StreamEvent = TextChunk | Restart | Final
+StreamEvent = TextChunk | Restart | ServerToolCall | Final
 
 
 class ModelClient(Protocol):

@@ -44,23 +44,31 @@ def format_validation_error(tool_name: str, error: ValidationError) -> str:
 
 
 class ToolRegistry:
-    def __init__(self, tools: Iterable[AnyTool], gate: Gate | None = None) -> None:
+    def __init__(
+        self,
+        tools: Iterable[AnyTool],
+        gate: Gate | None = None,
+        server_tools: Iterable[dict[str, Any]] = (),
+    ) -> None:
         self.tools: dict[str, AnyTool] = {t.name: t for t in tools}
         self.gate: Gate = gate or OpenGate()
+        # declarations of tools the API runs itself (web search): declared, never dispatched
+        self.server_tools = [dict(t) for t in server_tools]
 
     def names(self) -> list[str]:
         return list(self.tools)
 
     def without(self, *names: str) -> ToolRegistry:
-        return ToolRegistry([t for n, t in self.tools.items() if n not in names], self.gate)
+        kept = [t for n, t in self.tools.items() if n not in names]
+        return ToolRegistry(kept, self.gate, self.server_tools)
 
     def with_tools(self, *tools: AnyTool) -> ToolRegistry:
-        return ToolRegistry([*self.tools.values(), *tools], self.gate)
+        return ToolRegistry([*self.tools.values(), *tools], self.gate, self.server_tools)
 
     @cached_property
     def schemas(self) -> list[dict[str, Any]]:
         """Generated once, in a stable order: a stable tool block keeps the cached prefix valid."""
-        return [
+        client = [
             {
                 "name": tool.name,
                 "description": load_prompt(f"tools/{tool.name}.md").strip(),
@@ -68,6 +76,7 @@ class ToolRegistry:
             }
             for tool in self.tools.values()
         ]
+        return client + [t for t in self.server_tools if t["name"] not in self.tools]
 
     def runs_concurrently(self, name: str) -> bool:
         tool = self.tools.get(name)

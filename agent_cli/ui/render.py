@@ -11,7 +11,14 @@ from typing import Any
 from rich.console import Console, RenderableType
 from rich.text import Text
 
-from agent_cli.events import CompactionDone, ErrorEvent, NoteAdded, ToolEnd, Warning
+from agent_cli.events import (
+    CompactionDone,
+    ErrorEvent,
+    NoteAdded,
+    SourcesCited,
+    ToolEnd,
+    Warning,
+)
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 MAX_DIFF_LINES = 40
@@ -154,6 +161,9 @@ def event_line(event: Any, width: int, color: bool) -> str | None:
         return info_line(f"! {event.message}", width, color, "yellow")
     if isinstance(event, NoteAdded):
         return info_line("✎ " + note_line(event.note), width, color, "magenta")
+    if isinstance(event, SourcesCited):
+        lines = [f"[{s.n}] {_short(s.title, 60)} — {s.url}" for s in event.sources]
+        return info_line("\n".join(["Sources:", *lines]), width, color)
     if isinstance(event, CompactionDone):
         return info_line(
             f"⇣ compacted ({event.stage}): {event.messages_before} → {event.messages_after} "
