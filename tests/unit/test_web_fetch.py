@@ -283,3 +283,39 @@ def test_a_long_page_with_a_prompt_puts_the_matching_passages_first(
     head = result.content[: ctx.settings.tool_preview_chars]
     assert "## Passages about: what happened to proxy support" in head
     assert "Proxy support was removed in 0.28." in head
+
+
+def tiny_pdf(text: str) -> bytes:
+    """A one-page PDF showing `text`, written out by hand (objects, xref table, trailer)."""
+    stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out, offsets = b"%PDF-1.4\n", []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1, xref
+    )
+    return out
+
+
+def test_a_pdf_comes_back_as_its_text(tmp_path: Path, site: WebSite):
+    site.page("/notes.pdf", tiny_pdf("Release notes for 0.28"), "application/pdf")
+    site.page("/broken.pdf", b"%PDF-1.4 not really", "application/pdf")
+    ctx = make_ctx(tmp_path, settings())
+    result = fetch(ctx, url=site.url("/notes.pdf"))
+    assert not result.is_error, result.content
+    assert "--- page 1 ---\nRelease notes for 0.28" in result.content
+    broken = fetch(ctx, url=site.url("/broken.pdf"))
+    assert broken.is_error
+    assert "The PDF could not be read" in broken.content
