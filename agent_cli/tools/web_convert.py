@@ -1,5 +1,6 @@
-"""A fetched body as text the model can read: HTML as Markdown (markdownify over
-BeautifulSoup), JSON pretty-printed, PDF as its text (pypdf), other text as it is.
+"""A fetched body as text the model can read: HTML as Markdown (html-to-markdown, a Rust
+converter: a 1 MB page in about 0.2 s, where markdownify over BeautifulSoup took 5-7 s here),
+JSON pretty-printed, PDF as its text (pypdf), other text as it is.
 
 The libraries are imported here, when a page arrives, never at start-up.
 """
@@ -10,13 +11,16 @@ import io
 import json
 import re
 from dataclasses import dataclass
+from html.parser import HTMLParser
 
 from agent_cli.tools.web_http import Page
 from agent_cli.tools.web_rules import WebRefused
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
-DROPPED_TAGS = ("script", "style", "noscript", "template", "svg", "iframe", "form")
+DROPPED_TAGS = ["script", "style", "noscript", "template", "svg", "iframe", "object", "embed"]
 _BLANK_RUNS = re.compile(r"\n{3,}")
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset=["']?([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+TITLE_SCAN = 65_536  # the title lives in the head
 
 
 @dataclass
@@ -43,18 +47,49 @@ def convert(page: Page) -> Converted:
 
 
 def html_to_markdown(body: bytes, charset: str | None) -> Converted:
-    from bs4 import BeautifulSoup
-    from markdownify import MarkdownConverter
+    from html_to_markdown import ConversionOptions, convert
 
-    soup = BeautifulSoup(body, "html.parser", from_encoding=charset)
-    title = soup.title.get_text(" ", strip=True) if soup.title else ""
-    for tag in soup(DROPPED_TAGS):
-        tag.decompose()
-    if soup.head is not None:
-        soup.head.decompose()
-    converter = MarkdownConverter(heading_style="ATX", bullets="-", escape_underscores=False)
-    text = converter.convert_soup(soup)
-    return Converted(title, _tidy(text), "html")
+    html = _decode_html(body, charset)
+    options = ConversionOptions(
+        extract_metadata=False, heading_style="atx", bullets="-", exclude_selectors=DROPPED_TAGS
+    )
+    markdown = convert(html, options).content or ""
+    return Converted(page_title(html[:TITLE_SCAN]), _tidy(markdown), "html")
+
+
+class _TitleParser(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.inside = self.done = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.inside = tag == "title" and not self.done
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "title" and self.inside:
+            self.inside, self.done = False, True
+
+    def handle_data(self, data: str) -> None:
+        if self.inside:
+            self.parts.append(data)
+
+
+def page_title(html: str) -> str:
+    parser = _TitleParser()
+    parser.feed(html)
+    return " ".join("".join(parser.parts).split())
+
+
+def _decode_html(body: bytes, charset: str | None) -> str:
+    meta = _META_CHARSET.search(body[:4096])
+    for name in (charset, meta.group(1).decode() if meta else None, "utf-8"):
+        if name:
+            try:
+                return body.decode(name, errors="replace")
+            except LookupError:
+                continue
+    return body.decode("utf-8", errors="replace")
 
 
 def pdf_to_text(body: bytes) -> Converted:
