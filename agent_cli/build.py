@@ -17,12 +17,12 @@ from agent_cli.errors import UsageError
 from agent_cli.gate import PolicyGate
 from agent_cli.hooks import Hooks
 from agent_cli.instructions import project_instructions
-from agent_cli.logs import CallLog, key_last4, secrets_from_env, setup_logging
+from agent_cli.logs import secrets_from_env, setup_logging
 from agent_cli.loop.agent import Agent
-from agent_cli.loop.session import Session, new_session_id
-from agent_cli.memory.notes import NoteStore
+from agent_cli.memory.recall import Recall
 from agent_cli.memory.recall_notes import search_notes
 from agent_cli.memory.setup import recent_episodes_section
+from agent_cli.model.call_log import CallLog, key_last4
 from agent_cli.model.client import ModelClient
 from agent_cli.model.server_tools import declarations
 from agent_cli.paths import Paths
@@ -34,22 +34,23 @@ from agent_cli.session.resume import (
     latest_session,
     warn_other_workspace,
 )
+from agent_cli.session.state import Session, new_session_id
 from agent_cli.session.transcript import SessionRecord, TranscriptWriter
 from agent_cli.settings import PermissionMode, Settings, load_settings
 from agent_cli.subagent.runner import SubagentRunner
+from agent_cli.subagent.store import NoteStore
+from agent_cli.subagent.task import Task
 from agent_cli.system_prompt import build_system
 from agent_cli.todo.reminder import TodoReminder
 from agent_cli.todo.tracker import TodoTracker
-from agent_cli.tools.base import AnyTool, ToolContext
+from agent_cli.tool_contract import AnyTool, ToolContext
 from agent_cli.tools.bash import Bash
 from agent_cli.tools.compact import Compact
 from agent_cli.tools.edit_file import EditFile
 from agent_cli.tools.glob import Glob
 from agent_cli.tools.grep import Grep
 from agent_cli.tools.read_file import ReadFile
-from agent_cli.tools.recall import Recall
 from agent_cli.tools.registry import ToolRegistry
-from agent_cli.tools.task import Task
 from agent_cli.tools.todo_write import TodoWrite
 from agent_cli.tools.web_fetch import WebFetch
 from agent_cli.tools.write_file import WriteFile

@@ -7,7 +7,7 @@
     │   └── StreamBrokenError  the stream broke and the whole-request retries ran out
     ├── MaxTurnsError          --max-turns reached
     ├── HookVetoError          a user_prompt_submit hook vetoed the prompt
-    ├── IndexUnreadableError   notes/index.sqlite3 cannot be opened (memory/index.py; it is
+    ├── IndexUnreadableError   notes/index.sqlite3 cannot be opened (search_index.py; it is
     │                          an sqlite3.DatabaseError too)
     ├── UsageError             exit 2: bad flag or argument, unknown session
     ├── ConfigError            exit 2: bad settings key or value

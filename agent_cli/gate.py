@@ -7,7 +7,7 @@ from typing import Any
 from agent_cli.hooks import Hooks
 from agent_cli.permissions import Permissions
 from agent_cli.redaction import redact
-from agent_cli.tools.base import AnyTool, ToolContext, ToolInput, ToolResult
+from agent_cli.tool_contract import AnyTool, ToolContext, ToolInput, ToolResult
 
 
 def _input(args: ToolInput) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from pathlib import Path
 from agent_cli.approval import ApprovalRequest, Approver, HeadlessApprover
 from agent_cli.settings import PermissionSettings
 from agent_cli.shell_rules import SEPARATORS, UNSAFE, denied, is_read_only, normalised
-from agent_cli.tools.base import AnyTool, ToolContext, ToolInput
+from agent_cli.tool_contract import AnyTool, ToolContext, ToolInput
 from agent_cli.tools.fs import (
     PathRefused,
     display_path,

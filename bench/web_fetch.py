@@ -21,7 +21,7 @@ from common import Figure, report
 
 from agent_cli.paths import Paths
 from agent_cli.settings import Settings
-from agent_cli.tools.base import ToolContext
+from agent_cli.tool_contract import ToolContext
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.web_convert import html_to_markdown
 from agent_cli.tools.web_fetch import WebFetch

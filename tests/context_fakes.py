@@ -13,14 +13,14 @@ from typing import Any
 from agent_cli import errors
 from agent_cli.events import Event
 from agent_cli.loop.extensions import StageContext
-from agent_cli.loop.session import Session
 from agent_cli.messages import Block, Message
 from agent_cli.model.client import Final, ModelClient, ModelReply, ModelRequest, StreamEvent
 from agent_cli.model.usage import Usage
 from agent_cli.paths import Paths
+from agent_cli.session.state import Session
 from agent_cli.session.transcript import TranscriptWriter
 from agent_cli.settings import ContextSettings, Settings
-from agent_cli.tools.base import ToolContext
+from agent_cli.tool_contract import ToolContext
 
 SESSION_ID = "20250101-000000-abcdef"
 

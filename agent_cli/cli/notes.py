@@ -13,8 +13,8 @@ from agent_cli.cli import options as opt
 from agent_cli.cli.common import guarded, state_paths
 
 if TYPE_CHECKING:
-    from agent_cli.memory.notes import NoteStore
     from agent_cli.subagent.note import Note
+    from agent_cli.subagent.store import NoteStore
 
 notes_app = typer.Typer(no_args_is_help=False, add_completion=False, rich_markup_mode=None)
 
@@ -23,7 +23,7 @@ SESSION = typer.Option(None, "--session", "-s", help="Only this session's notes 
 
 
 def _store(workspace: Path, state_dir: Path | None) -> NoteStore:
-    from agent_cli.memory.notes import NoteStore
+    from agent_cli.subagent.store import NoteStore
 
     return NoteStore(state_paths(workspace, state_dir))
 

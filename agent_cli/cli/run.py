@@ -16,8 +16,8 @@ from agent_cli.errors import UsageError
 if TYPE_CHECKING:  # the command's own imports are deferred: `agent --help` must stay light
     from agent_cli.build import Options
     from agent_cli.cli.run_output import RunOutcome, RunReporter
-    from agent_cli.logs import CallLog
-    from agent_cli.loop.session import Session
+    from agent_cli.model.call_log import CallLog
+    from agent_cli.session.state import Session
 
 
 def read_prompt(prompt: str | None) -> str:
@@ -51,7 +51,7 @@ def run(
 ) -> None:
     from agent_cli.build import Options, load, open_session, resolve_workspace, start_logging
     from agent_cli.cli.run_output import RunOutcome, RunReporter
-    from agent_cli.logs import exit_summary
+    from agent_cli.model.call_log import exit_summary
     from agent_cli.model.credentials import require_credentials
 
     reporter = RunReporter(output_format, quiet)

@@ -18,7 +18,7 @@ sessions_app = typer.Typer(no_args_is_help=False, add_completion=False, rich_mar
 
 
 def _first_prompt(state: Restored) -> str:
-    from agent_cli.loop.history import blocks_of
+    from agent_cli.history import blocks_of
 
     for message in state.messages:
         if message["role"] == "user":
@@ -97,7 +97,7 @@ def show_session(
     state_dir: Path | None = opt.STATE_DIR,
 ) -> None:
     """Show one session: its live context, todo list and totals."""
-    from agent_cli.loop.history import blocks_of
+    from agent_cli.history import blocks_of
     from agent_cli.session.resume import find_session, fold
 
     state = fold(find_session(state_paths(workspace, state_dir), session_id))

@@ -23,8 +23,8 @@ from agent_cli.context.summary import (
 from agent_cli.context.tokens import TokenCounter, resolve_thresholds, value_tokens
 from agent_cli.events import Warning
 from agent_cli.loop.extensions import Compacted, Stage, StageContext
-from agent_cli.loop.session import Session
 from agent_cli.messages import Block, Message
+from agent_cli.session.state import Session
 
 log = logging.getLogger(__name__)
 

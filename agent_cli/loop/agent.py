@@ -13,7 +13,7 @@ from asyncio import FIRST_COMPLETED
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 
-from agent_cli import errors
+from agent_cli import errors, history
 from agent_cli.events import (
     CompactionDone,
     ErrorEvent,
@@ -24,11 +24,9 @@ from agent_cli.events import (
     UsageUpdate,
 )
 from agent_cli.logs import FILE_ONLY
-from agent_cli.loop import history
 from agent_cli.loop.extensions import Compacted, Compactor, Guide, Stage, StageContext
 from agent_cli.loop.rounds import cut_off_call, run_round
 from agent_cli.loop.server_turn import call_events, ends_with_reply, sources_event, store_reply
-from agent_cli.loop.session import Session
 from agent_cli.messages import Block, Message
 from agent_cli.model.client import (
     Final,
@@ -40,8 +38,9 @@ from agent_cli.model.client import (
     TextChunk,
 )
 from agent_cli.model.usage import Usage
+from agent_cli.session.state import Session
 from agent_cli.session.transcript import CompactionRecord
-from agent_cli.tools.base import ToolResult
+from agent_cli.tool_contract import ToolResult
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.turn_hooks import TurnHooks
 

@@ -17,9 +17,9 @@ from agent_cli.model.usage import Usage
 
 if TYPE_CHECKING:
     from agent_cli.events import Event
-    from agent_cli.loop.session import Session
     from agent_cli.model.client import ModelClient
-    from agent_cli.tools.base import ToolResult
+    from agent_cli.session.state import Session
+    from agent_cli.tool_contract import ToolResult
 
 
 @dataclass

@@ -12,7 +12,7 @@ from typing import Any
 
 from agent_cli.events import Event, ToolEnd, ToolStart
 from agent_cli.messages import Block
-from agent_cli.tools.base import ToolContext, ToolResult
+from agent_cli.tool_contract import ToolContext, ToolResult
 from agent_cli.tools.registry import ToolRegistry
 
 CUT_OFF = (

@@ -8,10 +8,10 @@ received, and the history holds them as one assistant message (roles alternate, 
 from __future__ import annotations
 
 from agent_cli.events import Event, Source, SourcesCited, ToolEnd, ToolStart
-from agent_cli.loop.session import Session
 from agent_cli.messages import Block, blocks_of
 from agent_cli.model.client import ServerToolCall
 from agent_cli.model.server_tools import result_summary, sources
+from agent_cli.session.state import Session
 
 
 def call_events(call: ServerToolCall) -> list[Event]:

@@ -23,14 +23,14 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.events import Event, TodosUpdated, TurnEnd, Warning
-from agent_cli.loop.session import Session
 from agent_cli.memory import generator, triggers
 from agent_cli.memory.episode import Episode, EpisodeDraft, new_episode_id, relative_path
 from agent_cli.memory.episode_store import EpisodeStore
 from agent_cli.messages import Block, Message
 from agent_cli.model.client import ModelClient
+from agent_cli.session.state import Session
 from agent_cli.session.transcript import EpisodeRecord
-from agent_cli.tools.base import ToolResult
+from agent_cli.tool_contract import ToolResult
 
 log = logging.getLogger(__name__)
 

@@ -8,9 +8,9 @@ import sqlite3
 
 from agent_cli.errors import UsageError
 from agent_cli.memory.episode import relative_path
-from agent_cli.memory.notes import NoteStore
 from agent_cli.subagent.note import Note
-from agent_cli.tools.base import ToolContext
+from agent_cli.subagent.store import NoteStore
+from agent_cli.tool_contract import ToolContext
 
 log = logging.getLogger(__name__)
 

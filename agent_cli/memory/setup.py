@@ -11,10 +11,10 @@ import sqlite3
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
-from agent_cli.loop.session import Session
 from agent_cli.memory import render
 from agent_cli.memory.episode_store import EpisodeStore
 from agent_cli.memory.manager import EpisodeManager
+from agent_cli.session.state import Session
 
 if TYPE_CHECKING:
     from agent_cli.events import Event

@@ -17,8 +17,8 @@ import anthropic
 import httpx2
 
 from agent_cli import errors
-from agent_cli.logs import CallLog, CallRecord
 from agent_cli.messages import Block, Message
+from agent_cli.model.call_log import CallLog, CallRecord
 from agent_cli.model.client import (
     Final,
     ModelReply,

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.errors import UsageError
-from agent_cli.loop.history import repair
+from agent_cli.history import repair
 from agent_cli.messages import Message
 from agent_cli.model.usage import Usage
 from agent_cli.paths import Paths

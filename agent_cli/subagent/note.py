@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from agent_cli.tools.base import ToolInput
+from agent_cli.tool_contract import ToolInput
 
 NoteStatus = Literal["completed", "max_turns", "error", "interrupted"]
 Confidence = Literal["high", "medium", "low"]

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-from agent_cli.loop.history import blocks_of
+from agent_cli.history import blocks_of
 from agent_cli.messages import Block, Message
 from agent_cli.model.client import Final, ModelClient, ModelReply, ModelRequest, StreamEvent
 

@@ -20,11 +20,10 @@ from pathlib import Path
 from agent_cli.events import ErrorEvent, NoteAdded, TurnEnd, UsageUpdate
 from agent_cli.events import ToolEnd as ToolEndEvent
 from agent_cli.loop.agent import Agent, last_assistant_text
-from agent_cli.loop.session import Session
-from agent_cli.memory.notes import NoteStore
 from agent_cli.model.client import ModelClient
 from agent_cli.model.usage import Usage
 from agent_cli.redaction import redact
+from agent_cli.session.state import Session
 from agent_cli.session.transcript import NoteRecord
 from agent_cli.subagent.note import (
     UNPARSED,
@@ -38,10 +37,11 @@ from agent_cli.subagent.note import (
     trim,
 )
 from agent_cli.subagent.process_log import LoggedClient, ProcessLog
+from agent_cli.subagent.store import NoteStore
+from agent_cli.subagent.submit_note import SubmitNote
 from agent_cli.system_prompt import build_system
-from agent_cli.tools.base import ToolContext
+from agent_cli.tool_contract import ToolContext
 from agent_cli.tools.registry import ToolRegistry
-from agent_cli.tools.submit_note import SubmitNote
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from agent_cli.messages import Block, Message
 from agent_cli.todo.tracker import TOOL_NAME, TodoTracker, render
-from agent_cli.tools.base import ToolResult
+from agent_cli.tool_contract import ToolResult
 
 REMINDER_ROUNDS = 3
 

@@ -10,7 +10,7 @@ import signal
 from pydantic import Field
 
 from agent_cli.model.credentials import CREDENTIAL_VARS
-from agent_cli.tools.base import Tool, ToolContext, ToolInput, ToolResult
+from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 
 # output kept in memory; the registry saves anything over the per-result limit to a file
 MAX_OUTPUT_BYTES = 4_000_000

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import Field
 
-from agent_cli.tools.base import Tool, ToolContext, ToolInput, ToolResult
+from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.tools.fs import PathRefused, content_hash, display_path, remember, writable_path
 from agent_cli.tools.read_file import split_lines
 

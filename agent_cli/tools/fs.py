@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from agent_cli.tools.base import ToolContext
+from agent_cli.tool_contract import ToolContext
 
 # written only through their own tools (transcripts, notes, logs)
 INTERNAL_FOLDERS = (".transcripts", "notes", "logs")

@@ -16,7 +16,14 @@ from agent_cli.paths import result_file_stem
 from agent_cli.prompts import load_prompt
 from agent_cli.redaction import redact as redact
 from agent_cli.redaction import redact_value
-from agent_cli.tools.base import AnyTool, Gate, OpenGate, ToolContext, ToolResult, current_call_id
+from agent_cli.tool_contract import (
+    AnyTool,
+    Gate,
+    OpenGate,
+    ToolContext,
+    ToolResult,
+    current_call_id,
+)
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from pydantic import Field
 
-from agent_cli.tools.base import Tool, ToolContext, ToolInput, ToolResult
+from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.tools.web_rules import Resolver, WebRefused, domain_of, system_resolver
 
 PASSAGE_WORDS = re.compile(r"\w{3,}")

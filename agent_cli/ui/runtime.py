@@ -18,16 +18,16 @@ from agent_cli.build import (
     open_session,
     start_logging,
 )
-from agent_cli.logs import CallLog
 from agent_cli.loop.agent import Agent
-from agent_cli.loop.session import Session
 from agent_cli.memory.episode import Episode
 from agent_cli.memory.manager import EpisodeManager
 from agent_cli.memory.setup import attach_memory, finish
+from agent_cli.model.call_log import CallLog
 from agent_cli.model.client import ModelClient
 from agent_cli.model.credentials import require_credentials
 from agent_cli.paths import Paths
 from agent_cli.session.resume import Restored, fold
+from agent_cli.session.state import Session
 from agent_cli.settings import Settings
 
 SDK_MODULE = "agent_cli.model.anthropic"

@@ -10,13 +10,13 @@ from typing import Any
 
 from agent_cli.build import Options, base_tools, build_agent, make_client, open_session
 from agent_cli.events import Event
-from agent_cli.logs import CallLog
 from agent_cli.loop.agent import Agent
 from agent_cli.memory.manager import EpisodeManager
 from agent_cli.memory.setup import attach_memory, remembering_turn
+from agent_cli.model.call_log import CallLog
 from agent_cli.paths import Paths
 from agent_cli.settings import Settings
-from agent_cli.tools.base import Tool, ToolContext, ToolInput, ToolResult
+from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.tools.registry import ToolRegistry, input_schema
 from agent_cli.tools.todo_write import TodoWrite
 from tests.fake_model import FakeAnthropic, Script, has_tools, system_contains

@@ -10,7 +10,7 @@ import pytest
 
 from agent_cli.build import Options, build_agent, make_client, open_session
 from agent_cli.events import ToolEnd, ToolStart
-from agent_cli.logs import CallLog
+from agent_cli.model.call_log import CallLog
 from agent_cli.paths import Paths
 from agent_cli.settings import Settings
 from tests.conftest import FAKE_API_KEY

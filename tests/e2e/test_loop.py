@@ -12,13 +12,13 @@ import pytest
 
 from agent_cli.build import Options, build_agent, make_client, open_session
 from agent_cli.events import Event, ToolStart, TurnEnd
-from agent_cli.logs import CallLog
 from agent_cli.loop.agent import Agent
 from agent_cli.loop.extensions import Compacted, StageContext
 from agent_cli.messages import Block, Message
+from agent_cli.model.call_log import CallLog
 from agent_cli.paths import Paths
 from agent_cli.settings import Settings
-from agent_cli.tools.base import ToolResult
+from agent_cli.tool_contract import ToolResult
 from tests.conftest import FAKE_API_KEY
 from tests.fake_model import FakeAnthropic
 from tests.helpers import run_agent

@@ -14,20 +14,20 @@ import pytest
 
 from agent_cli.build import Options, build_agent, make_client, open_session
 from agent_cli.events import Event
-from agent_cli.logs import CallLog
 from agent_cli.loop.agent import Agent
-from agent_cli.memory.notes import NoteStore
+from agent_cli.model.call_log import CallLog
 from agent_cli.paths import Paths
 from agent_cli.session.resume import fold
 from agent_cli.settings import Settings
 from agent_cli.subagent.note import UNPARSED
 from agent_cli.subagent.runner import REASK, SubagentRunner
+from agent_cli.subagent.store import NoteStore
+from agent_cli.subagent.task import Task
 from agent_cli.system_prompt import build_system
-from agent_cli.tools.base import AnyTool, ToolContext, ToolInput
+from agent_cli.tool_contract import AnyTool, ToolContext, ToolInput
 from agent_cli.tools.bash import Bash
 from agent_cli.tools.read_file import ReadFile
 from agent_cli.tools.registry import ToolRegistry
-from agent_cli.tools.task import Task
 from tests.conftest import FAKE_API_KEY
 from tests.fake_model import FakeAnthropic
 from tests.fake_model.routing import system_contains

@@ -11,8 +11,8 @@ import pytest
 
 from agent_cli.build import Options, build_agent, make_client, open_session
 from agent_cli.events import Event, TodosUpdated
-from agent_cli.logs import CallLog
 from agent_cli.loop.agent import Agent
+from agent_cli.model.call_log import CallLog
 from agent_cli.paths import Paths
 from agent_cli.settings import Settings
 from tests.conftest import FAKE_API_KEY

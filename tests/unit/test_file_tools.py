@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_cli.build import base_tools
-from agent_cli.tools.base import ToolContext, ToolResult
+from agent_cli.tool_contract import ToolContext, ToolResult
 from agent_cli.tools.glob import compile_glob
 from agent_cli.tools.registry import ToolRegistry
 from tests.unit.tool_helpers import call, make_ctx

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from agent_cli.loop.history import INTERRUPTED, repair
+from agent_cli.history import INTERRUPTED, repair
 from agent_cli.messages import validate_request
 
 

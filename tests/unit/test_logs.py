@@ -3,7 +3,8 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from agent_cli.logs import CallLog, CallRecord, MonthlyFileHandler, exit_summary
+from agent_cli.logs import MonthlyFileHandler
+from agent_cli.model.call_log import CallLog, CallRecord, exit_summary
 from agent_cli.model.usage import Usage
 from agent_cli.settings import Settings
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from agent_cli.errors import UsageError
-from agent_cli.memory.index import Schema, connect, fts_query
-from agent_cli.memory.notes import NOTES_SCHEMA, NoteStore
 from agent_cli.paths import Paths
+from agent_cli.search_index import Schema, connect, fts_query
 from agent_cli.subagent.note import Note
+from agent_cli.subagent.store import NOTES_SCHEMA, NoteStore
 
 
 def make_note(note_id: str, session: str = "s1", **over: object) -> Note:

@@ -13,11 +13,11 @@ import pytest
 from agent_cli.cli.common import guarded
 from agent_cli.context.results import save_result
 from agent_cli.logs import FILE_ONLY, setup_logging
-from agent_cli.loop.session import Session
 from agent_cli.model.usage import Usage
 from agent_cli.paths import Paths
 from agent_cli.redaction import redact_value
 from agent_cli.session.resume import fold, latest_session
+from agent_cli.session.state import Session
 from agent_cli.session.transcript import (
     MessageRecord,
     SessionRecord,
@@ -26,7 +26,7 @@ from agent_cli.session.transcript import (
     read_records,
 )
 from agent_cli.settings import Settings
-from agent_cli.tools.base import ToolResult
+from agent_cli.tool_contract import ToolResult
 from agent_cli.tools.edit_file import replace_text
 from agent_cli.tools.read_file import split_lines
 from agent_cli.tools.registry import finish_result

@@ -15,7 +15,7 @@ from agent_cli.gate import PolicyGate
 from agent_cli.hooks import Hooks
 from agent_cli.permissions import Permissions
 from agent_cli.settings import Settings
-from agent_cli.tools.base import ToolContext, ToolResult
+from agent_cli.tool_contract import ToolContext, ToolResult
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.web_fetch import WebFetch
 from tests.unit.tool_helpers import ScriptedApprover, make_ctx

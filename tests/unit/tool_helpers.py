@@ -14,7 +14,7 @@ from agent_cli.hooks import Hooks
 from agent_cli.paths import Paths
 from agent_cli.permissions import Permissions
 from agent_cli.settings import Settings
-from agent_cli.tools.base import ToolContext, ToolResult
+from agent_cli.tool_contract import ToolContext, ToolResult
 from agent_cli.tools.registry import ToolRegistry
 
 

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
+from agent_cli import history as hist
 from agent_cli.context.budget import newest_batch
 from agent_cli.context.micro import plan_micro
 from agent_cli.context.pipeline import build_pipeline
@@ -24,7 +25,6 @@ from agent_cli.context.results import find_results, is_placeholder
 from agent_cli.context.snip import plan_snip, snipped
 from agent_cli.context.state import request_visible
 from agent_cli.context.tokens import TokenCounter
-from agent_cli.loop import history as hist
 from agent_cli.messages import Message, validate_request
 from agent_cli.settings import ContextSettings, Settings
 from tests.context_fakes import FakeClient, context_for, make_session, request_body

@@ -12,7 +12,7 @@ from agent_cli.context.results import find_results, is_placeholder, trusted_save
 from agent_cli.context.snip import plan_snip
 from agent_cli.context.state import request_visible
 from agent_cli.messages import validate_request
-from agent_cli.tools.base import ToolResult
+from agent_cli.tool_contract import ToolResult
 from agent_cli.tools.registry import finish_result
 from tests.context_fakes import (
     FakeClient,

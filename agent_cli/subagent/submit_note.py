@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from agent_cli.subagent.note import NoteBody
-from agent_cli.tools.base import Tool, ToolContext, ToolResult
+from agent_cli.tool_contract import Tool, ToolContext, ToolResult
 
 
 class SubmitNote(Tool[NoteBody]):

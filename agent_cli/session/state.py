@@ -14,7 +14,7 @@ from agent_cli.paths import Paths
 from agent_cli.session.transcript import MessageRecord, TranscriptWriter, UsageRecord, _Record
 from agent_cli.settings import Settings
 from agent_cli.todo.tracker import TodoTracker
-from agent_cli.tools.base import ToolContext
+from agent_cli.tool_contract import ToolContext
 
 
 def new_session_id() -> str:

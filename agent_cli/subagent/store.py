@@ -12,8 +12,8 @@ import sqlite3
 from pathlib import Path
 
 from agent_cli.errors import UsageError
-from agent_cli.memory.index import Schema, connect, fts_query
 from agent_cli.paths import Paths
+from agent_cli.search_index import Schema, connect, fts_query
 from agent_cli.subagent.note import Note, render_markdown
 
 NOTES_SCHEMA = Schema(

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from pydantic import Field, field_validator
 
 from agent_cli.subagent.note import render
-from agent_cli.tools.base import Tool, ToolContext, ToolInput, ToolResult, current_call_id
+from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult, current_call_id
 
 if TYPE_CHECKING:
     from agent_cli.subagent.runner import SubagentRunner
