@@ -170,3 +170,25 @@ def test_search_is_not_declared_unless_enabled(
     assert "web_search" not in names
     assert "web_fetch" in names  # the client-side tool is on by default
     assert fake_model.bodies(path=None)[0] == body  # no capability question was asked
+
+
+def test_a_continuation_cut_off_mid_search_leaves_a_session_that_goes_on(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    fake_model.web_search_supported = True
+    write_settings(tmp_path)
+    running = searched("httpx 0.28", [CHANGELOG])[:1]  # paused while the search runs
+    fake_model.script.reply([{"type": "text", "text": "Searching."}, *running],
+                            stop_reason="pause_turn")
+    fake_model.script.error(400, message="fake: the continuation fails")
+    proc = run_agent(fake_env, tmp_path, "run", "-p", "look it up", "--model", MODEL)
+    assert proc.returncode == 1
+    assert fake_model.bodies()[-1]["messages"][-1]["content"][-1]["type"] == "server_tool_use"
+
+    fake_model.script.text("Going on without it.")
+    events = run(fake_env, tmp_path, "go on", "--continue")
+    assert events[-1]["result"] == "Going on without it."
+    resumed = fake_model.bodies()[-1]  # valid (the fake server checks): the open call is gone
+    assert without_cache_control(resumed["messages"][1]["content"]) == [
+        {"type": "text", "text": "Searching."}
+    ]

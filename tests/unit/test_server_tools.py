@@ -182,3 +182,14 @@ def test_the_repl_shows_searches_pages_and_numbered_sources() -> None:
     assert render.event_line(cited_sources, 100, color=False) == (
         "Sources:\n[1] Changelog — https://example.org/changelog"
     )
+
+
+def test_the_summariser_reads_searches_as_queries_and_result_titles() -> None:
+    from agent_cli.context.summary import render_history
+
+    content = [*with_ids(searched("httpx 0.28", [PAGE])), cited("Changed.", [(PAGE[1], "C", "q")])]
+    rendered = render_history([{"role": "user", "content": "q"},
+                               {"role": "assistant", "content": content}], 10_000)
+    assert '[server tool call web_search {"query": "httpx 0.28"}]' in rendered
+    assert "[web search results]\nChangelog <https://example.org/changelog>" in rendered
+    assert "encrypted" not in rendered
