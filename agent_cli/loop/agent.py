@@ -22,6 +22,7 @@ from agent_cli.events import (
     TextDelta,
     TurnEnd,
     UsageUpdate,
+    Warning,
 )
 from agent_cli.logs import FILE_ONLY
 from agent_cli.loop.extensions import Compacted, Compactor, Guide, Stage, StageContext
@@ -33,6 +34,7 @@ from agent_cli.model.client import (
     ModelClient,
     ModelReply,
     ModelRequest,
+    Notice,
     Restart,
     ServerToolCall,
     TextChunk,
@@ -199,6 +201,8 @@ class Agent:
                     elif isinstance(stream_event, ServerToolCall):
                         for event in call_events(stream_event):
                             yield event
+                    elif isinstance(stream_event, Notice):
+                        yield Warning(message=stream_event.message)
                     elif isinstance(stream_event, Restart):
                         yield StreamRestart(
                             attempt=stream_event.attempt, reason=stream_event.reason

@@ -23,6 +23,7 @@ from agent_cli.model.client import (
     Final,
     ModelReply,
     ModelRequest,
+    Notice,
     Restart,
     ServerToolCall,
     StreamEvent,
@@ -141,6 +142,7 @@ class AnthropicClient:
         )
         self.endpoint_host = self._client.base_url.host
         self._web_search: dict[str, bool] = {}  # model -> does the endpoint offer web search
+        self._told: set[str] = set()  # models the user was told search is not offered for
 
     async def close(self) -> None:
         await self._client.close()
@@ -157,12 +159,7 @@ class AnthropicClient:
                 log.info("models API of %s: %s", self.endpoint_host, e)
                 offered = False
             self._web_search[model] = offered
-            if not offered:
-                log.warning(
-                    "web.search is on, but %s offers no web search for %s: it is not offered",
-                    self.endpoint_host,
-                    model,
-                )
+            log.info("web search offered by %s for %s: %s", self.endpoint_host, model, offered)
         return self._web_search[model]
 
     async def _offered(self, request: ModelRequest) -> ModelRequest:
@@ -174,7 +171,14 @@ class AnthropicClient:
         return dataclasses.replace(request, tools=tools)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        params = build_params(await self._offered(request))
+        offered = await self._offered(request)
+        if offered is not request and request.model not in self._told:
+            self._told.add(request.model)
+            yield Notice(
+                f"web.search is on, but {self.endpoint_host} offers no web search for "
+                f"{request.model}: search is not offered."
+            )
+        params = build_params(offered)
         attempts = self._settings.stream_retries + 1
         for attempt in range(attempts):
             record = CallRecord.begin(request.model, self.endpoint_host, request.caller)

@@ -58,11 +58,18 @@ class ServerToolCall:
 
 
 @dataclass
+class Notice:
+    """Something the user should hear once, e.g. that web search is not offered here."""
+
+    message: str
+
+
+@dataclass
 class Final:
     reply: ModelReply
 
 
-StreamEvent = TextChunk | Restart | ServerToolCall | Final
+StreamEvent = TextChunk | Restart | ServerToolCall | Notice | Final
 
 
 class ModelClient(Protocol):

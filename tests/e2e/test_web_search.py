@@ -156,6 +156,8 @@ def test_an_endpoint_without_server_tools_is_not_offered_search(
     (body,) = fake_model.bodies()
     assert [t["name"] for t in body["tools"] if t.get("type")] == []
     assert proc.stderr.count("offers no web search") == 1
+    assert "warning: web.search is on, but 127.0.0.1 offers no web search for " \
+        f"{MODEL}: search is not offered." in proc.stderr
 
 
 def test_search_is_not_declared_unless_enabled(
