@@ -193,3 +193,27 @@ def test_the_summariser_reads_searches_as_queries_and_result_titles() -> None:
     assert '[server tool call web_search {"query": "httpx 0.28"}]' in rendered
     assert "[web search results]\nChangelog <https://example.org/changelog>" in rendered
     assert "encrypted" not in rendered
+
+
+def test_a_searched_and_cited_reply_on_the_repl_screen() -> None:
+    from agent_cli.events import TextDelta, ToolStart, TurnEnd
+    from agent_cli.ui.turn import TurnView
+
+    use, result = with_ids(searched("httpx 0.28", [PAGE]))
+    summary, _, _ = result_summary(use, result)
+    view = TurnView(width=100, color=False)
+    events = [
+        TextDelta(text="Let me look.\n\n"),
+        ToolStart(id="srvtoolu_1", name="web_search", input={"query": "httpx 0.28"}),
+        ToolEnd(id="srvtoolu_1", name="web_search", is_error=False, summary=summary),
+        TextDelta(text="It dropped proxies. [1]"),
+        SourcesCited(sources=[Source(n=1, title="Changelog", url=PAGE[1])]),
+        TurnEnd(stop="done", text="", rounds=1),
+    ]
+    lines = [line for event in events for line in view.feed(event)]
+    assert lines == [
+        "Let me look.\n",
+        '✔ web_search "httpx 0.28": 1 result — Changelog',
+        "It dropped proxies. [1]\n",
+        "Sources:\n[1] Changelog — https://example.org/changelog",
+    ]
