@@ -26,6 +26,7 @@ class Route:
     body: bytes = b""
     headers: dict[str, str] = field(default_factory=dict)
     stream_total: int | None = None  # stream this many bytes of filler instead of body
+    stall: threading.Event | None = None  # send the headers, then wait for this before the body
 
 
 class WebSite:
@@ -70,6 +71,10 @@ class WebSite:
     def stream(self, path: str, total: int, content_type: str = "text/plain") -> None:
         self.routes[path] = Route(200, content_type, stream_total=total)
 
+    def stalled(self, path: str, release: threading.Event) -> None:
+        """Headers at once, the body only when `release` is set (a server that hangs)."""
+        self.routes[path] = Route(200, "text/html", b"<p>late</p>", stall=release)
+
     def paths(self) -> list[str]:
         with self._lock:
             return [p for p, _ in self.requests]
@@ -109,6 +114,9 @@ class _Handler(BaseHTTPRequestHandler):
         length = route.stream_total if route.stream_total is not None else len(route.body)
         self.send_header("Content-Length", str(length))
         self.end_headers()
+        if route.stall is not None:
+            self.wfile.flush()
+            route.stall.wait(30)
         if route.stream_total is None:
             self.wfile.write(route.body)
             return

@@ -49,6 +49,9 @@ class WebFetch(Tool[WebFetchInput]):
 
     async def run(self, args: WebFetchInput, ctx: ToolContext) -> ToolResult:
         web = ctx.settings.web
+        if any(secret and secret in args.url for secret in ctx.secrets):
+            refusal = "The URL contains the agent's own API key; it is never sent, in any mode."
+            return ToolResult(refusal, is_error=True, summary="web_fetch: refused (API key)")
         cached = self._cache.get(args.url)
         if cached is not None and time.monotonic() - cached.at < web.cache_ttl_s:
             return _copy(cached.result, " (cached)")
@@ -73,6 +76,8 @@ class WebFetch(Tool[WebFetchInput]):
         deny = tuple(ctx.settings.permissions.deny)
         try:
             page = await fetch_page(args.url, web, self.resolver, deny)
+        except httpx2.TimeoutException as e:
+            raise TimeoutError(str(e)) from e
         except httpx2.HTTPError as e:
             raise WebRefused(f"Fetching {args.url} failed: {type(e).__name__}: {e}") from e
         if isinstance(page, Redirected):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -240,6 +241,29 @@ def test_no_header_carries_the_api_key_to_the_fetched_host(
     assert "authorization" not in headers
     assert "x-api-key" not in headers
     assert not any(API_KEY in value for value in headers.values())
+
+
+def test_the_agents_own_key_in_a_url_is_refused_even_when_credential_urls_are_allowed(
+    tmp_path: Path, site: WebSite
+):
+    ctx = make_ctx(tmp_path, settings(allow_credential_urls=True))
+    ctx.secrets = (API_KEY,)
+    result = fetch(ctx, url=site.url("/a?k=" + API_KEY))
+    assert result.is_error
+    assert "contains the agent's own API key" in result.content
+    assert API_KEY not in result.content + result.summary
+    assert site.requests == []
+
+
+def test_a_server_that_hangs_is_a_timeout_result(tmp_path: Path, site: WebSite):
+    release = threading.Event()
+    site.stalled("/slow", release)
+    try:
+        result = fetch(make_ctx(tmp_path, settings(timeout_s=0.3)), url=site.url("/slow"))
+    finally:
+        release.set()
+    assert result.is_error
+    assert result.content == f"Fetching {site.url('/slow')} took longer than 0.3 s (web.timeout_s)."
 
 
 def test_a_page_fetched_again_comes_from_the_session_cache(tmp_path: Path, site: WebSite):
