@@ -1,11 +1,11 @@
-"""Assembles a runnable agent: settings, state paths, session (new or resumed), tools, prompt.
-
-Everything the CLI and the REPL share; extensions (pipeline stages, guides, extra tools) are
-wired here and nowhere else.
+"""The composition root: settings, state paths, the session (new or resumed), the agent with
+its tools, stages, guides and memory, and the Runtime the front ends drive. Extensions (pipeline
+stages, guides, observers, extra tools) are wired here and nowhere else.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,19 +14,24 @@ from agent_cli.approval import Approver, HeadlessApprover
 from agent_cli.context.pipeline import build_pipeline, request_overhead
 from agent_cli.context.tokens import resolve_thresholds
 from agent_cli.errors import UsageError
+from agent_cli.events import Event
 from agent_cli.gate import PolicyGate
 from agent_cli.hooks import Hooks
 from agent_cli.instructions import project_instructions
 from agent_cli.logs import secrets_from_env, setup_logging
 from agent_cli.loop.agent import Agent
+from agent_cli.memory.manager import EpisodeManager
 from agent_cli.memory.recall import Recall
 from agent_cli.memory.recall_notes import search_notes
 from agent_cli.memory.setup import recent_episodes_section
 from agent_cli.model.call_log import CallLog, key_last4
 from agent_cli.model.client import ModelClient
+from agent_cli.model.credentials import require_credentials
 from agent_cli.model.server_tools import declarations
+from agent_cli.options import Options
 from agent_cli.paths import Paths
 from agent_cli.permissions import Permissions
+from agent_cli.runtime import Runtime
 from agent_cli.session.resume import (
     Restored,
     find_session,
@@ -36,7 +41,7 @@ from agent_cli.session.resume import (
 )
 from agent_cli.session.state import Session, new_session_id
 from agent_cli.session.transcript import SessionRecord, TranscriptWriter
-from agent_cli.settings import PermissionMode, Settings, load_settings
+from agent_cli.settings import Settings, load_settings
 from agent_cli.subagent.runner import SubagentRunner
 from agent_cli.subagent.store import NoteStore
 from agent_cli.subagent.task import Task
@@ -54,18 +59,6 @@ from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.todo_write import TodoWrite
 from agent_cli.tools.web_fetch import WebFetch
 from agent_cli.tools.write_file import WriteFile
-
-
-@dataclass
-class Options:
-    workspace: Path
-    state_dir: Path | None = None
-    model: str | None = None
-    permission_mode: PermissionMode | None = None
-    resume: str | None = None
-    continue_last: bool = False
-    max_turns: int | None = None
-    quiet: bool = False
 
 
 def resolve_workspace(path: Path) -> Path:
@@ -112,7 +105,10 @@ def restore_target(options: Options, paths: Paths) -> Restored | None:
     return None
 
 
-def open_session(options: Options, settings: Settings, paths: Paths) -> Session:
+def open_session(
+    options: Options, settings: Settings, paths: Paths
+) -> tuple[Session, Restored | None]:
+    """A new session, or the one `options` resumes: its transcript is folded here, once."""
     secrets = secrets_from_env()
     restored = restore_target(options, paths)
     session_id = restored.id if restored else new_session_id()
@@ -141,16 +137,30 @@ def open_session(options: Options, settings: Settings, paths: Paths) -> Session:
         for model, usage in restored.usage_by_model.items():  # the cost is priced again
             session.add_usage(usage, model)
         session.todos.restore(restored.todos)
-    return session
+    return session, restored
 
 
-def build_agent(
-    session: Session, client: ModelClient, options: Options, approver: Approver | None = None
-) -> Agent:
-    """`approver` answers permission questions (the REPL's); None denies them (headless)."""
+@dataclass
+class Assembly:
+    agent: Agent
+    memory: EpisodeManager
+
+
+def assemble(
+    session: Session,
+    client: ModelClient,
+    options: Options,
+    approver: Approver | None = None,
+    publish: Callable[[Event], None] | None = None,
+) -> Assembly:
+    """The agent of a session with everything wired: tools, gate, subagents, context pipeline,
+    todo reminder, hooks and episodic memory. `approver` answers permission questions (the
+    REPL's; None denies them, headless); `publish` hears what happens outside a turn."""
     hooks = Hooks(session.settings.hooks, session.id, options.workspace)
     permissions = Permissions(session.settings.permissions, approver or HeadlessApprover())
-    runner = SubagentRunner(parent=session, client=client, store=NoteStore(session.paths))
+    runner = SubagentRunner(
+        parent=session, client=client, store=NoteStore(session.paths), spawn=Agent
+    )
     todo_write = TodoWrite(session.todos, session.record)
     tools = [*base_tools(), todo_write, Task(runner), Compact(session)]
     if session.settings.web.fetch:
@@ -165,6 +175,9 @@ def build_agent(
     system = build_system(options.workspace, "system.md", sections)
     reminder = TodoReminder(session.todos, session.settings.todo.reminder_rounds)
     stages, compactor = build_pipeline(session, request_overhead(system, registry.schemas))
+    if publish is not None:
+        session.usage_sink = publish
+    memory = EpisodeManager(session, client, emit=publish)
     agent = Agent(
         session=session,
         client=client,
@@ -173,11 +186,21 @@ def build_agent(
         guides=[reminder],
         stages=stages,
         compactor=compactor,
+        observers=[memory],
         max_turns=options.max_turns,
         turn_hooks=hooks,
     )
+    if publish is None:
+        memory.emit = agent.emit
     runner.bind(agent.registry)  # subagents get the complete set, minus `task`
-    return agent
+    return Assembly(agent, memory)
+
+
+def build_agent(
+    session: Session, client: ModelClient, options: Options, approver: Approver | None = None
+) -> Agent:
+    """The agent alone (tests that drive the loop directly)."""
+    return assemble(session, client, options, approver).agent
 
 
 def start_logging(paths: Paths, quiet: bool) -> CallLog:
@@ -190,3 +213,39 @@ def make_client(settings: Settings, call_log: CallLog) -> ModelClient:
     from agent_cli.model.anthropic import AnthropicClient  # the SDK import is slow: only here
 
     return AnthropicClient(settings, call_log)
+
+
+class Wiring:
+    """What the Runtime asks of the composition root (it never imports this module)."""
+
+    def __init__(self, settings: Settings, paths: Paths, call_log: CallLog) -> None:
+        self.settings, self.paths, self.call_log = settings, paths, call_log
+
+    def open_session(self, options: Options) -> tuple[Session, Restored | None]:
+        return open_session(options, self.settings, self.paths)
+
+    def make_client(self) -> ModelClient:
+        return make_client(self.settings, self.call_log)
+
+    def assemble(
+        self,
+        session: Session,
+        client: ModelClient,
+        options: Options,
+        approver: Approver | None,
+        publish: Callable[[Event], None],
+    ) -> Assembly:
+        return assemble(session, client, options, approver, publish)
+
+
+def build_runtime(
+    options: Options, approver: Approver | None = None, quiet: bool = False
+) -> Runtime:
+    """Settings, credentials, logging and the session: a Runtime ready for its first turn (the
+    SDK client is made when that turn needs it). `quiet`: nothing but warnings on stderr."""
+    settings, paths = load(options)
+    require_credentials()
+    call_log = start_logging(paths, quiet)
+    wiring = Wiring(settings, paths, call_log)
+    session, restored = wiring.open_session(options)
+    return Runtime(wiring, options, session, restored, approver)

@@ -120,3 +120,14 @@ def _blank_text(block: Any) -> bool:
         and block.get("type") == "text"
         and not str(block.get("text", "")).strip()
     )
+
+
+def last_assistant_text(messages: list[Message]) -> str:
+    for message in reversed(messages):
+        if message.get("role") == "assistant":
+            text = "".join(
+                b.get("text", "") for b in blocks_of(message) if b.get("type") == "text"
+            )
+            if text.strip():
+                return text
+    return ""

@@ -10,16 +10,16 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from agent_cli.errors import ConfigError
+from agent_cli.options import PermissionMode
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
 UNKNOWN_MODEL_WINDOW = 200_000
 
-PermissionMode = Literal["default", "accept-edits", "bypass", "plan"]
 
 
 class _Strict(BaseModel):

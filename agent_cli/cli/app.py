@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from agent_cli.cli.chat import chat
+from agent_cli.cli.chat import CHAT_CONTEXT, chat
+from agent_cli.cli.chat_start import DESCRIPTION
 from agent_cli.cli.memory import memory_app
 from agent_cli.cli.notes import notes_app
 from agent_cli.cli.run import run
@@ -39,7 +40,9 @@ def main(
     """A terminal coding agent."""
 
 
-app.command("chat", help="Talk with the agent in an interactive REPL.")(chat)
+app.command("chat", help=DESCRIPTION, context_settings=CHAT_CONTEXT, add_help_option=False)(
+    chat
+)
 app.command("run", help="Run one prompt non-interactively and exit.")(run)
 app.add_typer(sessions_app, name="sessions", help="List and show recorded sessions.")
 app.add_typer(notes_app, name="notes", help="List, show and search subagent notes.")

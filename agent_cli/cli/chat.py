@@ -1,24 +1,14 @@
-"""`agent chat`: the interactive REPL (SPEC §1, §14).
-
-Only prompt_toolkit is imported before the prompt is drawn; the session, rich and the SDK load
-after the first frame (the SDK in a background thread)."""
+"""`agent chat` as typer lists it: its options are defined once, in cli/chat_start.py, and
+everything after `chat` is handed there (help included)."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import typer
 
-from agent_cli.cli import options as opt
-from agent_cli.cli.chat_start import start_chat
-from agent_cli.cli.common import guarded
+from agent_cli.cli.chat_start import run_chat
+
+CHAT_CONTEXT = {"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []}
 
 
-@guarded
-def chat(
-    resume: str | None = opt.RESUME,
-    continue_last: bool = opt.CONTINUE,
-    model: str | None = opt.MODEL,
-    permission_mode: opt.PermissionModeOpt | None = opt.PERMISSION_MODE,
-    workspace: Path = opt.WORKSPACE,
-    state_dir: Path | None = opt.STATE_DIR,
-) -> None:
-    start_chat(resume, continue_last, model, permission_mode, workspace, state_dir)
+def chat(ctx: typer.Context) -> None:
+    run_chat(list(ctx.args))

@@ -1,4 +1,4 @@
-"""Starting the REPL, with no typer in the way: `agent chat` is parsed here first (see
+"""`agent chat`'s options, defined once, and its start: parsed here without typer (see
 cli/entry.py), so the prompt is drawn before typer would even have loaded."""
 
 from __future__ import annotations
@@ -6,70 +6,74 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from agent_cli.cli.failures import failure_line
 from agent_cli.errors import UsageError
+from agent_cli.options import PERMISSION_MODES, Options
 
-MODES = ("default", "accept-edits", "bypass", "plan")
+DESCRIPTION = "Talk with the agent in an interactive REPL."
 
 
-def fast_args(argv: list[str]) -> dict[str, Any] | None:
-    """`agent chat` options parsed without typer, or None to let typer handle it (help, any
-    mistake) so usage errors and --help look the same as every other command's."""
-    parser = argparse.ArgumentParser(add_help=False, exit_on_error=False)
-    parser.add_argument("--resume", "-r")
-    parser.add_argument("--continue", "-c", dest="continue_last", action="store_true")
-    parser.add_argument("--model", "-m")
-    parser.add_argument("--permission-mode", choices=MODES)
-    parser.add_argument("--workspace", "-w", type=Path, default=Path())
-    parser.add_argument("--state-dir", type=Path)
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]  # exit 2 via UsageError
+        raise UsageError(f"agent chat: {message} (see agent chat --help)")
+
+
+def chat_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="agent chat", description=DESCRIPTION)
+    parser.add_argument("--resume", "-r", metavar="ID", help="Resume a session (a unique prefix).")
+    parser.add_argument(
+        "--continue",
+        "-c",
+        dest="continue_last",
+        action="store_true",
+        help="Resume the newest session here.",
+    )
+    parser.add_argument("--model", "-m", help="Model id (default: AGENT_MODEL, settings).")
+    parser.add_argument("--permission-mode", choices=PERMISSION_MODES, help="How calls are asked.")
+    parser.add_argument(
+        "--workspace", "-w", type=Path, default=Path(), help="Repository to work in (default: .)."
+    )
+    parser.add_argument(
+        "--state-dir", type=Path, help="Where transcripts, notes and logs go (AGENT_STATE_DIR)."
+    )
+    return parser
+
+
+def parse_chat_args(argv: list[str]) -> Options:
+    """The options, checked: a bad flag, two resume flags or a missing workspace raise
+    UsageError (exit 2, naming it)."""
+    args = chat_parser().parse_args(argv)
+    if args.resume and args.continue_last:
+        raise UsageError("--resume and --continue cannot be used together.")
+    folder = args.workspace.expanduser().resolve()
+    if not folder.is_dir():
+        raise UsageError(f"--workspace {args.workspace}: not a directory")
+    return Options(
+        workspace=folder,
+        state_dir=args.state_dir,
+        model=args.model,
+        permission_mode=args.permission_mode,
+        resume=args.resume,
+        continue_last=args.continue_last,
+    )
+
+
+def run_chat(argv: list[str]) -> None:
+    """Parse, then run the REPL (or its plain form without a terminal). Failures are one line
+    on stderr and their exit code, never a traceback."""
     try:
-        parsed, rest = parser.parse_known_args(argv)
-    except argparse.ArgumentError:
-        return None
-    return None if rest else vars(parsed)
-
-
-def run_fast(argv: list[str]) -> bool:
-    """Run `agent chat` if its arguments parse here; False to fall back to typer."""
-    args = fast_args(argv)
-    if args is None:
-        return False
-    try:
-        start_chat(**args)
+        start_chat(parse_chat_args(argv))
     except (Exception, KeyboardInterrupt) as e:
         message, code = failure_line(e)
         sys.stderr.write(f"agent: {message}\n")
         raise SystemExit(code) from None
-    return True
 
 
-def start_chat(
-    resume: str | None,
-    continue_last: bool,
-    model: str | None,
-    permission_mode: str | None,
-    workspace: Path,
-    state_dir: Path | None,
-) -> None:
+def start_chat(options: Options) -> None:
     from agent_cli.model.credentials import require_credentials
 
-    if resume and continue_last:
-        raise UsageError("--resume and --continue cannot be used together.")
-    folder = workspace.expanduser().resolve()
-    if not folder.is_dir():
-        raise UsageError(f"--workspace {workspace}: not a directory")
     require_credentials()
-    # build.Options is made after the first frame: importing build is what takes the time
-    options = {
-        "workspace": folder,
-        "state_dir": state_dir,
-        "model": model,
-        "permission_mode": permission_mode,
-        "resume": resume,
-        "continue_last": continue_last,
-    }
     if sys.stdin.isatty() and sys.stdout.isatty():
         from agent_cli.ui.app import run_screen
 

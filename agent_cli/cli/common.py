@@ -45,7 +45,8 @@ def guarded(func: Callable[P, R]) -> Callable[P, R]:
 def state_paths(workspace: Path, state_dir: Path | None) -> Paths:
     """The state paths of a read-only command; warnings (a skipped transcript line) reach
     stderr as one line, tracebacks the log file."""
-    from agent_cli.build import Options, load, resolve_workspace, start_logging
+    from agent_cli.build import load, resolve_workspace, start_logging
+    from agent_cli.options import Options
 
     paths = load(Options(workspace=resolve_workspace(workspace), state_dir=state_dir))[1]
     start_logging(paths, quiet=False)

@@ -13,10 +13,10 @@ def main() -> None:
         sys.stdout.flush()
         return
     if sys.argv[1:2] == ["chat"]:
-        from agent_cli.cli.chat_start import run_fast
+        from agent_cli.cli.chat_start import run_chat
 
-        if run_fast(sys.argv[2:]):  # the prompt appears before typer would have loaded
-            return
+        run_chat(sys.argv[2:])  # the prompt appears before typer would have loaded
+        return
     from agent_cli.cli.app import app
 
     app(prog_name="agent")

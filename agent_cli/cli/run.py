@@ -14,10 +14,8 @@ from agent_cli.cli.failures import internal_error
 from agent_cli.errors import UsageError
 
 if TYPE_CHECKING:  # the command's own imports are deferred: `agent --help` must stay light
-    from agent_cli.build import Options
     from agent_cli.cli.run_output import RunOutcome, RunReporter
-    from agent_cli.model.call_log import CallLog
-    from agent_cli.session.state import Session
+    from agent_cli.runtime import Runtime
 
 
 def read_prompt(prompt: str | None) -> str:
@@ -49,10 +47,10 @@ def run(
     state_dir: Path | None = opt.STATE_DIR,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress or exit summary."),
 ) -> None:
-    from agent_cli.build import Options, load, open_session, resolve_workspace, start_logging
+    from agent_cli.build import build_runtime, resolve_workspace
     from agent_cli.cli.run_output import RunOutcome, RunReporter
     from agent_cli.model.call_log import exit_summary
-    from agent_cli.model.credentials import require_credentials
+    from agent_cli.options import Options
 
     reporter = RunReporter(output_format, quiet)
     with reporter.failure_reported():  # the json formats get a result object even now
@@ -69,16 +67,14 @@ def run(
             max_turns=max_turns,
             quiet=quiet,
         )
-        settings, paths = load(options)
-        options.max_turns = options.max_turns or settings.max_turns
-        require_credentials()
-        call_log = start_logging(paths, quiet)
-        session = open_session(options, settings, paths)
+        runtime = build_runtime(options, quiet=quiet)
+        runtime.options.max_turns = options.max_turns or runtime.settings.max_turns
+        session = runtime.session
         outcome = RunOutcome(session_id=session.id)
     try:
         import asyncio  # deferred with the rest: `agent --help` must not pay for it
 
-        asyncio.run(_drive(session, options, call_log, reporter, outcome, text))
+        asyncio.run(_drive(runtime, reporter, outcome, text))
     except KeyboardInterrupt:
         outcome.error, outcome.exit_code = "interrupted by user", 130
     except Exception as e:  # a bug still ends with the result object and one line
@@ -87,30 +83,20 @@ def run(
     outcome.cost_usd = session.cost_usd
     reporter.finish(outcome)
     if not quiet:
-        sys.stderr.write(exit_summary(call_log, settings) + "\n")
+        sys.stderr.write(exit_summary(runtime.call_log, runtime.settings) + "\n")
         sys.stderr.write(f"session: {session.id} (resume with: agent run --resume {session.id})\n")
     if outcome.exit_code:
         raise typer.Exit(outcome.exit_code)
 
 
-async def _drive(
-    session: Session,
-    options: Options,
-    call_log: CallLog,
-    reporter: RunReporter,
-    outcome: RunOutcome,
-    text: str,
-) -> None:
-    from agent_cli.build import build_agent, make_client
-    from agent_cli.memory.setup import attach_memory, finish, remembering_turn
-
-    client = make_client(session.settings, call_log)
+async def _drive(runtime: Runtime, reporter: RunReporter, outcome: RunOutcome, text: str) -> None:
+    runtime.listeners.append(lambda event: reporter.event(event, outcome))  # between turns
+    finished = False
     try:
-        agent = build_agent(session, client, options)
-        memory = attach_memory(agent)  # episodes are written in the background (§10)
-        reporter.init(session.id, session.model, agent.registry.names())
-        async for event in remembering_turn(agent, memory, text):
+        agent = await runtime.agent()
+        reporter.init(runtime.session.id, runtime.session.model, agent.registry.names())
+        async for event in runtime.turn(text):
             reporter.event(event, outcome)
-        await finish([memory])  # bounded by settings.background_wait_s, before the client closes
-    finally:
-        await client.close()
+        finished = True
+    finally:  # episode work finishes (bounded) before the client closes, unless interrupted
+        await runtime.aclose(wait=finished)

@@ -113,7 +113,7 @@ async def call_summariser(ctx: StageContext, request: ModelRequest) -> str:
             reply = event.reply
     if reply is None:
         raise ModelError("the summariser gave no reply")
-    ctx.emit(ctx.session.account(reply.usage, CALLER, reply.model))
+    ctx.session.account(reply.usage, CALLER, reply.model)
     text = reply.text().strip()
     if not text:
         raise ModelError("the summariser returned an empty summary")

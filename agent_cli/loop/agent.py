@@ -21,14 +21,20 @@ from agent_cli.events import (
     StreamRestart,
     TextDelta,
     TurnEnd,
-    UsageUpdate,
     Warning,
 )
 from agent_cli.logs import FILE_ONLY
-from agent_cli.loop.extensions import Compacted, Compactor, Guide, Stage, StageContext
+from agent_cli.loop.extensions import (
+    Compacted,
+    Compactor,
+    Guide,
+    Stage,
+    StageContext,
+    TurnObserver,
+)
 from agent_cli.loop.rounds import cut_off_call, run_round
 from agent_cli.loop.server_turn import call_events, ends_with_reply, sources_event, store_reply
-from agent_cli.messages import Block, Message
+from agent_cli.messages import Block
 from agent_cli.model.client import (
     Final,
     ModelClient,
@@ -63,6 +69,8 @@ class Agent:
     stages: Sequence[Stage] = ()
     guides: Sequence[Guide] = ()
     compactor: Compactor | None = None
+    # hear the user's message, every event of the turn and each round's end (episodic memory)
+    observers: Sequence[TurnObserver] = ()
     max_turns: int | None = None
     caller: str = "main"
     # ends the turn once a tool round is over and this says so (a subagent handed in its note)
@@ -72,6 +80,11 @@ class Agent:
     _events: asyncio.Queue[Event] = field(default_factory=asyncio.Queue)
     _last_usage: Usage | None = None
     _last_request_messages: int = 0
+
+    def __post_init__(self) -> None:
+        self.session.tool_ctx.emit = self.emit
+        if self.session.usage_sink is None:  # the runtime may route usage elsewhere
+            self.session.usage_sink = self.emit
 
     def emit(self, event: Event) -> None:
         self._events.put_nowait(event)
@@ -87,23 +100,27 @@ class Agent:
 
     async def run_turn(self, prompt: str | list[Block]) -> AsyncIterator[Event]:
         blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else prompt
+        text = "\n".join(b.get("text", "") for b in blocks)
+        for observer in self.observers:
+            observer.on_user_message(text)  # before it enters history (next-message triggers)
         if self.turn_hooks and (vetoed := await self.turn_hooks.before_turn(blocks)):
             for event in vetoed:
                 yield event
             return
-        self.session.current_request = "\n".join(b.get("text", "") for b in blocks)  # §8
-        self.session.tool_ctx.emit = self.emit
+        self.session.current_request = text  # §8
         self.session.append({"role": "user", "content": blocks})
         # after an interrupt the history ends with a user message of results: merge, as resume does
         self.session.messages = history.repair(self.session.messages)
         async for event in self._drain(self._turn()):
             if isinstance(event, TurnEnd) and self.turn_hooks:
                 await self.turn_hooks.after_turn(event)
+            for observer in self.observers:
+                observer.on_event(event)
             yield event
 
     async def compact_now(self, focus: str | None) -> AsyncIterator[Event]:
         """/compact [focus] between turns."""
-        self.session.compact_requested, self.session.compact_request = True, focus
+        self.session.request_compaction(focus)
         async for event in self._drain(self._apply_requested_compaction()):
             yield event
 
@@ -149,7 +166,8 @@ class Agent:
                 return
             assert reply is not None
             requests += 1
-            yield self._account(reply)
+            self._last_usage = reply.usage
+            self.session.account(reply.usage, self.caller, reply.model)  # announced via the sink
             if (cited := sources_event(reply.content)) is not None:
                 yield cited
             if not reply.content:
@@ -263,23 +281,21 @@ class Agent:
         )
 
     async def _apply_requested_compaction(self) -> AsyncIterator[Event]:
-        if not self.session.compact_requested or self.compactor is None:
+        request = self.session.take_compaction_request()
+        if request is None or self.compactor is None:
             return
-        focus = self.session.compact_request
-        self.session.compact_requested, self.session.compact_request = False, None
-        compacted = await self.compactor.compact(self.session.messages, focus, self.stage_context())
+        messages, ctx = self.session.messages, self.stage_context()
+        compacted = await self.compactor.compact(messages, request.focus, ctx)
         if compacted is not None:
             yield self._replace_history(compacted)
-
-    def _account(self, reply: ModelReply) -> UsageUpdate:
-        self._last_usage = reply.usage
-        return self.session.account(reply.usage, self.caller, reply.model)
 
     async def _run_tools(
         self, calls: list[Block], cut_off: str | None = None
     ) -> AsyncIterator[_Passed]:
         """Every call gets exactly one result, also when the turn is cancelled mid-round.
         Tool events are passed on while the round runs, so the UI shows live progress."""
+        for pending in self._pending():  # the reply's usage, before any tool starts
+            yield _Passed(pending)
         done: dict[str, ToolResult] = {}
         ctx = self.session.tool_ctx
         task = asyncio.ensure_future(run_round(calls, self.registry, ctx, self.emit, done, cut_off))
@@ -305,6 +321,8 @@ class Agent:
         self.session.append({"role": "user", "content": content})
         for guide in self.guides:
             guide.after_round(calls, results)
+        for observer in self.observers:
+            observer.on_round_end()
 
 
 @dataclass
@@ -316,14 +334,3 @@ class _Passed:
 
 def _result_block(tool_use_id: str, result: ToolResult) -> Block:
     return history.tool_result_block(tool_use_id, result.content, result.is_error)
-
-
-def last_assistant_text(messages: list[Message]) -> str:
-    for message in reversed(messages):
-        if message.get("role") == "assistant":
-            text = "".join(
-                b.get("text", "") for b in history.blocks_of(message) if b.get("type") == "text"
-            )
-            if text.strip():
-                return text
-    return ""

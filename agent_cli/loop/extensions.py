@@ -3,6 +3,7 @@
 - Stage: before every request, may rewrite the stored history (the context pipeline lives here).
 - Guide: adds request-only text blocks to one request and never to history (the todo reminder
   lives here); it also observes each finished tool round.
+- TurnObserver: hears the user's message, every event and each round's end; changes nothing.
 - Compactor: compaction on request (`compact` tool, /compact) and on prompt-too-long.
 """
 
@@ -57,6 +58,20 @@ class Guide(Protocol):
         ...
 
     def after_round(self, calls: list[Block], results: list[ToolResult]) -> None: ...
+
+
+class TurnObserver(Protocol):
+    """Hears a turn without taking part in it (episodic memory)."""
+
+    def on_user_message(self, text: str) -> None:
+        """Before the message enters history."""
+        ...
+
+    def on_event(self, event: Event) -> None: ...
+
+    def on_round_end(self) -> None:
+        """A tool round is over: every call has its result in history."""
+        ...
 
 
 class Compactor(Protocol):

@@ -1,10 +1,10 @@
 """EpisodeManager: watches a session, decides when an episode is due (memory/triggers.py) and
 writes it in the background; the turn never waits for it.
 
-Seams for the loop, the CLI and the REPL:
-- `guide` (a loop Guide: observes every finished tool round; adds no guidance);
-- `observe(event)` for every loop event (TodosUpdated and TurnEnd matter here);
-- `on_user_message(text)` before each turn, `on_todos(old, new)`, `remember()` (/remember);
+Seams for the loop, the runtime and the REPL:
+- a loop TurnObserver: `on_user_message(text)` before each turn, `on_event(event)` for every
+  event (TodosUpdated and TurnEnd matter here), `on_round_end()` after each tool round;
+- `on_todos(old, new)`, `remember()` (/remember);
 - `await wait(timeout)` before the process exits (`agent run`, `agent chat`);
 - `on_saved` (optional callback): told of each episode written (the REPL shows it).
 
@@ -26,11 +26,10 @@ from agent_cli.events import Event, TodosUpdated, TurnEnd, Warning
 from agent_cli.memory import generator, triggers
 from agent_cli.memory.episode import Episode, EpisodeDraft, new_episode_id, relative_path
 from agent_cli.memory.episode_store import EpisodeStore
-from agent_cli.messages import Block, Message
+from agent_cli.messages import Message
 from agent_cli.model.client import ModelClient
 from agent_cli.session.state import Session
 from agent_cli.session.transcript import EpisodeRecord
-from agent_cli.tool_contract import ToolResult
 
 log = logging.getLogger(__name__)
 
@@ -66,16 +65,12 @@ class EpisodeManager:
             self._advance(len(session.messages))  # resumed: earlier work is summarised
 
     @property
-    def guide(self) -> EpisodeGuide:
-        return EpisodeGuide(self)
-
-    @property
     def busy(self) -> bool:
         return any(not t.done() for t in self._tasks)
 
     # -- observing --------------------------------------------------------------------------
 
-    def observe(self, event: Event) -> None:
+    def on_event(self, event: Event) -> None:
         if isinstance(event, TodosUpdated):
             self.on_todos(self._todos, event.todos)
         elif isinstance(event, TurnEnd):
@@ -262,16 +257,3 @@ class EpisodeManager:
         log.warning("%s", message)
         if self.emit is not None:
             self.emit(Warning(message=message))
-
-
-class EpisodeGuide:
-    """The loop's Guide seam: no guidance; each finished tool round is a trigger point."""
-
-    def __init__(self, manager: EpisodeManager) -> None:
-        self.manager = manager
-
-    def guidance(self, messages: list[Message]) -> list[Block]:
-        return []
-
-    def after_round(self, calls: list[Block], results: list[ToolResult]) -> None:
-        self.manager.on_round_end()

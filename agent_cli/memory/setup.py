@@ -1,6 +1,5 @@
-"""Wiring episodic memory into a session: the system-prompt section of a new session, the
-manager attached to an agent, the turn both `agent run` and `agent chat` drive through it, the
-bounded wait before exit, and the listing /memory prints. Nothing here may break a session: an
+"""Episodic memory around a session: the system-prompt section of a new session, the bounded
+wait before exit, and the listing /memory prints. Nothing here may break a session: an
 unreadable index is logged and skipped."""
 
 from __future__ import annotations
@@ -8,17 +7,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING
 
 from agent_cli.memory import render
 from agent_cli.memory.episode_store import EpisodeStore
 from agent_cli.memory.manager import EpisodeManager
 from agent_cli.session.state import Session
-
-if TYPE_CHECKING:
-    from agent_cli.events import Event
-    from agent_cli.loop.agent import Agent
 
 log = logging.getLogger(__name__)
 
@@ -36,24 +29,6 @@ def recent_episodes_section(session: Session) -> str:
         log.warning("episode index unreadable, no episodes in the prompt: %s", e)
         return ""
     return render.system_section(episodes)
-
-
-def attach_memory(agent: Agent) -> EpisodeManager:
-    """An EpisodeManager for the agent's session, observing its rounds as a Guide."""
-    manager = EpisodeManager(agent.session, agent.client, emit=agent.emit)
-    agent.guides = [*agent.guides, manager.guide]
-    return manager
-
-
-async def remembering_turn(
-    agent: Agent, memory: EpisodeManager, prompt: str
-) -> AsyncIterator[Event]:
-    """One user turn as `agent run` and `agent chat` drive it: the manager hears the message
-    before it enters history (next-message triggers) and every event of the turn."""
-    memory.on_user_message(prompt)
-    async for event in agent.run_turn(prompt):
-        memory.observe(event)
-        yield event
 
 
 async def finish(memories: list[EpisodeManager]) -> bool:

@@ -1,4 +1,4 @@
-"""The state of one conversation: history, usage, transcript, the tools' context."""
+"""The state of one session: history, usage, transcript, plan, the tools' context."""
 
 from __future__ import annotations
 
@@ -22,6 +22,11 @@ def new_session_id() -> str:
     return f"{stamp}-{secrets.token_hex(3)}"
 
 
+@dataclass(frozen=True)
+class CompactionRequest:
+    focus: str | None
+
+
 @dataclass
 class Session:
     id: str
@@ -34,9 +39,11 @@ class Session:
     cost_usd: float | None = 0.0
     # the user's request of the current turn, verbatim: compaction never loses it (SPEC §8)
     current_request: str | None = None
-    # set by the `compact` tool or /compact: compaction runs once the round has all its results
-    compact_request: str | None = None
-    compact_requested: bool = False
+    # where every model call's usage is announced (the runtime routes it to the turn's events
+    # or to its listeners); None: accounted, not announced
+    usage_sink: Callable[[UsageUpdate], None] | None = None
+    # the `compact` tool or /compact asked: compaction runs once the round has all its results
+    _compaction: CompactionRequest | None = None
     # sections put back in view after a summary compaction (the todo list, project instructions)
     view_providers: list[Callable[[], str]] = field(default_factory=list)
     # the session's plan (SPEC §6): one tracker per session, never shared between agents
@@ -60,15 +67,26 @@ class Session:
         cost = usage.cost(price)
         self.cost_usd = None if self.cost_usd is None or cost is None else self.cost_usd + cost
 
-    def account(self, usage: Usage, caller: str, model: str) -> UsageUpdate:
-        """One model call of any caller (main, summariser, episode, subagent): into the totals
-        and the transcript; the returned event is for whoever shows usage."""
+    def account(self, usage: Usage, caller: str, model: str) -> None:
+        """The one place a model call of any caller (main, summariser, episode, subagent) is
+        counted: into the totals and the transcript, then announced through `usage_sink`."""
         self.add_usage(usage, model)
         self.record(UsageRecord(caller=caller, model=model, usage=usage.model_dump()))
-        return UsageUpdate(
-            caller=caller,
-            **usage.model_dump(),
-            context_tokens=usage.context_tokens + usage.output_tokens,
-            context_window=self.settings.context_window(self.model),
-            session_cost_usd=self.cost_usd,
-        )
+        if self.usage_sink is not None:
+            self.usage_sink(
+                UsageUpdate(
+                    caller=caller,
+                    **usage.model_dump(),
+                    context_tokens=usage.context_tokens + usage.output_tokens,
+                    context_window=self.settings.context_window(self.model),
+                    session_cost_usd=self.cost_usd,
+                )
+            )
+
+    def request_compaction(self, focus: str | None) -> None:
+        """Compact once every call of the current round has its result (or now, between turns)."""
+        self._compaction = CompactionRequest(focus)
+
+    def take_compaction_request(self) -> CompactionRequest | None:
+        request, self._compaction = self._compaction, None
+        return request

@@ -13,13 +13,16 @@ import asyncio
 import json
 import logging
 import time
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
+from typing import Protocol
 
-from agent_cli.events import ErrorEvent, NoteAdded, TurnEnd, UsageUpdate
+from agent_cli.events import ErrorEvent, Event, NoteAdded, TurnEnd, UsageUpdate
 from agent_cli.events import ToolEnd as ToolEndEvent
-from agent_cli.loop.agent import Agent, last_assistant_text
+from agent_cli.history import last_assistant_text
+from agent_cli.messages import Block
 from agent_cli.model.client import ModelClient
 from agent_cli.model.usage import Usage
 from agent_cli.redaction import redact
@@ -80,11 +83,36 @@ class _Run:
         self.submitted = body
 
 
+class ChildLoop(Protocol):
+    """The loop a subagent runs in (the loop's Agent; injected, since the loop is built above)."""
+
+    session: Session
+    system: list[Block]
+    max_turns: int | None
+
+    def run_turn(self, prompt: str) -> AsyncIterator[Event]: ...
+
+
+class ChildFactory(Protocol):
+    def __call__(
+        self,
+        *,
+        session: Session,
+        client: ModelClient,
+        registry: ToolRegistry,
+        system: list[Block],
+        max_turns: int | None,
+        caller: str,
+        stop_after_round: Callable[[], bool],
+    ) -> ChildLoop: ...
+
+
 @dataclass
 class SubagentRunner:
     parent: Session
     client: ModelClient
     store: NoteStore
+    spawn: ChildFactory
     # the parent's tool set, bound by build once it is complete (the `task` tool is in it)
     tools: ToolRegistry | None = None
     _slots: asyncio.Semaphore | None = None
@@ -121,14 +149,18 @@ class SubagentRunner:
             status, body = "error", self._cut_off(child, run, "error")
         return self._finish(child, run, status, body)
 
-    def _child(self, run: _Run) -> Agent:
+    def _child(self, run: _Run) -> ChildLoop:
         # own read guard and touched set; the workspace, paths, secrets and settings are shared
         child_ctx = replace(run.ctx, file_state={}, touched=set())
         settings = self.parent.settings
         session = Session(
-            id=run.note_id, model=self.parent.model, settings=settings, tool_ctx=child_ctx
+            id=run.note_id,
+            model=self.parent.model,
+            settings=settings,
+            tool_ctx=child_ctx,
+            usage_sink=partial(self._account, run),
         )
-        return Agent(
+        return self.spawn(
             session=session,
             client=LoggedClient(self.client, run.log),
             registry=self.child_tools(run),
@@ -138,7 +170,7 @@ class SubagentRunner:
             stop_after_round=lambda: run.submitted is not None,
         )
 
-    async def _converse(self, child: Agent, run: _Run) -> tuple[NoteStatus, NoteBody]:
+    async def _converse(self, child: ChildLoop, run: _Run) -> tuple[NoteStatus, NoteBody]:
         end = await self._turn(child, run, run.prompt)
         if end.stop != "done":
             return end.stop, self._cut_off(child, run, end.stop)
@@ -157,13 +189,11 @@ class SubagentRunner:
             conclusion=text or "(no text)", open_issues=[UNPARSED], confidence="low"
         )
 
-    async def _turn(self, child: Agent, run: _Run, prompt: str) -> TurnEnd:
+    async def _turn(self, child: ChildLoop, run: _Run, prompt: str) -> TurnEnd:
         """One turn of the child; its events are counted here and never reach the parent."""
         end = TurnEnd(stop="error", text="", rounds=0)
         async for event in child.run_turn(prompt):
-            if isinstance(event, UsageUpdate):
-                self._account(run, event)
-            elif isinstance(event, ToolEndEvent) and event.name != "submit_note":
+            if isinstance(event, ToolEndEvent) and event.name != "submit_note":
                 run.tool_calls += 1
             elif isinstance(event, ErrorEvent):
                 run.error = event.message
@@ -173,7 +203,7 @@ class SubagentRunner:
         return end
 
     def _account(self, run: _Run, event: UsageUpdate) -> None:
-        """The child's calls count into the parent session's totals (and its transcript)."""
+        """The child's calls count into the parent session (totals, transcript, and its sink)."""
         usage = Usage(
             input_tokens=event.input_tokens,
             output_tokens=event.output_tokens,
@@ -183,7 +213,7 @@ class SubagentRunner:
         run.usage = run.usage + usage
         self.parent.account(usage, event.caller, self.parent.model)
 
-    def _cut_off(self, child: Agent, run: _Run, stop: str) -> NoteBody:
+    def _cut_off(self, child: ChildLoop, run: _Run, stop: str) -> NoteBody:
         """Work done is not lost: the last text and the files touched, marked as cut off."""
         limit = self.parent.settings.subagent.max_turns
         reason = _CUT_OFF.get(stop, _CUT_OFF["error"]).format(limit=limit, error=run.error)
@@ -196,7 +226,7 @@ class SubagentRunner:
             confidence="low",
         )
 
-    def _finish(self, child: Agent, run: _Run, status: NoteStatus, body: NoteBody) -> Note:
+    def _finish(self, child: ChildLoop, run: _Run, status: NoteStatus, body: NoteBody) -> Note:
         run.log.messages(child.session.messages)  # results the child never sent on
         note = self._note(child, run, status, body)
         note.figures.seconds = round(time.monotonic() - run.started, 2)
@@ -210,7 +240,7 @@ class SubagentRunner:
         log.info("subagent %s (%s): %s", note.id, run.description, note.status)
         return note
 
-    def _note(self, child: Agent, run: _Run, status: NoteStatus, body: NoteBody) -> Note:
+    def _note(self, child: ChildLoop, run: _Run, status: NoteStatus, body: NoteBody) -> Note:
         trimmed, notes = trim(body)
         if status != "completed":  # a cut-off is never reported with confidence
             trimmed = trimmed.model_copy(update={"confidence": "low"})

@@ -20,8 +20,7 @@ class CompactInput(ToolInput):
 class CompactTarget(Protocol):
     """Where the request is noted: the session (the loop compacts after the round)."""
 
-    compact_requested: bool
-    compact_request: str | None
+    def request_compaction(self, focus: str | None) -> None: ...
 
 
 class Compact(Tool[CompactInput]):
@@ -37,7 +36,7 @@ class Compact(Tool[CompactInput]):
 
     async def run(self, args: CompactInput, ctx: ToolContext) -> ToolResult:
         focus = args.focus.strip() if args.focus and args.focus.strip() else None
-        self.target.compact_requested, self.target.compact_request = True, focus
+        self.target.request_compaction(focus)
         about = f" (focus: {focus})" if focus else ""
         return ToolResult(
             f"Compaction requested{about}. It runs once every call of this round has its result; "

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_cli.options import Options
 from agent_cli.ui.completion import ChatCompleter
 from agent_cli.ui.live import ChatScreen
 
@@ -33,20 +34,19 @@ def _slash_names() -> list[str]:
     return list(slash.names()) if slash is not None else []
 
 
-def run_screen(kwargs: dict[str, Any]) -> None:
+def run_screen(options: Options) -> None:
     """Run the REPL until /exit, Ctrl-D or a double Ctrl-C; print how to resume."""
-    workspace: Path = kwargs["workspace"]
+    workspace = options.workspace
     screen = ChatScreen(
-        history_file(workspace, kwargs.get("state_dir")), ChatCompleter(workspace, _slash_names)
+        history_file(workspace, options.state_dir), ChatCompleter(workspace, _slash_names)
     )
     booted: dict[str, Any] = {}
 
     def boot() -> None:
         try:
-            from agent_cli.build import Options
             from agent_cli.ui.repl import Repl
 
-            booted["repl"] = Repl.boot(screen, Options(**kwargs))
+            booted["repl"] = Repl.boot(screen, options)
         except Exception as e:  # shown after the screen is gone, by the CLI's error handler
             booted["error"] = e
             screen.exit()

@@ -1,4 +1,4 @@
-"""What both REPL front ends share (the screen one and the plain no-TTY one): the backend, the
+"""What both REPL front ends share (the screen one and the plain no-TTY one): the runtime, the
 panel state folded from events, slash commands, and turn/compaction driving."""
 
 from __future__ import annotations
@@ -11,18 +11,17 @@ from collections.abc import AsyncIterator, Callable
 from agent_cli.errors import AgentError
 from agent_cli.events import CompactionDone, Event
 from agent_cli.memory.episode import Episode
-from agent_cli.memory.setup import remembering_turn
+from agent_cli.runtime import Runtime
 from agent_cli.ui import slash
-from agent_cli.ui.runtime import Backend
 from agent_cli.ui.side_panel import PanelState
 
 log = logging.getLogger(__name__)
 
 
-def restored_panel(backend: Backend) -> PanelState:
+def restored_panel(runtime: Runtime) -> PanelState:
     """The panel of a resumed session: its todos, notes, compactions and totals."""
-    state = PanelState(context_window=backend.settings.context_window(backend.session.model))
-    restored = backend.restored
+    state = PanelState(context_window=runtime.settings.context_window(runtime.session.model))
+    restored = runtime.restored
     if restored is None:
         return state
     state.todos, state.notes = list(restored.todos), list(restored.notes)
@@ -30,7 +29,7 @@ def restored_panel(backend: Backend) -> PanelState:
     usage = restored.usage
     state.input_tokens = usage.input_tokens + usage.cache_creation_input_tokens
     state.output_tokens, state.cache_read = usage.output_tokens, usage.cache_read_input_tokens
-    price = backend.settings.prices.get(backend.session.model)
+    price = runtime.settings.prices.get(runtime.session.model)
     state.cost_usd = usage.cost(price)
     if restored.messages:  # a rough estimate until the first request reports the real figure
         state.context_tokens = len(json.dumps(restored.messages)) // 4
@@ -42,12 +41,13 @@ class ChatCore:
 
     color = False
 
-    def __init__(self, backend: Backend) -> None:
-        self.backend = backend
-        self.panel_state = restored_panel(backend)
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self.panel_state = restored_panel(runtime)
         self.busy = False
         self._task: asyncio.Task[None] | None = None
-        backend.on_episode = self.episode_saved
+        runtime.on_episode = self.episode_saved
+        runtime.listeners.append(self.background_event)
 
     # -- shown by subclasses -----------------------------------------------------------------
 
@@ -63,6 +63,11 @@ class ChatCore:
     def on_idle(self) -> None:
         """The turn (or compaction) is over."""
 
+    def background_event(self, event: Event) -> None:
+        """Between turns (usage and warnings of episode writing): into the panel."""
+        self.panel_state.apply(event)
+        self.on_event(event)
+
     def exit(self) -> None:
         raise NotImplementedError
 
@@ -72,7 +77,7 @@ class ChatCore:
         slash.run(self, line)
 
     def switched(self, message: str) -> None:
-        self.panel_state = restored_panel(self.backend)
+        self.panel_state = restored_panel(self.runtime)
         self.say(message)
 
     def compact(self, focus: str | None) -> None:
@@ -94,7 +99,7 @@ class ChatCore:
 
     def interrupt(self) -> None:
         if self._task is not None and not self._task.done():
-            self._task.cancel()
+            self._task.cancel()  # the runtime's turn runs in this task
 
     # -- driving -----------------------------------------------------------------------------
 
@@ -105,16 +110,14 @@ class ChatCore:
 
     def turn(self, text: str) -> Callable[[], AsyncIterator[Event]]:
         async def events() -> AsyncIterator[Event]:
-            agent = await self.backend.agent()
-            async for event in remembering_turn(agent, await self.backend.episodes(), text):
+            async for event in self.runtime.turn(text):
                 yield event
 
         return events
 
     def _remembering(self) -> Callable[[], AsyncIterator[Event]]:
         async def events() -> AsyncIterator[Event]:
-            memory = await self.backend.episodes()
-            if memory.remember():
+            if await self.runtime.remember():
                 self.say("Writing an episode of this session in the background (/memory lists "
                          "it once saved).")
             else:
@@ -126,12 +129,8 @@ class ChatCore:
 
     def _compaction(self, focus: str | None) -> Callable[[], AsyncIterator[Event]]:
         async def events() -> AsyncIterator[Event]:
-            agent = await self.backend.agent()
-            if agent.compactor is None:
-                self.say("Compaction is not available in this build.")
-                return
             compacted = False
-            async for event in agent.compact_now(focus):
+            async for event in self.runtime.compact(focus):
                 compacted = compacted or isinstance(event, CompactionDone)
                 yield event
             if not compacted:
@@ -157,12 +156,12 @@ class ChatCore:
 
     async def close(self) -> None:
         """At exit: episode work still running is waited for (bounded), then the client closes."""
-        if self.backend.remembering:
-            wait = self.backend.settings.background_wait_s
+        if self.runtime.remembering:
+            wait = self.runtime.settings.background_wait_s
             self.say(f"Finishing the episode being written (up to {wait:g} s)…", "dim")
-        await self.backend.close()
+        await self.runtime.aclose()
 
     def exit_message(self) -> str:
-        sid = self.backend.session.id
+        sid = self.runtime.session.id
         return f"Session {sid}. Resume it with: agent chat --resume {sid}"
 

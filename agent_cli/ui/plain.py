@@ -5,22 +5,21 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from typing import Any
 
 from agent_cli.approval import HeadlessApprover
-from agent_cli.build import Options
 from agent_cli.events import Event, TextDelta, TodosUpdated, ToolEnd, ToolStart, TurnEnd
+from agent_cli.options import Options
+from agent_cli.runtime import Runtime, preload_sdk
 from agent_cli.ui import render
 from agent_cli.ui.core import ChatCore
-from agent_cli.ui.runtime import Backend
 from agent_cli.ui.side_panel import todo_counts, todo_lines
 
 WIDTH = 100
 
 
 class PlainRepl(ChatCore):
-    def __init__(self, backend: Backend) -> None:
-        super().__init__(backend)
+    def __init__(self, runtime: Runtime) -> None:
+        super().__init__(runtime)
         self._done = False
         self._mid_line = False
 
@@ -78,6 +77,10 @@ class PlainRepl(ChatCore):
         sys.stderr.write(self.exit_message() + "\n")
 
 
-def run_plain(options: dict[str, Any]) -> None:
-    repl = PlainRepl(Backend.start(Options(**options), HeadlessApprover()))
+def run_plain(options: Options) -> None:
+    from agent_cli.build import build_runtime
+
+    runtime = build_runtime(options, HeadlessApprover(), quiet=True)
+    preload_sdk()
+    repl = PlainRepl(runtime)
     asyncio.run(repl.main())

@@ -10,15 +10,15 @@ from rich.text import Text
 
 from agent_cli.approval import ApprovalRequest, Decision
 from agent_cli.events import Event
+from agent_cli.runtime import Runtime, preload_sdk
 from agent_cli.ui import render
 from agent_cli.ui.core import ChatCore
 from agent_cli.ui.live import ChatScreen
-from agent_cli.ui.runtime import Backend
 from agent_cli.ui.side_panel import render_panel
 from agent_cli.ui.turn import TurnView
 
 if TYPE_CHECKING:
-    from agent_cli.build import Options
+    from agent_cli.options import Options
 
 SPIN_S = 0.1
 ANSWERS: dict[str, Decision] = {"y": "allow", "n": "deny", "a": "always"}
@@ -48,8 +48,8 @@ class ScreenApprover:
 
 
 class Repl(ChatCore):
-    def __init__(self, screen: ChatScreen, backend: Backend, color: bool) -> None:
-        super().__init__(backend)
+    def __init__(self, screen: ChatScreen, runtime: Runtime, color: bool) -> None:
+        super().__init__(runtime)
         self.screen, self.color = screen, color
         self.view = TurnView(color=color)
         self.queued: list[str] = []
@@ -58,10 +58,13 @@ class Repl(ChatCore):
 
     @classmethod
     def boot(cls, screen: ChatScreen, options: Options) -> Repl:
-        backend = Backend.start(options, ScreenApprover(screen))
-        repl = cls(screen, backend, use_color())
-        verb = "Resumed" if backend.restored else "New"
-        repl.say(f"{verb} session {backend.session.id}. /help lists commands.", "dim")
+        from agent_cli.build import build_runtime
+
+        runtime = build_runtime(options, ScreenApprover(screen), quiet=True)  # stderr: the screen
+        preload_sdk()
+        repl = cls(screen, runtime, use_color())
+        verb = "Resumed" if runtime.restored else "New"
+        repl.say(f"{verb} session {runtime.session.id}. /help lists commands.", "dim")
         screen.attach(repl)
         return repl
 
@@ -83,8 +86,8 @@ class Repl(ChatCore):
     def toolbar(self) -> str:
         pct = self.panel_state.context_pct
         parts = [
-            self.backend.session.model,
-            f"mode {self.backend.permission_mode}",
+            self.runtime.session.model,
+            f"mode {self.runtime.permission_mode}",
             f"ctx {'-' if pct is None else f'{pct}%'}",
             render.cost(self.panel_state.cost_usd),
         ]

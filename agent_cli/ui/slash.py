@@ -11,11 +11,11 @@ from agent_cli.ui.render import cost, note_line, tokens
 from agent_cli.ui.side_panel import PanelState, todo_counts, todo_lines
 
 if TYPE_CHECKING:
-    from agent_cli.ui.runtime import Backend
+    from agent_cli.runtime import Runtime
 
 
 class Host(Protocol):
-    backend: Backend
+    runtime: Runtime
     panel_state: PanelState
     color: bool
 
@@ -119,18 +119,18 @@ def _compact(host: Host, arg: str) -> None:
 
 
 def _clear(host: Host, arg: str) -> None:
-    old = host.backend.session.id
-    host.backend.new_session()
-    host.switched(f"New session {host.backend.session.id} (the previous one: --resume {old}).")
+    old = host.runtime.session.id
+    host.runtime.switch()
+    host.switched(f"New session {host.runtime.session.id} (the previous one: --resume {old}).")
 
 
 def _sessions(host: Host, arg: str) -> None:
     from agent_cli.session.resume import fold, session_files
 
     rows = []
-    for path in session_files(host.backend.paths)[:10]:
+    for path in session_files(host.runtime.paths)[:10]:
         state = fold(path)
-        mark = "*" if state.id == host.backend.session.id else " "
+        mark = "*" if state.id == host.runtime.session.id else " "
         rows.append(f"{mark} {state.id}  {state.last_activity[:19]}  {len(state.messages)} msgs")
     host.say("\n".join(rows) if rows else "No sessions yet.")
 
@@ -139,8 +139,8 @@ def _resume(host: Host, arg: str) -> None:
     if not arg:
         host.say("Usage: /resume ID (see /sessions)", "red")
         return
-    host.backend.resume(arg)
-    host.switched(f"Resumed session {host.backend.session.id}.")
+    host.runtime.switch(arg)
+    host.switched(f"Resumed session {host.runtime.session.id}.")
 
 
 def _cost(host: Host, arg: str) -> None:
@@ -152,7 +152,7 @@ def _cost(host: Host, arg: str) -> None:
 
 
 def _model(host: Host, arg: str) -> None:
-    session = host.backend.session
+    session = host.runtime.session
     if arg:
         session.model = arg
         host.say(f"Model: {arg} (from the next request on)")
@@ -163,8 +163,8 @@ def _model(host: Host, arg: str) -> None:
 def _memory(host: Host, arg: str) -> None:
     from agent_cli.memory.setup import listing
 
-    text = listing(host.backend.session)
-    if host.backend.remembering:
+    text = listing(host.runtime.session)
+    if host.runtime.remembering:
         text += "\n(an episode is being written)"
     host.say(text + "\nMore: `agent memory show ID`, `agent memory search QUERY`.")
 

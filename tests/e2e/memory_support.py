@@ -8,12 +8,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from agent_cli.build import Options, base_tools, build_agent, make_client, open_session
+from agent_cli.build import assemble, base_tools, make_client, open_session
 from agent_cli.events import Event
 from agent_cli.loop.agent import Agent
 from agent_cli.memory.manager import EpisodeManager
-from agent_cli.memory.setup import attach_memory, remembering_turn
 from agent_cli.model.call_log import CallLog
+from agent_cli.options import Options
 from agent_cli.paths import Paths
 from agent_cli.settings import Settings
 from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult
@@ -59,16 +59,17 @@ def make_agent(
 ) -> tuple[Agent, EpisodeManager]:
     settings = settings or Settings()
     options = Options(workspace=workspace, resume=resume)
-    session = open_session(options, settings, Paths(workspace))
-    agent = build_agent(session, make_client(settings, CallLog(None, None)), options)
+    session, _ = open_session(options, settings, Paths(workspace))
+    assembly = assemble(session, make_client(settings, CallLog(None, None)), options)
     todo = TodoWrite(session.todos, session.record)
-    agent.registry = PlainRegistry([*base_tools(), todo, FakeWrite()])
-    return agent, attach_memory(agent)
+    assembly.agent.registry = PlainRegistry([*base_tools(), todo, FakeWrite()])
+    return assembly.agent, assembly.memory
 
 
 async def drive(agent: Agent, memory: EpisodeManager, prompt: str) -> list[Event]:
-    """A turn as the CLI and the REPL drive it."""
-    return [event async for event in remembering_turn(agent, memory, prompt)]
+    """A turn as the runtime drives it: the memory hears it as one of the agent's observers."""
+    assert memory in agent.observers
+    return [event async for event in agent.run_turn(prompt)]
 
 
 def generator_route(server: FakeAnthropic) -> Script:

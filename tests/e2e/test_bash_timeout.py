@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.build import Options, build_agent, make_client, open_session
+from agent_cli.build import build_agent, make_client, open_session
 from agent_cli.events import ToolEnd, ToolStart
 from agent_cli.model.call_log import CallLog
+from agent_cli.options import Options
 from agent_cli.paths import Paths
 from agent_cli.settings import Settings
 from tests.conftest import FAKE_API_KEY
@@ -40,7 +41,7 @@ def test_bash_timeout_kills_the_whole_group_quickly(
     fake_model.script.tool_use("bash", command=command, timeout_s=1).text("gave up")
     settings = Settings.model_validate({"permissions": {"mode": "bypass"}})
     options = Options(workspace=tmp_path)
-    session = open_session(options, settings, Paths(tmp_path))
+    session, _ = open_session(options, settings, Paths(tmp_path))
     agent = build_agent(session, make_client(settings, CallLog(None, None)), options)
 
     async def timed() -> dict[str, float]:

@@ -10,12 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.build import Options, build_agent, make_client, open_session
+from agent_cli.build import build_agent, make_client, open_session
 from agent_cli.events import Event, ToolStart, TurnEnd
 from agent_cli.loop.agent import Agent
 from agent_cli.loop.extensions import Compacted, StageContext
 from agent_cli.messages import Block, Message
 from agent_cli.model.call_log import CallLog
+from agent_cli.options import Options
 from agent_cli.paths import Paths
 from agent_cli.settings import Settings
 from agent_cli.tool_contract import ToolResult
@@ -35,7 +36,7 @@ def make_agent(workspace: Path) -> Agent:
     # bypass: these tests run shell commands, which a headless default mode would deny
     settings = Settings.model_validate({"permissions": {"mode": "bypass"}})
     options = Options(workspace=workspace)
-    session = open_session(options, settings, Paths(workspace))
+    session, _ = open_session(options, settings, Paths(workspace))
     client = make_client(settings, CallLog(None, None))
     return build_agent(session, client, options)
 

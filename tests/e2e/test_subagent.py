@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 
-from agent_cli.build import Options, build_agent, make_client, open_session
+from agent_cli.build import build_agent, make_client, open_session
 from agent_cli.events import Event
 from agent_cli.loop.agent import Agent
 from agent_cli.model.call_log import CallLog
+from agent_cli.options import Options
 from agent_cli.paths import Paths
 from agent_cli.session.resume import fold
 from agent_cli.settings import Settings
@@ -46,7 +47,7 @@ def sdk_env(fake_model: FakeAnthropic, monkeypatch: pytest.MonkeyPatch) -> None:
 def make_agent(workspace: Path, settings: Settings | None = None) -> Agent:
     settings = settings or Settings(max_retries=0)
     options = Options(workspace=workspace)
-    session = open_session(options, settings, Paths(workspace))
+    session, _ = open_session(options, settings, Paths(workspace))
     client = make_client(settings, CallLog(Paths(workspace).llm_calls, FAKE_API_KEY[-4:]))
     return build_agent(session, client, options)
 
@@ -228,9 +229,10 @@ class DenyBash:
 def test_the_subagent_goes_through_the_parents_gate(fake_model: FakeAnthropic, tmp_path: Path):
     settings = Settings(max_retries=0)
     options = Options(workspace=tmp_path)
-    session = open_session(options, settings, Paths(tmp_path))
+    session, _ = open_session(options, settings, Paths(tmp_path))
     client = make_client(settings, CallLog(None, None))
-    runner = SubagentRunner(parent=session, client=client, store=NoteStore(session.paths))
+    store = NoteStore(session.paths)
+    runner = SubagentRunner(parent=session, client=client, store=store, spawn=Agent)
     registry = ToolRegistry([ReadFile(), Bash(), Task(runner)], DenyBash())
     runner.bind(registry)
     agent = Agent(session, client, registry, build_system(tmp_path, "system.md", []))

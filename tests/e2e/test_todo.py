@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
-from agent_cli.build import Options, build_agent, make_client, open_session
+from agent_cli.build import build_agent, make_client, open_session
 from agent_cli.events import Event, TodosUpdated
 from agent_cli.loop.agent import Agent
 from agent_cli.model.call_log import CallLog
+from agent_cli.options import Options
 from agent_cli.paths import Paths
 from agent_cli.settings import Settings
 from tests.conftest import FAKE_API_KEY
@@ -44,7 +45,7 @@ def workspace(tmp_path: Path) -> Path:
 def make_agent(workspace: Path) -> Agent:
     settings = Settings()
     options = Options(workspace=workspace)
-    session = open_session(options, settings, Paths(workspace))
+    session, _ = open_session(options, settings, Paths(workspace))
     return build_agent(session, make_client(settings, CallLog(None, None)), options)
 
 

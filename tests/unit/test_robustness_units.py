@@ -12,6 +12,7 @@ import pytest
 
 from agent_cli.cli.common import guarded
 from agent_cli.context.results import save_result
+from agent_cli.events import UsageUpdate
 from agent_cli.logs import FILE_ONLY, setup_logging
 from agent_cli.model.usage import Usage
 from agent_cli.paths import Paths
@@ -87,7 +88,10 @@ def test_session_account_totals_records_and_reports(tmp_path: Path):
         id="s", model="claude-sonnet-4-6", settings=Settings(), tool_ctx=ctx, transcript=writer
     )
     usage = Usage(input_tokens=1_000_000, output_tokens=0)
-    event = session.account(usage, "summariser", "claude-sonnet-4-6")
+    announced: list[UsageUpdate] = []
+    session.usage_sink = announced.append
+    session.account(usage, "summariser", "claude-sonnet-4-6")
+    (event,) = announced
     assert session.usage == usage
     assert session.cost_usd == pytest.approx(3.0)
     assert event.caller == "summariser"

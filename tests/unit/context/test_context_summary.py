@@ -97,6 +97,7 @@ def test_summariser_usage_is_accounted_to_the_session(tmp_path: Path):
     session = make_session(tmp_path)
     stages, _ = build_pipeline(session)
     events: list[Event] = []
+    session.usage_sink = events.append  # the one place usage is announced
     run(prepare(stages, chatty_history(), context_for(session, FakeClient(), events)))
     assert session.usage.input_tokens == 100
     assert session.usage.output_tokens == 20

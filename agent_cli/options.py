@@ -1,0 +1,23 @@
+"""What a front end asks of the runtime: one typed set of options for `agent run` and
+`agent chat`. Standard library only: `agent chat` builds it before anything heavy is imported."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+PermissionMode = Literal["default", "accept-edits", "bypass", "plan"]
+PERMISSION_MODES: tuple[PermissionMode, ...] = ("default", "accept-edits", "bypass", "plan")
+
+
+@dataclass
+class Options:
+    workspace: Path
+    state_dir: Path | None = None
+    model: str | None = None
+    permission_mode: PermissionMode | None = None
+    resume: str | None = None
+    continue_last: bool = False
+    max_turns: int | None = None
+    quiet: bool = False

@@ -1,0 +1,186 @@
+"""The Runtime: one agent session as every front end drives it (`agent run`, `agent chat`, and
+whatever comes later). Built by the composition root (`build.build_runtime`) alone.
+
+It owns the session, the lazily made model client, the agent and its episodic memory, and
+what a resumed session restored. Front ends call `turn()`, `compact()`, `remember()`,
+`interrupt()`, `switch()` and `aclose()`, and render the events: during a turn they come out of
+`turn()`; what happens between turns (usage and warnings of background episode writing)
+reaches `listeners`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import threading
+from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Protocol
+
+from agent_cli.approval import Approver
+from agent_cli.events import Event
+from agent_cli.memory.setup import finish
+from agent_cli.options import Options
+from agent_cli.session.resume import Restored
+from agent_cli.session.state import Session
+
+if TYPE_CHECKING:
+    from agent_cli.build import Assembly
+    from agent_cli.loop.agent import Agent
+    from agent_cli.memory.episode import Episode
+    from agent_cli.memory.manager import EpisodeManager
+    from agent_cli.model.call_log import CallLog
+    from agent_cli.model.client import ModelClient
+    from agent_cli.paths import Paths
+    from agent_cli.settings import Settings
+
+SDK_MODULE = "agent_cli.model.anthropic"
+
+
+class Wiring(Protocol):
+    settings: Settings
+    paths: Paths
+    call_log: CallLog
+
+    def open_session(self, options: Options) -> tuple[Session, Restored | None]: ...
+
+    def make_client(self) -> ModelClient: ...
+
+    def assemble(
+        self,
+        session: Session,
+        client: ModelClient,
+        options: Options,
+        approver: Approver | None,
+        publish: Callable[[Event], None],
+    ) -> Assembly: ...
+
+
+def preload_sdk() -> threading.Thread:
+    """Import the SDK in the background (`agent chat` draws its prompt meanwhile)."""
+    thread = threading.Thread(target=importlib.import_module, args=(SDK_MODULE,), daemon=True)
+    thread.start()
+    return thread
+
+
+class Runtime:
+    def __init__(
+        self,
+        wiring: Wiring,
+        options: Options,
+        session: Session,
+        restored: Restored | None,
+        approver: Approver | None = None,
+    ) -> None:
+        self.wiring = wiring
+        self.approver = approver
+        self.listeners: list[Callable[[Event], None]] = []
+        self.on_episode: Callable[[Episode], None] | None = None  # told of each episode saved
+        self._client: ModelClient | None = None
+        self._assembly: Assembly | None = None
+        self._memories: list[EpisodeManager] = []  # every session's of this run, for the exit
+        self._turn_task: asyncio.Task[object] | None = None
+        self._adopt(session, restored, options)
+
+    @property
+    def settings(self) -> Settings:
+        return self.wiring.settings
+
+    @property
+    def paths(self) -> Paths:
+        return self.wiring.paths
+
+    @property
+    def call_log(self) -> CallLog:
+        return self.wiring.call_log
+
+    @property
+    def permission_mode(self) -> str:
+        return self.options.permission_mode or self.settings.permissions.mode
+
+    @property
+    def remembering(self) -> bool:
+        """Episode work of this run is still going on (the exit will wait for it)."""
+        return any(m.busy for m in self._memories)
+
+    # -- sessions ------------------------------------------------------------------------------
+
+    def _adopt(self, session: Session, restored: Restored | None, options: Options) -> None:
+        self.session, self.restored = session, restored
+        self.options = replace(options, resume=None, continue_last=False)
+        self._assembly = None
+
+    def switch(self, resume: str | None = None) -> None:
+        """A new session (None), or the one `resume` names (UsageError if none matches)."""
+        options = replace(self.options, resume=resume, continue_last=False)
+        self._adopt(*self.wiring.open_session(options), options)
+
+    # -- the agent -----------------------------------------------------------------------------
+
+    async def agent(self) -> Agent:
+        if self._client is None:
+            await asyncio.to_thread(importlib.import_module, SDK_MODULE)
+            self._client = self.wiring.make_client()
+        if self._assembly is None:
+            self._assembly = self.wiring.assemble(
+                self.session, self._client, self.options, self.approver, self.publish
+            )
+            self._assembly.memory.on_saved = self.on_episode
+            self._memories.append(self._assembly.memory)
+        return self._assembly.agent
+
+    async def memory(self) -> EpisodeManager:
+        await self.agent()
+        assert self._assembly is not None
+        return self._assembly.memory
+
+    def publish(self, event: Event) -> None:
+        """Usage of every model call and background warnings: into the running turn's events
+        (in order), or to the listeners between turns."""
+        if self._turn_task is not None and self._assembly is not None:
+            self._assembly.agent.emit(event)
+            return
+        for listener in self.listeners:
+            listener(event)
+
+    # -- what front ends call ------------------------------------------------------------------
+
+    async def turn(self, text: str) -> AsyncIterator[Event]:
+        agent = await self.agent()
+        async for event in self._running(agent.run_turn(text)):
+            yield event
+
+    async def compact(self, focus: str | None) -> AsyncIterator[Event]:
+        """Compaction now, between turns. Yields nothing when nothing was compacted."""
+        agent = await self.agent()
+        if agent.compactor is None:
+            return
+        async for event in self._running(agent.compact_now(focus)):
+            yield event
+
+    async def remember(self) -> bool:
+        """/remember: an episode of the session so far, in the background. False: nothing new."""
+        return (await self.memory()).remember()
+
+    async def _running(self, events: AsyncIterator[Event]) -> AsyncIterator[Event]:
+        self._turn_task = asyncio.current_task()
+        try:
+            async for event in events:
+                yield event
+        finally:
+            self._turn_task = None
+
+    def interrupt(self) -> None:
+        """Stop the running turn: its tools are killed and every call gets a result."""
+        if self._turn_task is not None and not self._turn_task.done():
+            self._turn_task.cancel()
+
+    async def aclose(self, wait: bool = True) -> None:
+        """Before exit: background episode work is waited for (bounded by
+        `background_wait_s`; not at all with `wait=False`), then the client closes."""
+        if self._client is not None:
+            if wait:
+                await finish(self._memories)
+            await self._client.close()
+            self._client = None
+
