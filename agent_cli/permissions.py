@@ -7,8 +7,8 @@ allow pattern (settings, or an "always" answer of this session), else by the app
 headless run denies and the message names the flag or setting that would allow the call.
 A write to a protected file (the agent's settings, git's internals: `tools.fs.protected`) is asked
 every time outside bypass: no allow pattern answers it and "always" allows that one call only.
-`web_fetch` is asked per domain (its subject is `domain:<host>`, its "always" pattern
-`web_fetch(domain:<host>)`), in plan mode too: it reads, but a URL can carry data out.
+`web_fetch` is asked per domain in `default` and `accept-edits` (its subject is `domain:<host>`,
+its "always" pattern `web_fetch(domain:<host>)`); `plan` allows it, as a read-only tool.
 Every decision is logged.
 """
 
@@ -104,7 +104,9 @@ class Permissions:
             return Ask(summary, f"{name}({_folder(outside)}/*)", BYPASS)
         if name in EDIT_TOOLS:
             return self._edit(name, args, ctx, subject)
-        if name == "web_fetch":  # asked per domain, in plan mode too: a URL can carry data out
+        if name == "web_fetch":  # read-only: plan mode allows it; elsewhere asked per domain
+            if self.mode == "plan":
+                return None
             url = str(getattr(args, "url", ""))
             return Ask(f"web_fetch {url}", f"web_fetch({subject})", BYPASS)
         if name == "bash" and not is_read_only(subject):

@@ -17,6 +17,7 @@ from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.tools.web_rules import Resolver, WebRefused, domain_of, system_resolver
 
 PASSAGE_WORDS = re.compile(r"\w{3,}")
+CACHED_PAGES = 32  # pages kept per session; the oldest goes first
 
 
 class WebFetchInput(ToolInput):
@@ -63,7 +64,10 @@ class WebFetch(Tool[WebFetchInput]):
             message = f"Fetching {args.url} took longer than {web.timeout_s:g} s (web.timeout_s)."
             return ToolResult(message, is_error=True, summary=f"web_fetch {args.url}: timed out")
         if not result.is_error:
+            self._cache.pop(args.url, None)  # a page fetched again is the newest
             self._cache[args.url] = _Cached(time.monotonic(), _copy(result))
+            while len(self._cache) > CACHED_PAGES:
+                del self._cache[next(iter(self._cache))]
         return result
 
     async def _fetch(self, args: WebFetchInput, ctx: ToolContext) -> ToolResult:

@@ -19,7 +19,7 @@ from agent_cli.tools.web_rules import Resolver, Target, WebRefused, check_url, c
 if TYPE_CHECKING:
     import httpx2
 
-USER_AGENT = "agent-cli web_fetch (+https://github.com/)"
+USER_AGENT = "agent-cli/0.1 (web_fetch)"
 ACCEPT = "text/html, text/markdown, text/plain, application/json, application/pdf;q=0.9, */*;q=0.5"
 REDIRECTS = (301, 302, 303, 307, 308)
 
@@ -53,9 +53,9 @@ async def fetch_page(
 ) -> Page | Redirected:
     import httpx2
 
-    timeout = httpx2.Timeout(web.timeout_s)
+    timeout = httpx2.Timeout(web.timeout_s)  # each connect and read; the whole fetch as well
     async with (
-        asyncio.timeout(web.timeout_s * 2),
+        asyncio.timeout(web.timeout_s),
         httpx2.AsyncClient(timeout=timeout, trust_env=False, follow_redirects=False) as client,
     ):
         first = check_url(url, web, deny_patterns)

@@ -198,13 +198,18 @@ def test_headless_denies_and_names_the_rule_that_allows(tmp_path: Path, site: We
     assert not fetch(ctx, allowed, url=site.url("/a")).is_error
 
 
-def test_plan_mode_does_not_refuse_it_and_asks_for_the_domain(tmp_path: Path, site: WebSite):
+def test_plan_mode_allows_it_and_accept_edits_asks(tmp_path: Path, site: WebSite):
     site.page("/a", DOCS)
     ctx = make_ctx(tmp_path, settings())
-    approver = ScriptedApprover("allow")
+    approver = ScriptedApprover("deny")
     result = fetch(ctx, gated(ctx, "plan", approver), url=site.url("/a"))
     assert not result.is_error, result.content
-    assert len(approver.asked) == 1
+    assert approver.asked == []
+    denied = fetch(ctx, gated(ctx, "accept-edits", approver), url=site.url("/a"))
+    assert denied.is_error
+    assert [r.pattern for r in approver.asked] == ["web_fetch(domain:127.0.0.1)"]
+    blocked = gated(ctx, "plan", approver, deny=["web_fetch(domain:127.0.0.1)"])
+    assert fetch(ctx, blocked, url=site.url("/a")).is_error  # deny rules hold in plan mode
 
 
 @pytest.mark.parametrize(
@@ -343,3 +348,16 @@ def test_a_pdf_comes_back_as_its_text(tmp_path: Path, site: WebSite):
     broken = fetch(ctx, url=site.url("/broken.pdf"))
     assert broken.is_error
     assert "The PDF could not be read" in broken.content
+
+
+def test_the_session_cache_keeps_the_newest_pages_only(tmp_path: Path, site: WebSite):
+    from agent_cli.tools.web_fetch import CACHED_PAGES
+
+    ctx = make_ctx(tmp_path, settings())
+    registry = ToolRegistry([WebFetch()])
+    for i in range(CACHED_PAGES + 1):
+        site.page(f"/p{i}", f"<p>page {i}</p>")
+        fetch(ctx, registry, url=site.url(f"/p{i}"))
+    fetch(ctx, registry, url=site.url(f"/p{CACHED_PAGES}"))  # the newest: cached
+    fetch(ctx, registry, url=site.url("/p0"))  # the oldest was dropped: fetched again
+    assert site.paths()[CACHED_PAGES + 1 :] == ["/p0"]
