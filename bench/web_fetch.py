@@ -5,7 +5,7 @@
 Prints median, min and max seconds of: the HTTP fetch alone (address checks, pinned connection,
 body read), the HTML -> Markdown conversion alone, the whole tool call (fetch, convert, result
 budget: the Markdown saved to disk with a preview), and the same call again (from the session
-cache). Exits 1 when a target is missed.
+cache). Targets are on medians. Exits 1 when a target is missed.
 """
 
 from __future__ import annotations
@@ -86,11 +86,11 @@ def main() -> int:
     assert page is not None
     size_note = f"{len(page.body) / 1e6:.2f} MB HTML -> {len(markdown.text) / 1e6:.2f} MB Markdown"
     figures = [
-        Figure.of(f"fetch only ({size_note})", fetch_s, "s", "< 0.5 s", max(fetch_s) < 0.5),
+        Figure.of(f"fetch only ({size_note})", fetch_s, "s", "< 0.5 s", median_below(fetch_s, 0.5)),
         Figure.of("HTML -> Markdown only", convert_s, "s", "< 1 s", median_below(convert_s, 1)),
         Figure.of("whole web_fetch call", call_s, "s", "< 1.5 s", median_below(call_s, 1.5)),
         Figure.of("same call again (session cache)", cached_s, "s", "< 0.05 s",
-                  max(cached_s) < 0.05),
+                  median_below(cached_s, 0.05)),
     ]
     return report(figures, args.json)
 
