@@ -167,10 +167,13 @@ class WebSettings(_Strict):
     )
     allowed_domains: list[str] = Field(
         default_factory=list,
+        max_length=1_000,
         description="If set, only these domains (and their subdomains) for both tools.",
     )
     blocked_domains: list[str] = Field(
-        default_factory=list, description="Never these domains (and subdomains), for both tools."
+        default_factory=list,
+        max_length=1_000,
+        description="Never these domains (and subdomains), for both tools.",
     )
     allow_credential_urls: bool = Field(
         default=False,

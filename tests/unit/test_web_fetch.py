@@ -361,3 +361,25 @@ def test_the_session_cache_keeps_the_newest_pages_only(tmp_path: Path, site: Web
     fetch(ctx, registry, url=site.url(f"/p{CACHED_PAGES}"))  # the newest: cached
     fetch(ctx, registry, url=site.url("/p0"))  # the oldest was dropped: fetched again
     assert site.paths()[CACHED_PAGES + 1 :] == ["/p0"]
+
+
+def test_an_interrupted_fetch_stops_at_once(tmp_path: Path, site: WebSite):
+    release = threading.Event()
+    site.stalled("/slow", release)
+    ctx = make_ctx(tmp_path, settings())
+
+    async def interrupt() -> None:
+        registry = ToolRegistry([WebFetch()])
+        task = asyncio.ensure_future(
+            registry.dispatch("web_fetch", {"url": site.url("/slow")}, ctx, call_id="t")
+        )
+        while not site.requests:
+            await asyncio.sleep(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    try:
+        asyncio.run(interrupt())
+    finally:
+        release.set()
