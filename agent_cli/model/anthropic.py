@@ -36,6 +36,7 @@ from agent_cli.settings import Settings
 
 log = logging.getLogger(__name__)
 EPHEMERAL = {"type": "ephemeral"}
+_BUSY = frozenset({408, 429, 500, 502, 503, 504, 529})
 _BROKEN_STREAM = (anthropic.APIConnectionError, httpx2.TransportError, httpx2.StreamError)
 
 
@@ -150,17 +151,22 @@ class AnthropicClient:
     async def offers_web_search(self, model: str) -> bool:
         """Asked once per model (GET /v1/models/{id}); an endpoint without the models API or
         without the capability offers none: search is then not declared, never faked."""
-        if model not in self._web_search:
-            try:
-                info = await self._client.models.retrieve(model)
-                caps = info.capabilities
-                offered = bool(caps and caps.server_tools.web_search.supported)
-            except anthropic.APIError as e:
-                log.info("models API of %s: %s", self.endpoint_host, e)
-                offered = False
-            self._web_search[model] = offered
-            log.info("web search offered by %s for %s: %s", self.endpoint_host, model, offered)
-        return self._web_search[model]
+        if model in self._web_search:
+            return self._web_search[model]
+        try:
+            info = await self._client.models.retrieve(model)
+        except anthropic.APIError as e:
+            transient = not isinstance(e, anthropic.APIStatusError) or e.status_code in _BUSY
+            log.info("models API of %s: %s", self.endpoint_host, e)
+            if transient:  # no answer yet: not offered to this request, asked again next time
+                return False
+            offered = False  # no models API, or no such model: an answer
+        else:
+            caps = info.capabilities
+            offered = bool(caps and caps.server_tools.web_search.supported)
+        self._web_search[model] = offered
+        log.info("web search offered by %s for %s: %s", self.endpoint_host, model, offered)
+        return offered
 
     async def _offered(self, request: ModelRequest) -> ModelRequest:
         if not any(is_server_tool(t) for t in request.tools):

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.fake_model import FakeAnthropic
+from tests.fake_model import FakeAnthropic, Script
 from tests.fake_model.web import cited, searched
 from tests.helpers import json_lines, run_agent
 
@@ -194,3 +194,24 @@ def test_a_continuation_cut_off_mid_search_leaves_a_session_that_goes_on(
     assert without_cache_control(resumed["messages"][1]["content"]) == [
         {"type": "text", "text": "Searching."}
     ]
+
+
+def test_a_busy_models_api_is_asked_again_on_the_next_request(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    write_settings(tmp_path)
+    (tmp_path / "a.txt").write_text("alpha\n")
+    fake_model.models_error = 529
+
+    def recovered(body: dict[str, Any]) -> Any:
+        fake_model.models_error, fake_model.web_search_supported = None, True
+        return Script().tool_use("read_file", path="a.txt")
+
+    fake_model.script.respond(recovered).text("done")
+    proc = run_agent(fake_env, tmp_path, "run", "-p", "read a.txt", "--model", MODEL)
+    assert proc.returncode == 0, proc.stderr
+    first, second = fake_model.bodies()
+    assert "web_search" not in [t["name"] for t in first["tools"]]
+    assert second["tools"][-1]["name"] == "web_search"
+    models = [r.path for r in fake_model.requests if r.path.startswith("/v1/models/")]
+    assert models == [f"/v1/models/{MODEL}"] * 2

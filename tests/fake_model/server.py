@@ -109,6 +109,7 @@ class FakeAnthropic:
         self._tool_ids = itertools.count(1)
         # what GET /v1/models/{id} says about web search: None = no models API (404)
         self.web_search_supported: bool | None = None
+        self.models_error: int | None = None  # answer GET /v1/models/{id} with this status
         self._message_ids = itertools.count(1)
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -234,6 +235,9 @@ class FakeAnthropic:
         return next((script for predicate, script in routes if predicate(body)), self.script)
 
     def _model_info(self, index: int, model: str, request_id: str) -> Answer:
+        if self.models_error is not None:
+            step = ErrorReply(self.models_error, "overloaded_error", "busy", should_retry=False)
+            return _error_answer(step, request_id)
         if self.web_search_supported is None:
             return self._fail(index, 404, "not_found_error", "no models API", request_id, [])
         return Answer(200, model_info(model, self.web_search_supported), headers=_ids(request_id))
