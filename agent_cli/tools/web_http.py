@@ -82,7 +82,8 @@ def _pinned_request(client: httpx2.AsyncClient, target: Target, address: str) ->
     import httpx2
 
     url = httpx2.URL(target.url)
-    host_header = target.host if url.port is None else f"{target.host}:{url.port}"
+    host = f"[{target.host}]" if ":" in target.host else target.host  # an IPv6 literal
+    host_header = host if url.port is None else f"{host}:{url.port}"
     pinned = url.copy_with(host=address)
     headers = {"Host": host_header, "User-Agent": USER_AGENT, "Accept": ACCEPT}
     extensions = {"sni_hostname": target.host} if target.scheme == "https" else {}

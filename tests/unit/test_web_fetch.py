@@ -141,6 +141,16 @@ def test_a_private_address_is_refused_without_the_setting(tmp_path: Path, site: 
 
 
 @pytest.mark.parametrize(
+    "url", ["http://[::1]:9/", "http://0x7f000001/", "http://2130706433/", "http://127.1/",
+            "http://[::ffff:10.0.0.1]/", "http://localhost./"]
+)
+def test_loopback_and_private_literals_are_refused(tmp_path: Path, url: str):
+    result = fetch(make_ctx(tmp_path, Settings()), url=url)
+    assert result.is_error
+    assert "a loopback, private or link-local address" in result.content, result.content
+
+
+@pytest.mark.parametrize(
     "addresses", [["10.0.0.7"], ["169.254.169.254"], ["93.184.215.14", "127.0.0.1"], ["::1"],
                   ["::ffff:127.0.0.1"], ["fd00::1"], ["100.64.0.1"]]
 )
