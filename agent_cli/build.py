@@ -136,7 +136,7 @@ def open_session(
         session.messages = restored.messages
         for model, usage in restored.usage_by_model.items():  # the cost is priced again
             session.add_usage(usage, model)
-        session.todos.restore(restored.todos)
+        session.todos.restore([item.as_dict() for item in restored.todos])
     return session, restored
 
 

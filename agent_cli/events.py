@@ -10,6 +10,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from agent_cli.payloads import Note, Source, TodoItem, ToolDisplay
+
 
 class TextDelta(BaseModel):
     """A piece of assistant text as it streams."""
@@ -43,8 +45,8 @@ class ToolEnd(BaseModel):
     name: str = Field(description="The tool name.")
     is_error: bool = Field(description="True when the result is an error.")
     summary: str = Field(description="One line for the user, e.g. 'read_file a.py (120 lines)'.")
-    display: dict[str, Any] | None = Field(
-        default=None, description="Extra detail for the UI (a diff, a todo list)."
+    display: ToolDisplay | None = Field(
+        default=None, description="Extra detail for the UI: a diff, the todo list, a note."
     )
 
 
@@ -52,14 +54,14 @@ class TodosUpdated(BaseModel):
     """The session's todo list changed."""
 
     type: Literal["todos"] = "todos"
-    todos: list[dict[str, Any]] = Field(description="The whole list: content, status, active_form.")
+    todos: list[TodoItem] = Field(description="The whole list: content, status, active_form.")
 
 
 class NoteAdded(BaseModel):
     """A subagent handed in a structured note."""
 
     type: Literal["note"] = "note"
-    note: dict[str, Any] = Field(description="The note as stored (see subagent.note.Note).")
+    note: Note = Field(description="The note as stored.")
 
 
 class CompactionDone(BaseModel):
@@ -89,19 +91,17 @@ class UsageUpdate(BaseModel):
     session_cost_usd: float | None = Field(description="Estimated cost so far; None if unknown.")
 
 
-class Source(BaseModel):
-    """A page a reply cites."""
+class CitedSource(Source):
+    """A page a reply cites, with the number its text marks it by."""
 
     n: int = Field(description="Its number, as marked in the reply's text: [n].")
-    title: str
-    url: str
 
 
 class SourcesCited(BaseModel):
     """The pages a reply cited (web search results), numbered as in its text."""
 
     type: Literal["sources"] = "sources"
-    sources: list[Source]
+    sources: list[CitedSource]
 
 
 class Warning(BaseModel):

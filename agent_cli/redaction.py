@@ -7,6 +7,8 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
+from pydantic import BaseModel
+
 CREDENTIAL_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 MASK = "[redacted]"
 MIN_SECRET_CHARS = 8  # shorter values would mask ordinary words
@@ -24,7 +26,10 @@ def redact(text: str, secrets: Iterable[str]) -> str:
 
 
 def redact_value(value: Any, secrets: tuple[str, ...]) -> Any:
-    """Every string inside `value` (dicts, lists) redacted; other values unchanged."""
+    """Every string inside `value` (dicts, lists, pydantic models) redacted; other values
+    unchanged."""
+    if isinstance(value, BaseModel):
+        return type(value).model_validate(redact_value(value.model_dump(), secrets))
     if isinstance(value, str):
         return redact(value, secrets)
     if isinstance(value, dict):

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 if TYPE_CHECKING:
     from agent_cli.events import Event
     from agent_cli.paths import Paths
+    from agent_cli.payloads import ToolDisplay
     from agent_cli.settings import Settings
 
 
@@ -37,7 +38,7 @@ class ToolResult:
     content: str
     is_error: bool = False
     summary: str = ""
-    display: dict[str, Any] | None = None
+    display: ToolDisplay | None = None
 
 
 @dataclass

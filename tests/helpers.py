@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agent_cli.payloads import Note
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -47,3 +49,18 @@ def all_text(path: Path) -> str:
     return "\n".join(
         p.read_text(encoding="utf-8", errors="replace") for p in path.rglob("*") if p.is_file()
     )
+
+
+def make_note(**fields: Any) -> Note:
+    """A stored note as the runner makes it; the fields a test cares about are given."""
+    base: dict[str, Any] = {
+        "id": "n-0001",
+        "session_id": "s-1",
+        "description": "look",
+        "task": "Look into it.",
+        "status": "completed",
+        "conclusion": "It works.",
+        "confidence": "high",
+        "log_path": "notes/n-0001.log",
+    }
+    return Note.model_validate({**base, **fields})

@@ -13,7 +13,7 @@ from agent_cli.cli import options as opt
 from agent_cli.cli.common import guarded, state_paths
 
 if TYPE_CHECKING:
-    from agent_cli.subagent.note import Note
+    from agent_cli.payloads import Note
     from agent_cli.subagent.store import NoteStore
 
 notes_app = typer.Typer(no_args_is_help=False, add_completion=False, rich_markup_mode=None)

@@ -108,8 +108,8 @@ def show_session(
     if state.todos:
         typer.echo("todos:")
         for item in state.todos:
-            mark = {"completed": "[x]", "in_progress": "[>]"}.get(str(item.get("status")), "[ ]")
-            typer.echo(f"  {mark} {item.get('content')}")
+            mark = {"completed": "[x]", "in_progress": "[>]"}.get(item.status, "[ ]")
+            typer.echo(f"  {mark} {item.content}")
     for message in state.messages:
         typer.echo(f"--- {message['role']}")
         for block in blocks_of(message):

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from asyncio import FIRST_COMPLETED
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -32,6 +31,7 @@ from agent_cli.loop.extensions import (
     StageContext,
     TurnObserver,
 )
+from agent_cli.loop.outbox import Outbox, Passed
 from agent_cli.loop.rounds import cut_off_call, run_round
 from agent_cli.loop.server_turn import call_events, ends_with_reply, sources_event, store_reply
 from agent_cli.messages import Block
@@ -77,7 +77,7 @@ class Agent:
     stop_after_round: Callable[[], bool] | None = None
     # user_prompt_submit (may veto the turn) and stop hooks (SPEC §12)
     turn_hooks: TurnHooks | None = None
-    _events: asyncio.Queue[Event] = field(default_factory=asyncio.Queue)
+    _outbox: Outbox = field(default_factory=Outbox)
     _last_usage: Usage | None = None
     _last_request_messages: int = 0
 
@@ -87,7 +87,7 @@ class Agent:
             self.session.usage_sink = self.emit
 
     def emit(self, event: Event) -> None:
-        self._events.put_nowait(event)
+        self._outbox.emit(event)
 
     def stage_context(self) -> StageContext:
         return StageContext(
@@ -111,7 +111,7 @@ class Agent:
         self.session.append({"role": "user", "content": blocks})
         # after an interrupt the history ends with a user message of results: merge, as resume does
         self.session.messages = history.repair(self.session.messages)
-        async for event in self._drain(self._turn()):
+        async for event in self._outbox.drain(self._turn()):
             if isinstance(event, TurnEnd) and self.turn_hooks:
                 await self.turn_hooks.after_turn(event)
             for observer in self.observers:
@@ -121,29 +121,10 @@ class Agent:
     async def compact_now(self, focus: str | None) -> AsyncIterator[Event]:
         """/compact [focus] between turns."""
         self.session.request_compaction(focus)
-        async for event in self._drain(self._apply_requested_compaction()):
+        async for event in self._outbox.drain(self._apply_requested_compaction()):
             yield event
 
-    async def _drain(self, work: AsyncIterator[Event | _Passed]) -> AsyncIterator[Event]:
-        """Yields the work's events; anything emitted (by a stage or a tool) is yielded in the
-        order it was emitted, before the work's next event."""
-        async for event in work:
-            if isinstance(event, _Passed):  # already taken from the queue, in order
-                yield event.event
-                continue
-            for pending in self._pending():
-                yield pending
-            yield event
-        for pending in self._pending():
-            yield pending
-
-    def _pending(self) -> list[Event]:
-        items: list[Event] = []
-        while not self._events.empty():
-            items.append(self._events.get_nowait())
-        return items
-
-    async def _turn(self) -> AsyncIterator[Event | _Passed]:
+    async def _turn(self) -> AsyncIterator[Event | Passed]:
         requests = continuations = pauses = 0
         text_parts: list[str] = []
         while True:
@@ -291,24 +272,17 @@ class Agent:
 
     async def _run_tools(
         self, calls: list[Block], cut_off: str | None = None
-    ) -> AsyncIterator[_Passed]:
+    ) -> AsyncIterator[Passed]:
         """Every call gets exactly one result, also when the turn is cancelled mid-round.
         Tool events are passed on while the round runs, so the UI shows live progress."""
-        for pending in self._pending():  # the reply's usage, before any tool starts
-            yield _Passed(pending)
+        for pending in self._outbox.pending():  # the reply's usage, before any tool starts
+            yield Passed(pending)
         done: dict[str, ToolResult] = {}
         ctx = self.session.tool_ctx
         task = asyncio.ensure_future(run_round(calls, self.registry, ctx, self.emit, done, cut_off))
         try:
-            while not task.done():
-                getter = asyncio.ensure_future(self._events.get())
-                finished, _ = await asyncio.wait({task, getter}, return_when=FIRST_COMPLETED)
-                if getter in finished:
-                    yield _Passed(getter.result())
-                else:
-                    getter.cancel()
-            for pending in self._pending():
-                yield _Passed(pending)
+            async for passed in self._outbox.while_running(task):
+                yield passed
             results = task.result()
         except BaseException:
             task.cancel()
@@ -324,12 +298,6 @@ class Agent:
         for observer in self.observers:
             observer.on_round_end()
 
-
-@dataclass
-class _Passed:
-    """An emitted event the round already took from the queue."""
-
-    event: Event
 
 
 def _result_block(tool_use_id: str, result: ToolResult) -> Block:

@@ -7,23 +7,23 @@ received, and the history holds them as one assistant message (roles alternate, 
 
 from __future__ import annotations
 
-from agent_cli.events import Event, Source, SourcesCited, ToolEnd, ToolStart
+from agent_cli.events import CitedSource, Event, SourcesCited, ToolEnd, ToolStart
 from agent_cli.messages import Block, blocks_of
 from agent_cli.model.client import ServerToolCall
 from agent_cli.model.server_tools import result_summary, sources
+from agent_cli.payloads import SearchDisplay, Source
 from agent_cli.session.state import Session
 
 
 def call_events(call: ServerToolCall) -> list[Event]:
     """A server tool call as a finished tool line: the query, then the results' titles."""
     use_id, name = str(call.use.get("id", "")), str(call.use.get("name", ""))
-    summary, failed, results = result_summary(call.use, call.result)
+    summary, failed, found = result_summary(call.use, call.result)
+    results = SearchDisplay(results=[Source(**item) for item in found])
     args = call.use.get("input")
     return [
         ToolStart(id=use_id, name=name, input=args if isinstance(args, dict) else {}),
-        ToolEnd(
-            id=use_id, name=name, is_error=failed, summary=summary, display={"results": results}
-        ),
+        ToolEnd(id=use_id, name=name, is_error=failed, summary=summary, display=results),
     ]
 
 
@@ -31,7 +31,7 @@ def sources_event(content: list[Block]) -> SourcesCited | None:
     found = sources(content)
     if not found:
         return None
-    return SourcesCited(sources=[Source(n=s.n, title=s.title, url=s.url) for s in found])
+    return SourcesCited(sources=[CitedSource(n=s.n, title=s.title, url=s.url) for s in found])
 
 
 def store_reply(session: Session, content: list[Block]) -> None:

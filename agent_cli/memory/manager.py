@@ -20,7 +20,6 @@ import logging
 import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from agent_cli.events import Event, TodosUpdated, TurnEnd, Warning
 from agent_cli.memory import generator, triggers
@@ -28,6 +27,7 @@ from agent_cli.memory.episode import Episode, EpisodeDraft, new_episode_id, rela
 from agent_cli.memory.episode_store import EpisodeStore
 from agent_cli.messages import Message
 from agent_cli.model.client import ModelClient
+from agent_cli.payloads import TodoItem
 from agent_cli.session.state import Session
 from agent_cli.session.transcript import EpisodeRecord
 
@@ -48,7 +48,7 @@ class EpisodeManager:
         self.emit = emit
         self.latest: Episode | None = None  # newest episode written here (side panel)
         self.on_saved: Callable[[Episode], None] | None = None
-        self._todos: list[dict[str, Any]] = session.todos.as_dicts()  # restored on resume
+        self._todos: list[TodoItem] = list(session.todos.items)  # restored on resume
         self._cursor: Message | None = None  # the last message an episode covered
         self._covered = 0  # and its position then
         self._pending: triggers.Trigger | None = None  # met mid-round: fired at its end
@@ -76,10 +76,10 @@ class EpisodeManager:
         elif isinstance(event, TurnEnd):
             self.on_turn_end(event.text)
 
-    def on_todos(self, old: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]]) -> None:
+    def on_todos(self, old: Sequence[TodoItem], new: Sequence[TodoItem]) -> None:
         if triggers.todos_completed(old, new):
             self._pending = "todos"
-        self._todos = [dict(t) for t in new]
+        self._todos = list(new)
 
     def on_round_end(self) -> None:
         self._rounds += 1

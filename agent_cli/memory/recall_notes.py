@@ -8,7 +8,7 @@ import sqlite3
 
 from agent_cli.errors import UsageError
 from agent_cli.memory.episode import relative_path
-from agent_cli.subagent.note import Note
+from agent_cli.payloads import Note
 from agent_cli.subagent.store import NoteStore
 from agent_cli.tool_contract import ToolContext
 

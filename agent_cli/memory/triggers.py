@@ -13,9 +13,10 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from agent_cli.messages import Message
+from agent_cli.payloads import TodoItem
 from agent_cli.settings import MemorySettings
 
 Trigger = Literal["todos", "done", "topic", "length", "remember", "retry"]
@@ -49,15 +50,15 @@ STOP_WORDS = frozenset(_STOP_TEXT.split())
 MIN_WORDS_FOR_OVERLAP = 4
 
 
-def all_completed(todos: Sequence[dict[str, Any]]) -> bool:
-    return bool(todos) and all(t.get("status") == "completed" for t in todos)
+def all_completed(todos: Sequence[TodoItem]) -> bool:
+    return bool(todos) and all(t.status == "completed" for t in todos)
 
 
-def todos_completed(old: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]]) -> bool:
+def todos_completed(old: Sequence[TodoItem], new: Sequence[TodoItem]) -> bool:
     """The new list is all completed and that is news (not the same finished list again)."""
     if not all_completed(new):
         return False
-    same = [t.get("content") for t in old] == [t.get("content") for t in new]
+    same = [t.content for t in old] == [t.content for t in new]
     return not (all_completed(old) and same)
 
 

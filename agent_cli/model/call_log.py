@@ -110,6 +110,9 @@ def exit_summary(log: CallLog, settings: Settings) -> str:
     return "\n".join(
         [
             f"calls: {len(log.records)} ({len(log.records) - len(done)} failed)",
+            f"tokens: input {total.input_tokens}, output {total.output_tokens}, "
+            f"cache read {total.cache_read_input_tokens}, "
+            f"cache write {total.cache_creation_input_tokens}",
             f"input tokens: {_stats(ins, ',.0f')} (cache read {total.cache_read_input_tokens:,})",
             f"output tokens: {_stats(outs, ',.0f')}",
             f"latency s: {_stats(lat, '.2f')}",

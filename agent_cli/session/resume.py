@@ -6,13 +6,16 @@ import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from agent_cli.errors import UsageError
 from agent_cli.history import repair
 from agent_cli.messages import Message
 from agent_cli.model.usage import Usage
 from agent_cli.paths import Paths
+from agent_cli.payloads import Note, TodoItem
 from agent_cli.session.transcript import (
     CompactionRecord,
     EpisodeRecord,
@@ -25,6 +28,16 @@ from agent_cli.session.transcript import (
 )
 
 log = logging.getLogger(__name__)
+M = TypeVar("M", bound=BaseModel)
+
+
+def _typed(model: type[M], raw: list[dict[str, Any]], path: Path) -> list[M]:
+    """Recorded payloads as models; one that no longer validates is skipped, with a log line."""
+    try:
+        return [model.model_validate(item) for item in raw]
+    except ValidationError as e:
+        log.warning("%s: a recorded %s was skipped (%s)", path.name, model.__name__, e)
+        return []
 
 
 @dataclass
@@ -35,8 +48,8 @@ class Restored:
     model: str = ""
     started: str = ""
     messages: list[Message] = field(default_factory=list)
-    todos: list[dict[str, Any]] = field(default_factory=list)
-    notes: list[dict[str, Any]] = field(default_factory=list)
+    todos: list[TodoItem] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
     episodes: list[dict[str, Any]] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     # the same tokens per model, so the cost can be priced again on resume
@@ -108,9 +121,9 @@ def fold(path: Path) -> Restored:
             state.messages = list(record.messages)
             state.compactions += 1
         elif isinstance(record, TodosRecord):
-            state.todos = record.todos
+            state.todos = _typed(TodoItem, record.todos, path)
         elif isinstance(record, NoteRecord):
-            state.notes.append(record.note)
+            state.notes += _typed(Note, [record.note], path)
         elif isinstance(record, EpisodeRecord):
             state.episodes.append(record.episode)
         elif isinstance(record, UsageRecord):

@@ -11,17 +11,19 @@ from __future__ import annotations
 import json
 import secrets
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator
 
+from agent_cli.payloads import (
+    CONCLUSION_CHARS,
+    EVIDENCE_ITEMS,
+    Confidence,
+    Note,
+)
 from agent_cli.tool_contract import ToolInput
 
-NoteStatus = Literal["completed", "max_turns", "error", "interrupted"]
-Confidence = Literal["high", "medium", "low"]
-
-CONCLUSION_CHARS = 200
-EVIDENCE_ITEMS, EVIDENCE_CHARS = 5, 80
+EVIDENCE_CHARS = 80
 ISSUE_ITEMS, ISSUE_CHARS = 5, 160
 REF_ITEMS, REF_CHARS = 10, 200
 UNPARSED = "note could not be parsed"
@@ -92,67 +94,6 @@ class NoteBody(ToolInput):
         if not value.strip():
             raise ValueError("the conclusion is empty")
         return value.strip()
-
-
-class NoteFigures(BaseModel):
-    """The runner's own measurements of one subagent run."""
-
-    turns: int = Field(default=0, description="Model requests the subagent made.")
-    tool_calls: int = Field(default=0, description="Tool calls it made (submit_note excluded).")
-    input_tokens: int = Field(default=0, description="Input tokens of its calls, cache included.")
-    output_tokens: int = Field(default=0, description="Output tokens of its calls.")
-    seconds: float = Field(default=0.0, description="Wall time of the run.")
-    process_chars: int = Field(
-        default=0, description="Characters of its whole conversation (prompt, replies, results)."
-    )
-    note_chars: int = Field(
-        default=0, description="Characters the parent received: the rendered note."
-    )
-
-    @property
-    def saving(self) -> float | None:
-        """Share of the process kept out of the parent's context (0.96 = 96 % smaller)."""
-        if self.process_chars <= 0:
-            return None
-        return 1 - self.note_chars / self.process_chars
-
-
-class Note(BaseModel):
-    """A stored note: the subagent's body, trimmed and checked, plus what the runner knows."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    id: str = Field(description="Note id; the files are notes/<id>.md, .json and .log.")
-    session_id: str = Field(description="The parent session.")
-    description: str = Field(description="The task's short description, as the parent gave it.")
-    task: str = Field(description="The task prompt the subagent started from.")
-    parent_tool_use_id: str | None = Field(
-        default=None, description="The parent's `task` tool_use id."
-    )
-    status: NoteStatus = Field(
-        description="Set by the runner: completed, max_turns, error or interrupted."
-    )
-    conclusion: str = Field(max_length=CONCLUSION_CHARS, description="One actionable sentence.")
-    evidence: list[str] = Field(
-        default_factory=list, max_length=EVIDENCE_ITEMS, description="Points to re-check."
-    )
-    file_refs: list[str] = Field(
-        default_factory=list, description="Pointers to details; the log is always among them."
-    )
-    missing_refs: list[str] = Field(
-        default_factory=list, description="file_refs that did not exist when the note was made."
-    )
-    open_issues: list[str] = Field(default_factory=list, description="What is unresolved.")
-    confidence: Confidence = Field(description="high, medium or low.")
-    trimmed: list[str] = Field(
-        default_factory=list, description="Fields shortened in code; the full text is in the log."
-    )
-    log_path: str = Field(description="The subagent's full process (the first file_ref).")
-    figures: NoteFigures = Field(default_factory=NoteFigures, description="The runner's figures.")
-    created: str = Field(
-        default_factory=lambda: datetime.now(UTC).isoformat(timespec="milliseconds"),
-        description="When the note was made (UTC).",
-    )
 
 
 def _cut(text: str, limit: int) -> str:

@@ -25,15 +25,13 @@ from agent_cli.history import last_assistant_text
 from agent_cli.messages import Block
 from agent_cli.model.client import ModelClient
 from agent_cli.model.usage import Usage
+from agent_cli.payloads import Note, NoteFigures, NoteStatus
 from agent_cli.redaction import redact
 from agent_cli.session.state import Session
 from agent_cli.session.transcript import NoteRecord
 from agent_cli.subagent.note import (
     UNPARSED,
-    Note,
     NoteBody,
-    NoteFigures,
-    NoteStatus,
     extract_body,
     new_note_id,
     render,
@@ -233,9 +231,8 @@ class SubagentRunner:
         note.figures.note_chars = len(render(note))
         self.store.save(note)
         run.log.section("note", note.model_dump_json(indent=2))
-        dump = note.model_dump(mode="json")
-        self.parent.record(NoteRecord(note=dump))
-        run.ctx.emit(NoteAdded(note=dump))
+        self.parent.record(NoteRecord(note=note.model_dump(mode="json")))
+        run.ctx.emit(NoteAdded(note=note))
         run.ctx.touched |= child.session.tool_ctx.touched
         log.info("subagent %s (%s): %s", note.id, run.description, note.status)
         return note

@@ -13,8 +13,9 @@ from pathlib import Path
 
 from agent_cli.errors import UsageError
 from agent_cli.paths import Paths
+from agent_cli.payloads import Note
 from agent_cli.search_index import Schema, connect, fts_query
-from agent_cli.subagent.note import Note, render_markdown
+from agent_cli.subagent.note import render_markdown
 
 NOTES_SCHEMA = Schema(
     name="notes",

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field, field_validator
 
+from agent_cli.payloads import NoteDisplay
 from agent_cli.subagent.note import render
 from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult, current_call_id
 
@@ -57,5 +58,5 @@ class Task(Tool[TaskInput]):
             render(note),
             is_error=note.status != "completed",
             summary=summary,
-            display={"note": note.model_dump(mode="json")},
+            display=NoteDisplay(note=note),
         )

@@ -11,10 +11,11 @@ import ast
 import json
 import logging
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-from pydantic_core import PydanticCustomError
+from pydantic import ValidationError
+
+from agent_cli.payloads import TodoItem
 
 log = logging.getLogger(__name__)
 
@@ -25,41 +26,6 @@ MAX_STRING_CHARS = 200_000
 STATUSES = ("pending", "in_progress", "completed")
 MARKS = {"completed": "[x]", "in_progress": "[>]", "pending": "[ ]"}
 _MAX_REPORTED = 10
-
-Status = Literal["pending", "in_progress", "completed"]
-
-
-class TodoItem(BaseModel):
-    """One step of the plan."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    content: str = Field(description="What to do, in the imperative: 'Run the tests'.")
-    status: Status = Field(description="pending, in_progress (at most one item) or completed.")
-    active_form: str | None = Field(
-        default=None, description="The step as an ongoing action, shown while it runs."
-    )
-
-    @field_validator("content")
-    @classmethod
-    def _content(cls, value: str) -> str:
-        value = value.strip()
-        if not value:
-            raise PydanticCustomError("empty_content", "content is empty after trimming")
-        return value
-
-    @field_validator("active_form")
-    @classmethod
-    def _active_form(cls, value: str | None) -> str | None:
-        return (value or "").strip() or None
-
-    def as_dict(self) -> dict[str, Any]:
-        """Fixed key order; active_form only when set."""
-        out: dict[str, Any] = {"content": self.content, "status": self.status}
-        if self.active_form is not None:
-            out["active_form"] = self.active_form
-        return out
-
 
 class TodoError(ValueError):
     """A list that was refused; the message names the item and the rule, for the model."""

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import difflib
 from pathlib import Path
-from typing import Any
 
 from pydantic import Field
 
+from agent_cli.payloads import DiffDisplay
 from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.tools.fs import PathRefused, content_hash, display_path, remember, writable_path
 from agent_cli.tools.read_file import split_lines
@@ -26,7 +26,7 @@ class EditFileInput(ToolInput):
     )
 
 
-def diff_display(shown: str, before: str, after: str) -> dict[str, Any]:
+def diff_display(shown: str, before: str, after: str) -> DiffDisplay:
     """A unified diff for the UI (capped: the user needs the gist, not a megabyte)."""
     lines = list(
         difflib.unified_diff(
@@ -36,7 +36,7 @@ def diff_display(shown: str, before: str, after: str) -> dict[str, Any]:
     cut = len(lines) - MAX_DIFF_LINES
     if cut > 0:
         lines = [*lines[:MAX_DIFF_LINES], f"... {cut} more diff lines"]
-    return {"kind": "diff", "path": shown, "diff": "\n".join(lines)}
+    return DiffDisplay(path=shown, diff="\n".join(lines))
 
 
 def _error(message: str, path: str) -> ToolResult:

@@ -8,8 +8,9 @@ from typing import Annotated, Any
 from pydantic import TypeAdapter, WithJsonSchema
 
 from agent_cli.events import TodosUpdated
+from agent_cli.payloads import TodoItem, TodosDisplay
 from agent_cli.session.transcript import TodosRecord, _Record
-from agent_cli.todo.tracker import TOOL_NAME, TodoError, TodoItem, TodoTracker
+from agent_cli.todo.tracker import TOOL_NAME, TodoError, TodoTracker
 from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 
 # What the model sees is generated from the same TodoItem the tracker validates with. The field
@@ -47,12 +48,12 @@ class TodoWrite(Tool[TodoWriteInput]):
             self.tracker.replace(args.todos)
         except TodoError as e:
             return ToolResult(str(e), is_error=True, summary="todo_write: refused")
-        items = self.tracker.as_dicts()
-        self.record(TodosRecord(todos=items))
+        items = list(self.tracker.items)
+        self.record(TodosRecord(todos=self.tracker.as_dicts()))
         ctx.emit(TodosUpdated(todos=items))
         done, total = self.tracker.completed(), len(items)
         return ToolResult(
             self.tracker.result_text(),
             summary=f"todo_write ({done}/{total} completed)",
-            display={"todos": items},
+            display=TodosDisplay(todos=items),
         )

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from pydantic import Field
 
+from agent_cli.payloads import PageDisplay
 from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.tools.web_rules import Resolver, WebRefused, domain_of, system_resolver
 
@@ -107,7 +108,7 @@ class WebFetch(Tool[WebFetchInput]):
             if passages:
                 header.append(f"\n## Passages about: {args.prompt}\n\n{passages}\n\n## Page")
         content = "\n".join(header) + "\n\n" + (text or "(the page has no text)")
-        display = {"url": page.url, "title": converted.title, "bytes": len(page.body)}
+        display = PageDisplay(url=page.url, title=converted.title, bytes=len(page.body))
         if page.status >= 400:
             return ToolResult(content, True, f"web_fetch {label}: HTTP {page.status}", display)
         return ToolResult(content, summary=f"web_fetch {label} ({size})", display=display)

@@ -19,6 +19,7 @@ from agent_cli.events import (
     ToolEnd,
     Warning,
 )
+from agent_cli.payloads import DiffDisplay, Note
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 MAX_DIFF_LINES = 40
@@ -106,9 +107,8 @@ def tool_end(event: ToolEnd, width: int, color: bool) -> str:
     line = Text(f"{mark} ", style=style)
     line.append(_short(event.summary, max(width - 2, 10)), style="red" if event.is_error else "")
     parts = [to_ansi(line, width, color).rstrip("\n")]
-    diff = (event.display or {}).get("diff")
-    if isinstance(diff, str) and diff.strip():
-        parts.append(render_diff(diff, width, color))
+    if isinstance(event.display, DiffDisplay) and event.display.diff.strip():
+        parts.append(render_diff(event.display.diff, width, color))
     return "\n".join(parts)
 
 
@@ -146,11 +146,8 @@ def user_line(prompt: str, width: int, color: bool) -> str:
     return to_ansi(text, width, color).rstrip("\n")
 
 
-def note_line(note: dict[str, Any]) -> str:
-    return (
-        f"note {note.get('id', '?')}: {note.get('conclusion', '')} "
-        f"({note.get('confidence', '?')} confidence, {note.get('status', '?')})"
-    )
+def note_line(note: Note) -> str:
+    return f"note {note.id}: {note.conclusion} ({note.confidence} confidence, {note.status})"
 
 
 def event_line(event: Any, width: int, color: bool) -> str | None:

@@ -15,6 +15,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from agent_cli.events import CompactionDone, NoteAdded, TodosUpdated, UsageUpdate
+from agent_cli.payloads import Note, TodoItem
 from agent_cli.ui.render import cost, to_ansi, tokens
 
 FOLD_BELOW = 100  # columns under which the panel goes below the conversation
@@ -31,8 +32,8 @@ def side_width(columns: int) -> int:
 
 @dataclass
 class PanelState:
-    todos: list[dict[str, Any]] = field(default_factory=list)
-    notes: list[dict[str, Any]] = field(default_factory=list)  # oldest first
+    todos: list[TodoItem] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)  # oldest first
     episode: dict[str, str] | None = None  # the newest episode written here: id, title
     context_tokens: int | None = None
     context_window: int = 200_000
@@ -78,24 +79,23 @@ class PanelState:
         return round(100 * self.context_tokens / self.context_window)
 
 
-def todo_counts(todos: list[dict[str, Any]]) -> tuple[int, int]:
-    return sum(1 for t in todos if t.get("status") == "completed"), len(todos)
+def todo_counts(todos: list[TodoItem]) -> tuple[int, int]:
+    return sum(1 for t in todos if t.status == "completed"), len(todos)
 
 
-def todo_lines(todos: list[dict[str, Any]], width: int, color: bool, full: bool = False) -> Text:
+def todo_lines(todos: list[TodoItem], width: int, color: bool, full: bool = False) -> Text:
     """Marks, the in-progress item by its active_form; long lists show only unfinished items."""
     marks = MARKS if color else PLAIN_MARKS
     shown = todos
     if not full and len(todos) > MAX_TODOS:
-        shown = [t for t in todos if t.get("status") != "completed"][:MAX_TODOS]
+        shown = [t for t in todos if t.status != "completed"][:MAX_TODOS]
     out = Text()
     for item in shown:
-        status = str(item.get("status", "pending"))
-        label = str(item.get("content", ""))
-        if status == "in_progress" and item.get("active_form"):
-            label = str(item["active_form"])
-        line = f"{marks.get(status, '?')} {label}"
-        out.append(_fit(line, width) + "\n", style=STYLES.get(status, "") if color else "")
+        label = item.content
+        if item.status == "in_progress" and item.active_form:
+            label = item.active_form
+        line = f"{marks[item.status]} {label}"
+        out.append(_fit(line, width) + "\n", style=STYLES[item.status] if color else "")
     hidden = len(todos) - len(shown)
     if hidden:
         out.append(f"  … {hidden} more ({todo_counts(todos)[0]} done)\n", style="dim")
@@ -132,14 +132,14 @@ def _notes(state: PanelState, width: int, color: bool) -> Text | None:
             section.append((f"{mark} " if n == 0 else "  ") + line + "\n")
         section.append(_fit(f"  episode · {state.episode['id']}", width) + "\n", style="dim")
     for note in reversed(state.notes[-MAX_NOTES:]):
-        conclusion = " ".join(str(note.get("conclusion", "")).split())
+        conclusion = " ".join(note.conclusion.split())
         lines = textwrap.wrap(conclusion, width - 2, max_lines=3, placeholder="…") or ["?"]
         for n, line in enumerate(lines):
             section.append(("• " if n == 0 else "  ") + line + "\n")
-        grade = f"  {note.get('confidence', '?')} · {note.get('status', '?')}"
-        meta = f"{grade} · {note.get('id', '?')}"
+        grade = f"  {note.confidence} · {note.status}"
+        meta = f"{grade} · {note.id}"
         if len(meta) > width:  # the id is what /notes ID needs: never cut it
-            meta = f"{grade}\n  {note.get('id', '?')}"
+            meta = f"{grade}\n  {note.id}"
         section.append(meta + "\n", style="dim")
     return section
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from agent_cli.errors import AgentError
+from agent_cli.payloads import Note
 from agent_cli.ui.render import cost, note_line, tokens
 from agent_cli.ui.side_panel import PanelState, todo_counts, todo_lines
 
@@ -91,26 +91,27 @@ def _notes(host: Host, arg: str) -> None:
         else:
             host.say("\n".join(note_line(n) for n in notes))
         return
-    matches = [n for n in notes if str(n.get("id", "")).startswith(arg)]
+    matches = [n for n in notes if n.id.startswith(arg)]
     if len(matches) != 1:
-        known = ", ".join(str(n.get("id")) for n in notes) or "none"
+        known = ", ".join(n.id for n in notes) or "none"
         host.say(f"No single note matches '{arg}' (notes: {known}).", "red")
         return
     host.say(_note_full(matches[0]))
 
 
-def _note_full(note: dict[str, Any]) -> str:
+def _note_full(note: Note) -> str:
     lines = [note_line(note)]
-    for key in ("evidence", "file_refs", "missing_refs", "open_issues"):
-        items = note.get(key) or []
-        if items:
-            lines.append(f"{key.replace('_', ' ')}:")
-            lines += [f"  - {item}" for item in items]
-    figures = note.get("figures") or {
-        k: note[k] for k in ("turns", "tool_calls", "tokens", "seconds") if k in note
+    sections = {
+        "evidence": note.evidence,
+        "file refs": note.file_refs,
+        "missing refs": note.missing_refs,
+        "open issues": note.open_issues,
     }
-    if figures:
-        lines.append(json.dumps(figures))
+    for title, items in sections.items():
+        if items:
+            lines.append(f"{title}:")
+            lines += [f"  - {item}" for item in items]
+    lines.append(note.figures.model_dump_json())
     return "\n".join(lines)
 
 

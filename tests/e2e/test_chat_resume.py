@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_cli.paths import Paths
+from agent_cli.payloads import Note
 from agent_cli.session.transcript import (
     MessageRecord,
     NoteRecord,
@@ -23,13 +24,17 @@ TODOS = [
     {"content": "Fix the retry", "status": "in_progress", "active_form": "Fixing the retry"},
     {"content": "Write a test", "status": "pending", "active_form": "Writing a test"},
 ]
-NOTE = {
-    "id": "n-7f3e",
-    "status": "completed",
-    "conclusion": "Retries live in model/anthropic.py, not in the loop.",
-    "confidence": "high",
-    "evidence": ["model/anthropic.py:120"],
-}
+NOTE = Note(
+    id="n-7f3e",
+    session_id=SESSION,
+    description="find the retries",
+    task="Where do retries happen?",
+    status="completed",
+    conclusion="Retries live in model/anthropic.py, not in the loop.",
+    confidence="high",
+    evidence=["model/anthropic.py:120"],
+    log_path="notes/n-7f3e.log",
+).model_dump(mode="json")
 
 
 def write_session(workspace: Path) -> None:

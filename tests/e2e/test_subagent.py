@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from agent_cli.build import build_agent, make_client, open_session
-from agent_cli.events import Event
+from agent_cli.events import Event, NoteAdded
 from agent_cli.loop.agent import Agent
 from agent_cli.model.call_log import CallLog
 from agent_cli.options import Options
@@ -205,13 +205,13 @@ def test_usage_and_note_reach_the_parent_session_and_its_transcript(
     agent = make_agent(tmp_path)
     events = asyncio.run(collect(agent, "go"))
     note = only_note(tmp_path)
-    assert [e.note["id"] for e in events if e.type == "note"] == [note["id"]]  # type: ignore[union-attr]
+    assert [e.note.id for e in events if isinstance(e, NoteAdded)] == [note["id"]]
     calls = [json.loads(x) for x in (tmp_path / "logs/llm-calls.jsonl").read_text().splitlines()]
     assert sorted(c["caller"] for c in calls) == ["main", "main", f"subagent:{note['id']}"]
     assert agent.session.usage.output_tokens == sum(c["output_tokens"] for c in calls)
     assert note["figures"]["output_tokens"] == 77
     restored = fold(agent.session.paths.transcript(agent.session.id))
-    assert [n["id"] for n in restored.notes] == [note["id"]]
+    assert [n.id for n in restored.notes] == [note["id"]]
     assert restored.usage == agent.session.usage
     assert restored.calls == 3
 

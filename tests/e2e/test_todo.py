@@ -138,7 +138,7 @@ def test_failed_todo_write_in_the_middle_still_reminds_on_schedule(
     assert "item 2: content is empty after trimming" in refused["content"]
     assert "item 2: status 'x' is not one of pending, in_progress, completed" in refused["content"]
     assert agent.session.todos.as_dicts() == PLAN
-    assert [e.todos for e in events if isinstance(e, TodosUpdated)] == [PLAN]
+    assert [[t.as_dict() for t in e.todos] for e in events if isinstance(e, TodosUpdated)] == [PLAN]
 
 
 @pytest.mark.usefixtures("sdk_env")

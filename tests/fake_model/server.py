@@ -103,6 +103,7 @@ class FakeAnthropic:
         self.requests: list[RecordedRequest] = []
         self.violations: list[Violation] = []
         self.replies: list[dict[str, Any]] = []  # every message object answered, in order
+        self.served_usage: list[dict[str, int]] = []  # the usage of every reply sent, in order
         self._routes: list[tuple[Predicate, Script]] = []
         self._lock = threading.Lock()
         self._cache = PromptCache()
@@ -242,13 +243,18 @@ class FakeAnthropic:
             return self._fail(index, 404, "not_found_error", "no models API", request_id, [])
         return Answer(200, model_info(model, self.web_search_supported), headers=_ids(request_id))
 
-    def _reply_answer(self, reply: Reply, body: Body, request_id: str) -> Answer:
+    def _reply_answer(
+        self, reply: Reply, body: Body, request_id: str, delivered: bool = True
+    ) -> Answer:
         blocks = self._complete_blocks(reply.blocks)
         usage: dict[str, Any] = {
             **self._cache.usage_for(body), "output_tokens": estimate_tokens(blocks)
         }
         usage.update(server_tool_usage(blocks))
         usage.update(reply.usage or {})
+        if delivered and not reply.drop_after:  # a reply cut mid-stream is never accounted
+            with self._lock:
+                self.served_usage.append(dict(usage))
         message_id = f"msg_fake_{next(self._message_ids):04d}"
         model = str(body.get("model") or DEFAULT_MODEL)
         message = message_object(message_id, model, blocks, reply.final_stop_reason(), usage)
@@ -264,7 +270,7 @@ class FakeAnthropic:
         return answer
 
     def _stream_error_answer(self, step: ErrorReply, body: Body, request_id: str) -> Answer:
-        answer = self._reply_answer(Reply([], delay=step.delay), body, request_id)
+        answer = self._reply_answer(Reply([], delay=step.delay), body, request_id, False)
         error = {**error_object(step.error_type, step.message, request_id), "type": "error"}
         answer.events = [*(answer.events or [])[:2], error]
         return answer

@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 
 from agent_cli.memory import triggers
+from agent_cli.payloads import TodoItem
 from agent_cli.settings import MemorySettings
 
-OPEN = [{"content": "a", "status": "completed"}, {"content": "b", "status": "in_progress"}]
-DONE = [{"content": "a", "status": "completed"}, {"content": "b", "status": "completed"}]
+OPEN = [TodoItem(content="a", status="completed"), TodoItem(content="b", status="in_progress")]
+DONE = [TodoItem(content="a", status="completed"), TodoItem(content="b", status="completed")]
 
 
 def test_todos_becoming_all_completed():
@@ -19,7 +20,7 @@ def test_todos_becoming_all_completed():
     assert not triggers.todos_completed(DONE, DONE)  # the same finished list again
     assert not triggers.todos_completed(OPEN, OPEN)
     assert not triggers.todos_completed(DONE, [])
-    other = [{"content": "c", "status": "completed"}]
+    other = [TodoItem(content="c", status="completed")]
     assert triggers.todos_completed(DONE, other)  # a new plan, finished
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_cli.build import base_tools
+from agent_cli.payloads import DiffDisplay
 from agent_cli.tool_contract import ToolContext, ToolResult
 from agent_cli.tools.glob import compile_glob
 from agent_cli.tools.registry import ToolRegistry
@@ -30,7 +31,8 @@ def test_write_creates_parents_and_counts_as_read(ctx: ToolContext):
     path = ctx.workspace / "pkg/mod/a.py"
     assert path.read_text() == "x = 1\n"
     assert result.display is not None
-    assert "+x = 1" in result.display["diff"]
+    assert isinstance(result.display, DiffDisplay)
+    assert "+x = 1" in result.display.diff
     assert ctx.touched == {path}
     edited = run(ctx, "edit_file", path="pkg/mod/a.py", old_string="1", new_string="2")
     assert not edited.is_error, edited.content

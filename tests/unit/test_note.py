@@ -5,11 +5,9 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from agent_cli.payloads import CONCLUSION_CHARS, Note, NoteFigures
 from agent_cli.subagent.note import (
-    CONCLUSION_CHARS,
-    Note,
     NoteBody,
-    NoteFigures,
     extract_body,
     render,
     trim,

@@ -11,8 +11,8 @@ import pytest
 
 from agent_cli.errors import UsageError
 from agent_cli.paths import Paths
+from agent_cli.payloads import Note
 from agent_cli.search_index import Schema, connect, fts_query
-from agent_cli.subagent.note import Note
 from agent_cli.subagent.store import NOTES_SCHEMA, NoteStore
 
 

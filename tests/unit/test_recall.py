@@ -78,7 +78,7 @@ def test_notes_are_searched_through_the_seam(tmp_path: Path):
 
 def test_real_notes_are_found_by_words_and_by_file(tmp_path: Path):
     from agent_cli.memory.recall_notes import search_notes
-    from agent_cli.subagent.note import Note
+    from agent_cli.payloads import Note
     from agent_cli.subagent.store import NoteStore
 
     NoteStore(Paths(tmp_path)).save(

@@ -11,7 +11,7 @@ import anthropic
 import pytest
 
 from agent_cli.errors import ConfigError
-from agent_cli.events import Source, SourcesCited, ToolEnd
+from agent_cli.events import CitedSource, SourcesCited, ToolEnd
 from agent_cli.messages import validate_request
 from agent_cli.model.anthropic import to_blocks, to_usage
 from agent_cli.model.server_tools import declarations, markers, result_summary, sources
@@ -178,7 +178,7 @@ def test_the_repl_shows_searches_pages_and_numbered_sources() -> None:
     page = ToolEnd(id="f", name="web_fetch", is_error=False,
                    summary="web_fetch httpx changelog (12.3 kB)")
     assert render.tool_end(page, 100, color=False) == "✔ web_fetch httpx changelog (12.3 kB)"
-    cited_sources = SourcesCited(sources=[Source(n=1, title="Changelog", url=PAGE[1])])
+    cited_sources = SourcesCited(sources=[CitedSource(n=1, title="Changelog", url=PAGE[1])])
     assert render.event_line(cited_sources, 100, color=False) == (
         "Sources:\n[1] Changelog — https://example.org/changelog"
     )
@@ -207,7 +207,7 @@ def test_a_searched_and_cited_reply_on_the_repl_screen() -> None:
         ToolStart(id="srvtoolu_1", name="web_search", input={"query": "httpx 0.28"}),
         ToolEnd(id="srvtoolu_1", name="web_search", is_error=False, summary=summary),
         TextDelta(text="It dropped proxies. [1]"),
-        SourcesCited(sources=[Source(n=1, title="Changelog", url=PAGE[1])]),
+        SourcesCited(sources=[CitedSource(n=1, title="Changelog", url=PAGE[1])]),
         TurnEnd(stop="done", text="", rounds=1),
     ]
     lines = [line for event in events for line in view.feed(event)]

@@ -11,28 +11,33 @@ from pathlib import Path
 import pytest
 
 from agent_cli.events import CompactionDone, NoteAdded, TodosUpdated, UsageUpdate
+from agent_cli.payloads import TodoItem
 from agent_cli.ui.side_panel import PanelState, render_panel
+from tests.helpers import make_note
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 
 TODOS = [
-    {"content": "Split the turn loop", "status": "completed", "active_form": "Splitting"},
-    {
-        "content": "Write the tool executor",
-        "status": "in_progress",
-        "active_form": "Writing the tool executor",
-    },
-    {"content": "Add tests for interrupts", "status": "pending", "active_form": "Adding tests"},
+    TodoItem.model_validate(t)
+    for t in [
+        {"content": "Split the turn loop", "status": "completed", "active_form": "Splitting"},
+        {
+            "content": "Write the tool executor",
+            "status": "in_progress",
+            "active_form": "Writing the tool executor",
+        },
+        {"content": "Add tests for interrupts", "status": "pending", "active_form": "Adding tests"},
+    ]
 ]
 NOTES = [
-    {"id": "n-0001", "conclusion": "Old note.", "confidence": "low", "status": "error"},
-    {
-        "id": "n-1a2b3c",
-        "conclusion": "The loop owns only the message list; the UI consumes events through a "
+    make_note(id="n-0001", conclusion="Old note.", confidence="low", status="error"),
+    make_note(
+        id="n-1a2b3c",
+        conclusion="The loop owns only the message list; the UI consumes events through a "
         "callback.",
-        "confidence": "high",
-        "status": "completed",
-    },
+        confidence="high",
+        status="completed",
+    ),
 ]
 
 
@@ -52,7 +57,9 @@ def full_state() -> PanelState:
 
 
 def test_plain_panel_beside_the_conversation_at_140_columns():
-    assert render_panel(full_state(), 140, color=False) == """\
+    assert (
+        render_panel(full_state(), 140, color=False)
+        == """\
 Todos 1/3
 [x] Split the turn loop
 [>] Writing the tool executor
@@ -70,10 +77,13 @@ compactions 1
 Usage
 in 41k  out 174
 cache 12k  cost $0.123"""
+    )
 
 
 def test_plain_panel_folds_below_at_80_columns():
-    assert render_panel(full_state(), 80, color=False) == """\
+    assert (
+        render_panel(full_state(), 80, color=False)
+        == """\
 --------------------------------------------------------------------------------
 Todos 1/3
 [x] Split the turn loop
@@ -86,6 +96,7 @@ Notes
 • Old note.
   low · error · n-0001
 ctx ##-------- 21% 42k/200k · compactions 1 · in 41k out 174 cache 12k · $0.123"""
+    )
 
 
 def test_long_todo_list_collapses_to_its_unfinished_items():
@@ -98,7 +109,9 @@ def test_long_todo_list_collapses_to_its_unfinished_items():
         {"content": "step 10", "status": "pending"},
         {"content": "step 11", "status": "pending"},
     ]
-    assert render_panel(PanelState(todos=todos), 140, color=False) == """\
+    assert (
+        render_panel(PanelState(todos=[TodoItem.model_validate(t) for t in todos]), 140, False)
+        == """\
 Todos 9/12
 [>] Doing step 9
 [ ] step 10
@@ -110,6 +123,7 @@ compactions 0
 Usage
 in 0  out 0
 cache 0  cost $0.000"""
+    )
 
 
 @pytest.mark.parametrize("columns", [80, 140])
@@ -159,26 +173,31 @@ def test_state_folds_events():
 
 
 def test_a_long_note_id_gets_its_own_line():
-    note = {"id": "note-20261130-220436-582412", "conclusion": "Done.", "confidence": "high",
-            "status": "completed"}
-    assert render_panel(PanelState(notes=[note]), 120, color=False).split("\nContext")[0] == """\
+    note = make_note(id="note-20261130-220436-582412", conclusion="Done.")
+    assert (
+        render_panel(PanelState(notes=[note]), 120, color=False).split("\nContext")[0]
+        == """\
 Notes
 • Done.
   high · completed
   note-20261130-220436-582412"""
+    )
 
 
 def test_notes_section_shows_the_newest_episode_above_the_notes():
     episode = {"id": "ep-20261130-a1b2c3", "title": "Fix the crash on empty input in the parser"}
     state = PanelState(notes=[NOTES[0]], episode=episode)
     assert not state.empty
-    assert render_panel(state, 140, color=False).split("\nContext")[0] == """\
+    assert (
+        render_panel(state, 140, color=False).split("\nContext")[0]
+        == """\
 Notes
 * Fix the crash on empty input in the
   parser
   episode · ep-20261130-a1b2c3
 • Old note.
   low · error · n-0001"""
+    )
     alone = render_panel(PanelState(episode=episode), 80, color=False)
     assert alone.splitlines()[1:4] == [
         "Notes",

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent_cli.payloads import TodoItem
 from agent_cli.session.resume import fold
 from agent_cli.session.transcript import (
     CompactionRecord,
@@ -29,7 +30,7 @@ def test_fold_after_compaction_and_cut_last_line(tmp_path: Path):
         f.write('{"type": "message", "message": {"role": "user", "con')  # crash mid-line
     state = fold(path)
     assert state.messages == [msg("user", "summary"), msg("assistant", "new answer")]
-    assert state.todos == [{"content": "x", "status": "pending"}]
+    assert state.todos == [TodoItem(content="x", status="pending")]
     assert state.compactions == 1
     assert state.model == "m"
 

@@ -11,8 +11,10 @@ from agent_cli.events import (
     ToolStart,
     TurnEnd,
 )
+from agent_cli.payloads import DiffDisplay
 from agent_cli.ui.render import split_blocks, tool_end, tool_label
 from agent_cli.ui.turn import TurnView
+from tests.helpers import make_note
 
 
 def test_blocks_are_cut_at_blank_lines_outside_fences():
@@ -42,7 +44,7 @@ def test_tool_end_lines_and_diff():
         name="edit_file",
         is_error=True,
         summary="edit_file a.py: error",
-        display={"diff": "--- a.py\n+++ a.py\n@@ -1 +1 @@\n-old\n+new"},
+        display=DiffDisplay(path="a.py", diff="--- a.py\n+++ a.py\n@@ -1 +1 @@\n-old\n+new"),
     )
     assert tool_end(bad, 80, color=False) == (
         "✗ edit_file a.py: error\n  --- a.py\n  +++ a.py\n  @@ -1 +1 @@\n  -old\n  +new"
@@ -57,8 +59,7 @@ def test_a_turn_commits_blocks_and_tool_lines_in_order():
         TextDelta(text="graph.\n\nSecond "),
         ToolStart(id="t1", name="read_file", input={"path": "a.py"}),
         ToolEnd(id="t1", name="read_file", is_error=False, summary="read_file a.py (3 lines)"),
-        NoteAdded(note={"id": "n-1", "conclusion": "It works.", "confidence": "high",
-                        "status": "completed"}),
+        NoteAdded(note=make_note(id="n-1", conclusion="It works.")),
         ErrorEvent(kind="APIError", message="overloaded"),
         TextDelta(text="Done."),
         TurnEnd(stop="done", text="Done.", rounds=2),

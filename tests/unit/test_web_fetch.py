@@ -14,6 +14,7 @@ import pytest
 from agent_cli.approval import Approver, HeadlessApprover
 from agent_cli.gate import PolicyGate
 from agent_cli.hooks import Hooks
+from agent_cli.payloads import PageDisplay
 from agent_cli.permissions import Permissions
 from agent_cli.settings import Settings
 from agent_cli.tool_contract import ToolContext, ToolResult
@@ -69,9 +70,9 @@ def test_an_html_page_comes_back_as_markdown_with_its_links(tmp_path: Path, site
         "- Dropped **proxies**\n- Added *zstd*"
     )  # no script, no style, no navigation bar
     assert result.summary == f"web_fetch httpx changelog ({len(DOCS.encode())} B)"
-    assert result.display == {
-        "url": site.url("/changelog"), "title": "httpx changelog", "bytes": len(DOCS.encode())
-    }
+    assert result.display == PageDisplay(
+        url=site.url("/changelog"), title="httpx changelog", bytes=len(DOCS.encode())
+    )
 
 
 def test_a_50_mb_body_is_capped_and_the_text_saved_with_a_preview(tmp_path: Path, site: WebSite):
