@@ -6,7 +6,6 @@ stages, guides, observers, extra tools) are wired here and nowhere else.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +30,7 @@ from agent_cli.model.server_tools import declarations
 from agent_cli.options import Options
 from agent_cli.paths import Paths
 from agent_cli.permissions import Permissions
-from agent_cli.runtime import Runtime
+from agent_cli.runtime import Assembly, Runtime
 from agent_cli.session.resume import (
     Restored,
     find_session,
@@ -138,12 +137,6 @@ def open_session(
             session.add_usage(usage, model)
         session.todos.restore([item.as_dict() for item in restored.todos])
     return session, restored
-
-
-@dataclass
-class Assembly:
-    agent: Agent
-    memory: EpisodeManager
 
 
 def assemble(

@@ -14,7 +14,7 @@ import asyncio
 import importlib
 import threading
 from collections.abc import AsyncIterator, Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol
 
 from agent_cli.approval import Approver
@@ -25,7 +25,6 @@ from agent_cli.session.resume import Restored
 from agent_cli.session.state import Session
 
 if TYPE_CHECKING:
-    from agent_cli.build import Assembly
     from agent_cli.loop.agent import Agent
     from agent_cli.memory.episode import Episode
     from agent_cli.memory.manager import EpisodeManager
@@ -35,6 +34,14 @@ if TYPE_CHECKING:
     from agent_cli.settings import Settings
 
 SDK_MODULE = "agent_cli.model.anthropic"
+
+
+@dataclass
+class Assembly:
+    """A session's agent and its episodic memory, as the composition root wired them."""
+
+    agent: Agent
+    memory: EpisodeManager
 
 
 class Wiring(Protocol):

@@ -154,6 +154,14 @@ class MemorySettings(_Strict):
     )
 
 
+def _domain_names(value: list[str]) -> list[str]:
+    domains = [item.strip().lower().rstrip(".") for item in value]
+    for item, domain in zip(value, domains, strict=True):
+        if not domain or any(c in domain for c in "/: "):
+            raise ValueError(f"{item!r} is not a domain name (write e.g. docs.python.org)")
+    return domains
+
+
 class WebSettings(_Strict):
     """The web: the client-side `web_fetch` tool and the API's server-side search."""
 
@@ -162,22 +170,16 @@ class WebSettings(_Strict):
         default=False, description="Declare the API's web_search server tool where offered."
     )
     allow_private_hosts: bool = Field(
-        default=False,
-        description="Let web_fetch reach loopback, private and link-local addresses.",
+        default=False, description="Let web_fetch reach loopback, private, link-local addresses."
     )
     allowed_domains: list[str] = Field(
-        default_factory=list,
-        max_length=1_000,
-        description="If set, only these domains (and their subdomains) for both tools.",
+        default_factory=list, max_length=1_000, description="Only these domains (and subdomains)."
     )
     blocked_domains: list[str] = Field(
-        default_factory=list,
-        max_length=1_000,
-        description="Never these domains (and subdomains), for both tools.",
+        default_factory=list, max_length=1_000, description="Never these (and their subdomains)."
     )
     allow_credential_urls: bool = Field(
-        default=False,
-        description="Let web_fetch send URLs that look like they carry a credential.",
+        default=False, description="Let web_fetch send URLs that look like they carry a credential."
     )
     search_max_uses: int = Field(
         default=5, ge=1, le=50, description="Web searches the model may make in one request."
@@ -193,17 +195,7 @@ class WebSettings(_Strict):
     pause_continuations: int = Field(
         default=5, ge=0, le=20, description="Times a paused server-tool turn is continued."
     )
-
-    @field_validator("allowed_domains", "blocked_domains")
-    @classmethod
-    def _plain_domains(cls, value: list[str]) -> list[str]:
-        out = []
-        for item in value:
-            domain = item.strip().lower().rstrip(".")
-            if not domain or "/" in domain or ":" in domain or " " in domain:
-                raise ValueError(f"{item!r} is not a domain name (write e.g. docs.python.org)")
-            out.append(domain)
-        return out
+    _domains = field_validator("allowed_domains", "blocked_domains")(_domain_names)
 
 
 class Settings(_Strict):

@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from tests.helpers import run_agent  # noqa: E402 - one way to launch the CLI, shared with the tests
+from tests.e2e.helpers import run_agent  # noqa: E402 - one way to launch the CLI, shared with the tests
 
 __all__ = ["AGENT", "REPO", "Figure", "agent_env", "report", "run_agent"]
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from common import REPO, Figure, report
 
-from tests.context_session import (
+from tests.e2e.context_session import (
     FILE_BYTES,
     ROUNDS,
     WINDOW,

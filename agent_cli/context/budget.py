@@ -13,7 +13,7 @@ from agent_cli.context.results import (
     save_result,
 )
 from agent_cli.context.state import ContextState
-from agent_cli.loop.extensions import Compacted, StageContext
+from agent_cli.loop_ports import Compacted, StageContext
 from agent_cli.messages import Message
 
 # what a preview adds beside the kept characters: the note naming the path

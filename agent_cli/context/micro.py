@@ -23,7 +23,7 @@ from agent_cli.context.results import (
 )
 from agent_cli.context.state import ContextState
 from agent_cli.context.tokens import text_tokens
-from agent_cli.loop.extensions import Compacted, StageContext
+from agent_cli.loop_ports import Compacted, StageContext
 from agent_cli.messages import Message
 
 Cost = Callable[[str], int]

@@ -22,7 +22,7 @@ from agent_cli.context.summary import (
 )
 from agent_cli.context.tokens import TokenCounter, resolve_thresholds, value_tokens
 from agent_cli.events import Warning
-from agent_cli.loop.extensions import Compacted, Stage, StageContext
+from agent_cli.loop_ports import Compacted, Stage, StageContext
 from agent_cli.messages import Block, Message
 from agent_cli.session.state import Session
 

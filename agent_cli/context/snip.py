@@ -19,7 +19,7 @@ from agent_cli.context.state import (
     request_block,
     request_visible,
 )
-from agent_cli.loop.extensions import Compacted, StageContext
+from agent_cli.loop_ports import Compacted, StageContext
 from agent_cli.messages import Block, Message, blocks_of
 
 MARKER_PREFIX = NOTICE_PREFIX + "snipped: "

@@ -17,7 +17,7 @@ from typing import Any
 
 from agent_cli.context.state import NOTICE_PREFIX, request_block
 from agent_cli.errors import ModelError
-from agent_cli.loop.extensions import StageContext
+from agent_cli.loop_ports import StageContext
 from agent_cli.messages import Block, Message, blocks_of
 from agent_cli.model.client import Final, ModelRequest
 from agent_cli.prompts import load_prompt

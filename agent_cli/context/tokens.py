@@ -18,7 +18,7 @@ from agent_cli.model.usage import Usage
 from agent_cli.settings import Settings
 
 if TYPE_CHECKING:
-    from agent_cli.loop.extensions import StageContext
+    from agent_cli.loop_ports import StageContext
 
 PER_MESSAGE = 4
 MIN_RATIO, MAX_RATIO = 0.25, 4.0

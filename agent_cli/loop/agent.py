@@ -23,7 +23,10 @@ from agent_cli.events import (
     Warning,
 )
 from agent_cli.logs import FILE_ONLY
-from agent_cli.loop.extensions import (
+from agent_cli.loop.outbox import Outbox, Passed
+from agent_cli.loop.rounds import cut_off_call, run_round
+from agent_cli.loop.server_turn import call_events, ends_with_reply, sources_event, store_reply
+from agent_cli.loop_ports import (
     Compacted,
     Compactor,
     Guide,
@@ -31,9 +34,6 @@ from agent_cli.loop.extensions import (
     StageContext,
     TurnObserver,
 )
-from agent_cli.loop.outbox import Outbox, Passed
-from agent_cli.loop.rounds import cut_off_call, run_round
-from agent_cli.loop.server_turn import call_events, ends_with_reply, sources_event, store_reply
 from agent_cli.messages import Block
 from agent_cli.model.client import (
     Final,

@@ -10,12 +10,17 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pydantic import Field
 
 from agent_cli.payloads import PageDisplay
 from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.tools.web_rules import Resolver, WebRefused, domain_of, system_resolver
+
+if TYPE_CHECKING:
+    from agent_cli.tools.web_convert import Converted
+    from agent_cli.tools.web_http import Page
 
 PASSAGE_WORDS = re.compile(r"\w{3,}")
 CACHED_PAGES = 32  # pages kept per session; the oldest goes first
@@ -92,26 +97,33 @@ class WebFetch(Tool[WebFetchInput]):
                 summary=f"web_fetch {args.url}: redirects to {domain_of(page.location)}",
             )
         converted = convert(page)
-        size = _size(len(page.body))
         label = converted.title or domain_of(page.url) or page.url
-        header = [f"# {converted.title}" if converted.title else f"# {page.url}"]
-        header.append(f"URL: {page.url} (HTTP {page.status}, {page.content_type or '?'}, {size})")
-        if page.truncated:
-            header.append(
-                f"[Truncated: only the first {web.max_bytes:,} bytes were read (web.max_bytes)"
-                + (f" of {page.total_bytes:,}" if page.total_bytes else "")
-                + ".]"
-            )
-        text = converted.text
-        if args.prompt and len(text) > ctx.settings.tool_result_limit_chars:
-            passages = relevant_passages(text, args.prompt, ctx.settings.tool_preview_chars)
-            if passages:
-                header.append(f"\n## Passages about: {args.prompt}\n\n{passages}\n\n## Page")
-        content = "\n".join(header) + "\n\n" + (text or "(the page has no text)")
+        content = _header(page, converted, args.prompt, ctx) + (
+            converted.text or "(the page has no text)"
+        )
         display = PageDisplay(url=page.url, title=converted.title, bytes=len(page.body))
         if page.status >= 400:
             return ToolResult(content, True, f"web_fetch {label}: HTTP {page.status}", display)
+        size = _size(len(page.body))
         return ToolResult(content, summary=f"web_fetch {label} ({size})", display=display)
+
+
+def _header(page: Page, converted: Converted, prompt: str | None, ctx: ToolContext) -> str:
+    """Title, address and size; a truncation note; passages about the prompt on a long page."""
+    web = ctx.settings.web
+    lines = [f"# {converted.title}" if converted.title else f"# {page.url}"]
+    kind = page.content_type or "?"
+    lines.append(f"URL: {page.url} (HTTP {page.status}, {kind}, {_size(len(page.body))})")
+    if page.truncated:
+        total = f" of {page.total_bytes:,}" if page.total_bytes else ""
+        lines.append(
+            f"[Truncated: only the first {web.max_bytes:,} bytes were read (web.max_bytes){total}.]"
+        )
+    if prompt and len(converted.text) > ctx.settings.tool_result_limit_chars:
+        passages = relevant_passages(converted.text, prompt, ctx.settings.tool_preview_chars)
+        if passages:
+            lines.append(f"\n## Passages about: {prompt}\n\n{passages}\n\n## Page")
+    return "\n".join(lines) + "\n\n"
 
 
 def relevant_passages(text: str, prompt: str, budget: int) -> str:

@@ -8,17 +8,15 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from agent_cli.build import assemble, base_tools, make_client, open_session
+from agent_cli.build import base_tools
 from agent_cli.events import Event
 from agent_cli.loop.agent import Agent
 from agent_cli.memory.manager import EpisodeManager
-from agent_cli.model.call_log import CallLog
-from agent_cli.options import Options
-from agent_cli.paths import Paths
 from agent_cli.settings import Settings
 from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.tools.registry import ToolRegistry, input_schema
 from agent_cli.tools.todo_write import TodoWrite
+from tests.e2e.agents import make_assembly
 from tests.fake_model import FakeAnthropic, Script, has_tools, system_contains
 
 GENERATOR_MARK = "You write episodic memory"
@@ -54,13 +52,12 @@ class PlainRegistry(ToolRegistry):
         ]
 
 
-def make_agent(
+def memory_agent(
     workspace: Path, settings: Settings | None = None, resume: str | None = None
 ) -> tuple[Agent, EpisodeManager]:
-    settings = settings or Settings()
-    options = Options(workspace=workspace, resume=resume)
-    session, _ = open_session(options, settings, Paths(workspace))
-    assembly = assemble(session, make_client(settings, CallLog(None, None)), options)
+    """The shared agent and its memory, with the test write tool beside the shipped tools."""
+    assembly = make_assembly(workspace, settings, resume=resume)
+    session = assembly.agent.session
     todo = TodoWrite(session.todos, session.record)
     assembly.agent.registry = PlainRegistry([*base_tools(), todo, FakeWrite()])
     return assembly.agent, assembly.memory

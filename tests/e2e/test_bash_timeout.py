@@ -8,13 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.build import build_agent, make_client, open_session
 from agent_cli.events import ToolEnd, ToolStart
-from agent_cli.model.call_log import CallLog
-from agent_cli.options import Options
-from agent_cli.paths import Paths
-from agent_cli.settings import Settings
-from tests.conftest import FAKE_API_KEY
+from tests.e2e.agents import bypass, make_agent
 from tests.fake_model import FakeAnthropic
 
 
@@ -32,17 +27,11 @@ def group_members(pgid: int) -> list[int]:
     return found
 
 
-def test_bash_timeout_kills_the_whole_group_quickly(
-    fake_model: FakeAnthropic, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-):
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_model.base_url)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_API_KEY)
+@pytest.mark.usefixtures("sdk_env")
+def test_bash_timeout_kills_the_whole_group_quickly(fake_model: FakeAnthropic, tmp_path: Path):
     command = "echo $$ > shell.pid; (sleep 30 &); sleep 30"
     fake_model.script.tool_use("bash", command=command, timeout_s=1).text("gave up")
-    settings = Settings.model_validate({"permissions": {"mode": "bypass"}})
-    options = Options(workspace=tmp_path)
-    session, _ = open_session(options, settings, Paths(tmp_path))
-    agent = build_agent(session, make_client(settings, CallLog(None, None)), options)
+    agent = make_agent(tmp_path, bypass())
 
     async def timed() -> dict[str, float]:
         stamps: dict[str, float] = {}

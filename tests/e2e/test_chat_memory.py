@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.e2e.helpers import run_agent
 from tests.e2e.memory_support import episode_json, generator_bodies, generator_route, user_text
+from tests.e2e.pty_screen import ChatTerm
 from tests.fake_model import FakeAnthropic
-from tests.helpers import run_agent
-from tests.pty_screen import ChatTerm
 
 TITLE = "Fix crash on empty input in parser"
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.pty_screen import ChatTerm
 from tests.fake_model import FakeAnthropic
 from tests.fake_model.routing import first_user_contains
-from tests.pty_screen import ChatTerm
 
 pytestmark = pytest.mark.skipif(
     not all(importlib.util.find_spec(f"agent_cli.tools.{m}") for m in ("todo_write", "task")),

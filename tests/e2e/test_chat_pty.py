@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.pty_screen import CTRL_C, CTRL_D, ChatTerm
 from tests.fake_model import FakeAnthropic
-from tests.pty_screen import CTRL_C, CTRL_D, ChatTerm
 
 
 @pytest.fixture

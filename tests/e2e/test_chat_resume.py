@@ -14,9 +14,9 @@ from agent_cli.session.transcript import (
     TodosRecord,
     TranscriptWriter,
 )
+from tests.e2e.helpers import run_agent
+from tests.e2e.pty_screen import ChatTerm
 from tests.fake_model import FakeAnthropic
-from tests.helpers import run_agent
-from tests.pty_screen import ChatTerm
 
 SESSION = "20260101-120000-abcdef"
 TODOS = [
@@ -52,7 +52,8 @@ def test_continue_shows_restored_todos_and_notes(
     write_session(tmp_path)
     term = ChatTerm(fake_env, tmp_path, "--continue")
     try:
-        screen = term.wait_for("Fixing the retry")
+        # the panel may be drawn over a few frames: wait until the whole of it is there
+        screen = term.wait_for(lambda text: "Fixing the retry" in text and "Retries live" in text)
         assert f"Resumed session {SESSION}" in screen
         for line in ("Todos 1/3", "[x] Read the loop", "[>] Fixing the retry", "[ ] Write a test"):
             assert line in screen
@@ -72,7 +73,8 @@ def test_resume_by_prefix(fake_env: dict[str, str], tmp_path: Path):
     write_session(tmp_path)
     term = ChatTerm(fake_env, tmp_path, "--resume", SESSION[:12], columns=80, lines=30)
     try:
-        screen = term.wait_for("Fixing the retry")
+        # the panel may be drawn over a few frames: wait until the whole of it is there
+        screen = term.wait_for(lambda text: "Fixing the retry" in text and "Retries live" in text)
         assert "--------" in screen  # under 100 columns the panel folds below
     finally:
         term.close()

@@ -9,13 +9,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from agent_cli import errors
 from agent_cli.context.tokens import resolve_thresholds
 from agent_cli.settings import parse_settings
-from tests.context_session import (
+from tests.e2e.context_session import (
     PROMPT,
     ROUNDS,
     SETTINGS,
@@ -25,9 +24,10 @@ from tests.context_session import (
     script_session,
     user_texts,
 )
+from tests.e2e.helpers import REPO, json_lines, run_agent
 from tests.fake_model import FakeAnthropic, Script
 from tests.fake_model.usage import estimate_tokens
-from tests.helpers import REPO, json_lines, run_agent
+from tests.waiting import wait_until
 
 
 def stream_events(stdout: str, kind: str) -> list[dict]:
@@ -136,9 +136,7 @@ def test_resume_after_sigkill_during_a_tool_call_sends_a_valid_request(
         stderr=subprocess.DEVNULL,
     )
     started = tmp_path / "started.txt"
-    deadline = time.monotonic() + 30
-    while not (started.exists() and started.read_text().strip()) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: started.exists() and started.read_text().endswith("\n"), 30, "bash started")
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     with contextlib.suppress(ProcessLookupError):

@@ -10,42 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.build import build_agent, make_client, open_session
 from agent_cli.events import Event, ToolStart, TurnEnd
-from agent_cli.loop.agent import Agent
-from agent_cli.loop.extensions import Compacted, StageContext
+from agent_cli.loop_ports import Compacted, Guide, Stage, StageContext
 from agent_cli.messages import Block, Message
-from agent_cli.model.call_log import CallLog
-from agent_cli.options import Options
-from agent_cli.paths import Paths
-from agent_cli.settings import Settings
 from agent_cli.tool_contract import ToolResult
-from tests.conftest import FAKE_API_KEY
+from tests.e2e.agents import bypass, collect, make_agent
+from tests.e2e.helpers import run_agent
 from tests.fake_model import FakeAnthropic
-from tests.helpers import run_agent
-
-
-@pytest.fixture
-def sdk_env(fake_model: FakeAnthropic, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_model.base_url)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_API_KEY)
-    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
-
-
-def make_agent(workspace: Path) -> Agent:
-    # bypass: these tests run shell commands, which a headless default mode would deny
-    settings = Settings.model_validate({"permissions": {"mode": "bypass"}})
-    options = Options(workspace=workspace)
-    session, _ = open_session(options, settings, Paths(workspace))
-    client = make_client(settings, CallLog(None, None))
-    return build_agent(session, client, options)
-
-
-async def collect(agent: Agent, prompt: str) -> list[Event]:
-    try:
-        return [event async for event in agent.run_turn(prompt)]
-    finally:
-        await agent.client.close()
+from tests.waiting import until, wait_until
 
 
 class PrefixStage:
@@ -78,13 +50,17 @@ class CountingGuide:
         self.rounds += 1
 
 
+_stage_checked: type[Stage] = PrefixStage  # mypy: the fakes are a Stage and a Guide
+_guide_checked: type[Guide] = CountingGuide
+
+
 @pytest.mark.usefixtures("sdk_env")
 def test_stage_rewrites_history_and_guide_stays_out_of_it(
     fake_model: FakeAnthropic, tmp_path: Path
 ):
     (tmp_path / "a.txt").write_text("a")
     fake_model.script.tool_use("read_file", path="a.txt").text("done")
-    agent = make_agent(tmp_path)
+    agent = make_agent(tmp_path, bypass())
     guide = CountingGuide()
     agent.stages, agent.guides = [PrefixStage()], [guide]
     events = asyncio.run(collect(agent, "hello"))
@@ -116,7 +92,7 @@ def test_thinking_blocks_keep_their_signature(fake_model: FakeAnthropic, tmp_pat
             {"type": "tool_use", "name": "read_file", "input": {"path": "a.txt"}},
         ]
     ).text("done")
-    asyncio.run(collect(make_agent(tmp_path), "think"))
+    asyncio.run(collect(make_agent(tmp_path, bypass()), "think"))
     assistant = fake_model.bodies()[1]["messages"][1]
     assert assistant["content"][0] == {
         "type": "thinking",
@@ -142,7 +118,8 @@ def test_cancelled_turn_kills_tools_and_resumes_validly(
         ("bash", {"command": "echo $$ > pid.txt; sleep 30"}),
     )
     (tmp_path / "a.txt").write_text("a")
-    agent = make_agent(tmp_path)
+    agent = make_agent(tmp_path, bypass())
+    pid_file = tmp_path / "pid.txt"
 
     async def cancel_during_bash() -> list[Event]:
         seen: list[Event] = []
@@ -152,10 +129,8 @@ def test_cancelled_turn_kills_tools_and_resumes_validly(
                 seen.append(event)
 
         task = asyncio.create_task(consume())
-        deadline = time.monotonic() + 10
-        while not (tmp_path / "pid.txt").exists() and time.monotonic() < deadline:
-            await asyncio.sleep(0.05)
-        await asyncio.sleep(0.2)
+        # the whole line written: the shell is running and `sleep 30` is what it waits on
+        await until(lambda: pid_file.exists() and pid_file.read_text().endswith("\n"), 10)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
@@ -167,9 +142,8 @@ def test_cancelled_turn_kills_tools_and_resumes_validly(
     assert time.monotonic() - started < 10
     assert any(isinstance(e, ToolStart) and e.name == "bash" for e in seen)
     assert not any(isinstance(e, TurnEnd) for e in seen)
-    pid = int((tmp_path / "pid.txt").read_text())
-    time.sleep(0.2)
-    assert not _alive(pid)
+    pid = int(pid_file.read_text())
+    wait_until(lambda: not _alive(pid), 5, f"bash (pid {pid}) killed by the cancel")
     last = agent.session.messages[-1]
     read_result, bash_result = last["content"]
     assert read_result["is_error"] is not True if "is_error" in read_result else True

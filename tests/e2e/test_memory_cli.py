@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.e2e.helpers import last_user_blocks, run_agent
 from tests.e2e.memory_support import episode_json, generator_bodies, generator_route
 from tests.fake_model import FakeAnthropic
-from tests.helpers import last_user_blocks, run_agent
 
 TITLE = "Fix crash on empty input in parser"
 

@@ -14,7 +14,6 @@ from agent_cli.memory.episode_store import EpisodeStore
 from agent_cli.memory.setup import listing
 from agent_cli.session.transcript import EpisodeRecord, UsageRecord, read_records
 from agent_cli.settings import Settings
-from tests.conftest import FAKE_API_KEY
 from tests.e2e.memory_support import (
     TODOS_DONE,
     TODOS_OPEN,
@@ -22,19 +21,12 @@ from tests.e2e.memory_support import (
     episode_json,
     generator_bodies,
     generator_route,
-    make_agent,
+    memory_agent,
     user_text,
 )
 from tests.fake_model import FakeAnthropic
 
 pytestmark = pytest.mark.usefixtures("sdk_env")
-
-
-@pytest.fixture
-def sdk_env(fake_model: FakeAnthropic, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_model.base_url)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_API_KEY)
-    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
 
 
 def script_todo_session(fake_model: FakeAnthropic, final: str = "Parser fixed.") -> None:
@@ -52,7 +44,7 @@ def test_all_completed_todos_write_an_episode(fake_model: FakeAnthropic, tmp_pat
     (tmp_path / "src" / "x.py").write_text("def parse(text):\n    return text[0]  # marker-77\n")
     script_todo_session(fake_model)
     generator_route(fake_model).text(episode_json())
-    agent, memory = make_agent(tmp_path)
+    agent, memory = memory_agent(tmp_path)
 
     async def scenario() -> list:
         events = await drive(agent, memory, "fix the parser crash in src/x.py")
@@ -75,7 +67,9 @@ def test_all_completed_todos_write_an_episode(fake_model: FakeAnthropic, tmp_pat
     assert episode.title == "Fix crash on empty input in parser"
     assert episode.session == agent.session.id
     assert episode.files() == ["src/x.py"]
-    records = list(read_records(agent.session.transcript.path))
+    transcript = agent.session.transcript
+    assert transcript is not None
+    records = list(read_records(transcript.path))
     assert [r.episode["id"] for r in records if isinstance(r, EpisodeRecord)] == [episode.id]
     assert [r.caller for r in records if isinstance(r, UsageRecord)].count("episode") == 1
 
@@ -84,7 +78,7 @@ def test_todo_trigger_waits_for_the_rounds_results(fake_model: FakeAnthropic, tm
     """The generator starts after the completing round, so it sees that round's result."""
     fake_model.script.tool_use("todo_write", todos=TODOS_DONE).text("all done")
     generator_route(fake_model).text(episode_json())
-    agent, memory = make_agent(tmp_path)
+    agent, memory = memory_agent(tmp_path)
 
     async def scenario() -> None:
         await drive(agent, memory, "do it")
@@ -102,7 +96,7 @@ def test_invalid_reply_is_retried_once_then_dropped(fake_model: FakeAnthropic, t
     route = generator_route(fake_model)
     route.text("Here is the summary you asked for, in prose.")
     route.text('{"title": "", "core_problem": 5}')
-    agent, memory = make_agent(tmp_path)
+    agent, memory = memory_agent(tmp_path)
 
     async def scenario() -> tuple[list, list]:
         events = await drive(agent, memory, "fix it")
@@ -133,7 +127,7 @@ def test_invalid_reply_fixed_on_the_second_try(fake_model: FakeAnthropic, tmp_pa
     route = generator_route(fake_model)
     route.text(episode_json(code_fingerprints=["src/x.py lines 3 to 9"]))
     route.text("```json\n" + episode_json(code_fingerprints=["src/x.py#L3-9"]) + "\n```")
-    agent, memory = make_agent(tmp_path)
+    agent, memory = memory_agent(tmp_path)
 
     async def scenario() -> None:
         await drive(agent, memory, "fix it")
@@ -150,7 +144,7 @@ def test_invalid_reply_fixed_on_the_second_try(fake_model: FakeAnthropic, tmp_pa
 def test_slow_generator_does_not_delay_the_turn(fake_model: FakeAnthropic, tmp_path: Path):
     script_todo_session(fake_model)
     generator_route(fake_model).text(episode_json(), delay=5)
-    agent, memory = make_agent(tmp_path)
+    agent, memory = memory_agent(tmp_path)
     marks: dict[str, float] = {}
 
     async def scenario() -> None:
@@ -177,7 +171,7 @@ def test_api_failure_is_retried_once_at_the_next_trigger_point(
     route = generator_route(fake_model)
     route.error(400, message="bad gateway of the generator")
     route.text(episode_json(title="Retried episode"))
-    agent, memory = make_agent(tmp_path)
+    agent, memory = memory_agent(tmp_path)
 
     async def scenario() -> None:
         await drive(agent, memory, "fix it")
@@ -195,7 +189,7 @@ def test_a_second_failure_drops_that_stretch(fake_model: FakeAnthropic, tmp_path
     route = generator_route(fake_model)
     route.error(400).error(400)
     route.text(episode_json(title="Later work"))
-    agent, memory = make_agent(tmp_path)
+    agent, memory = memory_agent(tmp_path)
 
     async def scenario() -> None:
         await drive(agent, memory, "first task")
@@ -217,7 +211,7 @@ def test_a_later_episode_revises_an_earlier_one(fake_model: FakeAnthropic, tmp_p
     fake_model.script.tool_use("todo_write", todos=TODOS_DONE).text("one")
     route = generator_route(fake_model)
     route.text(episode_json(title="Parser fix, first pass"))
-    agent, memory = make_agent(tmp_path)
+    agent, memory = memory_agent(tmp_path)
 
     async def scenario() -> None:
         await drive(agent, memory, "fix the parser")
@@ -246,7 +240,7 @@ def test_user_saying_done_after_file_changes_triggers(fake_model: FakeAnthropic,
     fake_model.script.tool_use("write_file", path="src/x.py", content="x = 1\n").text("Changed.")
     fake_model.script.text("You're welcome.")
     generator_route(fake_model).text(episode_json())
-    agent, memory = make_agent(tmp_path)
+    agent, memory = memory_agent(tmp_path)
 
     async def scenario() -> int:
         await drive(agent, memory, "set x to 1 in src/x.py")
@@ -266,7 +260,7 @@ def test_user_saying_done_after_file_changes_triggers(fake_model: FakeAnthropic,
 def test_follow_up_on_the_same_work_does_not_trigger(fake_model: FakeAnthropic, tmp_path: Path):
     fake_model.script.tool_use("write_file", path="src/x.py", content="x = 1\n").text("Changed.")
     fake_model.script.text("Sure.")
-    agent, memory = make_agent(tmp_path)
+    agent, memory = memory_agent(tmp_path)
 
     async def scenario() -> None:
         await drive(agent, memory, "set x to 1 in src/x.py")
@@ -285,7 +279,7 @@ def test_length_threshold_triggers(fake_model: FakeAnthropic, tmp_path: Path):
         fake_model.script.tool_use("read_file", path="a.txt")
     fake_model.script.text("read twice")
     generator_route(fake_model).text(episode_json(title="Long stretch"))
-    agent, memory = make_agent(tmp_path, settings)
+    agent, memory = memory_agent(tmp_path, settings)
 
     async def scenario() -> None:
         await drive(agent, memory, "read a.txt twice")
@@ -302,7 +296,7 @@ def test_resumed_session_starts_after_its_last_episode(fake_model: FakeAnthropic
     fake_model.script.tool_use("todo_write", todos=TODOS_DONE).text("one")
     route = generator_route(fake_model)
     route.text(episode_json(title="First stretch"))
-    agent, memory = make_agent(tmp_path)
+    agent, memory = memory_agent(tmp_path)
 
     async def first() -> None:
         await drive(agent, memory, "first stretch of work")
@@ -312,7 +306,7 @@ def test_resumed_session_starts_after_its_last_episode(fake_model: FakeAnthropic
     asyncio.run(first())
     fake_model.script.text("two")
     route.text(episode_json(title="Second stretch"))
-    resumed, memory = make_agent(tmp_path, resume=agent.session.id)
+    resumed, memory = memory_agent(tmp_path, resume=agent.session.id)
     assert resumed.session.id == agent.session.id
     assert "First stretch" not in resumed.system[0]["text"]  # only new sessions carry episodes
 
@@ -329,5 +323,5 @@ def test_resumed_session_starts_after_its_last_episode(fake_model: FakeAnthropic
     titles = [e.title for e in stored(tmp_path).recent()]
     assert titles == ["Second stretch", "First stretch"]
     assert "Second stretch" in listing(resumed.session)
-    new_agent, _ = make_agent(tmp_path)
+    new_agent, _ = memory_agent(tmp_path)
     assert "Second stretch" in new_agent.system[0]["text"]

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from tests.conftest import FAKE_API_KEY
+from tests.e2e.helpers import json_lines, last_user_blocks, run_agent
 from tests.fake_model import FakeAnthropic
-from tests.helpers import json_lines, last_user_blocks, run_agent
 
 
 def _texts(body: dict) -> list[str]:
@@ -138,7 +138,8 @@ def test_continue_picks_the_session_of_this_workspace(
 ):
     env = {**fake_env, "AGENT_STATE_DIR": str(tmp_path / "state")}
     one, two = tmp_path / "one", tmp_path / "two"
-    one.mkdir(), two.mkdir()
+    one.mkdir()
+    two.mkdir()
     fake_model.script.text("answer one").text("answer two").text("again").text("other")
     first = run_agent(env, one, "run", "-p", "question one", "--output-format", "json")
     second = run_agent(env, two, "run", "-p", "question two", "--output-format", "json")

@@ -10,8 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.e2e.helpers import REPO, last_user_blocks, run_agent
 from tests.fake_model import FakeAnthropic
-from tests.helpers import REPO, last_user_blocks, run_agent
+from tests.waiting import wait_until
 
 
 def test_a_failed_turn_is_reported_once_on_stderr(
@@ -38,8 +39,8 @@ def test_num_turns_counts_requests_made_before_ctrl_c(
         text=True,
     )
     try:
-        while not (tmp_path / "started").exists() and proc.poll() is None:
-            os.sched_yield()
+        started = tmp_path / "started"
+        wait_until(lambda: started.exists() or proc.poll() is not None, 30, "bash started")
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
     finally:

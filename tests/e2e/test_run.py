@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from tests.conftest import FAKE_API_KEY
+from tests.e2e.helpers import all_text, json_lines, last_user_blocks, run_agent
 from tests.fake_model import FakeAnthropic
-from tests.helpers import all_text, json_lines, last_user_blocks, run_agent
 
 
 def test_plain_text_answer(fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO
+from tests.e2e.helpers import REPO
 
 PROBE = """
 import json, sys

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from agent_cli.build import build_agent, make_client, open_session
-from agent_cli.events import Event, NoteAdded
+from agent_cli.build import make_client, open_session
+from agent_cli.events import NoteAdded
 from agent_cli.loop.agent import Agent
 from agent_cli.model.call_log import CallLog
 from agent_cli.options import Options
@@ -25,38 +24,26 @@ from agent_cli.subagent.runner import REASK, SubagentRunner
 from agent_cli.subagent.store import NoteStore
 from agent_cli.subagent.task import Task
 from agent_cli.system_prompt import build_system
-from agent_cli.tool_contract import AnyTool, ToolContext, ToolInput
+from agent_cli.tool_contract import AnyTool, Gate, ToolContext, ToolInput
 from agent_cli.tools.bash import Bash
 from agent_cli.tools.read_file import ReadFile
 from agent_cli.tools.registry import ToolRegistry
 from tests.conftest import FAKE_API_KEY
+from tests.e2e.agents import collect, make_agent
 from tests.fake_model import FakeAnthropic
 from tests.fake_model.routing import system_contains
 from tests.fake_model.script import Script
+from tests.waiting import until
 
 SUBAGENT = system_contains("You are a subagent")
 
 
-@pytest.fixture(autouse=True)
-def sdk_env(fake_model: FakeAnthropic, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_model.base_url)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_API_KEY)
-    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+pytestmark = pytest.mark.usefixtures("sdk_env")
 
 
-def make_agent(workspace: Path, settings: Settings | None = None) -> Agent:
-    settings = settings or Settings(max_retries=0)
-    options = Options(workspace=workspace)
-    session, _ = open_session(options, settings, Paths(workspace))
-    client = make_client(settings, CallLog(Paths(workspace).llm_calls, FAKE_API_KEY[-4:]))
-    return build_agent(session, client, options)
-
-
-async def collect(agent: Agent, prompt: str) -> list[Event]:
-    try:
-        return [event async for event in agent.run_turn(prompt)]
-    finally:
-        await agent.client.close()
+def no_retries() -> Settings:
+    """A failed call fails at once: the tests that script API errors see them unretried."""
+    return Settings(max_retries=0)
 
 
 def delegate(server: FakeAnthropic, prompt: str = "Investigate.") -> Script:
@@ -83,7 +70,7 @@ def test_json_note_in_prose_is_accepted_without_asking_again(
     delegate(fake_model).text(
         'Done. {"conclusion": "All good", "evidence": ["x.py:1"], "confidence": "medium"} Bye.'
     )
-    asyncio.run(collect(make_agent(tmp_path), "go"))
+    asyncio.run(collect(make_agent(tmp_path, no_retries()), "go"))
     note = only_note(tmp_path)
     assert (note["status"], note["conclusion"], note["confidence"]) == (
         "completed",
@@ -95,7 +82,7 @@ def test_json_note_in_prose_is_accepted_without_asking_again(
 
 def test_prose_twice_gives_the_unparsed_note(fake_model: FakeAnthropic, tmp_path: Path):
     delegate(fake_model).text("I looked around; it seems fine.").text("Really, it is fine.")
-    asyncio.run(collect(make_agent(tmp_path), "go"))
+    asyncio.run(collect(make_agent(tmp_path, no_retries()), "go"))
     _first, second = [b for b in fake_model.bodies() if SUBAGENT(b)]
     assert second["messages"][-1]["content"][0]["text"] == REASK
     note = only_note(tmp_path)
@@ -109,7 +96,7 @@ def test_prose_twice_gives_the_unparsed_note(fake_model: FakeAnthropic, tmp_path
 def test_asked_once_more_the_subagent_can_still_submit(fake_model: FakeAnthropic, tmp_path: Path):
     child = delegate(fake_model).text("Prose only.")
     child.tool_use("submit_note", conclusion="Second try works", confidence="high")
-    asyncio.run(collect(make_agent(tmp_path), "go"))
+    asyncio.run(collect(make_agent(tmp_path, no_retries()), "go"))
     note = only_note(tmp_path)
     assert (note["conclusion"], note["confidence"]) == ("Second try works", "high")
 
@@ -147,7 +134,7 @@ def test_api_failure_gives_an_error_note_from_the_work_done(
     child = delegate(fake_model)
     child.tool_uses(("read_file", {"path": "a.txt"}), text="Reading a.txt first.")
     child.error(400, message="something broke upstream")
-    events = asyncio.run(collect(make_agent(tmp_path), "go"))
+    events = asyncio.run(collect(make_agent(tmp_path, no_retries()), "go"))
     note = only_note(tmp_path)
     assert note["status"] == "error"
     assert note["confidence"] == "low"
@@ -164,7 +151,7 @@ def test_a_subagent_calling_task_gets_an_unknown_tool_error(
     child = delegate(fake_model)
     child.tool_use("task", description="nested", prompt="go deeper")
     child.tool_use("submit_note", conclusion="could not nest")
-    asyncio.run(collect(make_agent(tmp_path), "go"))
+    asyncio.run(collect(make_agent(tmp_path, no_retries()), "go"))
     second = [b for b in fake_model.bodies() if SUBAGENT(b)][1]
     (result,) = second["messages"][-1]["content"]
     assert result["is_error"] is True
@@ -183,7 +170,7 @@ def test_overlong_note_is_trimmed_and_missing_refs_flagged(
         evidence=[f"evidence {i}" for i in range(9)],
         file_refs=["real.py", "invented/path.py"],
     )
-    asyncio.run(collect(make_agent(tmp_path), "go"))
+    asyncio.run(collect(make_agent(tmp_path, no_retries()), "go"))
     note = only_note(tmp_path)
     assert len(note["conclusion"]) == 200
     assert len(note["evidence"]) == 5
@@ -202,7 +189,7 @@ def test_usage_and_note_reach_the_parent_session_and_its_transcript(
     delegate(fake_model).tool_use(
         "submit_note", conclusion="done", usage={"input_tokens": 1000, "output_tokens": 77}
     )
-    agent = make_agent(tmp_path)
+    agent = make_agent(tmp_path, no_retries())
     events = asyncio.run(collect(agent, "go"))
     note = only_note(tmp_path)
     assert [e.note.id for e in events if isinstance(e, NoteAdded)] == [note["id"]]
@@ -224,6 +211,9 @@ class DenyBash:
 
     async def after(self, tool: AnyTool, args: ToolInput, result: Any, ctx: ToolContext) -> None:
         return None
+
+
+_gate_checked: type[Gate] = DenyBash  # mypy: the fake is a Gate
 
 
 def test_the_subagent_goes_through_the_parents_gate(fake_model: FakeAnthropic, tmp_path: Path):
@@ -251,14 +241,12 @@ def test_cancelling_the_parent_keeps_an_interrupted_note(fake_model: FakeAnthrop
     child = delegate(fake_model)
     child.tool_uses(("read_file", {"path": "a.txt"}), text="Halfway there.")
     child.text("never delivered", delay=2)
-    agent = make_agent(tmp_path)
+    agent = make_agent(tmp_path, no_retries())
 
     async def cancel_while_child_waits() -> None:
         task = asyncio.create_task(collect(agent, "go"))
-        deadline = time.monotonic() + 10
-        while len([b for b in fake_model.bodies() if SUBAGENT(b)]) < 2:
-            assert time.monotonic() < deadline
-            await asyncio.sleep(0.02)
+        # the child's second request is out: it waits on the delayed reply
+        await until(lambda: len([b for b in fake_model.bodies() if SUBAGENT(b)]) >= 2, 10)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
@@ -297,7 +285,7 @@ def test_secrets_never_reach_the_notes(fake_model: FakeAnthropic, tmp_path: Path
     child = delegate(fake_model, prompt=f"Is {FAKE_API_KEY} set in env.txt?")
     child.tool_uses(("read_file", {"path": "env.txt"}), text=f"The key is {FAKE_API_KEY}.")
     child.tool_use("submit_note", conclusion=f"Yes: {FAKE_API_KEY}", evidence=[FAKE_API_KEY])
-    asyncio.run(collect(make_agent(tmp_path), "go"))
+    asyncio.run(collect(make_agent(tmp_path, no_retries()), "go"))
     notes = tmp_path / "notes"
     for path in notes.iterdir():
         if path.suffix != ".sqlite3":

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.e2e.helpers import json_lines, run_agent
 from tests.fake_model import FakeAnthropic
-from tests.fake_model.routing import first_user_contains, system_contains
-from tests.helpers import json_lines, run_agent
+from tests.fake_model.routing import Predicate, first_user_contains, system_contains
 
 SUBAGENT = system_contains("You are a subagent")
 MARKER = "ZEBRA-QUOKKA-7731"
@@ -21,6 +21,12 @@ def tool_names(body: dict[str, Any]) -> list[str]:
 
 def results_of(body: dict[str, Any]) -> list[dict[str, Any]]:
     return [b for b in body["messages"][-1]["content"] if b["type"] == "tool_result"]
+
+
+def subagent_asked(text: str) -> Predicate:
+    """Requests of the subagent whose first user message holds `text`."""
+    asks = first_user_contains(text)
+    return lambda body: SUBAGENT(body) and asks(body)
 
 
 def test_subagent_reads_a_big_file_and_the_parent_gets_only_the_note(
@@ -119,7 +125,7 @@ def test_three_tasks_in_one_round_run_concurrently_in_call_order(
     )
     fake_model.script.text("all three done")
     for job in jobs:
-        child = fake_model.route(lambda b, job=job: SUBAGENT(b) and first_user_contains(job)(b))
+        child = fake_model.route(subagent_asked(job))
         child.tool_use("submit_note", conclusion=f"{job} finished", delay=1.0)
 
     proc = run_agent(fake_env, tmp_path, "run", "-p", "go")

@@ -9,16 +9,11 @@ from typing import Any
 
 import pytest
 
-from agent_cli.build import build_agent, make_client, open_session
 from agent_cli.events import Event, TodosUpdated
 from agent_cli.loop.agent import Agent
-from agent_cli.model.call_log import CallLog
-from agent_cli.options import Options
-from agent_cli.paths import Paths
-from agent_cli.settings import Settings
-from tests.conftest import FAKE_API_KEY
+from tests.e2e.agents import collect, make_agent
+from tests.e2e.helpers import json_lines, run_agent
 from tests.fake_model import FakeAnthropic
-from tests.helpers import json_lines, run_agent
 
 MARK = "<system-reminder>"
 PLAN = [
@@ -29,34 +24,14 @@ PLAN = [
 
 
 @pytest.fixture
-def sdk_env(fake_model: FakeAnthropic, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_model.base_url)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_API_KEY)
-    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
-
-
-@pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     for name in ("a.txt", "b.txt", "c.txt"):
         (tmp_path / name).write_text(f"content of {name}\n")
     return tmp_path
 
 
-def make_agent(workspace: Path) -> Agent:
-    settings = Settings()
-    options = Options(workspace=workspace)
-    session, _ = open_session(options, settings, Paths(workspace))
-    return build_agent(session, make_client(settings, CallLog(None, None)), options)
-
-
 def run(agent: Agent, prompt: str) -> list[Event]:
-    async def go() -> list[Event]:
-        try:
-            return [event async for event in agent.run_turn(prompt)]
-        finally:
-            await agent.client.close()
-
-    return asyncio.run(go())
+    return asyncio.run(collect(agent, prompt))
 
 
 def reminder_blocks(body: dict[str, Any]) -> list[tuple[int, int]]:

@@ -7,9 +7,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+from tests.e2e.helpers import last_user_blocks, run_agent
 from tests.fake_model import FakeAnthropic
 from tests.fake_model.script import Body, Script
-from tests.helpers import last_user_blocks, run_agent
 
 
 def settings(workspace: Path, data: dict[str, Any]) -> None:

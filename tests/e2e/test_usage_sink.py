@@ -14,9 +14,9 @@ from pydantic import TypeAdapter
 
 from agent_cli.events import Event
 from agent_cli.ui.side_panel import PanelState
+from tests.e2e.helpers import json_lines, run_agent
 from tests.e2e.memory_support import GENERATOR_MARK, episode_json
 from tests.fake_model import FakeAnthropic, has_tools, system_contains
-from tests.helpers import json_lines, run_agent
 
 KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 OPEN = [{"content": "Find the retries", "status": "in_progress", "active_form": "Finding"}]

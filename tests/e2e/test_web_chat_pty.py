@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.e2e.pty_screen import ChatTerm
 from tests.fake_model import FakeAnthropic
 from tests.fake_model.web import cited, searched
-from tests.pty_screen import ChatTerm
 from tests.web_site import WebSite
 
 PAGE = """<!doctype html><html><head><title>httpx changelog</title></head>

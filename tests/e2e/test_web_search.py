@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.e2e.helpers import json_lines, run_agent
 from tests.fake_model import FakeAnthropic, Script
 from tests.fake_model.web import cited, searched
-from tests.helpers import json_lines, run_agent
 
 MODEL = "claude-sonnet-4-6"
 CHANGELOG = ("httpx changelog", "https://www.python-httpx.org/changelog/")

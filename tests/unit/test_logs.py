@@ -1,11 +1,16 @@
 from __future__ import annotations
 
+import io
+import logging
 from datetime import datetime
 from pathlib import Path
 
-from agent_cli.logs import MonthlyFileHandler
+import pytest
+
+from agent_cli.logs import FILE_ONLY, MonthlyFileHandler, setup_logging
 from agent_cli.model.call_log import CallLog, CallRecord, exit_summary
 from agent_cli.model.usage import Usage
+from agent_cli.paths import Paths
 from agent_cli.settings import Settings
 
 
@@ -34,3 +39,29 @@ def test_exit_summary_figures_and_unknown_price(tmp_path: Path):
     record.end(Usage(input_tokens=1), "end_turn", None)
     unknown.write(record)
     assert "cost: n/a" in exit_summary(unknown, Settings(model="mystery-model"))
+
+
+KEY = "sk-unit-" + "q" * 24
+
+
+@pytest.mark.usefixtures("fresh_logging")
+def test_logging_keeps_tracebacks_and_file_only_records_off_stderr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    stderr = io.StringIO()
+    monkeypatch.setattr("sys.stderr", stderr)
+    setup_logging(Paths(tmp_path), (KEY,))
+    log = logging.getLogger("agent_cli.test")
+    try:
+        raise ValueError(f"bad {KEY}")
+    except ValueError:
+        log.exception("it broke")
+    log.warning("for the file", extra=FILE_ONLY)
+    for handler in logging.getLogger().handlers:
+        handler.flush()
+    assert stderr.getvalue() == "agent: ERROR: it broke\n"
+    written = (tmp_path / "logs" / "agent.log").read_text()
+    assert "Traceback" in written
+    assert "for the file" in written
+    assert "bad [redacted]" in written
+    assert KEY not in written

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ from agent_cli.permissions import Permissions
 from agent_cli.settings import Settings
 from agent_cli.tool_contract import ToolContext, ToolResult
 from agent_cli.tools.registry import ToolRegistry
+from tests.waiting import wait_until
 
 
 def make_ctx(workspace: Path, settings: Settings | None = None) -> ToolContext:
@@ -37,6 +37,9 @@ class ScriptedApprover:
     async def approve(self, request: ApprovalRequest) -> Decision:
         self.asked.append(request)
         return self.answer
+
+
+_approver_checked: type[Approver] = ScriptedApprover  # mypy: the fake is an Approver
 
 
 def gated_registry(
@@ -65,9 +68,8 @@ def running(pid: int, grace_s: float = 2.0) -> bool:
     """Still alive (not a zombie) after `grace_s`: SIGKILL is delivered asynchronously, so a
     process killed a moment ago may not have died yet (an orphan killed in a container may
     also wait long to be reaped, hence zombies count as dead)."""
-    deadline = time.monotonic() + grace_s
-    while _alive(pid):
-        if time.monotonic() >= deadline:
-            return True
-        time.sleep(0.02)
+    try:
+        wait_until(lambda: not _alive(pid), grace_s)
+    except AssertionError:
+        return True
     return False

@@ -27,7 +27,7 @@ from agent_cli.context.state import request_visible
 from agent_cli.context.tokens import TokenCounter
 from agent_cli.messages import Message, validate_request
 from agent_cli.settings import ContextSettings, Settings
-from tests.context_fakes import FakeClient, context_for, make_session, request_body
+from tests.unit.context.fakes import FakeClient, context_for, make_session, request_body
 
 
 def actions(*sizes: int) -> st.SearchStrategy[tuple[str, Any]]:

@@ -13,7 +13,7 @@ from agent_cli.session.resume import fold
 from agent_cli.tools.compact import Compact
 from agent_cli.tools.read_file import ReadFile
 from agent_cli.tools.registry import ToolRegistry
-from tests.context_fakes import (
+from tests.unit.context.fakes import (
     PROMPT_TOO_LONG,
     FakeClient,
     make_session,

@@ -14,7 +14,7 @@ from agent_cli.context.state import request_visible
 from agent_cli.messages import validate_request
 from agent_cli.tool_contract import ToolResult
 from agent_cli.tools.registry import finish_result
-from tests.context_fakes import (
+from tests.unit.context.fakes import (
     FakeClient,
     context_for,
     history,

@@ -12,7 +12,7 @@ from agent_cli.events import Event, UsageUpdate, Warning
 from agent_cli.messages import validate_request
 from agent_cli.model.client import ModelRequest
 from agent_cli.session.transcript import UsageRecord, read_records
-from tests.context_fakes import (
+from tests.unit.context.fakes import (
     PROMPT_TOO_LONG,
     FakeClient,
     assistant,
@@ -45,7 +45,7 @@ class ArchiveWitness(FakeClient):
         self.archive = archive
         self.archive_existed: list[bool] = []
 
-    async def stream(self, request: ModelRequest):  # type: ignore[override]
+    async def stream(self, request: ModelRequest):
         self.archive_existed.append(self.archive.is_file())
         async for event in super().stream(request):
             yield event

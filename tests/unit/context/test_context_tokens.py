@@ -15,7 +15,7 @@ from agent_cli.context.tokens import (
 from agent_cli.errors import ConfigError
 from agent_cli.model.usage import Usage
 from agent_cli.settings import ContextSettings, Settings
-from tests.context_fakes import context_for, make_session, user
+from tests.unit.context.fakes import context_for, make_session, user
 
 
 def test_cjk_counts_more_per_character_than_ascii():

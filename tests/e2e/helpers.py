@@ -10,7 +10,7 @@ from typing import Any
 
 from agent_cli.payloads import Note
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def run_agent(

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from agent_cli.messages import validate_request
 from agent_cli.model.anthropic import build_params
@@ -8,7 +9,7 @@ from agent_cli.model.client import ModelRequest
 
 
 def test_breakpoints_on_system_tools_and_newest_stored_block_not_on_guidance():
-    stored = [
+    stored: list[dict[str, Any]] = [
         {"role": "user", "content": "question"},
         {"role": "assistant", "content": [{"type": "text", "text": "a"}]},
         {"role": "user", "content": [{"type": "text", "text": "follow-up"}]},

@@ -9,8 +9,9 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from agent_cli.approval import ApprovalRequest
-from agent_cli.ui.live import ChatScreen
+from agent_cli.ui.live import ChatScreen, Controller
 from agent_cli.ui.repl import ScreenApprover
+from tests.waiting import until
 
 REQUEST = ApprovalRequest(
     tool="bash",
@@ -21,6 +22,8 @@ REQUEST = ApprovalRequest(
 
 
 class FakeController:
+    """Stands in for the REPL: records what the screen sends it."""
+
     busy = False
 
     def __init__(self) -> None:
@@ -43,14 +46,17 @@ class FakeController:
         self.interrupts += 1
 
 
+_checked: type[Controller] = FakeController  # mypy: the fake is a Controller
+
+
 def drive(keys: list[str], controller: FakeController) -> list[str]:
     """Run the screen, ask the approval question once per key group, return the decisions."""
 
     async def scenario(screen: ChatScreen, pipe: object) -> list[str]:
-        decisions = []
+        decisions: list[str] = []
         for group in keys:
             asking = asyncio.ensure_future(ScreenApprover(screen).approve(REQUEST))
-            await asyncio.sleep(0.05)
+            await until(lambda: screen._question is not None, 5, "the question on screen")
             assert screen._question is not None
             assert "Allow bash rm -r build?" in screen._question[0]
             pipe.send_text(group)  # type: ignore[attr-defined]
@@ -96,10 +102,16 @@ def test_enter_sends_and_ctrl_j_adds_a_line():
             async def scenario() -> None:
                 pipe.send_text("first line\nsecond\r")
                 pipe.send_text("\x1b[200~pasted\rtwo lines\x1b[201~\r")
-                await asyncio.sleep(0.2)
+                await until(lambda: len(controller.sent) >= 2, 5, "both inputs sent")
                 screen.exit()
 
-            await screen.run(lambda: (screen.attach(controller), asyncio.ensure_future(scenario())))
+            started: list[asyncio.Future[None]] = []
+
+            def boot() -> None:
+                screen.attach(controller)
+                started.append(asyncio.ensure_future(scenario()))
+
+            await screen.run(boot)
 
     asyncio.run(main())
     assert controller.sent == ["first line\nsecond", "pasted\ntwo lines"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pydantic import ValidationError
@@ -73,7 +74,7 @@ def test_parse_draft_tolerates_fences_and_prose():
 
 def test_generator_input_shortens_results_and_redacts_secrets():
     secret = "sk-secret-" + "z" * 20
-    messages = [
+    messages: list[dict[str, Any]] = [
         {"role": "user", "content": [{"type": "text", "text": f"use key {secret}"}]},
         {
             "role": "assistant",

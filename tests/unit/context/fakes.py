@@ -12,7 +12,7 @@ from typing import Any
 
 from agent_cli import errors
 from agent_cli.events import Event
-from agent_cli.loop.extensions import StageContext
+from agent_cli.loop_ports import StageContext
 from agent_cli.messages import Block, Message
 from agent_cli.model.client import Final, ModelClient, ModelReply, ModelRequest, StreamEvent
 from agent_cli.model.usage import Usage
@@ -84,6 +84,9 @@ class FakeClient:
 
     async def close(self) -> None:
         return None
+
+
+_client_checked: type[ModelClient] = FakeClient  # mypy: the fake is a ModelClient
 
 
 def context_for(

@@ -14,14 +14,14 @@ from pathlib import Path
 import pexpect
 import pyte
 
-from tests.helpers import REPO
+from tests.e2e.helpers import REPO
 
 ENTER = "\r"  # what the Enter key sends in raw mode (\n is Ctrl-J: a new line in the input)
 CTRL_C = "\x03"
 CTRL_D = "\x04"
 
 
-class _Screen(pyte.Screen):  # type: ignore[misc]
+class _Screen(pyte.Screen):
     def __init__(self, columns: int, lines: int, reply: Callable[[str], None]) -> None:
         super().__init__(columns, lines)
         self._reply = reply

@@ -14,7 +14,7 @@ from agent_cli.events import (
 from agent_cli.payloads import DiffDisplay
 from agent_cli.ui.render import split_blocks, tool_end, tool_label
 from agent_cli.ui.turn import TurnView
-from tests.helpers import make_note
+from tests.e2e.helpers import make_note
 
 
 def test_blocks_are_cut_at_blank_lines_outside_fences():

@@ -11,7 +11,9 @@ import pytest
 from agent_cli.build import base_tools
 from agent_cli.payloads import DiffDisplay
 from agent_cli.tool_contract import ToolContext, ToolResult
+from agent_cli.tools.edit_file import replace_text
 from agent_cli.tools.glob import compile_glob
+from agent_cli.tools.read_file import split_lines
 from agent_cli.tools.registry import ToolRegistry
 from tests.unit.tool_helpers import call, make_ctx
 
@@ -146,3 +148,12 @@ def test_grep_without_rg_is_a_clear_error(ctx: ToolContext, monkeypatch: pytest.
     result = run(ctx, "grep", pattern="x")
     assert result.is_error
     assert "pip install ripgrep==14.1.0" in result.content
+
+
+def test_crlf_replace_and_line_split():
+    assert replace_text("a\r\nb\r\nc\r\n", "a\nb", "x\ny") == (1, "x\r\ny\r\nc\r\n")
+    mixed = "a\r\nb\nc\n"  # not all CRLF: matched as written
+    assert replace_text(mixed, "b\nc", "z") == (1, "a\r\nz\n")
+    assert replace_text(mixed, "a\nb", "z") == (0, mixed)
+    assert split_lines("one\x0ctwo\u2028\r\nlast") == ["one\x0ctwo\u2028", "last"]
+    assert split_lines("") == []

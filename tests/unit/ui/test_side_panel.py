@@ -13,7 +13,7 @@ import pytest
 from agent_cli.events import CompactionDone, NoteAdded, TodosUpdated, UsageUpdate
 from agent_cli.payloads import TodoItem
 from agent_cli.ui.side_panel import PanelState, render_panel
-from tests.helpers import make_note
+from tests.e2e.helpers import make_note
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 

@@ -1,4 +1,4 @@
-"""The loop's extension points.
+"""The loop's extension points (on the capabilities floor: the context stages implement them).
 
 - Stage: before every request, may rewrite the stored history (the context pipeline lives here).
 - Guide: adds request-only text blocks to one request and never to history (the todo reminder
