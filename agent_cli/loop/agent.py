@@ -23,9 +23,9 @@ from agent_cli.events import (
     Warning,
 )
 from agent_cli.logs import FILE_ONLY
+from agent_cli.loop import server_turn
 from agent_cli.loop.outbox import Outbox, Passed
 from agent_cli.loop.rounds import cut_off_call, run_round
-from agent_cli.loop.server_turn import call_events, ends_with_reply, sources_event, store_reply
 from agent_cli.loop_ports import (
     Compacted,
     Compactor,
@@ -149,12 +149,12 @@ class Agent:
             requests += 1
             self._last_usage = reply.usage
             self.session.account(reply.usage, self.caller, reply.model)  # announced via the sink
-            if (cited := sources_event(reply.content)) is not None:
+            if (cited := server_turn.sources_event(reply.content)) is not None:
                 yield cited
             if not reply.content:
                 yield TurnEnd(stop="done", text="".join(text_parts), rounds=requests)
                 return
-            store_reply(self.session, reply.content)
+            server_turn.store_reply(self.session, reply.content)
             calls = reply.tool_uses()
             if calls:
                 text_parts = []
@@ -168,8 +168,8 @@ class Agent:
                     return
                 continue
             text_parts.append(reply.text())
-            if reply.stop_reason == "pause_turn" and pauses < self._max_pauses:
-                pauses += 1  # a long server-side search: sending the reply back continues it
+            if server_turn.paused(reply.stop_reason, pauses, self.session):  # sent back: goes on
+                pauses += 1
                 continue
             if reply.stop_reason == "max_tokens" and continuations < self._max_continuations:
                 continuations += 1
@@ -181,10 +181,6 @@ class Agent:
     @property
     def _max_continuations(self) -> int:
         return self.session.settings.max_continuations
-
-    @property
-    def _max_pauses(self) -> int:
-        return self.session.settings.web.pause_continuations
 
     async def _request(self) -> AsyncIterator[Event | ModelReply]:
         """One model request, with at most one reactive compaction on prompt-too-long."""
@@ -198,7 +194,7 @@ class Agent:
                     if isinstance(stream_event, TextChunk):
                         yield TextDelta(text=stream_event.text)
                     elif isinstance(stream_event, ServerToolCall):
-                        for event in call_events(stream_event):
+                        for event in server_turn.call_events(stream_event):
                             yield event
                     elif isinstance(stream_event, Notice):
                         yield Warning(message=stream_event.message)
@@ -223,7 +219,7 @@ class Agent:
     def _build_request(self) -> ModelRequest:
         messages = self.session.messages
         guidance: list[Block] = []
-        for guide in [] if ends_with_reply(self.session) else self.guides:
+        for guide in [] if server_turn.ends_with_reply(self.session) else self.guides:
             guidance.extend(guide.guidance(messages))
         return ModelRequest(
             model=self.session.model,

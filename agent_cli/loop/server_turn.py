@@ -42,6 +42,11 @@ def store_reply(session: Session, content: list[Block]) -> None:
         session.messages[-2:] = [{"role": "assistant", "content": blocks_of(previous) + content}]
 
 
+def paused(stop_reason: str | None, pauses_so_far: int, session: Session) -> bool:
+    """The API paused a long server-side turn, and the session may still continue it."""
+    return stop_reason == "pause_turn" and pauses_so_far < session.settings.web.pause_continuations
+
+
 def ends_with_reply(session: Session) -> bool:
     """The next request continues a paused reply (it carries no request-only guidance)."""
     return bool(session.messages) and session.messages[-1].get("role") == "assistant"
