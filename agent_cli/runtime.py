@@ -18,6 +18,8 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol
 
 from agent_cli.approval import Approver
+from agent_cli.checkpoints.rewind import open_store
+from agent_cli.checkpoints.turn import checkpointed
 from agent_cli.events import Event
 from agent_cli.memory.setup import finish
 from agent_cli.options import Options
@@ -153,8 +155,12 @@ class Runtime:
     # -- what front ends call ------------------------------------------------------------------
 
     async def turn(self, text: str) -> AsyncIterator[Event]:
+        """One user turn, after a checkpoint of the workspace (`agent rewind` takes it back)."""
         agent = await self.agent()
-        async for event in self._running(agent.run_turn(text)):
+        store = open_store(self.paths, self.options.workspace, self.settings.checkpoints)
+        transcript = self.session.transcript.path if self.session.transcript else None
+        events = checkpointed(store, self.session.id, transcript, text, agent.run_turn(text))
+        async for event in self._running(events):
             yield event
 
     async def compact(self, focus: str | None) -> AsyncIterator[Event]:

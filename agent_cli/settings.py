@@ -196,6 +196,19 @@ class WebSettings(_Strict):
         default=5, ge=0, le=20, description="Times a paused server-tool turn is continued."
     )
     _domains = field_validator("allowed_domains", "blocked_domains")(_domain_names)
+class CheckpointSettings(_Strict):
+    enabled: bool = Field(
+        default=True, description="Snapshot the workspace at the start of every turn."
+    )
+    max_file_bytes: int = Field(
+        default=20_000_000,
+        ge=1,
+        le=10_000_000_000,
+        description="Files larger than this are recorded as skipped, not stored.",
+    )
+    git_timeout_s: float = Field(
+        default=300, gt=0, le=3600, description="Seconds one git call of the store may take."
+    )
 
 
 class Settings(_Strict):
@@ -243,6 +256,7 @@ class Settings(_Strict):
     context: ContextSettings = Field(default_factory=ContextSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
     web: WebSettings = Field(default_factory=WebSettings)
+    checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
 
     def context_window(self, model: str | None = None) -> int:
         return self.context_windows.get(model or self.model, UNKNOWN_MODEL_WINDOW)
