@@ -19,6 +19,8 @@ from agent_cli.hooks import Hooks
 from agent_cli.instructions import project_instructions
 from agent_cli.logs import secrets_from_env, setup_logging
 from agent_cli.loop.agent import Agent
+from agent_cli.mcp.manager import McpManager
+from agent_cli.mcp.setup import start_mcp
 from agent_cli.memory.manager import EpisodeManager
 from agent_cli.memory.recall import Recall
 from agent_cli.memory.recall_notes import search_notes
@@ -145,10 +147,12 @@ def assemble(
     options: Options,
     approver: Approver | None = None,
     publish: Callable[[Event], None] | None = None,
+    mcp: McpManager | None = None,
 ) -> Assembly:
     """The agent of a session with everything wired: tools, gate, subagents, context pipeline,
     todo reminder, hooks and episodic memory. `approver` answers permission questions (the
-    REPL's; None denies them, headless); `publish` hears what happens outside a turn."""
+    REPL's; None denies them, headless); `publish` hears what happens outside a turn. `mcp`:
+    servers already started by the runtime; None starts the configured ones here."""
     hooks = Hooks(session.settings.hooks, session.id, options.workspace)
     permissions = Permissions(session.settings.permissions, approver or HeadlessApprover())
     runner = SubagentRunner(
@@ -158,8 +162,10 @@ def assemble(
     tools = [*base_tools(), todo_write, Task(runner), Compact(session)]
     if session.settings.web.fetch:
         tools.append(WebFetch())
+    if mcp is None:  # in the background: the first request does not wait for any server
+        mcp = start_mcp(session.settings, options.workspace, session.paths.logs, _mode(permissions))
     server_tools = declarations(session.settings.web)
-    registry = ToolRegistry(tools, PolicyGate(permissions, hooks), server_tools)
+    registry = ToolRegistry(tools, PolicyGate(permissions, hooks), mcp, server_tools)
     instructions = project_instructions(options.workspace, session.settings.instructions_max_chars)
     if instructions:
         session.view_providers.append(lambda: instructions)
@@ -187,6 +193,10 @@ def assemble(
         memory.emit = agent.emit
     runner.bind(agent.registry)  # subagents get the complete set, minus `task`
     return Assembly(agent, memory)
+
+
+def _mode(permissions: Permissions) -> Callable[[], str]:
+    return lambda: permissions.mode  # read at each request: plan mode narrows the MCP tools
 
 
 def build_agent(
@@ -227,8 +237,14 @@ class Wiring:
         options: Options,
         approver: Approver | None,
         publish: Callable[[Event], None],
+        mcp: McpManager | None = None,
     ) -> Assembly:
-        return assemble(session, client, options, approver, publish)
+        return assemble(session, client, options, approver, publish, mcp)
+
+    def start_mcp(
+        self, workspace: Path, mode: Callable[[], str], eager: bool
+    ) -> McpManager | None:
+        return start_mcp(self.settings, workspace, self.paths.logs, mode, eager)
 
 
 def build_runtime(

@@ -22,11 +22,15 @@ def result_ids(message: Message) -> set[str]:
     return {b["tool_use_id"] for b in blocks_of(message) if b.get("type") == "tool_result"}
 
 
-def tool_result_block(tool_use_id: str, content: str, is_error: bool = False) -> Block:
+def tool_result_block(
+    tool_use_id: str, content: str, is_error: bool = False, extra: list[Block] | None = None
+) -> Block:
+    """`extra` blocks (images) follow the text, which then becomes a text block."""
+    text = content if content.strip() else "(no output)"
     block: Block = {
         "type": "tool_result",
         "tool_use_id": tool_use_id,
-        "content": content if content.strip() else "(no output)",
+        "content": [{"type": "text", "text": text}, *extra] if extra else text,
     }
     if is_error:
         block["is_error"] = True

@@ -96,9 +96,13 @@ class Permissions:
     ) -> str | Ask | None:
         """None: allowed; a string: refused; Ask: a question."""
         name = tool.name
-        outside = reads_outside(args, ctx) if tool.read_only else None
         if self.mode == "bypass":
             return None
+        if getattr(tool, "asks_permission", False):  # an MCP server's tool
+            if self.mode == "plan" and not tool.read_only:
+                return _plan_refusal(f"{name} (its server does not mark it read-only)")
+            return Ask(name, name, BYPASS)
+        outside = reads_outside(args, ctx) if tool.read_only else None
         if outside is not None:
             summary = f"{name} {outside} (outside the workspace)"
             return Ask(summary, f"{name}({_folder(outside)}/*)", BYPASS)
@@ -199,7 +203,7 @@ def matches(pattern: str, name: str, subject: str, deny: bool = False) -> bool:
     """`tool` matches every call of the tool; `tool(<glob>)` matches its command or path.
     An allow glob never matches a chained or redirected command unless it spells that out."""
     if "(" not in pattern or not pattern.endswith(")"):
-        return pattern == name
+        return fnmatch.fnmatchcase(name, pattern)  # `mcp__github__*` covers a server
     tool, glob = pattern[:-1].split("(", 1)
     if tool != name:
         return False

@@ -27,7 +27,10 @@ from agent_cli.session.resume import Restored
 from agent_cli.session.state import Session
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from agent_cli.loop.agent import Agent
+    from agent_cli.mcp.manager import McpManager
     from agent_cli.memory.episode import Episode
     from agent_cli.memory.manager import EpisodeManager
     from agent_cli.model.call_log import CallLog
@@ -62,7 +65,12 @@ class Wiring(Protocol):
         options: Options,
         approver: Approver | None,
         publish: Callable[[Event], None],
+        mcp: McpManager | None = None,
     ) -> Assembly: ...
+
+    def start_mcp(
+        self, workspace: Path, mode: Callable[[], str], eager: bool
+    ) -> McpManager | None: ...
 
 
 def preload_sdk() -> threading.Thread:
@@ -89,6 +97,8 @@ class Runtime:
         self._assembly: Assembly | None = None
         self._memories: list[EpisodeManager] = []  # every session's of this run, for the exit
         self._turn_task: asyncio.Task[object] | None = None
+        self.mcp: McpManager | None = None  # the MCP servers, shared by every session of the run
+        self._mcp_started = False
         self._adopt(session, restored, options)
 
     @property
@@ -126,13 +136,26 @@ class Runtime:
 
     # -- the agent -----------------------------------------------------------------------------
 
+    def start_servers(self, eager: bool = True) -> None:
+        """Start the configured MCP servers in the background: the REPL calls it as the prompt
+        is drawn; otherwise a turn starts them once its first request is out (importing `mcp`
+        takes a second of CPU, which must not compete with that request). Nothing ever waits
+        for them."""
+        if self.mcp is None and not self._mcp_started:
+            self._mcp_started = True
+            mode = lambda: self.permission_mode  # noqa: E731
+            self.mcp = self.wiring.start_mcp(self.options.workspace, mode, eager)
+        elif eager and self.mcp is not None:
+            self.mcp.start()
+
     async def agent(self) -> Agent:
         if self._client is None:
             await asyncio.to_thread(importlib.import_module, SDK_MODULE)
             self._client = self.wiring.make_client()
+        self.start_servers(eager=False)
         if self._assembly is None:
             self._assembly = self.wiring.assemble(
-                self.session, self._client, self.options, self.approver, self.publish
+                self.session, self._client, self.options, self.approver, self.publish, self.mcp
             )
             self._assembly.memory.on_saved = self.on_episode
             self._memories.append(self._assembly.memory)
@@ -161,6 +184,7 @@ class Runtime:
         transcript = self.session.transcript.path if self.session.transcript else None
         events = checkpointed(store, self.session.id, transcript, text, agent.run_turn(text))
         async for event in self._running(events):
+            self.start_servers()  # the first request is out: the model is answering
             yield event
 
     async def compact(self, focus: str | None) -> AsyncIterator[Event]:
@@ -191,6 +215,8 @@ class Runtime:
     async def aclose(self, wait: bool = True) -> None:
         """Before exit: background episode work is waited for (bounded by
         `background_wait_s`; not at all with `wait=False`), then the client closes."""
+        if self.mcp is not None:
+            await self.mcp.aclose()
         if self._client is not None:
             if wait:
                 await finish(self._memories)

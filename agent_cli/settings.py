@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from agent_cli.errors import ConfigError
 from agent_cli.options import PermissionMode
+from agent_cli.settings_mcp import McpServerSpec, McpSettings
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
 UNKNOWN_MODEL_WINDOW = 200_000
@@ -256,6 +257,10 @@ class Settings(_Strict):
     context: ContextSettings = Field(default_factory=ContextSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
     web: WebSettings = Field(default_factory=WebSettings)
+    mcp_servers: dict[str, McpServerSpec] = Field(
+        default_factory=dict, description="MCP servers by name (see also mcp.json, .mcp.json)."
+    )
+    mcp: McpSettings = Field(default_factory=McpSettings)
     checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
 
     def context_window(self, model: str | None = None) -> int:

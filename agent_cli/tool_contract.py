@@ -39,6 +39,8 @@ class ToolResult:
     is_error: bool = False
     summary: str = ""
     display: ToolDisplay | None = None
+    # blocks that follow the text in the tool_result (images from an MCP server)
+    blocks: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -74,6 +76,11 @@ class Tool(ABC, Generic[InputT]):
     def describe_call(self, args: InputT) -> str:
         """A short label for the UI, e.g. 'read_file a.py'."""
         return self.name
+
+    def schema(self) -> dict[str, Any] | None:
+        """The tool's whole API definition when it is not built from `input_model` and a prompt
+        file (an MCP server's tool brings its own)."""
+        return None
 
 
 AnyTool = Tool[Any]

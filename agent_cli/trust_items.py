@@ -53,7 +53,13 @@ def _workspace_settings(workspace: Path) -> list[TrustItem]:
     return items
 
 
-PROVIDERS: list[Provider] = [_workspace_settings]
+def _mcp_servers(workspace: Path) -> list[TrustItem]:
+    from agent_cli.mcp.config import project_trust_items  # config reading, not the client
+
+    return project_trust_items(workspace)
+
+
+PROVIDERS: list[Provider] = [_workspace_settings, _mcp_servers]
 
 
 def widening_items(workspace: Path) -> list[TrustItem]:

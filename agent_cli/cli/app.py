@@ -7,6 +7,7 @@ import typer
 from agent_cli.cli.chat import CHAT_CONTEXT, chat
 from agent_cli.cli.chat_start import DESCRIPTION
 from agent_cli.cli.checkpoints import checkpoints_app
+from agent_cli.cli.mcp import mcp_app
 from agent_cli.cli.memory import memory_app
 from agent_cli.cli.notes import notes_app
 from agent_cli.cli.rewind import rewind
@@ -49,6 +50,7 @@ app.command("run", help="Run one prompt non-interactively and exit.")(run)
 app.add_typer(sessions_app, name="sessions", help="List and show recorded sessions.")
 app.add_typer(notes_app, name="notes", help="List, show and search subagent notes.")
 app.add_typer(memory_app, name="memory", help="List, show and search episodic memory.")
+app.add_typer(mcp_app, name="mcp", help="Add, remove, list and inspect MCP servers.")
 app.add_typer(checkpoints_app, name="checkpoints", help="List and diff workspace checkpoints.")
 app.command("rewind", help="Take code and/or conversation back to a checkpoint.")(rewind)
 app.command(

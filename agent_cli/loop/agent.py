@@ -297,4 +297,4 @@ class Agent:
 
 
 def _result_block(tool_use_id: str, result: ToolResult) -> Block:
-    return history.tool_result_block(tool_use_id, result.content, result.is_error)
+    return history.tool_result_block(tool_use_id, result.content, result.is_error, result.blocks)

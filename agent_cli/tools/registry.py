@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from functools import cached_property
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
@@ -50,40 +50,61 @@ def format_validation_error(tool_name: str, error: ValidationError) -> str:
     return "\n".join(lines)
 
 
+class ToolSource(Protocol):
+    """Tools that come and go between requests (an MCP server's), offered after the fixed ones.
+    They change only when `offered()` is asked, before a request, so the cached prefix holds."""
+
+    def offered(self) -> list[AnyTool]: ...
+
+    async def aclose(self) -> None: ...
+
+
 class ToolRegistry:
     def __init__(
         self,
         tools: Iterable[AnyTool],
         gate: Gate | None = None,
+        source: ToolSource | None = None,
         server_tools: Iterable[dict[str, Any]] = (),
     ) -> None:
-        self.tools: dict[str, AnyTool] = {t.name: t for t in tools}
+        self.fixed: dict[str, AnyTool] = {t.name: t for t in tools}
         self.gate: Gate = gate or OpenGate()
+        self.source = source
         # declarations of tools the API runs itself (web search): declared, never dispatched
         self.server_tools = [dict(t) for t in server_tools]
+
+    @property
+    def tools(self) -> dict[str, AnyTool]:
+        extra = self.source.offered() if self.source else []
+        return {**self.fixed, **{t.name: t for t in extra if t.name not in self.fixed}}
 
     def names(self) -> list[str]:
         return list(self.tools)
 
     def without(self, *names: str) -> ToolRegistry:
-        kept = [t for n, t in self.tools.items() if n not in names]
-        return ToolRegistry(kept, self.gate, self.server_tools)
+        kept = [t for n, t in self.fixed.items() if n not in names]
+        return ToolRegistry(kept, self.gate, self.source, self.server_tools)
 
     def with_tools(self, *tools: AnyTool) -> ToolRegistry:
-        return ToolRegistry([*self.tools.values(), *tools], self.gate, self.server_tools)
+        every = [*self.fixed.values(), *tools]
+        return ToolRegistry(every, self.gate, self.source, self.server_tools)
 
     @cached_property
-    def schemas(self) -> list[dict[str, Any]]:
+    def fixed_schemas(self) -> list[dict[str, Any]]:
         """Generated once, in a stable order: a stable tool block keeps the cached prefix valid."""
-        client = [
-            {
-                "name": tool.name,
-                "description": load_prompt(f"tools/{tool.name}.md").strip(),
-                "input_schema": input_schema(tool),
-            }
-            for tool in self.tools.values()
-        ]
-        return client + [t for t in self.server_tools if t["name"] not in self.tools]
+        client = [_schema(tool) for tool in self.fixed.values()]
+        return client + [t for t in self.server_tools if t["name"] not in self.fixed]
+
+    @property
+    def schemas(self) -> list[dict[str, Any]]:
+        if self.source is None:
+            return self.fixed_schemas
+        extra = [t for t in self.source.offered() if t.name not in self.fixed]
+        return [*self.fixed_schemas, *(_schema(t) for t in extra)]
+
+    async def aclose(self) -> None:
+        if self.source is not None:
+            await self.source.aclose()
 
     def runs_concurrently(self, name: str) -> bool:
         tool = self.tools.get(name)
@@ -127,6 +148,14 @@ class ToolRegistry:
             log.exception("tool %s crashed", name)
             return _error(f"{name} failed: {type(e).__name__}: {e}", name)
         return finish_result(result, ctx, name, call_id)
+
+
+def _schema(tool: AnyTool) -> dict[str, Any]:
+    return tool.schema() or {
+        "name": tool.name,
+        "description": load_prompt(f"tools/{tool.name}.md").strip(),
+        "input_schema": input_schema(tool),
+    }
 
 
 def _error(message: str, summary: str) -> ToolResult:

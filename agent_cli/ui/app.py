@@ -35,13 +35,26 @@ def _slash_names() -> list[str]:
     return list(slash.names()) if slash is not None else []
 
 
+def _mcp(booted: dict[str, Any], what: str) -> list[str]:
+    """MCP prompt commands or resource mentions, once the REPL has booted."""
+    repl, mcp_prompts = booted.get("repl"), sys.modules.get("agent_cli.mcp.prompts")
+    if repl is None or mcp_prompts is None:
+        return []
+    if what == "commands":
+        return sorted(mcp_prompts.prompt_commands(repl.runtime.mcp))
+    return list(mcp_prompts.resource_mentions(repl.runtime.mcp))
+
+
 def run_screen(options: Options) -> None:
     """Run the REPL until /exit, Ctrl-D or a double Ctrl-C; print how to resume."""
     workspace = options.workspace
-    screen = ChatScreen(
-        history_file(workspace, options.state_dir), ChatCompleter(workspace, _slash_names)
-    )
     booted: dict[str, Any] = {}
+    completer = ChatCompleter(
+        workspace,
+        lambda: [*_slash_names(), *_mcp(booted, "commands")],
+        lambda: _mcp(booted, "mentions"),
+    )
+    screen = ChatScreen(history_file(workspace, options.state_dir), completer)
 
     def boot() -> None:
         try:

@@ -14,9 +14,15 @@ MAX_ENTRIES = 200
 
 
 class ChatCompleter(Completer):
-    def __init__(self, workspace: Path, commands: Callable[[], Iterable[str]]) -> None:
+    def __init__(
+        self,
+        workspace: Path,
+        commands: Callable[[], Iterable[str]],
+        mentions: Callable[[], Iterable[str]] = lambda: (),
+    ) -> None:
         self.workspace = workspace
         self.commands = commands
+        self.mentions = mentions  # `server:uri` of MCP resources
 
     def get_completions(
         self, document: Document, complete_event: CompleteEvent
@@ -29,6 +35,9 @@ class ChatCompleter(Completer):
             return
         word = before.split()[-1] if before and not before[-1].isspace() else ""
         if word.startswith("@"):
+            for mention in self.mentions():
+                if mention.startswith(word[1:]):
+                    yield Completion(mention, start_position=-len(word) + 1)
             yield from self._paths(word[1:])
 
     def _paths(self, partial: str) -> Iterator[Completion]:

@@ -12,7 +12,7 @@ from agent_cli.errors import AgentError
 from agent_cli.events import CompactionDone, Event
 from agent_cli.memory.episode import Episode
 from agent_cli.runtime import Runtime
-from agent_cli.ui import rewind, slash
+from agent_cli.ui import mcp_ui, rewind, slash
 from agent_cli.ui.side_panel import PanelState
 
 log = logging.getLogger(__name__)
@@ -115,7 +115,8 @@ class ChatCore:
 
     def turn(self, text: str) -> Callable[[], AsyncIterator[Event]]:
         async def events() -> AsyncIterator[Event]:
-            async for event in self.runtime.turn(text):
+            request = await mcp_ui.with_resources(self.runtime, text)  # @server:uri attached
+            async for event in self.runtime.turn(request):
                 yield event
 
         return events

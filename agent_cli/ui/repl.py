@@ -11,10 +11,11 @@ from rich.text import Text
 from agent_cli.approval import ApprovalRequest, Decision
 from agent_cli.events import Event
 from agent_cli.runtime import Runtime, preload_sdk
-from agent_cli.ui import render
+from agent_cli.ui import mcp_ui, render
 from agent_cli.ui.core import ChatCore
 from agent_cli.ui.live import ChatScreen
 from agent_cli.ui.side_panel import render_panel
+from agent_cli.ui.trust_offer import offer_trust
 from agent_cli.ui.turn import TurnView
 
 if TYPE_CHECKING:
@@ -66,6 +67,7 @@ class Repl(ChatCore):
         verb = "Resumed" if runtime.restored else "New"
         repl.say(f"{verb} session {runtime.session.id}. /help lists commands.", "dim")
         screen.attach(repl)
+        asyncio.get_running_loop().create_task(offer_trust(screen, repl))  # then MCP servers
         return repl
 
     # -- the screen's Controller --------------------------------------------------------------
@@ -91,6 +93,9 @@ class Repl(ChatCore):
             f"ctx {'-' if pct is None else f'{pct}%'}",
             render.cost(self.panel_state.cost_usd),
         ]
+        servers = mcp_ui.status_part(self.runtime)
+        if servers:
+            parts.append(servers)
         if self.busy:
             parts.append("working… Ctrl-C stops")
         if self.queued:

@@ -38,6 +38,7 @@ FLOORS: dict[str, int] = {
     "agent_cli.options": 1,
     "agent_cli.paths": 1,
     "agent_cli.settings": 1,
+    "agent_cli.settings_mcp": 1,  # the MCP part of the settings model
     "agent_cli.messages": 1,
     "agent_cli.history": 1,
     "agent_cli.events": 1,
@@ -64,6 +65,9 @@ FLOORS: dict[str, int] = {
     "agent_cli.logs": 2,
     "agent_cli.instructions": 2,
     "agent_cli.trust_items": 2,
+    # what a workspace's MCP files ask to run: read by trust_items, below the client itself
+    "agent_cli.mcp.config": 2,
+    "agent_cli.mcp.expand": 2,
     "agent_cli.loop_ports": 2,  # the loop's extension points, which stages and guides implement
     "agent_cli.web": 2,
     # 3 composites: built from capabilities
