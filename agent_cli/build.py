@@ -28,6 +28,7 @@ from agent_cli.memory.setup import recent_episodes_section
 from agent_cli.model.call_log import CallLog, key_last4
 from agent_cli.model.client import ModelClient
 from agent_cli.model.credentials import require_credentials
+from agent_cli.model.server_tools import declarations
 from agent_cli.options import Options
 from agent_cli.paths import Paths
 from agent_cli.permissions import Permissions
@@ -58,6 +59,7 @@ from agent_cli.tools.grep import Grep
 from agent_cli.tools.read_file import ReadFile
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.todo_write import TodoWrite
+from agent_cli.tools.web_fetch import WebFetch
 from agent_cli.tools.write_file import WriteFile
 from agent_cli.trust import TrustStore
 from agent_cli.turn_hooks import TurnHooksChain
@@ -167,10 +169,13 @@ def assemble(
     todo_write = TodoWrite(session.todos, session.record)
     task = Task(runner, project.agent_types if project else None)
     tools = [*base_tools(), todo_write, task, Compact(session), *(project.tools if project else [])]
+    if session.settings.web.fetch:
+        tools.append(WebFetch())
     if mcp is None:  # in the background: the first request does not wait for any server
         mcp = start_mcp(session.settings, options.workspace, session.paths.logs, _mode(permissions))
+    server_tools = declarations(session.settings.web)
     gate = PolicyGate(permissions, hooks, project.gate_hooks if project else ())
-    registry = ToolRegistry(tools, gate, source=mcp)
+    registry = ToolRegistry(tools, gate, mcp, server_tools)
     instructions = project_instructions(options.workspace, session.settings.instructions_max_chars)
     if instructions:
         session.view_providers.append(lambda: instructions)

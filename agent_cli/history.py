@@ -73,11 +73,12 @@ def _results_first(message: Message) -> Message:
 
 def repair(messages: list[Message]) -> list[Message]:
     """Make a history sendable: every tool_use answered by the next user message (missing ones
-    get an "interrupted" error result), no orphan results, no empty or blank text blocks,
-    same-role neighbours merged, starting with a user message."""
+    get an "interrupted" error result), no orphan results, no empty or blank text blocks, no
+    server tool call left without its result by an interrupted pause_turn, same-role
+    neighbours merged, starting with a user message."""
     cleaned: list[Message] = []
     for message in messages:
-        blocks = [b for b in blocks_of(message) if not _blank_text(b)]
+        blocks = [b for b in _closed_server_calls(blocks_of(message)) if not _blank_text(b)]
         if blocks:
             cleaned.append(_with_blocks(message, blocks))
     cleaned = _merge_same_role(cleaned)
@@ -116,6 +117,15 @@ def interrupted_results(uses: list[Block], done: dict[str, Block] | None = None)
             done.get(u["id"]) or tool_result_block(u["id"], INTERRUPTED, True) for u in uses
         ],
     }
+
+
+def _closed_server_calls(blocks: list[Block]) -> list[Block]:
+    answered = {
+        b.get("tool_use_id")
+        for b in blocks
+        if str(b.get("type", "")).endswith("_tool_result") and b.get("type") != "tool_result"
+    }
+    return [b for b in blocks if b.get("type") != "server_tool_use" or b.get("id") in answered]
 
 
 def _blank_text(block: Any) -> bool:

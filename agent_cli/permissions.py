@@ -7,6 +7,8 @@ allow pattern (settings, or an "always" answer of this session), else by the app
 headless run denies and the message names the flag or setting that would allow the call.
 A write to a protected file (the agent's settings, git's internals: `tools.fs.protected`) is asked
 every time outside bypass: no allow pattern answers it and "always" allows that one call only.
+`web_fetch` is asked per domain in `default` and `accept-edits` (its subject is `domain:<host>`,
+its "always" pattern `web_fetch(domain:<host>)`); `plan` allows it, as a read-only tool.
 Every decision is logged.
 """
 
@@ -29,6 +31,7 @@ from agent_cli.tools.fs import (
     readable_without_question,
     writable_path,
 )
+from agent_cli.tools.web_rules import domain_of
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +121,11 @@ class Permissions:
             return Ask(summary, f"{name}({_folder(outside)}/*)", BYPASS)
         if name in EDIT_TOOLS:
             return self._edit(name, args, ctx, subject)
+        if name == "web_fetch":  # read-only: plan mode allows it; elsewhere asked per domain
+            if self.mode == "plan":
+                return None
+            url = str(getattr(args, "url", ""))
+            return Ask(f"web_fetch {url}", f"web_fetch({subject})", BYPASS)
         if name == "bash" and not is_read_only(subject, ctx.workspace):
             if self.mode == "plan":
                 return _plan_refusal(f"bash {subject}")
@@ -178,6 +186,8 @@ def call_subject(name: str, args: ToolInput, ctx: ToolContext) -> str:
     """What patterns match for a call: the command for bash, the path for file tools."""
     if name == "bash":
         return str(getattr(args, "command", ""))
+    if name == "web_fetch":
+        return f"domain:{domain_of(str(getattr(args, 'url', '')))}"
     raw = getattr(args, "path", None)
     if not isinstance(raw, str):
         return "." if name in ("glob", "grep") else ""

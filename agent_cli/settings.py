@@ -40,6 +40,9 @@ class Price(_Strict):
     output: float = Field(ge=0, description="Output tokens.")
     cache_read: float = Field(ge=0, description="Input tokens read from the prompt cache.")
     cache_write: float = Field(ge=0, description="Input tokens written to the prompt cache.")
+    web_search_per_1k: float = Field(
+        default=10.0, ge=0, description="US dollars per 1,000 web searches (the server tool)."
+    )
 
 
 def _default_prices() -> dict[str, Price]:
@@ -193,6 +196,48 @@ class ProjectFilesSettings(_Strict):
     )
 
 
+def _domain_names(value: list[str]) -> list[str]:
+    domains = [item.strip().lower().rstrip(".") for item in value]
+    for item, domain in zip(value, domains, strict=True):
+        if not domain or any(c in domain for c in "/: "):
+            raise ValueError(f"{item!r} is not a domain name (write e.g. docs.python.org)")
+    return domains
+
+
+class WebSettings(_Strict):
+    """The web: the client-side `web_fetch` tool and the API's server-side search."""
+
+    fetch: bool = Field(default=True, description="Offer the web_fetch tool.")
+    search: bool = Field(
+        default=False, description="Declare the API's web_search server tool where offered."
+    )
+    allow_private_hosts: bool = Field(
+        default=False, description="Let web_fetch reach loopback, private, link-local addresses."
+    )
+    allowed_domains: list[str] = Field(
+        default_factory=list, max_length=1_000, description="Only these domains (and subdomains)."
+    )
+    blocked_domains: list[str] = Field(
+        default_factory=list, max_length=1_000, description="Never these (and their subdomains)."
+    )
+    allow_credential_urls: bool = Field(
+        default=False, description="Let web_fetch send URLs that look like they carry a credential."
+    )
+    search_max_uses: int = Field(
+        default=5, ge=1, le=50, description="Web searches the model may make in one request."
+    )
+    max_bytes: int = Field(
+        default=10_000_000, ge=1_000, le=200_000_000, description="Body bytes web_fetch reads."
+    )
+    timeout_s: float = Field(default=30, gt=0, le=300, description="Timeout of one fetch.")
+    max_redirects: int = Field(default=5, ge=0, le=20, description="Redirects web_fetch follows.")
+    cache_ttl_s: float = Field(
+        default=900, ge=0, le=86_400, description="Seconds a fetched page is reused in a session."
+    )
+    pause_continuations: int = Field(
+        default=5, ge=0, le=20, description="Times a paused server-tool turn is continued."
+    )
+    _domains = field_validator("allowed_domains", "blocked_domains")(_domain_names)
 class CheckpointSettings(_Strict):
     enabled: bool = Field(
         default=True, description="Snapshot the workspace at the start of every turn."
@@ -252,6 +297,7 @@ class Settings(_Strict):
     subagent: SubagentSettings = Field(default_factory=SubagentSettings)
     context: ContextSettings = Field(default_factory=ContextSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
+    web: WebSettings = Field(default_factory=WebSettings)
     mcp_servers: dict[str, McpServerSpec] = Field(
         default_factory=dict, description="MCP servers by name (see also mcp.json, .mcp.json)."
     )

@@ -32,6 +32,12 @@ def _workspace_settings(workspace: Path) -> list[TrustItem]:
             items.append(TrustItem(key="mode", source=str(path), description=f"mode {mode}"))
         for i, rule in enumerate(permissions.get("allow") or []):
             items.append(TrustItem(key=f"allow:{i}", source=str(path), description=f"allow {rule}"))
+    web = data.get("web")
+    if isinstance(web, dict):  # web_fetch reaching local services, or sending credentials
+        for key in ("allow_private_hosts", "allow_credential_urls"):
+            if web.get(key) is True:
+                described = f"web.{key}"
+                items.append(TrustItem(key=f"web:{key}", source=str(path), description=described))
     hooks = data.get("hooks")
     if isinstance(hooks, dict):
         for event, specs in hooks.items():

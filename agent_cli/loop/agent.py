@@ -20,8 +20,10 @@ from agent_cli.events import (
     StreamRestart,
     TextDelta,
     TurnEnd,
+    Warning,
 )
 from agent_cli.logs import FILE_ONLY
+from agent_cli.loop import server_turn
 from agent_cli.loop.outbox import Outbox, Passed
 from agent_cli.loop.rounds import not_run_calls, run_round
 from agent_cli.loop_ports import (
@@ -33,7 +35,16 @@ from agent_cli.loop_ports import (
     TurnObserver,
 )
 from agent_cli.messages import Block
-from agent_cli.model.client import Final, ModelClient, ModelReply, ModelRequest, Restart, TextChunk
+from agent_cli.model.client import (
+    Final,
+    ModelClient,
+    ModelReply,
+    ModelRequest,
+    Notice,
+    Restart,
+    ServerToolCall,
+    TextChunk,
+)
 from agent_cli.model.usage import Usage
 from agent_cli.session.state import Session
 from agent_cli.tool_contract import ToolResult
@@ -120,8 +131,7 @@ class Agent:
             yield event
 
     async def _turn(self) -> AsyncIterator[Event | Passed]:
-        requests = 0
-        continuations = 0
+        requests = continuations = pauses = 0
         text_parts: list[str] = []
         while True:
             if self.max_turns is not None and requests >= self.max_turns:
@@ -145,10 +155,12 @@ class Agent:
             requests += 1
             self._last_usage = reply.usage
             self.session.account(reply.usage, self.caller, reply.model)  # announced via the sink
+            if (cited := server_turn.sources_event(reply.content)) is not None:
+                yield cited
             if not reply.content:
                 yield TurnEnd(stop="done", text="".join(text_parts), rounds=requests)
                 return
-            self.session.append({"role": "assistant", "content": reply.content})
+            server_turn.store_reply(self.session, reply.content)
             calls = reply.tool_uses()
             if calls:
                 text_parts = []
@@ -161,6 +173,9 @@ class Agent:
                     return
                 continue
             text_parts.append(reply.text())
+            if server_turn.paused(reply.stop_reason, pauses, self.session):  # sent back: goes on
+                pauses += 1
+                continue
             if reply.stop_reason == "max_tokens" and continuations < self._max_continuations:
                 continuations += 1
                 self.session.append(history.user_text(CONTINUE_PROMPT))
@@ -183,6 +198,11 @@ class Agent:
                 async for stream_event in self.client.stream(request):
                     if isinstance(stream_event, TextChunk):
                         yield TextDelta(text=stream_event.text)
+                    elif isinstance(stream_event, ServerToolCall):
+                        for event in server_turn.call_events(stream_event):
+                            yield event
+                    elif isinstance(stream_event, Notice):
+                        yield Warning(message=stream_event.message)
                     elif isinstance(stream_event, Restart):
                         yield StreamRestart(
                             attempt=stream_event.attempt, reason=stream_event.reason
@@ -204,7 +224,7 @@ class Agent:
     def _build_request(self) -> ModelRequest:
         messages = self.session.messages
         guidance: list[Block] = []
-        for guide in self.guides:
+        for guide in [] if server_turn.ends_with_reply(self.session) else self.guides:
             guidance.extend(guide.guidance(messages))
         return ModelRequest(
             model=self.session.model,

@@ -29,7 +29,8 @@ _USAGE_FIELDS = (
 
 
 def _plain(obj: Any) -> dict[str, Any]:
-    data: dict[str, Any] = obj.model_dump(mode="json", exclude_none=True)
+    """The fields the API sent, nulls included (server tool results go back exactly)."""
+    data: dict[str, Any] = obj.to_dict(mode="json")
     return data
 
 
@@ -66,6 +67,9 @@ class ReplyBuilder:
             value = getattr(usage, name, None)
             if value is not None:
                 self.usage[name] = value
+        searches = getattr(getattr(usage, "server_tool_use", None), "web_search_requests", None)
+        if searches is not None:
+            self.usage["web_search_requests"] = searches
 
     def _start(self, index: int, block: Block) -> None:
         while len(self.blocks) <= index:
@@ -146,4 +150,5 @@ class ReplyBuilder:
         return [b for b in blocks if not (b["type"] == "text" and not b["text"].strip())]
 
     def usage_totals(self) -> Usage:
-        return Usage(**{name: self.usage.get(name, 0) or 0 for name in _USAGE_FIELDS})
+        names = (*_USAGE_FIELDS, "web_search_requests")
+        return Usage(**{name: self.usage.get(name, 0) or 0 for name in names})

@@ -8,6 +8,8 @@ surfaces either as `anthropic.APIConnectionError` or as a raw `httpx2` transport
 from __future__ import annotations
 
 import copy
+import dataclasses
+import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -18,13 +20,25 @@ from agent_cli import errors
 from agent_cli.messages import Block, Message
 from agent_cli.model.accumulate import ReplyBuilder
 from agent_cli.model.call_log import CallLog, CallRecord
-from agent_cli.model.client import Final, ModelReply, ModelRequest, Restart, StreamEvent, TextChunk
+from agent_cli.model.client import (
+    Final,
+    ModelReply,
+    ModelRequest,
+    Notice,
+    Restart,
+    ServerToolCall,
+    StreamEvent,
+    TextChunk,
+)
 from agent_cli.model.credentials import require_credentials
+from agent_cli.model.server_tools import is_server_result, is_server_tool, markers, sources
 from agent_cli.model.usage import Usage
 from agent_cli.redaction import redact, redact_blocks, secrets_from_env
 from agent_cli.settings import Settings
 
+log = logging.getLogger(__name__)
 EPHEMERAL = {"type": "ephemeral"}
+_BUSY = frozenset({408, 429, 500, 502, 503, 504, 529})
 _BROKEN_STREAM = (anthropic.APIConnectionError, httpx2.TransportError, httpx2.StreamError)
 
 
@@ -45,7 +59,8 @@ def build_params(request: ModelRequest) -> dict[str, Any]:
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         if blocks:
             blocks[-1] = _with_breakpoint(blocks[-1])
-        last["content"] = [*blocks, *request.guidance]
+        guidance = request.guidance if last["role"] == "user" else []
+        last["content"] = [*blocks, *guidance]
         messages[-1] = last
     params: dict[str, Any] = {
         "model": request.model,
@@ -72,6 +87,17 @@ def map_status_error(e: anthropic.APIStatusError) -> errors.AgentError:
     return errors.ModelError(f"API error {e.status_code}: {text}")
 
 
+def _finished_block(blocks: list[Block], block: Block) -> list[StreamEvent]:
+    """A cited text block gets its source numbers; a server tool result shows with its call."""
+    if block.get("type") == "text":
+        mark = markers(block, sources(blocks))
+        return [TextChunk(mark)] if mark else []
+    if is_server_result(block):
+        use = next((b for b in blocks if b.get("id") == block.get("tool_use_id")), None)
+        return [ServerToolCall(use, block)] if use is not None else []
+    return []
+
+
 class AnthropicClient:
     def __init__(self, settings: Settings, call_log: CallLog | None = None) -> None:
         require_credentials()
@@ -83,12 +109,49 @@ class AnthropicClient:
             max_retries=settings.max_retries, timeout=settings.request_timeout_s
         )
         self.endpoint_host = self._client.base_url.host
+        self._web_search: dict[str, bool] = {}  # model -> does the endpoint offer web search
+        self._told: set[str] = set()  # models the user was told search is not offered for
 
     async def close(self) -> None:
         await self._client.close()
 
+    async def offers_web_search(self, model: str) -> bool:
+        """Asked once per model (GET /v1/models/{id}); an endpoint without the models API or
+        without the capability offers none: search is then not declared, never faked."""
+        if model in self._web_search:
+            return self._web_search[model]
+        try:
+            info = await self._client.models.retrieve(model)
+        except anthropic.APIError as e:
+            transient = not isinstance(e, anthropic.APIStatusError) or e.status_code in _BUSY
+            log.info("models API of %s: %s", self.endpoint_host, e)
+            if transient:  # no answer yet: not offered to this request, asked again next time
+                return False
+            offered = False  # no models API, or no such model: an answer
+        else:
+            caps = info.capabilities
+            offered = bool(caps and caps.server_tools.web_search.supported)
+        self._web_search[model] = offered
+        log.info("web search offered by %s for %s: %s", self.endpoint_host, model, offered)
+        return offered
+
+    async def _offered(self, request: ModelRequest) -> ModelRequest:
+        if not any(is_server_tool(t) for t in request.tools):
+            return request
+        if await self.offers_web_search(request.model):
+            return request
+        tools = [t for t in request.tools if not is_server_tool(t)]
+        return dataclasses.replace(request, tools=tools)
+
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        params = build_params(request)
+        offered = await self._offered(request)
+        if offered is not request and request.model not in self._told:
+            self._told.add(request.model)
+            yield Notice(
+                f"web.search is on, but {self.endpoint_host} offers no web search for "
+                f"{request.model}: search is not offered."
+            )
+        params = build_params(offered)
         attempts = self._settings.stream_retries + 1
         for attempt in range(attempts):
             record = CallRecord.begin(request.model, self.endpoint_host, request.caller)
@@ -100,6 +163,10 @@ class AnthropicClient:
                     async for event in events:
                         if (text := builder.feed(event)) is not None:
                             yield TextChunk(redact(text, self._secrets))
+                        elif event.type == "content_block_stop":
+                            finished = builder.blocks[event.index]
+                            for item in _finished_block(builder.blocks, finished):
+                                yield item
             except anthropic.APIStatusError as e:
                 self._finish(record, error=f"{e.status_code} {e.type}")
                 raise map_status_error(e) from e

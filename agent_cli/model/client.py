@@ -52,11 +52,26 @@ class Restart:
 
 
 @dataclass
+class ServerToolCall:
+    """A server tool (web search) ran inside the reply: its call and its result, as received."""
+
+    use: Block
+    result: Block
+
+
+@dataclass
+class Notice:
+    """Something the user should hear once, e.g. that web search is not offered here."""
+
+    message: str
+
+
+@dataclass
 class Final:
     reply: ModelReply
 
 
-StreamEvent = TextChunk | Restart | Final
+StreamEvent = TextChunk | Restart | ServerToolCall | Notice | Final
 
 
 class ModelClient(Protocol):

@@ -63,11 +63,17 @@ class ToolSource(Protocol):
 
 class ToolRegistry:
     def __init__(
-        self, tools: Iterable[AnyTool], gate: Gate | None = None, source: ToolSource | None = None
+        self,
+        tools: Iterable[AnyTool],
+        gate: Gate | None = None,
+        source: ToolSource | None = None,
+        server_tools: Iterable[dict[str, Any]] = (),
     ) -> None:
         self.fixed: dict[str, AnyTool] = {t.name: t for t in tools}
         self.gate: Gate = gate or OpenGate()
         self.source = source
+        # declarations of tools the API runs itself (web search): declared, never dispatched
+        self.server_tools = [dict(t) for t in server_tools]
 
     @property
     def tools(self) -> dict[str, AnyTool]:
@@ -79,15 +85,17 @@ class ToolRegistry:
 
     def without(self, *names: str) -> ToolRegistry:
         kept = [t for n, t in self.fixed.items() if n not in names]
-        return ToolRegistry(kept, self.gate, self.source)
+        return ToolRegistry(kept, self.gate, self.source, self.server_tools)
 
     def with_tools(self, *tools: AnyTool) -> ToolRegistry:
-        return ToolRegistry([*self.fixed.values(), *tools], self.gate, self.source)
+        every = [*self.fixed.values(), *tools]
+        return ToolRegistry(every, self.gate, self.source, self.server_tools)
 
     @cached_property
     def fixed_schemas(self) -> list[dict[str, Any]]:
         """Generated once, in a stable order: a stable tool block keeps the cached prefix valid."""
-        return [_schema(tool) for tool in self.fixed.values()]
+        client = [_schema(tool) for tool in self.fixed.values()]
+        return client + [t for t in self.server_tools if t["name"] not in self.fixed]
 
     @property
     def schemas(self) -> list[dict[str, Any]]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_cli.events import StreamRestart, TextDelta, ToolEnd, ToolStart, TurnEnd
+from agent_cli.events import SourcesCited, StreamRestart, TextDelta, ToolEnd, ToolStart, TurnEnd
 from agent_cli.ui import render
 
 LIVE_LINES = 10  # the unfinished block's tail shown in the live region
@@ -54,8 +54,10 @@ class TurnView:
         if isinstance(event, TurnEnd):
             self.waiting = False
             return self.flush()
+        # the sources follow the reply that cites them
+        out = self.flush() if isinstance(event, SourcesCited) else []
         line = render.event_line(event, self.width, self.color)
-        return [line] if line is not None else []
+        return [*out, line] if line is not None else out
 
     def flush(self) -> list[str]:
         """Commit the unfinished block as it is (a tool call or the turn's end closes it)."""
