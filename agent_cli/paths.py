@@ -90,7 +90,7 @@ class Paths:
     def require_writable(self) -> None:
         """StateWriteError, with what to do, when transcripts cannot be written here."""
         try:
-            self.transcripts.mkdir(parents=True, exist_ok=True)
+            make_dirs(self.transcripts)  # created here first: it gets its own .gitignore
             fd, probe = tempfile.mkstemp(dir=self.transcripts, prefix=".probe-")
             os.close(fd)
             Path(probe).unlink()
