@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_cli.messages import Block
-from agent_cli.settings import WebSettings
+from agent_cli.settings_features import WebSettings
 
 WEB_SEARCH_TYPE = "web_search_20250305"
 

@@ -16,23 +16,19 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
-from pathlib import Path
-from typing import Protocol
 
-from agent_cli.events import ErrorEvent, Event, NoteAdded, TurnEnd, UsageUpdate
+from agent_cli.events import ErrorEvent, NoteAdded, TurnEnd, UsageUpdate
 from agent_cli.events import ToolEnd as ToolEndEvent
 from agent_cli.history import last_assistant_text
-from agent_cli.messages import Block
 from agent_cli.model.client import ModelClient
 from agent_cli.model.usage import Usage
 from agent_cli.payloads import Note, NoteFigures, NoteStatus
-from agent_cli.prompts import load_prompt
 from agent_cli.redaction import redact
 from agent_cli.session.state import Session
 from agent_cli.session.transcript import NoteRecord
+from agent_cli.subagent.child import ChildFactory, ChildLoop, subagent_system
 from agent_cli.subagent.grounding import commands_run, files_read, fixup_prompt, needs_fixup, shown
 from agent_cli.subagent.ledger import CallLedger, RecordingGate
 from agent_cli.subagent.note import (
@@ -48,7 +44,6 @@ from agent_cli.subagent.profile import SubagentProfile
 from agent_cli.subagent.review import check_evidence, checker_for, reviewed
 from agent_cli.subagent.store import NoteStore
 from agent_cli.subagent.submit_note import SubmitNote
-from agent_cli.system_prompt import build_system, build_system_text, environment_section
 from agent_cli.tool_contract import ToolContext
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.turn_hooks import TurnHooks
@@ -59,7 +54,6 @@ log = logging.getLogger(__name__)
 EXCLUDED_TOOLS = ("task", "todo_write", "compact")
 REASK_TURNS = 2
 FIXUP_TURNS = 3  # model requests of the fix-up turn: room to re-read a file, then submit
-HANDING_IN = "# Handing in"
 REASK = (
     "You ended without handing in your note. Call submit_note now with your conclusion, "
     "evidence, file_refs, open_issues and confidence (or reply with only that JSON object)."
@@ -93,31 +87,6 @@ class _Run:
 
     def submit(self, body: NoteBody) -> None:
         self.submitted = body
-
-
-class ChildLoop(Protocol):
-    """The loop a subagent runs in (the loop's Agent; injected, since the loop is built above)."""
-
-    session: Session
-    system: list[Block]
-    max_turns: int | None
-
-    def run_turn(self, prompt: str) -> AsyncIterator[Event]: ...
-
-
-class ChildFactory(Protocol):
-    def __call__(
-        self,
-        *,
-        session: Session,
-        client: ModelClient,
-        registry: ToolRegistry,
-        system: list[Block],
-        max_turns: int | None,
-        caller: str,
-        stop_after_round: Callable[[], bool],
-        turn_hooks: TurnHooks | None,
-    ) -> ChildLoop: ...
 
 
 @dataclass
@@ -315,12 +284,3 @@ class SubagentRunner:
             ),
         )
         return reviewed(note, body, run.ledger, child.session.tool_ctx)
-
-
-def subagent_system(workspace: Path, profile: SubagentProfile | None) -> list[Block]:
-    """The general subagent prompt; a type's body instead, then how to hand in the note."""
-    if profile is None or not profile.system:
-        return build_system(workspace, "subagent.md", [])
-    handing_in = load_prompt("subagent.md", workspace).partition(HANDING_IN)[2]
-    return build_system_text([profile.system.strip(), environment_section(workspace),
-                              HANDING_IN + handing_in])

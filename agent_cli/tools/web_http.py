@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
-from agent_cli.settings import WebSettings
+from agent_cli.settings_features import WebSettings
 from agent_cli.tools.web_rules import Resolver, Target, WebRefused, check_url, checked_address
 
 if TYPE_CHECKING:

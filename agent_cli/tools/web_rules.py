@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlsplit
 
-from agent_cli.settings import WebSettings
+from agent_cli.settings_features import WebSettings
 
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 

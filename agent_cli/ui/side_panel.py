@@ -19,6 +19,7 @@ from rich.text import Text
 from agent_cli.events import CompactionDone, FilesChanged, NoteAdded, TodosUpdated, UsageUpdate
 from agent_cli.payloads import Note, TodoItem
 from agent_cli.ui.render import cost, to_ansi, tokens
+from agent_cli.ui.rows import side_width as side_width
 
 FOLD_BELOW = 100  # columns under which the panel goes below the conversation
 MAX_TODOS = 8  # longer lists collapse to their unfinished items
@@ -26,10 +27,6 @@ MAX_NOTES = 3
 MARKS = {"completed": "✔", "in_progress": "◐", "pending": "○"}
 PLAIN_MARKS = {"completed": "[x]", "in_progress": "[>]", "pending": "[ ]"}
 STYLES = {"completed": "green", "in_progress": "bold yellow", "pending": ""}
-
-
-def side_width(columns: int) -> int:
-    return 40 if columns >= 140 else 34
 
 
 @dataclass

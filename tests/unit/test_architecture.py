@@ -38,6 +38,7 @@ FLOORS: dict[str, int] = {
     "agent_cli.options": 1,
     "agent_cli.paths": 1,
     "agent_cli.settings": 1,
+    "agent_cli.settings_features": 1,  # project files, web and checkpoint settings sections
     "agent_cli.settings_mcp": 1,  # the MCP part of the settings model
     "agent_cli.messages": 1,
     "agent_cli.history": 1,

@@ -16,7 +16,8 @@ from agent_cli.messages import validate_request
 from agent_cli.model.accumulate import ReplyBuilder
 from agent_cli.model.server_tools import declarations, markers, result_summary, sources
 from agent_cli.model.usage import Usage
-from agent_cli.settings import Price, Settings, WebSettings, parse_settings
+from agent_cli.settings import Price, Settings, parse_settings
+from agent_cli.settings_features import WebSettings
 from agent_cli.ui import render
 from tests.fake_model import FakeAnthropic
 from tests.fake_model.web import cited, search_failed, searched

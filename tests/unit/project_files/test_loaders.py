@@ -17,7 +17,7 @@ from agent_cli.project_files.definitions import load_kind
 from agent_cli.project_files.frontmatter import parse
 from agent_cli.project_files.kinds import AGENTS, COMMANDS, SKILLS
 from agent_cli.project_files.sources import Root, workspace_roots
-from agent_cli.settings import ProjectFilesSettings
+from agent_cli.settings_features import ProjectFilesSettings
 from agent_cli.trust import TrustStore
 from tests.unit.project_files.fixtures.agents import AGENTS as AGENT_FILES
 from tests.unit.project_files.fixtures.commands import COMMANDS as COMMAND_FILES

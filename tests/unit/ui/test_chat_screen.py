@@ -9,8 +9,9 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from agent_cli.approval import ApprovalRequest
-from agent_cli.ui.live import ChatScreen, Controller
+from agent_cli.ui.live import ChatScreen
 from agent_cli.ui.repl import ScreenApprover
+from agent_cli.ui.screen_contract import Controller
 from tests.waiting import until
 
 REQUEST = ApprovalRequest(
@@ -56,9 +57,8 @@ def drive(keys: list[str], controller: FakeController) -> list[str]:
         decisions: list[str] = []
         for group in keys:
             asking = asyncio.ensure_future(ScreenApprover(screen).approve(REQUEST))
-            await until(lambda: screen._question is not None, 5, "the question on screen")
-            assert screen._question is not None
-            assert "Allow bash rm -r build?" in screen._question[0]
+            await until(lambda: screen.asking, 5, "the question on screen")
+            assert "Allow bash rm -r build?" in screen.question.text()
             pipe.send_text(group)  # type: ignore[attr-defined]
             decisions.append(await asyncio.wait_for(asking, 5))
         screen.exit()
