@@ -1,5 +1,10 @@
 """Scrollback writes of the chat screen: one queue, so order holds; commits that arrive
-together (within COALESCE_S) share one erase-print-redraw of the bottom region, in one frame."""
+together (within COALESCE_S) share one frame.
+
+A commit is written over the top of the bottom region, which then moves down by the rows
+written; prompt-toolkit diffs the new region against its last frame shifted by those rows, so
+only the cells that changed are sent (ui/reflow.py). While another program has the terminal,
+prompt-toolkit's `run_in_terminal` erases the region, prints and draws it again."""
 
 from __future__ import annotations
 
@@ -7,8 +12,10 @@ import asyncio
 import sys
 
 from prompt_toolkit.application import Application, run_in_terminal
+from prompt_toolkit.data_structures import Point
 
 from agent_cli.ui.frames import one_frame
+from agent_cli.ui.reflow import commit_bytes, relay_after_resize, shift_up
 
 COALESCE_S = 0.1
 
@@ -31,13 +38,33 @@ class Commits:
             self._queue = asyncio.Queue()
         while True:
             batch = [await self._queue.get()]
-            await asyncio.sleep(COALESCE_S)  # blocks that arrive together: one redraw
+            await asyncio.sleep(COALESCE_S)  # blocks that arrive together: one frame
             while not self._queue.empty():
                 batch.append(self._queue.get_nowait())
-            with one_frame(self.app.output):  # erase, print, redraw: shown as one frame
-                await run_in_terminal(lambda b=batch: write("\n".join(b) + "\n"))  # type: ignore[misc]
+            text = "\n".join(batch)
+            if not self._over_region(text):
+                with one_frame(self.app.output):  # erase, print, redraw: shown as one frame
+                    await run_in_terminal(lambda t=text: write(t + "\n"))  # type: ignore[misc]
             for _ in batch:
                 self._queue.task_done()
+
+    def _over_region(self, text: str) -> bool:
+        """Write `text` where the region starts and redraw only what changed; False while
+        another program has the terminal (prompt-toolkit's `run_in_terminal`)."""
+        renderer, output = self.app.renderer, self.app.output
+        if self.app._running_in_terminal:
+            return False
+        relay_after_resize(self.app)  # a resize not yet handled: the region's top moved
+        data, rows = commit_bytes(text, output.get_size().columns)
+        cursor = renderer._cursor_pos
+        output.cursor_backward(cursor.x)
+        output.cursor_up(cursor.y)
+        output.write_raw(data)  # buffered: flushed with the redraw below, as one frame
+        if renderer._last_screen is not None:
+            renderer._last_screen = shift_up(renderer._last_screen, rows)
+        renderer._cursor_pos = Point(x=0, y=0)
+        self.app._redraw()
+        return True
 
     async def flush(self) -> None:
         if self._queue is not None:

@@ -37,6 +37,7 @@ from agent_cli.ui.commits import Commits
 from agent_cli.ui.frames import log_frame, one_frame, screen_output
 from agent_cli.ui.keys import chat_bindings
 from agent_cli.ui.question import Question
+from agent_cli.ui.reflow import fit_region, relay_after_resize
 from agent_cli.ui.rows import count_rows, side_width, tail_rows
 from agent_cli.ui.screen_contract import Controller
 
@@ -79,9 +80,11 @@ class ChatScreen:
 
         def framed_resize() -> None:  # erase and redraw on resize: one frame, no blank flash
             with one_frame(self.app.output):
+                relay_after_resize(self.app)  # the rows the terminal reflowed, not the old ones
                 resize()
 
         setattr(self.app, "_on_resize", framed_resize)  # noqa: B010 - a method, replaced
+        self.app.before_render += fit_region  # a frame drawn before the resize is noticed too
         if os.environ.get("AGENT_FRAME_LOG"):  # diagnostics: the height of every frame
             self.app.after_render += log_frame
 
@@ -110,8 +113,10 @@ class ChatScreen:
         """The live tail and the panel of this frame, laid out in the rows the screen has.
 
         The region must stay shorter than the screen, or the terminal scrolls part of it into
-        scrollback where it can no longer be erased: the input and status rows come first, then
-        the reply's tail keeps a third of the rows, and the panel collapses into what is left.
+        scrollback where it can no longer be erased; it takes at most half of it, so that after
+        a resize to half the columns the rows the terminal reflowed still fit on screen. The
+        input and status rows come first, then the reply's tail keeps a third of the screen's
+        rows, and the panel collapses into what is left.
         """
         size = self.app.output.get_size()
         key = (self.app.render_counter, size, self.panel_mode, self.buffer.text)
@@ -123,7 +128,7 @@ class ChatScreen:
         controller = self.controller
         if controller is None or self._restoring:
             return "", ""
-        body = rows - 2 - self._input_rows() - self.question.rows()  # status row, one spare
+        body = rows // 2 - 1 - self._input_rows() - self.question.rows()  # 1: the status row
         if body < 1:
             return "", ""
         if columns >= FOLD_BELOW:
