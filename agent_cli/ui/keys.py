@@ -1,7 +1,7 @@
 """Key bindings of the chat screen: Enter sends, Alt-Enter / Ctrl-J add a line, Ctrl-C stops a turn
 (twice on an empty prompt exits), Ctrl-D exits, Esc stops a turn; while a question is asked its
 answer keys go to the question, never to the input line. F2 cycles the side panel (full, compact,
-hidden)."""
+hidden). A picker open (/resume) takes Up/Down/Enter/Esc."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from typing import Protocol
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+from agent_cli.ui.picker import Picker
 
 
 class KeyTarget(Protocol):
@@ -38,10 +40,14 @@ class KeyTarget(Protocol):
 
     def cycle_panel(self) -> None: ...
 
+    @property
+    def picker(self) -> Picker: ...
+
 
 def chat_bindings(screen: KeyTarget) -> KeyBindings:
     kb = KeyBindings()
-    asking = Condition(lambda: screen.asking)
+    picking = Condition(lambda: screen.picker.picking)
+    asking = Condition(lambda: screen.asking) | picking
     busy = Condition(lambda: screen.busy)
 
     @kb.add("enter", filter=~asking)
@@ -61,7 +67,7 @@ def chat_bindings(screen: KeyTarget) -> KeyBindings:
     def _ctrl_d(event: KeyPressEvent) -> None:
         screen.exit()
 
-    @kb.add("escape", filter=busy | asking)
+    @kb.add("escape", filter=busy | (asking & ~picking))
     def _escape(event: KeyPressEvent) -> None:
         if not screen.answer("deny"):
             screen.interrupt()
@@ -70,7 +76,23 @@ def chat_bindings(screen: KeyTarget) -> KeyBindings:
     def _panel(event: KeyPressEvent) -> None:
         screen.cycle_panel()
 
-    @kb.add("<any>", filter=asking)
+    @kb.add("up", filter=picking)
+    def _up(event: KeyPressEvent) -> None:
+        screen.picker.move(-1)
+
+    @kb.add("down", filter=picking)
+    def _down(event: KeyPressEvent) -> None:
+        screen.picker.move(1)
+
+    @kb.add("enter", filter=picking)
+    def _pick(event: KeyPressEvent) -> None:
+        screen.picker.accept()
+
+    @kb.add("escape", filter=picking, eager=True)
+    def _cancel_pick(event: KeyPressEvent) -> None:
+        screen.picker.done(None)
+
+    @kb.add("<any>", filter=asking)  # a picker swallows other keys
     def _answer_key(event: KeyPressEvent) -> None:
         screen.answer_key(event.data.lower())
 

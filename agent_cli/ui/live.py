@@ -36,6 +36,7 @@ from prompt_toolkit.styles import Style
 from agent_cli.ui.commits import Commits
 from agent_cli.ui.frames import log_frame, one_frame, screen_output
 from agent_cli.ui.keys import chat_bindings
+from agent_cli.ui.picker import Picker
 from agent_cli.ui.question import Question
 from agent_cli.ui.reflow import fit_region, relay_after_resize
 from agent_cli.ui.rows import count_rows, side_width, tail_rows
@@ -45,7 +46,9 @@ PROMPT = "you> "
 FOLD_BELOW = 100  # same rule as side_panel.FOLD_BELOW (not imported: that module is heavy)
 EXIT_WINDOW_S = 2.0  # a second Ctrl-C on an empty prompt within this exits
 PANEL_MODES = ("full", "compact", "hidden")  # F2 cycles them
-STYLE = Style.from_dict({"toolbar": "reverse", "question": "bold", "prompt": "bold"})
+STYLE = Style.from_dict(
+    {"toolbar": "reverse", "question": "bold", "prompt": "bold", "picked": "reverse"}
+)
 
 
 class ChatScreen:
@@ -58,6 +61,7 @@ class ChatScreen:
         self._frame_cache: tuple[object, tuple[str, str]] | None = None
         self._last_ctrl_c = 0.0
         self.question = Question(self.invalidate, self.columns)
+        self.picker = Picker(self.invalidate, self.rows)
         history = FileHistory(str(history_file)) if history_file else InMemoryHistory()
         self.buffer = Buffer(
             multiline=True,
@@ -128,7 +132,7 @@ class ChatScreen:
         controller = self.controller
         if controller is None or self._restoring:
             return "", ""
-        body = rows // 2 - 1 - self._input_rows() - self.question.rows()  # 1: the status row
+        body = rows // 2 - 1 - self._input_rows() - self.question.rows() - self.picker.rows()
         if body < 1:
             return "", ""
         if columns >= FOLD_BELOW:
@@ -157,6 +161,7 @@ class ChatScreen:
                 ConditionalContainer(
                     Window(panel, dont_extend_height=True), filter=has_panel & ~wide
                 ),
+                self.picker.container(),
                 self.question.container(),
                 Window(FormattedTextControl(self._toolbar), height=1, style="class:toolbar"),
                 self._input_row(),
@@ -214,6 +219,10 @@ class ChatScreen:
         return self.question.asking
 
     @property
+    def picking(self) -> bool:
+        return self.picker.picking
+
+    @property
     def busy(self) -> bool:
         return bool(self.controller and self.controller.busy)
 
@@ -230,6 +239,8 @@ class ChatScreen:
             self.controller.submit(text)
 
     def on_ctrl_c(self) -> None:
+        if self.picker.done(None):
+            return
         busy = self.controller is not None and self.controller.busy
         if self.answer("deny") or busy:
             self.interrupt()
@@ -251,6 +262,10 @@ class ChatScreen:
     async def ask(self, question: str, answers: dict[str, str]) -> str:
         """Ask in the bottom region; a key of `answers` picks its value. Ctrl-C / Esc -> 'deny'."""
         return await self.question.ask(question, answers)
+
+    async def pick(self, title: str, options: list[str]) -> int | None:
+        """One of `options` picked with the arrow keys and Enter; None if cancelled (Esc)."""
+        return await self.picker.pick(title, options)
 
     def answer_key(self, key: str) -> None:
         self.question.answer_key(key)

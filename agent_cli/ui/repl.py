@@ -151,6 +151,11 @@ class Repl(ChatCore):
     async def ask(self, question: str, answers: dict[str, str]) -> str | None:
         return await self.screen.ask(question, answers)  # Esc / Ctrl-C answer "deny"
 
+    can_pick = True
+
+    async def pick(self, title: str, options: list[str]) -> int | None:
+        return await self.screen.pick(title, options)
+
     def compact(self, focus: str | None) -> None:
         super().compact(focus)
         self._spin()
