@@ -39,11 +39,10 @@ from agent_cli.ui.keys import chat_bindings
 from agent_cli.ui.picker import Picker
 from agent_cli.ui.question import Question
 from agent_cli.ui.reflow import fit_region, relay_after_resize
-from agent_cli.ui.rows import count_rows, side_width, tail_rows
+from agent_cli.ui.rows import FOLD_BELOW, lay_out, side_width
 from agent_cli.ui.screen_contract import Controller
 
 PROMPT = "you> "
-FOLD_BELOW = 100  # same rule as side_panel.FOLD_BELOW (not imported: that module is heavy)
 EXIT_WINDOW_S = 2.0  # a second Ctrl-C on an empty prompt within this exits
 PANEL_MODES = ("full", "compact", "hidden")  # F2 cycles them
 STYLE = Style.from_dict(
@@ -114,35 +113,16 @@ class ChatScreen:
         self.invalidate()
 
     def _frame(self) -> tuple[str, str]:
-        """The live tail and the panel of this frame, laid out in the rows the screen has.
-
-        The region must stay shorter than the screen, or the terminal scrolls part of it into
-        scrollback where it can no longer be erased; it takes at most half of it, so that after
-        a resize to half the columns the rows the terminal reflowed still fit on screen. The
-        input and status rows come first, then the reply's tail keeps a third of the screen's
-        rows, and the panel collapses into what is left.
-        """
+        """The live tail and the panel of this frame, laid out in the rows the screen has
+        (ui/rows.py: `lay_out`)."""
         size = self.app.output.get_size()
         key = (self.app.render_counter, size, self.panel_mode, self.buffer.text)
         if self._frame_cache is None or self._frame_cache[0] != key:
-            self._frame_cache = (key, self._lay_out(size.columns, size.rows))
+            controller = None if self._restoring else self.controller
+            reserved = self._input_rows() + self.question.rows() + self.picker.rows()
+            frame = lay_out(controller, size.columns, size.rows, reserved, self.panel_mode)
+            self._frame_cache = (key, frame)
         return self._frame_cache[1]
-
-    def _lay_out(self, columns: int, rows: int) -> tuple[str, str]:
-        controller = self.controller
-        if controller is None or self._restoring:
-            return "", ""
-        body = rows // 2 - 1 - self._input_rows() - self.question.rows() - self.picker.rows()
-        if body < 1:
-            return "", ""
-        if columns >= FOLD_BELOW:
-            panel = controller.panel(columns, body, self.panel_mode)
-            width = columns - side_width(columns) - 2 if panel else columns
-            return tail_rows(controller.live(width), body), panel
-        live = controller.live(columns)
-        keep = min(count_rows(live), max(rows // 3, 1))
-        panel = controller.panel(columns, body - keep, self.panel_mode)
-        return tail_rows(live, body - count_rows(panel)), panel
 
     def _root(self) -> FloatContainer:
         has_panel = Condition(lambda: bool(self._panel_text()))

@@ -65,7 +65,7 @@ class Picker:
         out: StyleAndTextTuples = [("class:question", self._title + HINT + "\n")]
         for n in range(start, start + shown):
             style = "class:picked" if n == self.chosen else ""
-            mark = "›" if n == self.chosen else " "
+            mark = ">" if n == self.chosen else " "
             end = "\n" if n < start + shown - 1 else ""
             out.append((style, f"{mark} {self._options[n]}{end}"))
         return out

@@ -75,8 +75,10 @@ def test_resume_without_an_id_offers_a_picker_of_time_first_prompt_and_size(
         screen = term.wait_for("Enter picks")
         rows = [line for line in screen.splitlines() if "replies" in line]
         assert len(rows) == 2, screen
-        assert SECOND in rows[0] and FIRST in rows[1]  # newest first
-        assert rows[0].startswith("›") and "1 replies" in rows[0]
+        assert SECOND in rows[0]  # newest first
+        assert FIRST in rows[1]
+        assert rows[0].startswith(">")
+        assert "1 replies" in rows[0]
         assert all(line[2:6].isdigit() for line in rows)  # the time leads each row
         term.send("x")  # other keys do not reach the input line
         term.send("\x1b")  # Esc cancels
@@ -85,7 +87,7 @@ def test_resume_without_an_id_offers_a_picker_of_time_first_prompt_and_size(
         term.type("/resume")
         term.wait_for("Enter picks")
         term.send("\x1b[B")  # Down: the older session
-        term.wait_for(lambda t: any(line.startswith("›") and FIRST in line
+        term.wait_for(lambda t: any(line.startswith(">") and FIRST in line
                                     for line in t.splitlines()))
         term.send("\r")
         screen = term.wait_for("Resumed session")
