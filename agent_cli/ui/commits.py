@@ -1,9 +1,10 @@
 """Scrollback writes of the chat screen: one queue, so order holds; commits that arrive
 together (within COALESCE_S) share one frame.
 
-A commit is written over the top of the bottom region, which then moves down by the rows
-written; prompt-toolkit diffs the new region against its last frame shifted by those rows, so
-only the cells that changed are sent (ui/reflow.py). While another program has the terminal,
+A commit opens rows above the bottom region and is written there, so the region stays drawn
+and prompt-toolkit's next diff sends only the cells that changed (ui/reflow.py: `open_rows`);
+a commit taller than the screen is written over the region, then diffed against its last frame
+shifted by those rows. While another program has the terminal,
 prompt-toolkit's `run_in_terminal` erases the region, prints and draws it again."""
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from prompt_toolkit.application import Application, run_in_terminal
 from prompt_toolkit.data_structures import Point
 
 from agent_cli.ui.frames import one_frame
-from agent_cli.ui.reflow import commit_bytes, relay_after_resize, shift_up
+from agent_cli.ui.reflow import commit_bytes, open_rows, relay_after_resize, shift_up
 
 COALESCE_S = 0.1
 
@@ -55,13 +56,17 @@ class Commits:
         if self.app._running_in_terminal:
             return False
         relay_after_resize(self.app)  # a resize not yet handled: the region's top moved
-        data, rows = commit_bytes(text, output.get_size().columns)
-        cursor = renderer._cursor_pos
-        output.cursor_backward(cursor.x)
-        output.cursor_up(cursor.y)
+        size = output.get_size()
+        data, rows = commit_bytes(text, size.columns)
+        cursor, last = renderer._cursor_pos, renderer._last_screen
+        if last is not None and rows + last.height < size.rows:
+            output.write_raw(open_rows(cursor, last.height, rows))  # the region stays drawn
+        else:  # the old region is written over and the rest diffed against it shifted
+            output.cursor_backward(cursor.x)
+            output.cursor_up(cursor.y)
+            if last is not None:
+                renderer._last_screen = shift_up(last, rows)
         output.write_raw(data)  # buffered: flushed with the redraw below, as one frame
-        if renderer._last_screen is not None:
-            renderer._last_screen = shift_up(renderer._last_screen, rows)
         renderer._cursor_pos = Point(x=0, y=0)
         self.app._redraw()
         return True

@@ -19,6 +19,15 @@ from prompt_toolkit.output import Output
 from prompt_toolkit.output.vt100 import Vt100_Output
 
 BEGIN, END = "\x1b[?2026h", "\x1b[?2026l"
+# what prompt-toolkit writes around every frame, changed or not: alone, they net to nothing
+_STATE = ("\x1b[?25l", "\x1b[?25h", "\x1b[?7l", "\x1b[?7h", "\x1b[0m", "\x1b[?12l", "\x1b[?12h")
+
+
+def _nothing_drawn(parts: list[str]) -> bool:
+    text = "".join(parts)
+    for sequence in _STATE:
+        text = text.replace(sequence, "")
+    return not text
 
 
 class FramedOutput(Vt100_Output):
@@ -27,6 +36,8 @@ class FramedOutput(Vt100_Output):
     held = False
 
     def flush(self) -> None:
+        if self._buffer and not self.held and _nothing_drawn(self._buffer):
+            self._buffer.clear()  # a frame where nothing changed: not a byte
         if self._buffer and not self.held:
             self._buffer.insert(0, BEGIN)
             self._buffer.append(END)

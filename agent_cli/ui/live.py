@@ -38,7 +38,7 @@ from agent_cli.ui.frames import log_frame, one_frame, screen_output
 from agent_cli.ui.keys import chat_bindings
 from agent_cli.ui.picker import Picker
 from agent_cli.ui.question import Question
-from agent_cli.ui.reflow import fit_region, relay_after_resize
+from agent_cli.ui.reflow import SteadyWindow, fit_region, relay_after_resize
 from agent_cli.ui.rows import FOLD_BELOW, lay_out, side_width
 from agent_cli.ui.screen_contract import Controller
 
@@ -73,7 +73,7 @@ class ChatScreen:
             key_bindings=chat_bindings(self),
             style=STYLE,
             full_screen=False,
-            min_redraw_interval=0.05,
+            min_redraw_interval=0.1,  # at most 10 frames a second: each costs its cursor moves
             erase_when_done=True,
             output=screen_output(),
         )
@@ -128,7 +128,7 @@ class ChatScreen:
         has_panel = Condition(lambda: bool(self._panel_text()))
         has_live = Condition(lambda: bool(self._live_text()))
         wide = Condition(self._wide)
-        live = Window(
+        live = SteadyWindow(
             FormattedTextControl(lambda: ANSI(self._live_text())),
             dont_extend_height=True,
             wrap_lines=False,
@@ -139,7 +139,7 @@ class ChatScreen:
             [
                 ConditionalContainer(VSplit([live, beside]), filter=has_live | (has_panel & wide)),
                 ConditionalContainer(
-                    Window(panel, dont_extend_height=True), filter=has_panel & ~wide
+                    SteadyWindow(panel, dont_extend_height=True), filter=has_panel & ~wide
                 ),
                 self.picker.container(),
                 self.question.container(),
@@ -160,7 +160,7 @@ class ChatScreen:
                 ConditionalContainer(
                     Window(char="|", width=1, dont_extend_height=True), filter=plain
                 ),
-                Window(panel, width=lambda: side_width(self.columns()), dont_extend_height=True),
+                SteadyWindow(panel, width=lambda: side_width(self.columns()), dont_extend_height=True),
             ]
         )
 

@@ -15,6 +15,8 @@ import re
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.data_structures import Point
+from prompt_toolkit.layout import Window
+from prompt_toolkit.layout.containers import WritePosition, to_str
 from prompt_toolkit.layout.screen import Screen
 from prompt_toolkit.renderer import Renderer
 from prompt_toolkit.utils import get_cwidth
@@ -122,6 +124,18 @@ def commit_bytes(text: str, columns: int) -> tuple[str, int]:
     return "".join(out), rows
 
 
+def open_rows(cursor: Point, height: int, rows: int) -> str:
+    """Bytes that open `rows` blank rows right above a region of `height` rows, the region kept
+    as it is below them, the cursor left at the first of them.
+
+    From the region's last row, newlines scroll the screen up (or step into blank rows below
+    it); either way the region's top is then `height - 1 + rows` rows above the cursor. There,
+    inserting `rows` lines pushes the region down over the blank rows just made."""
+    down = height - 1 - cursor.y
+    return ((f"\x1b[{down}B" if down > 0 else "") + "\r" + "\n" * rows
+            + f"\x1b[{height - 1 + rows}A" + f"\x1b[{rows}L")
+
+
 def shift_up(screen: Screen, rows: int) -> Screen:
     """The last frame as it now stands on the terminal: `rows` lower, its top overwritten."""
     shifted = Screen()
@@ -132,3 +146,13 @@ def shift_up(screen: Screen, rows: int) -> Screen:
             shifted.zero_width_escapes[y] = screen.zero_width_escapes[y + rows]
     shifted.height = max(screen.height - rows, 0)
     return shifted
+
+
+class SteadyWindow(Window):
+    """A Window whose last row is styled like the others: prompt-toolkit marks it
+    `class:last-line`, so each new line of a streamed reply changed the style of the row above
+    and the diff sent both rows again."""
+
+    def _apply_style(self, new_screen: Screen, write_position: WritePosition,
+                     parent_style: str) -> None:
+        new_screen.fill_area(write_position, style=f"{parent_style} {to_str(self.style)}")

@@ -180,8 +180,9 @@ class Repl(ChatCore):
 
     async def _tick(self) -> None:
         while self.busy:
-            self.view.frame += 1
-            self.screen.invalidate()
+            if self.view.spinning:  # a frame only when a spinner shows
+                self.view.frame += 1
+                self.screen.invalidate()
             await asyncio.sleep(SPIN_S)
 
     async def shutdown(self) -> None:
