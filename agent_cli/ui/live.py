@@ -160,7 +160,8 @@ class ChatScreen:
                 ConditionalContainer(
                     Window(char="|", width=1, dont_extend_height=True), filter=plain
                 ),
-                SteadyWindow(panel, width=lambda: side_width(self.columns()), dont_extend_height=True),
+                SteadyWindow(panel, width=lambda: side_width(self.columns()),
+                             dont_extend_height=True),
             ]
         )
 
