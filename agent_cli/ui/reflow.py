@@ -16,10 +16,9 @@ import re
 from prompt_toolkit.application import Application
 from prompt_toolkit.data_structures import Point
 from prompt_toolkit.layout import Window
-from prompt_toolkit.layout.containers import WritePosition, to_str
-from prompt_toolkit.layout.screen import Screen
+from prompt_toolkit.layout.screen import Screen, WritePosition
 from prompt_toolkit.renderer import Renderer
-from prompt_toolkit.utils import get_cwidth
+from prompt_toolkit.utils import get_cwidth, to_str
 
 ERASE_LINE, NEXT_LINE, ERASE_REST = "\x1b[2K", "\r\n", "\x1b[K"
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
