@@ -20,6 +20,8 @@ from prompt_toolkit.layout.screen import Screen, WritePosition
 from prompt_toolkit.renderer import Renderer
 from prompt_toolkit.utils import get_cwidth, to_str
 
+from agent_cli.ui.frames import FramedOutput
+
 ERASE_LINE, NEXT_LINE, ERASE_REST = "\x1b[2K", "\r\n", "\x1b[K"
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 
@@ -88,16 +90,18 @@ def fit_region(app: Application[None]) -> None:
     """Before each frame: the region is exactly as tall as its content, never padded with
     blank rows below the prompt (prompt-toolkit pads to the screen's bottom and never shrinks),
     and a width change not yet announced by the resize signal is re-laid as one."""
-    renderer, size = app.renderer, app.output.get_size()
+    renderer, size, output = app.renderer, app.output.get_size(), app.output
     renderer._min_available_height = 0
     relay_after_resize(app)
     last = renderer._last_screen
     if last is None or renderer._last_size != size:
         return
     want = app.layout.container.preferred_height(size.columns, size.rows).preferred
+    if isinstance(output, FramedOutput) and want == last.height and not output._buffer:
+        output.rows_exist = True  # a frame drawn over itself: no row is added
     if want >= last.height:
         return
-    cursor, output = renderer._cursor_pos, app.output
+    cursor = renderer._cursor_pos
     if want > cursor.y:
         output.cursor_down(want - cursor.y)
     else:
