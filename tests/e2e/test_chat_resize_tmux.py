@@ -29,9 +29,11 @@ REPLY = "\n\n".join(f"- L{n:03d} point number {n} of the answer, long enough to 
 
 class Tmux:
     def __init__(self, socket: Path, env: dict[str, str], workspace: Path) -> None:
-        self.socket = str(socket)
-        env = {**env, "PYTHONPATH": str(REPO), "TERM": "xterm-256color"}
-        names = ("PYTHONPATH", "TERM", "HOME", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY")
+        self.socket, self.frames = str(socket), workspace / "frames.log"
+        env = {**env, "PYTHONPATH": str(REPO), "TERM": "xterm-256color",
+               "AGENT_FRAME_LOG": str(self.frames)}
+        names = ("PYTHONPATH", "TERM", "HOME", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY",
+                 "AGENT_FRAME_LOG")
         exports = " ".join(f"{k}={shlex.quote(env[k])}" for k in names)
         command = (f"cd {shlex.quote(str(workspace))} && env {exports} {sys.executable} "
                    "-m agent_cli chat --permission-mode bypass")
@@ -49,8 +51,15 @@ class Tmux:
         return self.run("capture-pane", "-p", "-S", "-")
 
     def width(self, columns: int) -> None:
+        """Resize, then wait for a frame drawn at the new width (a person resizes once, then
+        looks; two resizes before a frame are one resize to the program)."""
         self.run("resize-window", "-x", str(columns), "-y", "45")
-        wait_until(lambda: f"w={columns}" in self.run("display", "-p", "w=#{pane_width}"))
+        wait_until(lambda: self.last_frame_width() == columns, timeout=15,
+                   what=f"a frame at {columns} columns")
+
+    def last_frame_width(self) -> int:
+        lines = self.frames.read_text().split() if self.frames.exists() else []
+        return int(lines[-1]) if lines else 0
 
     def close(self) -> None:
         self.run("kill-server")
