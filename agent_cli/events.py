@@ -48,6 +48,10 @@ class ToolEnd(BaseModel):
     display: ToolDisplay | None = Field(
         default=None, description="Extra detail for the UI: a diff, the todo list, a note."
     )
+    output: str = Field(
+        default="",
+        description="The result the model read (redacted): previews and the tool-call view.",
+    )
 
 
 class TodosUpdated(BaseModel):

@@ -124,12 +124,18 @@ class Agent:
                 yield TurnEnd(stop="max_turns", text="".join(text_parts), rounds=requests)
                 return
             reply: ModelReply | None = None
+            streamed: list[str] = []
             try:
                 async for item in self._request():
                     if isinstance(item, ModelReply):
                         reply = item
                     else:
+                        _follow(streamed, item)
                         yield item
+            except asyncio.CancelledError:  # the user stopped the turn mid-reply
+                for message in history.interrupted_reply("".join(streamed)):
+                    self.session.append(message)
+                raise
             except errors.AgentError as e:
                 log.warning("turn failed: %s", e, extra=FILE_ONLY)  # the user sees the ErrorEvent
                 yield ErrorEvent(kind=type(e).__name__, message=str(e), exit_code=e.exit_code)
@@ -274,6 +280,13 @@ class Agent:
         for observer in self.observers:
             observer.on_round_end()
 
+
+def _follow(streamed: list[str], event: Event) -> None:
+    """The text of the reply being streamed (a restart starts it over)."""
+    if isinstance(event, TextDelta):
+        streamed.append(event.text)
+    elif isinstance(event, StreamRestart):
+        streamed.clear()
 
 
 def _result_block(tool_use_id: str, result: ToolResult) -> Block:

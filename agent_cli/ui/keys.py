@@ -37,8 +37,7 @@ def chat_bindings(screen: ChatScreen) -> KeyBindings:
 
     @kb.add("escape", filter=busy | asking)
     def _escape(event: KeyPressEvent) -> None:
-        if not screen.answer("deny"):
-            screen.interrupt()
+        screen.on_ctrl_c()  # one rule for both keys: deny a pending question, stop the turn
 
     @kb.add("<any>", filter=asking)
     def _answer_key(event: KeyPressEvent) -> None:

@@ -89,6 +89,9 @@ class ChatScreen:
             erase_when_done=True,
         )
         self.app.ttimeoutlen = 0.05
+        # Esc is also the prefix of Alt-Enter: without this the key processor waits a whole second
+        # to tell them apart. A terminal sends Alt-Enter's two bytes together, so 50 ms is plenty.
+        self.app.timeoutlen = 0.05
 
     # -- layout ------------------------------------------------------------------------------
 
@@ -202,10 +205,23 @@ class ChatScreen:
             self._last_ctrl_c = time.monotonic()
             self.notice = "press Ctrl-C again to exit"
             self.invalidate()
+            asyncio.get_running_loop().call_later(EXIT_WINDOW_S, self._notice_expired)
+
+    def _notice_expired(self) -> None:
+        if time.monotonic() - self._last_ctrl_c >= EXIT_WINDOW_S - 0.01:
+            self.notice = ""
+            self.invalidate()
 
     def interrupt(self) -> None:
         if self.controller is not None:
             self.controller.interrupt()
+
+    def restore_input(self, text: str) -> None:
+        """Put text back in the input box, before whatever is being typed."""
+        typed = self.buffer.text
+        self.buffer.text = text + ("\n" + typed if typed else "")
+        self.buffer.cursor_position = len(self.buffer.text)
+        self.invalidate()
 
     # -- questions (the approval port's answers) ---------------------------------------------
 

@@ -119,8 +119,12 @@ class Repl(ChatCore):
         self.screen.invalidate()
 
     def on_interrupt(self) -> None:
+        """A stopped turn: what was queued goes back to the input box, not to the model."""
         for line in self.view.interrupted():
             self.screen.commit(line)
+        if self.queued:
+            self.screen.restore_input("\n".join(self.queued))
+            self.queued.clear()
 
     def on_idle(self) -> None:
         for line in self.view.flush():

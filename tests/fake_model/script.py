@@ -14,6 +14,8 @@ so calls chain, and takes these keywords:
   event counts, in order: message_start=1, ping=2, the first content_block_start=3, ...; so
   ``script.text("partial answer", drop_after=4)`` delivers one text chunk and breaks. A
   non-streaming request gets half of the JSON body, then the cut.
+- ``stall_after`` (text replies): stream that many SSE events, then wait ``delay`` seconds before the
+  rest (a reply that stops mid-sentence: what a user interrupts).
 
 Errors: ``script.error(529)`` answers with the API's error body and tiny retry-after headers so the
 SDK's own retry is fast; ``script.error(529, mid_stream=True)`` breaks a stream with an
@@ -54,6 +56,7 @@ class Reply:
     usage: Mapping[str, int] | None = None
     delay: float = 0.0
     drop_after: int | None = None
+    stall_after: int | None = None
 
     def final_stop_reason(self) -> str:
         if self.stop_reason is not None:
@@ -106,9 +109,12 @@ class Script:
         usage: Mapping[str, int] | None = None,
         delay: float = 0.0,
         drop_after: int | None = None,
+        stall_after: int | None = None,
     ) -> Script:
         """One text block."""
         block = {"type": "text", "text": text}
+        if stall_after is not None:
+            return self.add(Reply([block], stop_reason, usage, delay, drop_after, stall_after))
         return self.reply(
             [block], stop_reason=stop_reason, usage=usage, delay=delay, drop_after=drop_after
         )

@@ -1,0 +1,78 @@
+"""`agent chat` interaction (issue 15) in a pseudo-terminal: tool previews, stopping, what the
+next request carries. The real CLI, the real SDK, the fake model server."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent_cli.history import USER_INTERRUPTED
+from tests.e2e.pty_screen import CTRL_C, ChatTerm
+from tests.fake_model import FakeAnthropic
+from tests.fake_model.wire import split
+
+ESC = "\x1b"
+
+
+@pytest.fixture
+def bypass(fake_env: dict[str, str], tmp_path: Path) -> Iterator[ChatTerm]:
+    t = ChatTerm(fake_env, tmp_path, "--permission-mode", "bypass", columns=80)
+    t.wait_for("you>")
+    yield t
+    t.close()
+
+
+def texts(body: dict[str, object]) -> list[tuple[str, str]]:
+    messages = body["messages"]
+    assert isinstance(messages, list)
+    return [(m["role"], b["text"]) for m in messages for b in m["content"] if b["type"] == "text"]
+
+
+def test_bash_output_is_previewed(fake_model: FakeAnthropic, bypass: ChatTerm):
+    fake_model.script.tool_use("bash", command="python3 -c 'print(1+1)'").text("It printed 2.")
+    bypass.type("run it")
+    screen = bypass.wait_for("It printed 2.")
+    lines = screen.split("\n")
+    at = next(i for i, line in enumerate(lines) if "✔ bash python3 -c" in line)
+    assert lines[at + 1].strip() == "│ 2"
+
+
+def test_a_failed_edit_shows_its_reason(
+    fake_model: FakeAnthropic, bypass: ChatTerm, tmp_path: Path
+):
+    (tmp_path / "abc.py").write_text("x = 1\n")
+    fake_model.script.tool_use("edit_file", path="abc.py", old_string="x = 1", new_string="x = 2")
+    fake_model.script.text("The edit failed.")
+    bypass.type("edit it")
+    screen = bypass.wait_for("The edit failed.")
+    assert "✗ edit_file abc.py" in screen
+    assert "read_file" in screen.split("✗ edit_file abc.py", 1)[1]  # the reason, inline
+
+
+@pytest.mark.parametrize("key", [CTRL_C, ESC], ids=["ctrl-c", "esc"])
+def test_a_stopped_reply_stays_in_history_with_the_marker(
+    fake_model: FakeAnthropic, bypass: ChatTerm, key: str
+):
+    reply = "Partial words, then the rest"
+    fake_model.script.text(reply, stall_after=4, delay=60)  # one chunk, then a long wait
+    fake_model.script.text("second answer")
+    bypass.type("slow please")
+    bypass.wait_for("Partial")  # the first chunk is on screen, the rest never comes
+    bypass.type("queued text")
+    bypass.wait_for("(queued until this turn ends)")
+    bypass.send(key)
+    bypass.wait_for("interrupted")
+    bypass.wait_for(lambda _: bypass.prompt_line() == "you> queued text")  # back in the input
+    assert len(fake_model.requests) == 1  # the queued text was not sent
+    bypass.send("\r")
+    bypass.wait_for("second answer")
+    _, second = fake_model.bodies()  # the fake server also checked it against SPEC §16
+    assert texts(second) == [
+        ("user", "slow please"),
+        ("assistant", split(reply)[0]),
+        ("user", USER_INTERRUPTED),
+        ("user", "queued text"),
+    ]
+    assert [m["role"] for m in second["messages"]] == ["user", "assistant", "user"]
