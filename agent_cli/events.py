@@ -28,6 +28,19 @@ class StreamRestart(BaseModel):
     reason: str = Field(description="Why the stream broke.")
 
 
+class Retrying(BaseModel):
+    """A request failed before any reply and is sent again after a pause."""
+
+    type: Literal["retrying"] = "retrying"
+    reason: str = Field(description="The status or the connection's cause: '529 overloaded'.")
+    delay_s: float = Field(description="Seconds until the request is sent again.")
+    attempt: int = Field(description="1 for the first retry.")
+    attempts: int = Field(description="Retries allowed (settings: max_retries).")
+
+    def line(self) -> str:
+        return f"{self.reason}: retrying in {self.delay_s:g} s ({self.attempt}/{self.attempts})"
+
+
 class ToolStart(BaseModel):
     """A tool call is about to run."""
 
@@ -122,6 +135,7 @@ class TurnEnd(BaseModel):
 Event = Annotated[
     TextDelta
     | StreamRestart
+    | Retrying
     | ToolStart
     | ToolEnd
     | TodosUpdated

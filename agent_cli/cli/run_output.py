@@ -13,7 +13,7 @@ from typing import Any, Literal
 from agent_cli.cli.common import fail
 from agent_cli.cli.failures import internal_error
 from agent_cli.errors import AgentError
-from agent_cli.events import ErrorEvent, Event, ToolEnd, TurnEnd, UsageUpdate, Warning
+from agent_cli.events import ErrorEvent, Event, Retrying, ToolEnd, TurnEnd, UsageUpdate, Warning
 
 OutputFormat = Literal["text", "json", "stream-json"]
 
@@ -72,6 +72,8 @@ class RunReporter:
             sys.stderr.write(f"{mark} {event.summary}\n")
         elif isinstance(event, Warning):
             sys.stderr.write(f"warning: {event.message}\n")
+        elif isinstance(event, Retrying):
+            sys.stderr.write(f"↻ {event.line()}\n")
 
     def finish(self, outcome: RunOutcome) -> None:
         if self.fmt == "stream-json":

@@ -17,6 +17,7 @@ from agent_cli.events import (
     CompactionDone,
     ErrorEvent,
     Event,
+    Retrying,
     StreamRestart,
     TextDelta,
     TurnEnd,
@@ -33,7 +34,15 @@ from agent_cli.loop_ports import (
     TurnObserver,
 )
 from agent_cli.messages import Block
-from agent_cli.model.client import Final, ModelClient, ModelReply, ModelRequest, Restart, TextChunk
+from agent_cli.model.client import (
+    Final,
+    ModelClient,
+    ModelReply,
+    ModelRequest,
+    Restart,
+    Retry,
+    TextChunk,
+)
 from agent_cli.model.usage import Usage
 from agent_cli.session.state import Session
 from agent_cli.session.transcript import CompactionRecord
@@ -133,8 +142,8 @@ class Agent:
                         _follow(streamed, item)
                         yield item
             except asyncio.CancelledError:  # the user stopped the turn mid-reply
-                for message in history.interrupted_reply("".join(streamed)):
-                    self.session.append(message)
+                for left in history.interrupted_reply("".join(streamed)):
+                    self.session.append(left)
                 raise
             except errors.AgentError as e:
                 log.warning("turn failed: %s", e, extra=FILE_ONLY)  # the user sees the ErrorEvent
@@ -187,6 +196,13 @@ class Agent:
                     elif isinstance(stream_event, Restart):
                         yield StreamRestart(
                             attempt=stream_event.attempt, reason=stream_event.reason
+                        )
+                    elif isinstance(stream_event, Retry):
+                        yield Retrying(
+                            reason=stream_event.reason,
+                            delay_s=stream_event.delay_s,
+                            attempt=stream_event.attempt,
+                            attempts=stream_event.attempts,
                         )
                     elif isinstance(stream_event, Final):
                         self._last_request_messages = len(request.messages)

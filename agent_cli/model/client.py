@@ -50,11 +50,21 @@ class Restart:
 
 
 @dataclass
+class Retry:
+    """The request failed before any reply came and is sent again after `delay_s`."""
+
+    reason: str  # "529 overloaded", "connection refused"
+    delay_s: float
+    attempt: int  # 1 for the first retry
+    attempts: int  # retries allowed
+
+
+@dataclass
 class Final:
     reply: ModelReply
 
 
-StreamEvent = TextChunk | Restart | Final
+StreamEvent = TextChunk | Restart | Retry | Final
 
 
 class ModelClient(Protocol):

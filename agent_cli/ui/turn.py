@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_cli.events import StreamRestart, TextDelta, ToolEnd, ToolStart, TurnEnd
+from agent_cli.events import Retrying, StreamRestart, TextDelta, ToolEnd, ToolStart, TurnEnd
 from agent_cli.ui import render
 
 LIVE_LINES = 10  # the unfinished block's tail shown in the live region
@@ -36,6 +36,9 @@ class TurnView:
             self.text, self.waiting = "", True
             return [render.info_line(f"↻ the reply broke ({event.reason}); retrying", self.width,
                                      self.color, "yellow")]
+        if isinstance(event, Retrying):
+            self.waiting = True
+            return [render.info_line(f"↻ {event.line()}", self.width, self.color, "yellow")]
         if isinstance(event, ToolStart):
             out = self.flush()
             self.running[event.id] = render.tool_label(event.name, event.input)

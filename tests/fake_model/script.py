@@ -14,8 +14,8 @@ so calls chain, and takes these keywords:
   event counts, in order: message_start=1, ping=2, the first content_block_start=3, ...; so
   ``script.text("partial answer", drop_after=4)`` delivers one text chunk and breaks. A
   non-streaming request gets half of the JSON body, then the cut.
-- ``stall_after`` (text replies): stream that many SSE events, then wait ``delay`` seconds before the
-  rest (a reply that stops mid-sentence: what a user interrupts).
+- ``stall_after`` (text replies): stream that many SSE events, then wait ``delay`` seconds
+  before the rest (a reply that stops mid-sentence: what a user interrupts).
 
 Errors: ``script.error(529)`` answers with the API's error body and tiny retry-after headers so the
 SDK's own retry is fast; ``script.error(529, mid_stream=True)`` breaks a stream with an

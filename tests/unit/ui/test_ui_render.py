@@ -111,4 +111,5 @@ def test_tool_previews_show_output_reasons_and_counts():
     wide = ToolEnd(id="4", name="read_file", is_error=False, summary="read_file a.py",
                    output="x" * 200)
     (_, cropped) = tool_end(wide, 40, color=False).split("\n")
-    assert len(cropped) == 40 and cropped.endswith("…")
+    assert len(cropped) == 40
+    assert cropped.endswith("…")
