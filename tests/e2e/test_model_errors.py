@@ -1,5 +1,5 @@
 """How model failures read (issue 15): a server that is not there names its URL and the cause;
-each retry says why, how long it waits and which attempt it is; `agent run` and `agent chat` alike."""
+each retry says why, how long it waits and which attempt it is; in `agent run` and `agent chat`."""
 
 from __future__ import annotations
 

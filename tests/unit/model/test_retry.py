@@ -16,7 +16,7 @@ def caused(outer: Exception, inner: BaseException) -> Exception:
 
 
 def test_causes_are_named():
-    refused = caused(httpx2.ConnectError("All connection attempts failed"), ConnectionRefusedError())
+    refused = caused(httpx2.ConnectError("All attempts failed"), ConnectionRefusedError())
     assert connection_cause(refused) == "connection refused"
     dns = caused(httpx2.ConnectError("boom"), socket.gaierror(-2, "Name or service not known"))
     assert connection_cause(dns) == "DNS lookup failed (unknown host)"
