@@ -75,6 +75,10 @@ class Tool(ABC, Generic[InputT]):
         """A short label for the UI, e.g. 'read_file a.py'."""
         return self.name
 
+    def preview(self, args: InputT, ctx: ToolContext) -> str:
+        """What the call would do, shown when the user is asked (a diff); "" for nothing."""
+        return ""
+
 
 AnyTool = Tool[Any]
 

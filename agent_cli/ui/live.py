@@ -72,6 +72,7 @@ class ChatScreen:
         self.notice = ""
         self._last_ctrl_c = 0.0
         self._question: tuple[str, dict[str, str], asyncio.Future[str]] | None = None
+        self._line: tuple[str, asyncio.Future[str | None]] | None = None  # a typed answer
         self._commits: asyncio.Queue[str] | None = None
         history = FileHistory(str(history_file)) if history_file else InMemoryHistory()
         self.buffer = Buffer(
@@ -129,8 +130,9 @@ class ChatScreen:
                     Window(panel, dont_extend_height=True), filter=has_panel & ~wide
                 ),
                 ConditionalContainer(
-                    Window(FormattedTextControl(self._question_text), style="class:question"),
-                    filter=Condition(lambda: self._question is not None),
+                    Window(FormattedTextControl(self._question_text), wrap_lines=True,
+                           dont_extend_height=True),
+                    filter=Condition(lambda: self.asking or self._line is not None),
                 ),
                 Window(FormattedTextControl(self._toolbar), height=1, style="class:toolbar"),
                 self._input_row(),
@@ -168,8 +170,10 @@ class ChatScreen:
             text = f"{text}  ·  {self.notice}"
         return [("class:toolbar", " " + text)]
 
-    def _question_text(self) -> StyleAndTextTuples:
-        return [("class:question", self._question[0] if self._question else "")]
+    def _question_text(self) -> ANSI:
+        if self._line is not None:
+            return ANSI(self._line[0])
+        return ANSI(self._question[0] if self._question else "")
 
     # -- keys --------------------------------------------------------------------------------
 
@@ -183,6 +187,10 @@ class ChatScreen:
 
     def send(self) -> None:
         text = self.buffer.text
+        if self._line is not None and not self._line[1].done():
+            self.buffer.reset()
+            self._line[1].set_result(text)
+            return
         if not text.strip():
             return
         self.buffer.append_to_history()
@@ -195,6 +203,8 @@ class ChatScreen:
 
     def on_ctrl_c(self) -> None:
         busy = self.controller is not None and self.controller.busy
+        if self._line is not None and not self._line[1].done():
+            self._line[1].set_result(None)
         if self.answer("deny") or busy:
             self.interrupt()
         elif self.buffer.text:
@@ -234,6 +244,17 @@ class ChatScreen:
             return await future
         finally:
             self._question = None
+            self.invalidate()
+
+    async def ask_line(self, prompt: str) -> str | None:
+        """A typed answer in the input box (Enter sends); None when Esc or Ctrl-C cancels it."""
+        future: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        self._line = (prompt, future)
+        self.invalidate()
+        try:
+            return await future
+        finally:
+            self._line = None
             self.invalidate()
 
     def answer_key(self, key: str) -> None:

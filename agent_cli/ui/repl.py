@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from agent_cli.approval import ApprovalRequest, Decision
+from agent_cli.approval import ApprovalRequest, Decision, Denial
 from agent_cli.events import Event
 from agent_cli.runtime import Runtime, preload_sdk
-from agent_cli.ui import render
+from agent_cli.ui import approval_view, render
 from agent_cli.ui.core import ChatCore
 from agent_cli.ui.live import ChatScreen
 from agent_cli.ui.side_panel import render_panel
@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from agent_cli.options import Options
 
 SPIN_S = 0.1
-ANSWERS: dict[str, Decision] = {"y": "allow", "n": "deny", "a": "always"}
 
 
 def use_color() -> bool:
@@ -29,22 +28,23 @@ def use_color() -> bool:
 
 
 class ScreenApprover:
-    """The approval port, answered with one key in the REPL's own bottom region."""
+    """The approval port: the question with its facts in the REPL's bottom region, answered by
+    a number; "4" asks for what to do instead, which goes to the model with the denial."""
 
     def __init__(self, screen: ChatScreen) -> None:
         self.screen = screen
 
-    async def approve(self, request: ApprovalRequest) -> Decision:
-        question = (
-            f"Allow {request.summary}?  [y]es  [n]o  [a]lways ({request.pattern})  "
-            "Esc/Ctrl-C denies"
-        )
-        answer = await self.screen.ask(question, dict(ANSWERS))
-        decision: Decision = "allow" if answer == "allow" else "deny"
-        if answer == "always":
-            decision = "always"
-        self.screen.commit(render.info_line(f"{decision}: {request.summary}", 200, use_color()))
-        return decision
+    async def approve(self, request: ApprovalRequest) -> Decision | Denial:
+        text = approval_view.question(request, self.screen.columns(), use_color())
+        answer = await self.screen.ask(text, approval_view.answers(request))
+        if answer == "feedback":
+            typed = await self.screen.ask_line(approval_view.FEEDBACK_PROMPT)
+            return Denial(typed) if typed and typed.strip() else "deny"
+        if answer == "project":
+            self.screen.commit(render.info_line(
+                f"✔ {request.pattern} is allowed in this project from now on", 200, use_color()))
+            return "project"
+        return "allow" if answer == "allow" else "deny"
 
 
 class Repl(ChatCore):
@@ -154,7 +154,8 @@ class Repl(ChatCore):
 
     async def _tick(self) -> None:
         while self.busy:
-            self.view.frame += 1
+            if not self.screen.asking:  # the spinner pauses while the user is asked
+                self.view.frame += 1
             self.screen.invalidate()
             await asyncio.sleep(SPIN_S)
 
