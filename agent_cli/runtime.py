@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Protocol
 from agent_cli.approval import Approver
 from agent_cli.events import Event
 from agent_cli.memory.setup import finish
-from agent_cli.options import Options
+from agent_cli.options import Options, PermissionMode
 from agent_cli.session.resume import Restored
 from agent_cli.session.state import Session
 
@@ -70,6 +70,8 @@ def preload_sdk() -> threading.Thread:
     return thread
 
 
+MODE_CYCLE: tuple[PermissionMode, ...] = ("default", "accept-edits", "plan")
+
 class Runtime:
     def __init__(
         self,
@@ -104,6 +106,23 @@ class Runtime:
     @property
     def permission_mode(self) -> str:
         return self.options.permission_mode or self.settings.permissions.mode
+
+    def cycle_permission_mode(self) -> PermissionMode:
+        """default -> accept-edits -> plan -> default (bypass is only ever chosen at start);
+        kept for the sessions /clear and /resume open."""
+        current = self.permission_mode
+        mode: PermissionMode = "default"
+        if current in MODE_CYCLE:
+            mode = MODE_CYCLE[(MODE_CYCLE.index(current) + 1) % len(MODE_CYCLE)]
+        self.session.settings.permissions.mode = mode  # what the permission check reads
+        self.options.permission_mode = mode
+        return mode
+
+    def set_model(self, model: str) -> None:
+        """From the next request on, also in the sessions /clear and /resume open."""
+        self.session.model = model
+        self.settings.model = model  # what a new session starts with
+        self.options.model = model
 
     @property
     def remembering(self) -> bool:

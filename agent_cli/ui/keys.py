@@ -1,5 +1,6 @@
 """Key bindings of the chat screen: Enter sends, Alt-Enter / Ctrl-J add a line, Ctrl-C stops a turn
-(twice on an empty prompt exits), Ctrl-D exits, Esc stops a turn; while a question is asked its
+(twice on an empty prompt exits), Ctrl-D exits, Esc stops a turn, Shift-Tab cycles the
+permission mode; while a question is asked its
 answer keys go to the question, never to the input line."""
 
 from __future__ import annotations
@@ -38,6 +39,10 @@ def chat_bindings(screen: ChatScreen) -> KeyBindings:
     @kb.add("escape", filter=busy | asking)
     def _escape(event: KeyPressEvent) -> None:
         screen.on_ctrl_c()  # one rule for both keys: deny a pending question, stop the turn
+
+    @kb.add("s-tab", filter=~asking)
+    def _cycle_mode(event: KeyPressEvent) -> None:
+        screen.cycle_mode()
 
     @kb.add("<any>", filter=asking)
     def _answer_key(event: KeyPressEvent) -> None:

@@ -60,6 +60,8 @@ class Controller(Protocol):
 
     def interrupt(self) -> None: ...  # cancel the running turn
 
+    def cycle_mode(self) -> None: ...  # the next permission mode
+
 
 def side_width(columns: int) -> int:
     return 40 if columns >= 140 else 34
@@ -225,6 +227,11 @@ class ChatScreen:
     def interrupt(self) -> None:
         if self.controller is not None:
             self.controller.interrupt()
+
+    def cycle_mode(self) -> None:
+        if self.controller is not None:
+            self.controller.cycle_mode()
+            self.invalidate()
 
     def restore_input(self, text: str) -> None:
         """Put text back in the input box, before whatever is being typed."""

@@ -97,6 +97,10 @@ class Repl(ChatCore):
             parts.append(f"{len(self.queued)} queued")
         return "  ·  ".join(parts)
 
+    def cycle_mode(self) -> None:
+        mode = self.runtime.cycle_permission_mode()
+        self.say(f"mode: {mode} (Shift-Tab cycles default → accept-edits → plan)", "dim")
+
     def submit(self, text: str) -> None:
         self.screen.commit(render.user_line(text, self.screen.columns(), self.color))
         if text.strip().startswith("/"):

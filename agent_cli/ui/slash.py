@@ -155,8 +155,8 @@ def _cost(host: Host, arg: str) -> None:
 def _model(host: Host, arg: str) -> None:
     session = host.runtime.session
     if arg:
-        session.model = arg
-        host.say(f"Model: {arg} (from the next request on)")
+        host.runtime.set_model(arg)
+        host.say(f"Model: {arg} (from the next request on, /clear keeps it)")
     else:
         host.say(f"Model: {session.model}")
 

@@ -76,3 +76,43 @@ def test_a_stopped_reply_stays_in_history_with_the_marker(
         ("user", "queued text"),
     ]
     assert [m["role"] for m in second["messages"]] == ["user", "assistant", "user"]
+
+
+SHIFT_TAB = "\x1b[Z"
+
+
+def test_shift_tab_cycles_the_mode_and_changes_what_is_asked(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    (tmp_path / "a.txt").write_text("old\n")
+    fake_model.script.tool_use("write_file", path="a.txt", content="new\n").text("Written.")
+    term = ChatTerm(fake_env, tmp_path, columns=140)
+    try:
+        term.wait_for("mode default")
+        term.send(SHIFT_TAB)
+        term.wait_for("mode accept-edits")
+        term.type("write it")
+        screen = term.wait_for("Written.")
+        assert "Allow write_file" not in screen  # accept-edits: edits run unasked
+        assert (tmp_path / "a.txt").read_text() == "new\n"
+        term.send(SHIFT_TAB)
+        term.wait_for("mode plan")
+        fake_model.script.tool_use("write_file", path="a.txt", content="plan\n").text("Refused.")
+        term.type("write again")
+        term.wait_for("Refused.")
+        assert (tmp_path / "a.txt").read_text() == "new\n"  # plan: refused, not asked
+        term.send(SHIFT_TAB)
+        term.wait_for("mode default")
+    finally:
+        term.close()
+
+
+def test_model_survives_clear(fake_model: FakeAnthropic, bypass: ChatTerm):
+    bypass.type("/model claude-test-other")
+    bypass.wait_for("Model: claude-test-other")
+    bypass.type("/clear")
+    bypass.wait_for("(the previous one: --resume")
+    fake_model.script.text("the reply")
+    bypass.type("hi")
+    bypass.wait_for("the reply")
+    assert fake_model.bodies()[-1]["model"] == "claude-test-other"
