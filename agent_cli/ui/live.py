@@ -91,10 +91,10 @@ class ChatScreen:
             min_redraw_interval=0.05,
             erase_when_done=True,
         )
-        self.app.ttimeoutlen = 0.05
+        self.app.ttimeoutlen = 0.02
         # Esc is also the prefix of Alt-Enter: without this the key processor waits a whole second
-        # to tell them apart. A terminal sends Alt-Enter's two bytes together, so 50 ms is plenty.
-        self.app.timeoutlen = 0.05
+        # to tell them apart. A terminal sends Alt-Enter's two bytes together, so 20 ms is plenty.
+        self.app.timeoutlen = 0.02
 
     # -- layout ------------------------------------------------------------------------------
 
