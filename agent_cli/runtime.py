@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import re
 import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from agent_cli import history
 from agent_cli.approval import Approver
-from agent_cli.events import Event
+from agent_cli.events import Event, ToolEnd
 from agent_cli.memory.setup import finish
+from agent_cli.messages import Block
 from agent_cli.options import Options, PermissionMode
 from agent_cli.session.resume import Restored
 from agent_cli.session.state import Session
@@ -70,7 +74,21 @@ def preload_sdk() -> threading.Thread:
     return thread
 
 
+MENTION = re.compile(r"(?:^|(?<=\s))@([^\s@]+)")
 MODE_CYCLE: tuple[PermissionMode, ...] = ("default", "accept-edits", "plan")
+
+
+def mentioned_files(text: str, workspace: Path) -> list[str]:
+    """The `@path` words of a prompt that name files inside the workspace, once each."""
+    root = workspace.resolve()
+    found: list[str] = []
+    for word in MENTION.findall(text):
+        word = word.rstrip(".,;:!?)")
+        path = (root / word).resolve()
+        if path.is_relative_to(root) and path.is_file() and word not in found:
+            found.append(word)
+    return found
+
 
 class Runtime:
     def __init__(
@@ -175,6 +193,30 @@ class Runtime:
         agent = await self.agent()
         async for event in self._running(agent.run_turn(text)):
             yield event
+
+    async def turn_with_files(self, text: str) -> AsyncIterator[Event]:
+        """A turn whose `@path` words attach those files, read as read_file reads them (capped,
+        through the permission gate, remembered as read)."""
+        agent = await self.agent()
+        blocks: list[Block] = [{"type": "text", "text": text}]
+        for path in mentioned_files(text, self.options.workspace):
+            ctx = agent.session.tool_ctx
+            result = await agent.registry.dispatch("read_file", {"path": path}, ctx)
+            if not result.is_error:
+                blocks.append({"type": "text", "text": f"Contents of @{path}:\n{result.content}"})
+        async for event in self._running(agent.run_turn(blocks)):
+            yield event
+
+    async def shell(self, command: str) -> AsyncIterator[Event]:
+        """`!command`: run by the user through the permission gate; command and output join the
+        conversation (the model reads them with the next prompt)."""
+        agent = await self.agent()
+        ctx = agent.session.tool_ctx
+        result = await agent.registry.dispatch("bash", {"command": command}, ctx, "user-shell")
+        yield ToolEnd(id="user-shell", name="bash", is_error=result.is_error,
+                      summary=result.summary or f"bash {command}", output=result.content)
+        said = f"I ran `{command}` in the shell:\n{result.content}"
+        agent.session.append(history.user_text(said))
 
     async def compact(self, focus: str | None) -> AsyncIterator[Event]:
         """Compaction now, between turns. Yields nothing when nothing was compacted."""

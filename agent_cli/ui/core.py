@@ -109,8 +109,14 @@ class ChatCore:
         return self._task
 
     def turn(self, text: str) -> Callable[[], AsyncIterator[Event]]:
+        """A prompt (its `@path` files attached), or `!command` run in the shell."""
         async def events() -> AsyncIterator[Event]:
-            async for event in self.runtime.turn(text):
+            stripped = text.strip()
+            if stripped.startswith("!") and stripped[1:].strip():
+                source = self.runtime.shell(stripped[1:].strip())
+            else:
+                source = self.runtime.turn_with_files(text)
+            async for event in source:
                 yield event
 
         return events

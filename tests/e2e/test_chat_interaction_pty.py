@@ -116,3 +116,37 @@ def test_model_survives_clear(fake_model: FakeAnthropic, bypass: ChatTerm):
     bypass.type("hi")
     bypass.wait_for("the reply")
     assert fake_model.bodies()[-1]["model"] == "claude-test-other"
+
+
+def all_text(body: dict[str, object]) -> str:
+    return "\n".join(text for _, text in texts(body))
+
+
+def test_bang_command_output_reaches_the_next_request(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    term = ChatTerm(fake_env, tmp_path, columns=80)  # default mode: echo is read-only, unasked
+    try:
+        term.wait_for("you>")
+        term.type("!echo hi-from-the-shell")
+        screen = term.wait_for("│ hi-from-the-shell")
+        assert "✔ bash echo hi-from-the-shell" in screen
+        assert not fake_model.requests  # run by the user, not sent as a prompt
+        fake_model.script.text("I see it.")
+        term.type("what did it print?")
+        term.wait_for("I see it.")
+    finally:
+        term.close()
+    (body,) = fake_model.bodies()
+    assert "I ran `echo hi-from-the-shell` in the shell:\nhi-from-the-shell" in all_text(body)
+
+
+def test_at_file_is_attached(fake_model: FakeAnthropic, bypass: ChatTerm, tmp_path: Path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "notes.txt").write_text("the secret word is plum\n")
+    fake_model.script.text("Plum.")
+    bypass.type("what word is in @src/notes.txt?")
+    bypass.wait_for("Plum.")
+    (body,) = fake_model.bodies()
+    assert "Contents of @src/notes.txt:" in all_text(body)
+    assert "the secret word is plum" in all_text(body)
