@@ -34,11 +34,16 @@ def _slash_names() -> list[str]:
     return list(slash.names()) if slash is not None else []
 
 
+def _slash_description(name: str) -> str:
+    slash = sys.modules.get("agent_cli.ui.slash")
+    return slash.describe(name) if slash is not None else ""
+
+
 def run_screen(options: Options) -> None:
     """Run the REPL until /exit, Ctrl-D or a double Ctrl-C; print how to resume."""
     workspace = options.workspace
     screen = ChatScreen(
-        history_file(workspace, options.state_dir), ChatCompleter(workspace, _slash_names)
+        history_file(workspace, options.state_dir), ChatCompleter(workspace, _slash_names, _slash_description)
     )
     booted: dict[str, Any] = {}
 

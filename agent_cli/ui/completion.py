@@ -14,9 +14,15 @@ MAX_ENTRIES = 200
 
 
 class ChatCompleter(Completer):
-    def __init__(self, workspace: Path, commands: Callable[[], Iterable[str]]) -> None:
+    def __init__(
+        self,
+        workspace: Path,
+        commands: Callable[[], Iterable[str]],
+        describe: Callable[[str], str] = lambda _name: "",
+    ) -> None:
         self.workspace = workspace
         self.commands = commands
+        self.describe = describe  # the slash menu's second column
 
     def get_completions(
         self, document: Document, complete_event: CompleteEvent
@@ -25,7 +31,9 @@ class ChatCompleter(Completer):
         if before.startswith("/") and " " not in before:
             for name in self.commands():
                 if name.startswith(before):
-                    yield Completion(name, start_position=-len(before))
+                    yield Completion(
+                        name, start_position=-len(before), display_meta=self.describe(name)
+                    )
             return
         word = before.split()[-1] if before and not before[-1].isspace() else ""
         if word.startswith("@"):

@@ -52,6 +52,10 @@ def names() -> list[str]:
     return [key.split()[0] for key in HELP]
 
 
+def describe(name: str) -> str:
+    return next((text for key, text in HELP.items() if key.split()[0] == name), "")
+
+
 def run(host: Host, line: str) -> None:
     """Run one slash command line; an unknown one says so and lists the known ones."""
     name, _, arg = line.strip().partition(" ")
@@ -69,7 +73,9 @@ def _help(host: Host, arg: str) -> None:
     width = max(len(k) for k in HELP)
     lines = [f"{k:<{width}}  {v}" for k, v in HELP.items()]
     lines.append("Enter sends; Alt-Enter or Ctrl-J adds a line; @path completes files.")
-    lines.append("Ctrl-C stops a turn; twice on an empty prompt (or Ctrl-D) exits.")
+    lines.append("Esc or Ctrl-C stops a turn (queued input comes back); Ctrl-C twice on an empty")
+    lines.append("prompt (or Ctrl-D) exits. Shift-Tab cycles the permission mode. !cmd runs a")
+    lines.append("shell command into the conversation; @path attaches a file.")
     host.say("\n".join(lines))
 
 

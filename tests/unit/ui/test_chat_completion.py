@@ -20,3 +20,10 @@ def test_slash_prefix_completes_the_memory_commands(tmp_path: Path):
     assert completions("/rem", tmp_path) == ["/remember"]
     assert completions("/me", tmp_path) == ["/memory"]
     assert completions("/remember now", tmp_path) == []  # past the command: no completion
+
+
+def test_slash_entries_carry_their_description(tmp_path: Path):
+    completer = ChatCompleter(tmp_path, slash.names, slash.describe)
+    (only,) = completer.get_completions(Document("/comp"), CompleteEvent())
+    assert only.text == "/compact"
+    assert only.display_meta_text == "compact the conversation now, keeping `focus` in view"

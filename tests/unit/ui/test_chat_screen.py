@@ -45,6 +45,9 @@ class FakeController:
     def interrupt(self) -> None:
         self.interrupts += 1
 
+    def cycle_mode(self) -> None:
+        pass
+
 
 _checked: type[Controller] = FakeController  # mypy: the fake is a Controller
 
@@ -82,7 +85,10 @@ def drive(keys: list[str], controller: FakeController) -> list[str]:
 
 def test_approval_is_answered_inside_the_application():
     controller = FakeController()
-    assert drive(["a", "x" + "y", "n"], controller) == ["always", "allow", "deny"]
+    # numbered answers (y and n too); a key that answers nothing is ignored
+    assert drive(["2", "x" + "1", "3", "y", "n"], controller) == [
+        "project", "allow", "deny", "allow", "deny"
+    ]
     assert controller.sent == []  # the answer keys never reached the input line
 
 
