@@ -123,6 +123,26 @@ class ErrorEvent(BaseModel):
     exit_code: int = Field(default=1, description="What `agent run` exits with for it.")
 
 
+class CheckpointSaved(BaseModel):
+    """The workspace was snapshotted before the turn: `agent rewind ID` takes the turn back."""
+
+    type: Literal["checkpoint"] = "checkpoint"
+    id: str = Field(description="The checkpoint id.")
+    turn: int = Field(description="The turn's number in its session (1 for the first).")
+    skipped: list[str] = Field(
+        default_factory=list, description="Files not stored (over the size limit, nested repos)."
+    )
+
+
+class FilesChanged(BaseModel):
+    """What the turn changed in the workspace (sent just before turn_end)."""
+
+    type: Literal["files_changed"] = "files_changed"
+    checkpoint_id: str = Field(description="The turn's checkpoint.")
+    files: list[str] = Field(description="Paths the turn added, modified or deleted.")
+    session_files: int = Field(description="Files changed since the session's first turn.")
+
+
 class TurnEnd(BaseModel):
     """The turn is over."""
 
@@ -144,6 +164,8 @@ Event = Annotated[
     | UsageUpdate
     | Warning
     | ErrorEvent
+    | CheckpointSaved
+    | FilesChanged
     | TurnEnd,
     Field(discriminator="type"),
 ]

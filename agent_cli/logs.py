@@ -8,7 +8,7 @@ from logging.handlers import TimedRotatingFileHandler
 from pathlib import Path
 from typing import Any
 
-from agent_cli.paths import Paths
+from agent_cli.paths import Paths, make_dirs
 from agent_cli.redaction import redact
 from agent_cli.redaction import secrets_from_env as secrets_from_env
 
@@ -25,7 +25,7 @@ class MonthlyFileHandler(TimedRotatingFileHandler):
 
     def _open(self) -> Any:
         # created on the first record: a command that logs nothing leaves no logs/ behind
-        Path(self.baseFilename).parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(Path(self.baseFilename).parent)
         return super()._open()
 
 

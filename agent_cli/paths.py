@@ -7,6 +7,33 @@ from dataclasses import dataclass
 from pathlib import Path
 
 STATE_FOLDERS = (".transcripts", "notes", "logs", ".agent")
+# what each state folder's own .gitignore says when the agent creates it: the user's `git status`
+# never shows them, and the user's .gitignore is never edited. `.agent/settings.json` is the
+# user's to commit, so it stays visible.
+GITIGNORE_OF = {".agent": "*\n!settings.json\n"}
+IGNORE_ALL = "*\n"
+
+
+def make_dirs(folder: Path) -> Path:
+    """`mkdir -p folder`; a state folder created on the way gets its own .gitignore."""
+    missing = [p for p in (folder, *folder.parents) if not p.exists()]
+    folder.mkdir(parents=True, exist_ok=True)
+    for created in missing:
+        if created.name in STATE_FOLDERS:
+            ignore_file = created / ".gitignore"
+            if not ignore_file.exists():
+                ignore_file.write_text(GITIGNORE_OF.get(created.name, IGNORE_ALL))
+    return folder
+
+
+def ensure_state_folder(folder: Path) -> Path:
+    """A folder of the agent's own anywhere under the state directory: ignored as a whole."""
+    if not folder.is_dir():
+        make_dirs(folder)
+        ignore_file = folder / ".gitignore"
+        if not ignore_file.exists():
+            ignore_file.write_text(IGNORE_ALL)
+    return folder
 
 
 def result_file_stem(tool_use_id: str) -> str:
@@ -55,6 +82,10 @@ class Paths:
     @property
     def llm_calls(self) -> Path:
         return self.logs / "llm-calls.jsonl"
+
+    @property
+    def checkpoints(self) -> Path:
+        return self.state_dir / ".agent" / "checkpoints"
 
     def state_folders(self) -> list[Path]:
         return [self.state_dir / name for name in STATE_FOLDERS]

@@ -2,8 +2,8 @@
 UI share. A field renamed here is renamed for all of them, and mypy sees every use.
 
 - `TodoItem`: one step of the session's plan (SPEC §6).
-- `Note`: a subagent's stored note (SPEC §7); how it is made, trimmed and rendered lives in
-  `subagent/note.py`.
+- `Note`: a subagent's stored note (SPEC §7), with an `EvidenceCheck` per evidence item and
+  file_ref; how it is made, checked, trimmed and rendered lives in `subagent/`.
 - `ToolDisplay`: what a finished tool shows the user beside its one-line summary.
 """
 
@@ -25,9 +25,13 @@ from pydantic_core import PydanticCustomError
 Status = Literal["pending", "in_progress", "completed"]
 NoteStatus = Literal["completed", "max_turns", "error", "interrupted"]
 Confidence = Literal["high", "medium", "low"]
+CitationKind = Literal["location", "command", "text"]
+Verdict = Literal["verified", "not found", "differs", "not checkable"]
 
 CONCLUSION_CHARS = 200
 EVIDENCE_ITEMS = 5
+QUOTE_LINES = 2
+COMMAND_CHARS = 120
 
 
 class TodoItem(BaseModel):
@@ -66,6 +70,40 @@ class TodoItem(BaseModel):
         return self.model_dump()
 
 
+class EvidenceCheck(BaseModel):
+    """One evidence item or file reference, as written, with what the runner's code found."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    item: str = Field(description="The item as the note gave it (trimmed).")
+    kind: CitationKind = Field(description="location, command or text: what the item cites.")
+    verdict: Verdict = Field(description="verified, not found, differs or not checkable.")
+    detail: str = Field(default="", max_length=200, description="Why, in a few words.")
+    quote: list[str] = Field(
+        default_factory=list,
+        max_length=QUOTE_LINES + 1,
+        description="The cited lines as they are (`N | text`), or the command's outcome.",
+    )
+
+    @property
+    def verified(self) -> bool:
+        return self.verdict == "verified"
+
+    @property
+    def failed(self) -> bool:
+        """Checked and wrong: worth a fix-up turn (an uncheckable data point is not wrong)."""
+        if self.kind == "command":
+            return not self.verified
+        return self.verdict in ("not found", "differs")
+
+
+class CommandRun(BaseModel):
+    """One bash call of a subagent run, as its tool reported it."""
+
+    command: str = Field(max_length=COMMAND_CHARS, description="The command (cut, redacted).")
+    outcome: str = Field(description="exit N, killed by signal N or timed out.")
+
+
 class NoteFigures(BaseModel):
     """The runner's own measurements of one subagent run."""
 
@@ -79,6 +117,12 @@ class NoteFigures(BaseModel):
     )
     note_chars: int = Field(
         default=0, description="Characters the parent received: the rendered note."
+    )
+    files_read: list[str] = Field(
+        default_factory=list, description="Files its read_file calls showed (at most 20)."
+    )
+    commands: list[CommandRun] = Field(
+        default_factory=list, description="Its bash calls with their outcomes (at most 20)."
     )
 
     @property
@@ -113,6 +157,23 @@ class Note(BaseModel):
     )
     missing_refs: list[str] = Field(
         default_factory=list, description="file_refs that did not exist when the note was made."
+    )
+    evidence_checks: list[EvidenceCheck] = Field(
+        default_factory=list, description="One check per evidence item, in order (by the runner)."
+    )
+    ref_checks: list[EvidenceCheck] = Field(
+        default_factory=list, description="One check per file_ref, in order (by the runner)."
+    )
+    marks: list[str] = Field(
+        default_factory=list,
+        description="Why not to take the note at its word (no tool calls, evidence mostly "
+        "unverified); shown in the first line the parent reads.",
+    )
+    stated_confidence: Confidence | None = Field(
+        default=None, description="The confidence the subagent gave, when the runner lowered it."
+    )
+    fixup_offered: bool = Field(
+        default=False, description="The subagent was given one turn to fix failed evidence."
     )
     open_issues: list[str] = Field(default_factory=list, description="What is unresolved.")
     confidence: Confidence = Field(description="high, medium or low.")

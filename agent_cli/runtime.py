@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from agent_cli import history
 from agent_cli.approval import Approver
+from agent_cli.checkpoints.rewind import open_store
+from agent_cli.checkpoints.turn import checkpointed
 from agent_cli.events import Event, ToolEnd
 from agent_cli.memory.setup import finish
 from agent_cli.messages import Block
@@ -190,8 +192,12 @@ class Runtime:
     # -- what front ends call ------------------------------------------------------------------
 
     async def turn(self, text: str) -> AsyncIterator[Event]:
+        """One user turn, after a checkpoint of the workspace (`agent rewind` takes it back)."""
         agent = await self.agent()
-        async for event in self._running(agent.run_turn(text)):
+        store = open_store(self.paths, self.options.workspace, self.settings.checkpoints)
+        transcript = self.session.transcript.path if self.session.transcript else None
+        events = checkpointed(store, self.session.id, transcript, text, agent.run_turn(text))
+        async for event in self._running(events):
             yield event
 
     async def turn_with_files(self, text: str) -> AsyncIterator[Event]:
@@ -204,7 +210,10 @@ class Runtime:
             result = await agent.registry.dispatch("read_file", {"path": path}, ctx)
             if not result.is_error:
                 blocks.append({"type": "text", "text": f"Contents of @{path}:\n{result.content}"})
-        async for event in self._running(agent.run_turn(blocks)):
+        store = open_store(self.paths, self.options.workspace, self.settings.checkpoints)
+        transcript = self.session.transcript.path if self.session.transcript else None
+        events = checkpointed(store, self.session.id, transcript, text, agent.run_turn(blocks))
+        async for event in self._running(events):
             yield event
 
     async def shell(self, command: str) -> AsyncIterator[Event]:

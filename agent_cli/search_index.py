@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_cli.errors import AgentError, UsageError
+from agent_cli.paths import make_dirs
 
 BUSY_TIMEOUT_S = 10.0  # several processes (or subagents finishing together) may write at once
 
@@ -43,7 +44,7 @@ CREATE TABLE IF NOT EXISTS schemas (
 def connect(path: Path, *schemas: Schema) -> sqlite3.Connection:
     """Open the index (created if needed) with `schemas` in place. Rows come back as
     `sqlite3.Row`. The caller closes the connection."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(path.parent)
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S)
     conn.row_factory = sqlite3.Row
     try:

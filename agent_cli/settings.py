@@ -151,6 +151,21 @@ class MemorySettings(_Strict):
     )
 
 
+class CheckpointSettings(_Strict):
+    enabled: bool = Field(
+        default=True, description="Snapshot the workspace at the start of every turn."
+    )
+    max_file_bytes: int = Field(
+        default=20_000_000,
+        ge=1,
+        le=10_000_000_000,
+        description="Files larger than this are recorded as skipped, not stored.",
+    )
+    git_timeout_s: float = Field(
+        default=300, gt=0, le=3600, description="Seconds one git call of the store may take."
+    )
+
+
 class Settings(_Strict):
     """Everything configurable. Every field is documented and bounded."""
 
@@ -195,6 +210,7 @@ class Settings(_Strict):
     subagent: SubagentSettings = Field(default_factory=SubagentSettings)
     context: ContextSettings = Field(default_factory=ContextSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
+    checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
 
     def context_window(self, model: str | None = None) -> int:
         return self.context_windows.get(model or self.model, UNKNOWN_MODEL_WINDOW)

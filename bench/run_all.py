@@ -28,6 +28,8 @@ SCRIPTS: list[tuple[str, list[str], list[str]]] = [
     ("context.py", [], []),
     ("subagent_context.py", [], []),
     ("subagent_parallel.py", ["--runs", "3"], ["--runs", "1"]),
+    ("checkpoint.py", ["--runs", "11"],
+     ["--files", "2000", "--megabytes", "20", "--runs", "3", "--turns", "20"]),
 ]
 
 

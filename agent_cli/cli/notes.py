@@ -39,6 +39,8 @@ def _row(note: Note) -> dict[str, Any]:
         "description": note.description,
         "file_refs": note.file_refs,
         "missing_refs": note.missing_refs,
+        "evidence_checks": [c.model_dump() for c in note.evidence_checks],
+        "marks": note.marks,
         "open_issues": note.open_issues,
         "log_path": note.log_path,
         "figures": note.figures.model_dump(),
@@ -52,9 +54,11 @@ def _print(notes: list[Note], as_json: bool, empty: str) -> None:
     if not notes:
         typer.echo(empty)
     for note in notes:
+        checks = note.evidence_checks
+        verified = f"{sum(c.verified for c in checks)}/{len(checks)} verified " if checks else ""
         typer.echo(
             f"{note.id}  {note.created[:19]}  {note.status:<11} {note.confidence:<6} "
-            f"{note.description}: {note.conclusion}"
+            f"{verified}{note.description}: {note.conclusion}"
         )
 
 
@@ -91,7 +95,7 @@ def show_note(
     state_dir: Path | None = opt.STATE_DIR,
 ) -> None:
     """Show one note; --full adds the subagent's full process."""
-    from agent_cli.subagent.note import render_markdown
+    from agent_cli.subagent.note_render import render_markdown
 
     store = _store(workspace, state_dir)
     note = store.find(note_id)

@@ -13,7 +13,16 @@ from typing import Any, Literal
 from agent_cli.cli.common import fail
 from agent_cli.cli.failures import internal_error
 from agent_cli.errors import AgentError
-from agent_cli.events import ErrorEvent, Event, Retrying, ToolEnd, TurnEnd, UsageUpdate, Warning
+from agent_cli.events import (
+    CheckpointSaved,
+    ErrorEvent,
+    Event,
+    Retrying,
+    ToolEnd,
+    TurnEnd,
+    UsageUpdate,
+    Warning,
+)
 
 OutputFormat = Literal["text", "json", "stream-json"]
 
@@ -27,6 +36,7 @@ class RunOutcome:
     num_turns: int = 0
     usage: dict[str, int] = field(default_factory=dict)
     cost_usd: float | None = None
+    checkpoint_id: str | None = None  # `agent rewind ID` takes the run's turn back
 
     def result_object(self) -> dict[str, Any]:
         return {
@@ -37,6 +47,7 @@ class RunOutcome:
             "num_turns": self.num_turns,
             "usage": self.usage,
             "cost_usd": self.cost_usd,
+            "checkpoint_id": self.checkpoint_id,
         }
 
 
@@ -61,6 +72,8 @@ class RunReporter:
             outcome.num_turns += 1  # counted as they come: an interrupted turn has no TurnEnd
         elif isinstance(event, TurnEnd):
             outcome.text, outcome.num_turns = event.text, event.rounds
+        elif isinstance(event, CheckpointSaved):
+            outcome.checkpoint_id = event.id
         if self.fmt == "stream-json":
             _line(event.model_dump(mode="json"))
         elif not self.quiet:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_cli.messages import Block, Message, blocks_of
-from agent_cli.paths import result_file_stem
+from agent_cli.paths import make_dirs, result_file_stem
 
 PLACEHOLDER = "[Earlier tool result saved at {path}]"
 PLACEHOLDER_PREFIX = "[Earlier tool result saved at "
@@ -89,7 +89,7 @@ def save_result(ref: ResultRef, folder: Path) -> Path:
     trusted = trusted_saved_path(ref.text, ref.tool_use_id, folder)
     if trusted is not None:
         return trusted
-    folder.mkdir(parents=True, exist_ok=True)
+    make_dirs(folder)
     stem = result_file_stem(ref.tool_use_id)
     path, n = folder / f"{stem}.txt", 1
     while path.exists():

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.model.usage import Usage
+from agent_cli.paths import make_dirs
 from agent_cli.settings import Settings
 
 
@@ -76,7 +77,7 @@ class CallLog:
         with self._lock:
             self.records.append(record)
             if self.path is not None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                make_dirs(self.path.parent)
                 with self.path.open("a", encoding="utf-8") as f:
                     f.write(json.dumps(line) + "\n")
 

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, Field, TypeAdapter, ValidationError
 
 from agent_cli.messages import Message
+from agent_cli.paths import make_dirs
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +58,10 @@ class SessionRecord(_Record):
     workspace: str
     model: str
     started: str = Field(default_factory=now_iso)
+    forked_from: str | None = Field(
+        default=None,
+        description="`<session id>@<checkpoint id>` when a rewind started this session.",
+    )
 
 
 class MessageRecord(_Record):
@@ -116,8 +121,8 @@ class TranscriptWriter:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
+        self._folder_made = False  # made with the first record: nothing is written before
         self._end_cut_off_line()
 
     def _end_cut_off_line(self) -> None:
@@ -135,7 +140,14 @@ class TranscriptWriter:
 
     def append(self, record: _Record) -> None:
         line = record.model_dump_json() + "\n"
-        with self._lock, self.path.open("a", encoding="utf-8") as f:
+        with self._lock:
+            if not self._folder_made:
+                make_dirs(self.path.parent)
+                self._folder_made = True
+            self._write(line)
+
+    def _write(self, line: str) -> None:
+        with self.path.open("a", encoding="utf-8") as f:
             f.write(line)
             f.flush()
 

@@ -1,9 +1,9 @@
-"""The structured note a subagent hands back: the model, tolerant extraction, trimming, rendering.
+"""The structured note a subagent hands back: the model it writes, tolerant extraction, trimming.
 
 The subagent writes a `NoteBody` (through `submit_note`, or as JSON in its last text). The runner
-trims it in code (a prompt asking for brevity is not enough), checks its file references, and adds
-what only the runner knows (status, figures) to make the stored `Note`. The parent reads only
-`render(note)`: status and conclusion first, so the decision is the first thing it sees.
+trims it in code (a prompt asking for brevity is not enough), checks its evidence (review.py), and
+adds what only the runner knows (status, figures) to make the stored `Note`. The parent reads only
+`note_render.render(note)`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from agent_cli.payloads import (
     CONCLUSION_CHARS,
     EVIDENCE_ITEMS,
     Confidence,
-    Note,
 )
 from agent_cli.tool_contract import ToolInput
 
@@ -155,44 +154,3 @@ def extract_body(text: str) -> NoteBody | None:
         except ValidationError:
             continue
     return None
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
-def _section(title: str, lines: list[str]) -> list[str]:
-    return [f"{title}:", *(f"- {line}" for line in lines)] if lines else []
-
-
-def render(note: Note) -> str:
-    """The text the parent reads, status and conclusion first; never the subagent's tool output."""
-    f = note.figures
-    pointers = [
-        f"{ref} (MISSING: no such file)" if ref in note.missing_refs else ref
-        for ref in note.file_refs
-    ]
-    lines = [f"[subagent note · {note.status}] {note.conclusion}"]
-    lines += _section("Evidence", note.evidence)
-    lines += _section("Pointers", pointers)
-    lines += _section("Open issues", note.open_issues)
-    lines.append(f"Confidence: {note.confidence}")
-    if note.trimmed:
-        lines.append(f"Trimmed (full text in {note.log_path}): " + "; ".join(note.trimmed))
-    lines.append(
-        f"Note {note.id} · {_count(f.turns, 'turn')}, {_count(f.tool_calls, 'tool call')}, "
-        f"{f.input_tokens:,} in / {f.output_tokens:,} out tokens, {f.seconds:.1f} s, "
-        f"process {f.process_chars:,} chars"
-    )
-    return "\n".join(lines)
-
-
-def render_markdown(note: Note) -> str:
-    """notes/<id>.md: the rendered note, the task and the size figures."""
-    f = note.figures
-    saving = "n/a" if f.saving is None else f"{f.saving:.1%}"
-    return (
-        f"# {note.description}\n\n{render(note)}\n\n## Task\n\n{note.task}\n\n"
-        f"## Context\n\nThe parent received {f.note_chars:,} characters; the subagent's process "
-        f"was {f.process_chars:,} characters ({saving} kept out of the parent's context).\n"
-    )

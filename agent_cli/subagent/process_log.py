@@ -15,6 +15,7 @@ from typing import Any
 from agent_cli.history import blocks_of
 from agent_cli.messages import Block, Message
 from agent_cli.model.client import Final, ModelClient, ModelReply, ModelRequest, StreamEvent
+from agent_cli.paths import make_dirs
 
 
 def _block_text(block: Block) -> str:
@@ -45,7 +46,7 @@ class ProcessLog:
         self._redact = redact
         self._requests = 0
         self._written = 0  # messages of the conversation already in the log
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(path.parent)
         path.write_text("", encoding="utf-8")
 
     def write(self, text: str) -> None:

@@ -5,7 +5,10 @@ parent's gate (permissions, hooks) and workspace, and its own turn limit.
 Isolated: the conversation, the file-read guard, the events (none reach the parent's stream).
 Shared: the workspace, the gate, the model client, the usage totals. Whatever happens (a note,
 prose, the turn limit, an API failure, a cancel), a note is stored and its log kept.
-"""
+
+The status is the runner's: only a run that handed in a note is `completed`. Each note is checked
+against the workspace and the run's recorded tool calls (review.py); failed evidence gets one
+fix-up turn."""
 
 from __future__ import annotations
 
@@ -16,7 +19,6 @@ import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
-from pathlib import Path
 from typing import Protocol
 
 from agent_cli.events import ErrorEvent, Event, NoteAdded, TurnEnd, UsageUpdate
@@ -29,15 +31,18 @@ from agent_cli.payloads import Note, NoteFigures, NoteStatus
 from agent_cli.redaction import redact
 from agent_cli.session.state import Session
 from agent_cli.session.transcript import NoteRecord
+from agent_cli.subagent.grounding import commands_run, files_read, fixup_prompt, needs_fixup, shown
+from agent_cli.subagent.ledger import CallLedger, RecordingGate
 from agent_cli.subagent.note import (
     UNPARSED,
     NoteBody,
     extract_body,
     new_note_id,
-    render,
     trim,
 )
+from agent_cli.subagent.note_render import render
 from agent_cli.subagent.process_log import LoggedClient, ProcessLog
+from agent_cli.subagent.review import check_evidence, checker_for, reviewed
 from agent_cli.subagent.store import NoteStore
 from agent_cli.subagent.submit_note import SubmitNote
 from agent_cli.system_prompt import build_system
@@ -49,6 +54,7 @@ log = logging.getLogger(__name__)
 # not offered to subagents: no nesting, no plan of their own, no compaction pipeline to ask
 EXCLUDED_TOOLS = ("task", "todo_write", "compact")
 REASK_TURNS = 2
+FIXUP_TURNS = 3  # model requests of the fix-up turn: room to re-read a file, then submit
 REASK = (
     "You ended without handing in your note. Call submit_note now with your conclusion, "
     "evidence, file_refs, open_issues and confidence (or reply with only that JSON object)."
@@ -76,6 +82,8 @@ class _Run:
     tool_calls: int = 0
     usage: Usage = field(default_factory=Usage)
     error: str = ""
+    ledger: CallLedger = field(default_factory=CallLedger)
+    handed_in: NoteBody | None = None  # the note as first handed in, before a fix-up turn
 
     def submit(self, body: NoteBody) -> None:
         self.submitted = body
@@ -120,7 +128,10 @@ class SubagentRunner:
 
     def child_tools(self, run: _Run) -> ToolRegistry:
         assert self.tools is not None, "SubagentRunner.bind() was not called"
-        return self.tools.without(*EXCLUDED_TOOLS).with_tools(SubmitNote(run.submit))
+        tools = [*self.tools.without(*EXCLUDED_TOOLS).tools.values(), SubmitNote(run.submit)]
+        return ToolRegistry(
+            tools, RecordingGate(self.tools.gate, run.ledger, skip=("submit_note",))
+        )
 
     async def run(self, description: str, prompt: str, ctx: ToolContext, call_id: str) -> Note:
         """At most `subagent.concurrency` runs at once; the others wait their turn."""
@@ -174,18 +185,28 @@ class SubagentRunner:
             return end.stop, self._cut_off(child, run, end.stop)
         body = run.submitted or extract_body(end.text)
         if body is not None:
-            return "completed", body
+            return "completed", await self._review(child, run, body)
         child.max_turns = REASK_TURNS
         end = await self._turn(child, run, REASK)
         body = run.submitted or extract_body(end.text)
         if body is not None:
-            return "completed", body
+            return "completed", await self._review(child, run, body)
         if end.stop in ("error", "interrupted"):
             return end.stop, self._cut_off(child, run, end.stop)
         text = last_assistant_text(child.session.messages)
         return "completed", NoteBody(
             conclusion=text or "(no text)", open_issues=[UNPARSED], confidence="low"
         )
+
+    async def _review(self, child: ChildLoop, run: _Run, body: NoteBody) -> NoteBody:
+        """One fix-up turn when the evidence fails; then the note is taken as it stands."""
+        checks = check_evidence(body, checker_for(run.ledger, child.session.tool_ctx))
+        if not needs_fixup(checks):
+            return body
+        run.handed_in, run.submitted = body, None
+        child.max_turns = FIXUP_TURNS
+        end = await self._turn(child, run, fixup_prompt(checks))
+        return run.submitted or extract_body(end.text) or body
 
     async def _turn(self, child: ChildLoop, run: _Run, prompt: str) -> TurnEnd:
         """One turn of the child; its events are counted here and never reach the parent."""
@@ -215,8 +236,14 @@ class SubagentRunner:
         """Work done is not lost: the last text and the files touched, marked as cut off."""
         limit = self.parent.settings.subagent.max_turns
         reason = _CUT_OFF.get(stop, _CUT_OFF["error"]).format(limit=limit, error=run.error)
+        if run.handed_in is not None:
+            reason = f"cut off during the fix-up turn ({stop}): the note is as first handed in"
         text = last_assistant_text(child.session.messages)
-        touched = sorted(_shown(p, run.ctx.workspace) for p in child.session.tool_ctx.touched)
+        written = run.handed_in or extract_body(text)  # a note, though the run did not end on it
+        if written is not None:
+            issues = [*written.open_issues, reason]
+            return written.model_copy(update={"open_issues": issues})  # review lowers it
+        touched = sorted(shown(p, run.ctx.workspace) for p in child.session.tool_ctx.touched)
         return NoteBody(
             conclusion=text or "(the subagent wrote no text before it was cut off)",
             file_refs=touched,
@@ -239,12 +266,10 @@ class SubagentRunner:
 
     def _note(self, child: ChildLoop, run: _Run, status: NoteStatus, body: NoteBody) -> Note:
         trimmed, notes = trim(body)
-        if status != "completed":  # a cut-off is never reported with confidence
-            trimmed = trimmed.model_copy(update={"confidence": "low"})
-        log_ref = _shown(run.log.path, run.ctx.workspace)
+        log_ref = shown(run.log.path, run.ctx.workspace)
         refs = list(dict.fromkeys([log_ref, *trimmed.file_refs]))
         clean = partial(redact, secrets=run.ctx.secrets)
-        return Note(
+        note = Note(
             id=run.note_id,
             session_id=self.parent.id,
             description=clean(run.description),
@@ -254,7 +279,7 @@ class SubagentRunner:
             conclusion=clean(trimmed.conclusion),
             evidence=[clean(e) for e in trimmed.evidence],
             file_refs=refs,
-            missing_refs=[r for r in refs if not run.ctx.resolve(r).exists()],
+            fixup_offered=run.handed_in is not None,
             open_issues=[clean(i) for i in trimmed.open_issues],
             confidence=trimmed.confidence,
             trimmed=notes,
@@ -265,13 +290,8 @@ class SubagentRunner:
                 input_tokens=run.usage.context_tokens,
                 output_tokens=run.usage.output_tokens,
                 process_chars=len(json.dumps(child.session.messages, ensure_ascii=False)),
+                files_read=files_read(run.ledger, run.ctx),
+                commands=commands_run(run.ledger, run.ctx.secrets),
             ),
         )
-
-
-def _shown(path: Path, workspace: Path) -> str:
-    """Relative to the workspace when inside it (what read_file resolves), else absolute."""
-    try:
-        return str(path.resolve().relative_to(workspace.resolve()))
-    except ValueError:
-        return str(path)
+        return reviewed(note, body, run.ledger, child.session.tool_ctx)

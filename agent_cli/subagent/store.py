@@ -12,10 +12,10 @@ import sqlite3
 from pathlib import Path
 
 from agent_cli.errors import UsageError
-from agent_cli.paths import Paths
+from agent_cli.paths import Paths, make_dirs
 from agent_cli.payloads import Note
 from agent_cli.search_index import Schema, connect, fts_query
-from agent_cli.subagent.note import render_markdown
+from agent_cli.subagent.note_render import render_markdown
 
 NOTES_SCHEMA = Schema(
     name="notes",
@@ -63,7 +63,7 @@ class NoteStore:
 
     def save(self, note: Note) -> None:
         """Write .md and .json, then index the ticket (replacing an older row of the same id)."""
-        self.folder.mkdir(parents=True, exist_ok=True)
+        make_dirs(self.folder)
         self.json_path(note.id).write_text(note.model_dump_json(indent=2) + "\n", encoding="utf-8")
         self.md_path(note.id).write_text(render_markdown(note), encoding="utf-8")
         conn = connect(self.db_path, NOTES_SCHEMA)

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 from pydantic import Field, field_validator
 
 from agent_cli.payloads import NoteDisplay
-from agent_cli.subagent.note import render
+from agent_cli.subagent.grounding import verified_count
+from agent_cli.subagent.note_render import render
 from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult, current_call_id
 
 if TYPE_CHECKING:
@@ -50,8 +51,10 @@ class Task(Tool[TaskInput]):
         call_id = current_call_id.get() or "task"
         note = await self._runner.run(args.description, args.prompt, ctx, call_id)
         f = note.figures
+        verified, total = verified_count(note.evidence_checks)
+        checked = f", evidence {verified}/{total} verified" if total else ""
         summary = (
-            f"task {args.description}: {note.status}, {note.confidence} confidence "
+            f"task {args.description}: {note.status}, {note.confidence} confidence{checked} "
             f"(turns {f.turns}, tool calls {f.tool_calls}, {f.seconds:.1f} s)"
         )
         return ToolResult(

@@ -64,17 +64,7 @@ class Bash(Tool[BashInput]):
 
     async def run(self, args: BashInput, ctx: ToolContext) -> ToolResult:
         timeout = args.timeout_s or ctx.settings.bash_timeout_s
-        proc = await asyncio.create_subprocess_exec(
-            "bash",
-            "-c",
-            args.command,
-            cwd=ctx.workspace,
-            env=clean_env(),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-        )
+        proc = await _spawn(args.command, ctx)
         assert proc.stdout is not None
         output = _Output()
         reader = asyncio.ensure_future(output.collect(proc.stdout))
@@ -95,6 +85,32 @@ class Bash(Tool[BashInput]):
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(reader, DRAIN_S)
         return _result(args.command, output.text(), proc.returncode, timeout if timed_out else None)
+
+
+async def _spawn(command: str, ctx: ToolContext) -> asyncio.subprocess.Process:
+    """Start the shell in its own process group. A cancel that lands while the process is
+    being set up waits for it to exist, then kills its group: it is never left running."""
+    spawning = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            "bash",
+            "-c",
+            command,
+            cwd=ctx.workspace,
+            env=clean_env(),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+    )
+    try:
+        return await asyncio.shield(spawning)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            proc = await spawning
+            kill_group(proc)
+            await proc.wait()
+        raise
 
 
 async def _exited(proc: asyncio.subprocess.Process) -> None:

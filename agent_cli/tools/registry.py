@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agent_cli.paths import result_file_stem
+from agent_cli.paths import make_dirs, result_file_stem
 from agent_cli.prompts import load_prompt
 from agent_cli.redaction import redact as redact
 from agent_cli.redaction import redact_value
@@ -141,7 +141,7 @@ def finish_result(result: ToolResult, ctx: ToolContext, name: str, call_id: str)
 
 def save_and_preview(content: str, ctx: ToolContext, label: str, call_id: str) -> str:
     folder = ctx.paths.tool_results(ctx.session_id)
-    folder.mkdir(parents=True, exist_ok=True)
+    make_dirs(folder)
     path = folder / f"{result_file_stem(call_id)}.txt"
     path.write_text(content, encoding="utf-8")
     preview = content[: ctx.settings.tool_preview_chars]

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.options import Options
+from agent_cli.paths import make_dirs
 from agent_cli.ui.completion import ChatCompleter
 from agent_cli.ui.live import ChatScreen
 
@@ -23,7 +24,7 @@ def history_file(workspace: Path, state_dir: Path | None) -> Path | None:
     state = state_dir or Path(os.environ.get("AGENT_STATE_DIR") or workspace)
     path = state.expanduser() / HISTORY_FILE
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(path.parent)
     except OSError:
         return None
     return path
@@ -42,9 +43,8 @@ def _slash_description(name: str) -> str:
 def run_screen(options: Options) -> None:
     """Run the REPL until /exit, Ctrl-D or a double Ctrl-C; print how to resume."""
     workspace = options.workspace
-    screen = ChatScreen(
-        history_file(workspace, options.state_dir), ChatCompleter(workspace, _slash_names, _slash_description)
-    )
+    completer = ChatCompleter(workspace, _slash_names, _slash_description)
+    screen = ChatScreen(history_file(workspace, options.state_dir), completer)
     booted: dict[str, Any] = {}
 
     def boot() -> None:

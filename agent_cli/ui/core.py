@@ -12,7 +12,7 @@ from agent_cli.errors import AgentError
 from agent_cli.events import CompactionDone, Event
 from agent_cli.memory.episode import Episode
 from agent_cli.runtime import Runtime
-from agent_cli.ui import slash
+from agent_cli.ui import rewind, slash
 from agent_cli.ui.side_panel import PanelState
 
 log = logging.getLogger(__name__)
@@ -33,6 +33,7 @@ def restored_panel(runtime: Runtime) -> PanelState:
     state.cost_usd = usage.cost(price)
     if restored.messages:  # a rough estimate until the first request reports the real figure
         state.context_tokens = len(json.dumps(restored.messages)) // 4
+    state.files_changed = rewind.session_files(runtime)
     return state
 
 
@@ -70,6 +71,10 @@ class ChatCore:
 
     def exit(self) -> None:
         raise NotImplementedError
+
+    async def ask(self, question: str, answers: dict[str, str]) -> str | None:
+        """A one-key question; None where none can be asked (no terminal)."""
+        return None
 
     # -- commands ----------------------------------------------------------------------------
 

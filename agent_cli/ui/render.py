@@ -11,7 +11,15 @@ from typing import Any
 from rich.console import Console, RenderableType
 from rich.text import Text
 
-from agent_cli.events import CompactionDone, ErrorEvent, NoteAdded, ToolEnd, Warning
+from agent_cli.events import (
+    CheckpointSaved,
+    CompactionDone,
+    ErrorEvent,
+    FilesChanged,
+    NoteAdded,
+    ToolEnd,
+    Warning,
+)
 from agent_cli.payloads import Note
 from agent_cli.ui import preview
 
@@ -132,6 +140,14 @@ def event_line(event: Any, width: int, color: bool) -> str | None:
         return info_line(f"! {event.message}", width, color, "yellow")
     if isinstance(event, NoteAdded):
         return info_line("✎ " + note_line(event.note), width, color, "magenta")
+    if isinstance(event, CheckpointSaved) and event.skipped:
+        names = ", ".join(event.skipped)
+        return info_line(f"! not in the checkpoint (too large or a nested repo): {names}",
+                         width, color, "yellow")
+    if isinstance(event, FilesChanged) and event.files:
+        files = ", ".join(event.files[:6]) + (" …" if len(event.files) > 6 else "")
+        return info_line(f"◇ {len(event.files)} files changed: {files} (/undo takes the turn "
+                         "back)", width, color)
     if isinstance(event, CompactionDone):
         return info_line(
             f"⇣ compacted ({event.stage}): {event.messages_before} → {event.messages_after} "

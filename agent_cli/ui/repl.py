@@ -141,6 +141,9 @@ class Repl(ChatCore):
     def exit(self) -> None:
         self.screen.exit()
 
+    async def ask(self, question: str, answers: dict[str, str]) -> str | None:
+        return await self.screen.ask(question, answers)  # Esc / Ctrl-C answer "deny"
+
     def compact(self, focus: str | None) -> None:
         super().compact(focus)
         self._spin()

@@ -14,7 +14,7 @@ from rich.console import Group
 from rich.panel import Panel
 from rich.text import Text
 
-from agent_cli.events import CompactionDone, NoteAdded, TodosUpdated, UsageUpdate
+from agent_cli.events import CompactionDone, FilesChanged, NoteAdded, TodosUpdated, UsageUpdate
 from agent_cli.payloads import Note, TodoItem
 from agent_cli.ui.render import cost, to_ansi, tokens
 
@@ -43,6 +43,7 @@ class PanelState:
     cache_read: int = 0
     cost_usd: float | None = 0.0
     calls: int = 0
+    files_changed: int | None = None  # files this session's turns changed (None: none ended)
 
     def apply(self, event: Any) -> bool:
         """Fold one event in; True when the panel changed."""
@@ -53,6 +54,8 @@ class PanelState:
         elif isinstance(event, CompactionDone):
             self.compactions += 1
             self.context_tokens = event.tokens_after
+        elif isinstance(event, FilesChanged):
+            self.files_changed = event.session_files
         elif isinstance(event, UsageUpdate):
             self.input_tokens += event.input_tokens + event.cache_creation_input_tokens
             self.output_tokens += event.output_tokens
@@ -136,7 +139,9 @@ def _notes(state: PanelState, width: int, color: bool) -> Text | None:
         lines = textwrap.wrap(conclusion, width - 2, max_lines=3, placeholder="…") or ["?"]
         for n, line in enumerate(lines):
             section.append(("• " if n == 0 else "  ") + line + "\n")
-        grade = f"  {note.confidence} · {note.status}"
+        checks = note.evidence_checks
+        counted = f" {sum(c.verified for c in checks)}/{len(checks)} verified" if checks else ""
+        grade = f"  {note.confidence}{counted} · {note.status}"
         meta = f"{grade} · {note.id}"
         if len(meta) > width:  # the id is what /notes ID needs: never cut it
             meta = f"{grade}\n  {note.id}"
@@ -168,6 +173,8 @@ def _usage(state: PanelState, width: int, color: bool) -> Text:
     line = f"in {tokens(state.input_tokens)}  out {tokens(state.output_tokens)}"
     section.append(_fit(line, width) + "\n")
     section.append(_fit(f"cache {tokens(state.cache_read)}  cost {cost(state.cost_usd)}", width))
+    if state.files_changed is not None:
+        section.append("\n" + _fit(f"files changed {state.files_changed}", width))
     return section
 
 
@@ -182,6 +189,8 @@ def _folded_footer(state: PanelState, width: int, color: bool) -> Text:
         f"in {tokens(state.input_tokens)} out {tokens(state.output_tokens)}"
         f" cache {tokens(state.cache_read)} · {cost(state.cost_usd)}"
     )
+    if state.files_changed is not None:
+        usage += f" · files {state.files_changed}"
     if len(context) + 3 + len(usage) <= width:
         return Text(f"{context} · {usage}")
     return Text(_fit(context, width) + "\n" + _fit(usage, width))

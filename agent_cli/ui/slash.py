@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Protocol
 
 from agent_cli.errors import AgentError
+from agent_cli.events import Event
 from agent_cli.payloads import Note
+from agent_cli.ui import rewind
 from agent_cli.ui.render import cost, note_line, tokens
 from agent_cli.ui.side_panel import PanelState, todo_counts, todo_lines
 
@@ -29,6 +31,10 @@ class Host(Protocol):
 
     def exit(self) -> None: ...
 
+    def start(self, events: Callable[[], AsyncIterator[Event]]) -> object: ...  # a task
+
+    async def ask(self, question: str, answers: dict[str, str]) -> str | None: ...  # None: no TTY
+
 
 Command = Callable[[Host, str], None]
 
@@ -44,6 +50,9 @@ HELP = {
     "/model [M]": "show or change the model",
     "/memory": "the newest episodes of this workspace (episodic memory)",
     "/remember": "write an episode of this session now (in the background)",
+    "/undo": "take the last turn back: code and conversation (asks first)",
+    "/rewind": "pick a turn of this session to go back to: code, conversation or both",
+    "/diff [N]": "what the last N turns changed (default 1)",
     "/exit": "leave (Ctrl-D does too)",
 }
 
@@ -196,5 +205,8 @@ COMMANDS: dict[str, Command] = {
     "/model": _model,
     "/memory": _memory,
     "/remember": _remember,
+    "/undo": rewind.undo,
+    "/rewind": rewind.rewind_picker,
+    "/diff": rewind.diff,
     "/exit": _exit,
 }

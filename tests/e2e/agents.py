@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_cli.build import Assembly, assemble, make_client, open_session
+from agent_cli.build import assemble, make_client, open_session
 from agent_cli.events import Event
 from agent_cli.loop.agent import Agent
 from agent_cli.model.call_log import CallLog
 from agent_cli.options import Options
 from agent_cli.paths import Paths
+from agent_cli.runtime import Assembly
 from agent_cli.settings import Settings
 from tests.conftest import FAKE_API_KEY
 

@@ -129,8 +129,13 @@ def test_cancelled_turn_kills_tools_and_resumes_validly(
                 seen.append(event)
 
         task = asyncio.create_task(consume())
-        # the whole line written: the shell is running and `sleep 30` is what it waits on
-        await until(lambda: pid_file.exists() and pid_file.read_text().endswith("\n"), 10)
+        # the whole line written: the shell is running and `sleep 30` is what it waits on; and
+        # its tool_start has reached this consumer (events are handed over between awaits)
+        def running() -> bool:
+            started = any(isinstance(e, ToolStart) and e.name == "bash" for e in seen)
+            return started and pid_file.exists() and pid_file.read_text().endswith("\n")
+
+        await until(running, 10)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task

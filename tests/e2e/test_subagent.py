@@ -59,6 +59,15 @@ def parent_result(server: FakeAnthropic) -> dict[str, Any]:
     return dict(result)
 
 
+async def cancel_once_the_child_asked(agent: Agent, server: FakeAnthropic, requests: int) -> None:
+    """Runs the parent's turn and cancels it once the subagent has sent `requests` requests."""
+    task = asyncio.create_task(collect(agent, "go"))
+    await until(lambda: len([b for b in server.bodies() if SUBAGENT(b)]) >= requests, 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
 def only_note(workspace: Path) -> dict[str, Any]:
     (note,) = NoteStore(Paths(workspace)).notes()
     return note.model_dump()
@@ -67,7 +76,10 @@ def only_note(workspace: Path) -> dict[str, Any]:
 def test_json_note_in_prose_is_accepted_without_asking_again(
     fake_model: FakeAnthropic, tmp_path: Path
 ):
-    delegate(fake_model).text(
+    (tmp_path / "x.py").write_text("x = 1\n")
+    child = delegate(fake_model)
+    child.tool_uses(("read_file", {"path": "x.py"}), text="Reading x.py.")
+    child.text(
         'Done. {"conclusion": "All good", "evidence": ["x.py:1"], "confidence": "medium"} Bye.'
     )
     asyncio.run(collect(make_agent(tmp_path, no_retries()), "go"))
@@ -77,7 +89,8 @@ def test_json_note_in_prose_is_accepted_without_asking_again(
         "All good",
         "medium",
     )
-    assert len([b for b in fake_model.bodies() if SUBAGENT(b)]) == 1
+    assert [c["verdict"] for c in note["evidence_checks"]] == ["verified"]
+    assert len([b for b in fake_model.bodies() if SUBAGENT(b)]) == 2  # the read, then the note
 
 
 def test_prose_twice_gives_the_unparsed_note(fake_model: FakeAnthropic, tmp_path: Path):
@@ -94,7 +107,10 @@ def test_prose_twice_gives_the_unparsed_note(fake_model: FakeAnthropic, tmp_path
 
 
 def test_asked_once_more_the_subagent_can_still_submit(fake_model: FakeAnthropic, tmp_path: Path):
-    child = delegate(fake_model).text("Prose only.")
+    (tmp_path / "a.txt").write_text("a")
+    child = delegate(fake_model)
+    child.tool_uses(("read_file", {"path": "a.txt"}), text="Reading a.txt.")
+    child.text("Prose only.")
     child.tool_use("submit_note", conclusion="Second try works", confidence="high")
     asyncio.run(collect(make_agent(tmp_path, no_retries()), "go"))
     note = only_note(tmp_path)
@@ -242,16 +258,8 @@ def test_cancelling_the_parent_keeps_an_interrupted_note(fake_model: FakeAnthrop
     child.tool_uses(("read_file", {"path": "a.txt"}), text="Halfway there.")
     child.text("never delivered", delay=2)
     agent = make_agent(tmp_path, no_retries())
-
-    async def cancel_while_child_waits() -> None:
-        task = asyncio.create_task(collect(agent, "go"))
-        # the child's second request is out: it waits on the delayed reply
-        await until(lambda: len([b for b in fake_model.bodies() if SUBAGENT(b)]) >= 2, 10)
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-
-    asyncio.run(cancel_while_child_waits())
+    # the child's second request is out: it waits on the delayed reply
+    asyncio.run(cancel_once_the_child_asked(agent, fake_model, requests=2))
     note = only_note(tmp_path)
     assert note["status"] == "interrupted"
     assert note["confidence"] == "low"

@@ -4,6 +4,7 @@ disk, `agent notes`, and three subagents running at once."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,13 @@ MARKER = "ZEBRA-QUOKKA-7731"
 
 def tool_names(body: dict[str, Any]) -> list[str]:
     return [t["name"] for t in body.get("tools", [])]
+
+
+def quote_lines(text: str) -> list[str]:
+    """The lines of `text` that hold the big file's marker; they must all be quotes of it."""
+    lines = [line for line in text.splitlines() if MARKER in line]
+    assert all(re.match(r"^ +\d+ \| ", line) for line in lines), lines
+    return lines
 
 
 def results_of(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -66,7 +74,10 @@ def test_subagent_reads_a_big_file_and_the_parent_gets_only_the_note(
     assert result["content"].startswith(
         "[subagent note · completed] big.txt is a single line repeated 200 times."
     )
-    assert MARKER not in json.dumps(parent_second)
+    # of the 200 lines only the two quoted for the cited range reach the parent, each cut short
+    assert json.dumps(parent_second).count(MARKER) == 2
+    cut = line[:95] + "…"  # a quote is at most 100 characters
+    assert quote_lines(result["content"]) == [f"    1 | {cut}", f"    2 | {cut}"]
     assert len(result["content"]) < 3000
     assert "is_error" not in result
 
@@ -101,16 +112,25 @@ def test_subagent_reads_a_big_file_and_the_parent_gets_only_the_note(
     assert row["session_id"]
     assert row["created"]
     assert row["figures"]["process_chars"] > 20_000 > row["figures"]["note_chars"]
+    assert [c["verdict"] for c in row["evidence_checks"]] == ["verified"]
+    assert row["marks"] == []
 
     shown = run_agent(fake_env, tmp_path, "notes", "show", note_id[:-2])
     assert shown.returncode == 0, shown.stderr
     assert "big.txt is a single line repeated 200 times." in shown.stdout
-    assert MARKER not in shown.stdout
+    assert {q.strip()[:4] for q in quote_lines(shown.stdout)} == {"1 | ", "2 | "}
+    caveat = "lines exist; words not compared"
+    assert f"- [verified] big.txt:1-200 identical lines — {caveat}\n" in shown.stdout
+    checks = "## Evidence checks\n\n- **verified** (location) big.txt:1-200 identical lines"
+    assert f"{checks} — {caveat}\n" in shown.stdout
+    assert "## Grounding (from the run's log)\n\n2 turns, 1 tool call" in shown.stdout
+    assert "Files read:\n- big.txt\n" in shown.stdout
     full = run_agent(fake_env, tmp_path, "notes", "show", note_id, "--full")
     assert MARKER in full.stdout
 
     found = run_agent(fake_env, tmp_path, "notes", "search", "repeated")
     assert note_id in found.stdout
+    assert "completed   high   1/1 verified inspect big.txt: big.txt is a single" in found.stdout
     missing = run_agent(fake_env, tmp_path, "notes", "show", "nope")
     assert missing.returncode == 2
     assert "No note matches 'nope'" in missing.stderr
@@ -140,6 +160,7 @@ def test_three_tasks_in_one_round_run_concurrently_in_call_order(
     wall = parent[1].time - parent[0].time
     assert wall < 2.0, f"three 1 s subagents took {wall:.2f} s"
     contents = [r["content"] for r in results_of(parent[1].body)]
+    # none of them made a tool call: each note says so first
     assert [c.splitlines()[0] for c in contents] == [
-        f"[subagent note · completed] {job} finished" for job in jobs
+        f"[subagent note · completed · unverified: no tool calls] {job} finished" for job in jobs
     ]

@@ -9,9 +9,9 @@ from agent_cli.payloads import CONCLUSION_CHARS, Note, NoteFigures
 from agent_cli.subagent.note import (
     NoteBody,
     extract_body,
-    render,
     trim,
 )
+from agent_cli.subagent.note_render import render
 
 
 def test_json_with_prose_and_fence_around_is_accepted():

@@ -204,3 +204,18 @@ Notes
         "* Fix the crash on empty input in the parser",
         "  episode · ep-20261130-a1b2c3",
     ]
+
+
+def test_the_verified_count_sits_beside_the_confidence():
+    checks = [
+        {"item": "a.py:1", "kind": "location", "verdict": v}
+        for v in ("verified", "not found", "verified")
+    ]
+    note = make_note(
+        id="n-7", conclusion="Done.", confidence="low", status="completed", evidence_checks=checks
+    )
+    assert render_panel(PanelState(notes=[note]), 120, color=False).split("\nContext")[0] == """\
+Notes
+• Done.
+  low 2/3 verified · completed
+  n-7"""

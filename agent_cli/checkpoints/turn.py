@@ -1,0 +1,64 @@
+"""The turn hook: a checkpoint before the turn's prompt enters history, and what the turn
+changed once it ends. A store that fails warns and never stops the turn."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from agent_cli.checkpoints.conversation import transcript_size
+from agent_cli.checkpoints.git import GitError
+from agent_cli.checkpoints.records import Checkpoint
+from agent_cli.checkpoints.store import CheckpointStore
+from agent_cli.events import CheckpointSaved, Event, FilesChanged, TurnEnd, Warning
+
+log = logging.getLogger(__name__)
+
+
+def turn_files(store: CheckpointStore, checkpoint: Checkpoint) -> FilesChanged:
+    """Snapshot the end of the turn; what it changed and what the session changed so far."""
+    end = store.end_turn(checkpoint)
+    first = store.session_checkpoints(checkpoint.session_id)[0]
+    return FilesChanged(
+        checkpoint_id=checkpoint.id,
+        files=[c.path for c in store.changed(checkpoint.tree, end.tree)],
+        session_files=len(store.changed(first.tree, end.tree)),
+    )
+
+
+def session_files(store: CheckpointStore, session_id: str) -> int | None:
+    """Files the session's turns changed, from its first checkpoint to its newest turn's end
+    (None before any turn ended): the panel's count on resume."""
+    turns = store.session_checkpoints(session_id)
+    end = store.after_tree(turns[-1]) if turns else None
+    return None if end is None else len(store.changed(turns[0].tree, end))
+
+
+async def checkpointed(
+    store: CheckpointStore | None,
+    session_id: str,
+    transcript: Path | None,
+    prompt: str,
+    turn: AsyncIterator[Event],
+) -> AsyncIterator[Event]:
+    """`turn`'s events, after a CheckpointSaved; a FilesChanged comes just before TurnEnd."""
+    checkpoint = None
+    if store is not None:
+        try:
+            size = transcript_size(transcript)
+            checkpoint = await asyncio.to_thread(store.take, session_id, prompt, size)
+        except (GitError, OSError) as e:
+            log.warning("no checkpoint for this turn: %s", e)
+            yield Warning(message=f"no checkpoint for this turn ({e})")
+        else:
+            skipped = [s.path for s in checkpoint.skipped]
+            yield CheckpointSaved(id=checkpoint.id, turn=checkpoint.turn, skipped=skipped)
+    async for event in turn:
+        if isinstance(event, TurnEnd) and store is not None and checkpoint is not None:
+            try:
+                yield await asyncio.to_thread(turn_files, store, checkpoint)
+            except (GitError, OSError) as e:
+                log.warning("the end of the turn was not snapshotted: %s", e)
+        yield event
