@@ -1,4 +1,4 @@
-"""Regenerate docs/chat-*.txt: the real `agent chat` in a pseudo-terminal against the fake model
+"""Regenerate docs/chat-140x45.txt and docs/chat-80x24.txt: the real `agent chat` in a pseudo-terminal against the fake model
 server, captured as the screen a person sees (plain text: pyte keeps characters, not colours).
 
     python docs/make_screenshots.py
@@ -17,7 +17,7 @@ sys.path.insert(0, str(DOCS.parent))
 
 from tests.e2e.test_chat_resume import write_session  # noqa: E402
 from tests.fake_model import FakeAnthropic  # noqa: E402
-from tests.pty_screen import ChatTerm  # noqa: E402
+from tests.e2e.pty_screen import ChatTerm  # noqa: E402
 
 REPLY = (
     "The retry logic is in two places:\n\n"
@@ -47,19 +47,20 @@ def capture(columns: int, lines: int, running: bool) -> str:
             term.wait_for("you>")
             term.type("where do retries happen, and are they tested?")
             if running:
-                term.wait_for("bash sleep 4")
+                term.wait_for(lambda t: "bash sleep 4" in t and "mode bypass" in t)
                 time.sleep(0.5)
                 term.pump()
                 return term.text()
-            term.wait_for("All 12 tests pass")
-            return term.wait_idle()
+            # a whole frame: the answer committed and the bottom region drawn again below it
+            return term.wait_for(lambda t: "All 12 tests pass" in t and "mode bypass" in t
+                                 and "working…" not in t)
         finally:
             term.close()
 
 
 def main() -> None:
-    (DOCS / "chat-wide.txt").write_text(capture(140, 30, running=True) + "\n")
-    (DOCS / "chat-narrow.txt").write_text(capture(80, 34, running=False) + "\n")
+    (DOCS / "chat-140x45.txt").write_text(capture(140, 45, running=True) + "\n")
+    (DOCS / "chat-80x24.txt").write_text(capture(80, 24, running=False) + "\n")
 
 
 if __name__ == "__main__":

@@ -17,17 +17,6 @@ if TYPE_CHECKING:
 sessions_app = typer.Typer(no_args_is_help=False, add_completion=False, rich_markup_mode=None)
 
 
-def _first_prompt(state: Restored) -> str:
-    from agent_cli.history import blocks_of
-
-    for message in state.messages:
-        if message["role"] == "user":
-            for block in blocks_of(message):
-                if block.get("type") == "text":
-                    return " ".join(str(block["text"]).split())[:80]
-    return ""
-
-
 def _summary(state: Restored) -> dict[str, Any]:
     return {
         "id": state.id,
@@ -36,7 +25,7 @@ def _summary(state: Restored) -> dict[str, Any]:
         "model": state.model,
         "messages": len(state.messages),
         "calls": state.calls,
-        "first_prompt": _first_prompt(state),
+        "first_prompt": state.first_prompt[:80],
     }
 
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from agent_cli.errors import UsageError
 from agent_cli.history import repair
-from agent_cli.messages import Message
+from agent_cli.messages import Message, blocks_of
 from agent_cli.model.usage import Usage
 from agent_cli.paths import Paths
 from agent_cli.payloads import Note, TodoItem
@@ -40,6 +40,14 @@ def _typed(model: type[M], raw: list[dict[str, Any]], path: Path) -> list[M]:
         return []
 
 
+@dataclass(frozen=True)
+class Boundary:
+    """Where a compaction replaced the conversation before it (one line on resume)."""
+
+    stage: str
+    replaced: int
+
+
 @dataclass
 class Restored:
     id: str
@@ -57,6 +65,22 @@ class Restored:
     calls: int = 0
     compactions: int = 0
     last_activity: str = ""
+    # the whole conversation as it happened, compactions included (what resume redraws)
+    history: list[Message | Boundary] = field(default_factory=list)
+    context_tokens: int | None = None  # what the newest main request occupied, if still valid
+
+    @property
+    def exchanges(self) -> int:
+        return sum(1 for m in self.history if isinstance(m, dict) and m["role"] == "assistant")
+
+    @property
+    def first_prompt(self) -> str:
+        for message in self.history:
+            if isinstance(message, dict) and message["role"] == "user":
+                for block in blocks_of(message):
+                    if block.get("type") == "text":
+                        return " ".join(str(block["text"]).split())
+        return ""
 
 
 def session_files(paths: Paths) -> list[Path]:
@@ -88,15 +112,24 @@ def recorded_workspace(path: Path) -> str | None:
     return workspace if isinstance(workspace, str) else None
 
 
+def has_exchange(path: Path) -> bool:
+    """At least one reply was recorded (a session opened and quit at once has none)."""
+    return any(
+        isinstance(r, MessageRecord) and r.message["role"] == "assistant"
+        for r in read_records(path)
+    )
+
+
 def latest_session(paths: Paths, workspace: Path | None = None) -> Path:
-    """The newest session; with `workspace`, the newest one recorded in that workspace (several
-    workspaces may share one state directory)."""
+    """The newest session with an exchange; with `workspace`, the newest one recorded in that
+    workspace (several workspaces may share one state directory)."""
     files = session_files(paths)
     if workspace is not None:
         files = [p for p in files if recorded_workspace(p) == str(workspace)]
-    if not files:
+    found = next((p for p in files if has_exchange(p)), None)
+    if found is None:
         raise UsageError("No previous session in this workspace to continue.")
-    return files[0]
+    return found
 
 
 def warn_other_workspace(path: Path, workspace: Path) -> None:
@@ -117,9 +150,12 @@ def fold(path: Path) -> Restored:
             state.started = record.started
         elif isinstance(record, MessageRecord):
             state.messages.append(record.message)
+            state.history.append(record.message)
         elif isinstance(record, CompactionRecord):
             state.messages = list(record.messages)
             state.compactions += 1
+            state.history.append(Boundary(record.stage, record.replaced))
+            state.context_tokens = None
         elif isinstance(record, TodosRecord):
             state.todos = _typed(TodoItem, record.todos, path)
         elif isinstance(record, NoteRecord):
@@ -132,5 +168,7 @@ def fold(path: Path) -> Restored:
             known = state.usage_by_model.get(record.model, Usage())
             state.usage_by_model[record.model] = known + usage
             state.calls += 1
+            if record.caller == "main":
+                state.context_tokens = usage.context_tokens + usage.output_tokens
     state.messages = repair(state.messages)
     return state

@@ -31,7 +31,9 @@ def restored_panel(runtime: Runtime) -> PanelState:
     state.output_tokens, state.cache_read = usage.output_tokens, usage.cache_read_input_tokens
     price = runtime.settings.prices.get(runtime.session.model)
     state.cost_usd = usage.cost(price)
-    if restored.messages:  # a rough estimate until the first request reports the real figure
+    if restored.context_tokens is not None:  # the newest request's own figure
+        state.context_tokens = restored.context_tokens
+    elif restored.messages:  # after a compaction: an estimate until the next request reports
         state.context_tokens = len(json.dumps(restored.messages)) // 4
     state.files_changed = rewind.session_files(runtime)
     return state

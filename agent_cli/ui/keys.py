@@ -1,20 +1,45 @@
 """Key bindings of the chat screen: Enter sends, Alt-Enter / Ctrl-J add a line, Ctrl-C stops a turn
 (twice on an empty prompt exits), Ctrl-D exits, Esc stops a turn, Shift-Tab cycles the
-permission mode; while a question is asked its
-answer keys go to the question, never to the input line."""
+permission mode; while a question is asked its answer keys go to the question, never to the input
+line. F2 cycles the side panel (full, compact, hidden)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-if TYPE_CHECKING:
-    from agent_cli.ui.live import ChatScreen
+
+class KeyTarget(Protocol):
+    """What the keys act on (ui/live.py's ChatScreen); a protocol so live.py imports keys.py
+    and never the other way round."""
+
+    buffer: Buffer
+
+    @property
+    def asking(self) -> bool: ...
+
+    @property
+    def busy(self) -> bool: ...
+
+    def send(self) -> None: ...
+
+    def on_ctrl_c(self) -> None: ...
+
+    def exit(self) -> None: ...
+
+    def answer(self, value: str) -> bool: ...
+
+    def answer_key(self, key: str) -> None: ...
+
+    def interrupt(self) -> None: ...
+
+    def cycle_panel(self) -> None: ...
 
 
-def chat_bindings(screen: ChatScreen) -> KeyBindings:
+def chat_bindings(screen: KeyTarget) -> KeyBindings:
     kb = KeyBindings()
     asking = Condition(lambda: screen.asking)
     busy = Condition(lambda: screen.busy)
@@ -43,6 +68,10 @@ def chat_bindings(screen: ChatScreen) -> KeyBindings:
     @kb.add("s-tab", filter=~asking)
     def _cycle_mode(event: KeyPressEvent) -> None:
         screen.cycle_mode()
+
+    @kb.add("f2")
+    def _panel(event: KeyPressEvent) -> None:
+        screen.cycle_panel()
 
     @kb.add("<any>", filter=asking)
     def _answer_key(event: KeyPressEvent) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -37,11 +38,14 @@ from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.styles import Style
 
+from agent_cli.ui.frames import one_frame, screen_output
 from agent_cli.ui.keys import chat_bindings
 
 PROMPT = "you> "
 FOLD_BELOW = 100  # same rule as side_panel.FOLD_BELOW (not imported: that module is heavy)
+COALESCE_S = 0.1  # commits within this share one erase-print-redraw of the bottom region
 EXIT_WINDOW_S = 2.0  # a second Ctrl-C on an empty prompt within this exits
+PANEL_MODES = ("full", "compact", "hidden")  # F2 cycles them
 STYLE = Style.from_dict({"toolbar": "reverse", "question": "bold", "prompt": "bold"})
 
 
@@ -52,7 +56,7 @@ class Controller(Protocol):
 
     def live(self, width: int) -> str: ...  # ANSI: the unfinished block and running spinners
 
-    def panel(self, columns: int) -> str: ...  # ANSI; "" when there is nothing to show
+    def panel(self, columns: int, rows: int, mode: str) -> str: ...  # ANSI, at most `rows`
 
     def toolbar(self) -> str: ...
 
@@ -72,6 +76,9 @@ class ChatScreen:
         self.controller: Controller | None = None
         self.early: list[str] = []  # sent before the controller was ready
         self.notice = ""
+        self.panel_mode = PANEL_MODES[0]
+        self._restoring = False
+        self._frame_cache: tuple[object, tuple[str, str]] | None = None
         self._last_ctrl_c = 0.0
         self._question: tuple[str, dict[str, str], asyncio.Future[str]] | None = None
         self._line: tuple[str, asyncio.Future[str | None]] | None = None  # a typed answer
@@ -90,29 +97,79 @@ class ChatScreen:
             full_screen=False,
             min_redraw_interval=0.05,
             erase_when_done=True,
+            output=screen_output(),
         )
         self.app.ttimeoutlen = 0.02
         # Esc is also the prefix of Alt-Enter: without this the key processor waits a whole second
         # to tell them apart. A terminal sends Alt-Enter's two bytes together, so 20 ms is plenty.
         self.app.timeoutlen = 0.02
+        resize = self.app._on_resize
+
+        def framed_resize() -> None:  # erase and redraw on resize: one frame, no blank flash
+            with one_frame(self.app.output):
+                resize()
+
+        setattr(self.app, "_on_resize", framed_resize)  # noqa: B010 - a method, replaced
+        if os.environ.get("AGENT_FRAME_LOG"):  # diagnostics: the height of every frame
+            self.app.after_render += self._log_frame
+
+    def _log_frame(self, app: Application[None]) -> None:
+        # the rows the region's content takes (prompt-toolkit pads the region down to the
+        # bottom of an empty screen with blank rows: those never reach scrollback)
+        size = app.output.get_size()
+        rows = app.layout.container.preferred_height(size.columns, size.rows).preferred
+        with Path(os.environ["AGENT_FRAME_LOG"]).open("a", encoding="utf-8") as log:
+            log.write(f"{rows} {size.rows} {size.columns}\n")
 
     # -- layout ------------------------------------------------------------------------------
 
     def columns(self) -> int:
         return self.app.output.get_size().columns
 
+    def rows(self) -> int:
+        return self.app.output.get_size().rows
+
     def _wide(self) -> bool:
         return self.columns() >= FOLD_BELOW
 
     def _panel_text(self) -> str:
-        return self.controller.panel(self.columns()) if self.controller else ""
+        return self._frame()[1]
 
     def _live_text(self) -> str:
-        if self.controller is None:
-            return ""
-        columns = self.columns()
-        beside = self._wide() and bool(self._panel_text())
-        return self.controller.live(columns - side_width(columns) - 2 if beside else columns)
+        return self._frame()[0]
+
+    def cycle_panel(self) -> None:
+        self.panel_mode = PANEL_MODES[(PANEL_MODES.index(self.panel_mode) + 1) % 3]
+        self.invalidate()
+
+    def _frame(self) -> tuple[str, str]:
+        """The live tail and the panel of this frame, laid out in the rows the screen has.
+
+        The region must stay shorter than the screen, or the terminal scrolls part of it into
+        scrollback where it can no longer be erased: the input and status rows come first, then
+        the reply's tail keeps a third of the rows, and the panel collapses into what is left.
+        """
+        size = self.app.output.get_size()
+        key = (self.app.render_counter, size, self.panel_mode, self.buffer.text)
+        if self._frame_cache is None or self._frame_cache[0] != key:
+            self._frame_cache = (key, self._lay_out(size.columns, size.rows))
+        return self._frame_cache[1]
+
+    def _lay_out(self, columns: int, rows: int) -> tuple[str, str]:
+        controller = self.controller
+        if controller is None or self._restoring:
+            return "", ""
+        body = rows - 2 - self._input_rows() - self._question_rows()  # status row, one spare
+        if body < 1:
+            return "", ""
+        if columns >= FOLD_BELOW:
+            panel = controller.panel(columns, body, self.panel_mode)
+            width = columns - side_width(columns) - 2 if panel else columns
+            return _tail(controller.live(width), body), panel
+        live = controller.live(columns)
+        keep = min(_count(live), max(rows // 3, 1))
+        panel = controller.panel(columns, body - keep, self.panel_mode)
+        return _tail(live, body - _count(panel)), panel
 
     def _root(self) -> FloatContainer:
         has_panel = Condition(lambda: bool(self._panel_text()))
@@ -132,8 +189,12 @@ class ChatScreen:
                     Window(panel, dont_extend_height=True), filter=has_panel & ~wide
                 ),
                 ConditionalContainer(
-                    Window(FormattedTextControl(self._question_text), wrap_lines=True,
-                           dont_extend_height=True),
+                    Window(
+                        FormattedTextControl(self._question_text),
+                        style="class:question",
+                        height=lambda: self._question_rows(),
+                        wrap_lines=True,
+                    ),
                     filter=Condition(lambda: self.asking or self._line is not None),
                 ),
                 Window(FormattedTextControl(self._toolbar), height=1, style="class:toolbar"),
@@ -148,23 +209,44 @@ class ChatScreen:
         plain = Condition(lambda: bool(os.environ.get("NO_COLOR")))
         return VSplit(
             [
-                Window(width=1),
-                ConditionalContainer(Window(char="|", width=1), filter=plain),
-                Window(panel, width=lambda: side_width(self.columns())),
+                # nothing in the region may extend: a padded region is what reaches scrollback
+                Window(width=1, dont_extend_height=True),
+                ConditionalContainer(
+                    Window(char="|", width=1, dont_extend_height=True), filter=plain
+                ),
+                Window(panel, width=lambda: side_width(self.columns()), dont_extend_height=True),
             ]
         )
 
     def _input_row(self) -> VSplit:
         self._input = Window(BufferControl(self.buffer), height=self._input_height, wrap_lines=True)
-        prompt = Window(FormattedTextControl([("class:prompt", PROMPT)]), width=len(PROMPT))
+        prompt = Window(
+            FormattedTextControl([("class:prompt", PROMPT)]),
+            width=len(PROMPT),
+            dont_extend_height=True,
+        )
         return VSplit([prompt, self._input])
 
     def _input_height(self) -> Dimension:
-        # room below the cursor for the completion menu (as PromptSession reserves it); else
-        # exactly the text's lines, so no blank rows are kept under the prompt
+        return Dimension.exact(self._input_rows())
+
+    def _input_rows(self) -> int:
+        # the text's lines, up to a quarter of the screen (a long paste scrolls inside); room
+        # below the cursor for the completion menu while it is open
         width = max(self.columns() - len(PROMPT), 1)
         rows = sum(1 + len(line) // width for line in self.buffer.document.lines)
-        return Dimension.exact(max(rows, 9) if self.buffer.complete_state else rows)
+        cap = max(self.rows() // 4, 1)
+        if self.buffer.complete_state:
+            return min(max(rows, 9), max(cap, self.rows() // 3))
+        return min(rows, cap)
+
+    def _question_rows(self) -> int:
+        text = self._line[0] if self._line else self._question[0] if self._question else ""
+        if not text:
+            return 0
+        width = max(self.columns(), 1)
+        plain = re.sub(r"\x1b\[[0-9;]*m", "", text)  # the colours take no room
+        return sum(1 + len(line) // width for line in plain.split("\n"))
 
     def _toolbar(self) -> StyleAndTextTuples:
         text = self.controller.toolbar() if self.controller else "starting…"
@@ -290,9 +372,11 @@ class ChatScreen:
             self._commits = asyncio.Queue()
         while True:
             batch = [await self._commits.get()]
+            await asyncio.sleep(COALESCE_S)  # blocks that arrive together: one redraw
             while not self._commits.empty():
                 batch.append(self._commits.get_nowait())
-            await run_in_terminal(lambda b=batch: _write("\n".join(b) + "\n"))  # type: ignore[misc]
+            with one_frame(self.app.output):  # erase, print, redraw: shown as one frame
+                await run_in_terminal(lambda b=batch: _write("\n".join(b) + "\n"))  # type: ignore[misc]
             for _ in batch:
                 self._commits.task_done()
 
@@ -305,9 +389,16 @@ class ChatScreen:
 
     def attach(self, controller: Controller) -> None:
         self.controller = controller
+        self._restoring = True  # a resumed conversation reaches scrollback before the panel
+        self.app.create_background_task(self._restored())
         for text in self.early:
             controller.submit(text)
         self.early.clear()
+        self.invalidate()
+
+    async def _restored(self) -> None:
+        await self.flush()
+        self._restoring = False
         self.invalidate()
 
     def exit(self) -> None:
@@ -328,6 +419,16 @@ class ChatScreen:
             asyncio.get_running_loop().call_soon(boot)
 
         await self.app.run_async(pre_run=pre_run)
+
+
+def _count(text: str) -> int:
+    return text.count("\n") + 1 if text else 0
+
+
+def _tail(text: str, rows: int) -> str:
+    if rows < 1:
+        return ""
+    return "\n".join(text.split("\n")[-rows:]) if text else ""
 
 
 def _write(text: str) -> None:

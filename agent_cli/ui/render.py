@@ -72,14 +72,17 @@ def split_blocks(buffer: str) -> tuple[list[str], str]:
 
 
 def markdown(text: str, width: int, color: bool) -> str:
-    """A finished block as the user sees it: rich markdown in colour, the text itself in plain."""
-    if not color:
-        return text.rstrip()
-    from rich.markdown import Markdown
+    """A finished block as the user sees it: rendered markdown, in colour or as plain text."""
+    from agent_cli.ui.markdown_text import ReplMarkdown
 
-    rendered = to_ansi(Markdown(text, code_theme="monokai"), width, color)
+    rendered = to_ansi(ReplMarkdown(text, code_theme="monokai"), width, color)
     # rich pads lines to the width and opens lists with a blank line: neither belongs in scrollback
-    return "\n".join(line.rstrip(" ") for line in rendered.strip("\n").split("\n"))
+    lines = [line.rstrip(" ") for line in rendered.split("\n")]
+    while lines and not lines[0]:
+        lines.pop(0)
+    while lines and not lines[-1]:
+        lines.pop()
+    return "\n".join(lines)
 
 
 def _short(text: str, limit: int) -> str:

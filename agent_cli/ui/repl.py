@@ -13,8 +13,9 @@ from agent_cli.events import Event
 from agent_cli.runtime import Runtime, preload_sdk
 from agent_cli.ui import approval_view, render
 from agent_cli.ui.core import ChatCore
+from agent_cli.ui.history import history_lines
 from agent_cli.ui.live import ChatScreen
-from agent_cli.ui.side_panel import render_panel
+from agent_cli.ui.panel_fit import fit_panel
 from agent_cli.ui.turn import TurnView
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ class Repl(ChatCore):
         self.screen, self.color = screen, color
         self.view = TurnView(color=color)
         self.queued: list[str] = []
-        self._panel_cache: tuple[int, int, str] | None = None
+        self._panel_cache: tuple[tuple[int, int, int, str], str] | None = None
         self._ticker: asyncio.Task[None] | None = None
 
     @classmethod
@@ -64,9 +65,20 @@ class Repl(ChatCore):
         preload_sdk()
         repl = cls(screen, runtime, use_color())
         verb = "Resumed" if runtime.restored else "New"
+        repl.redraw_history()
         repl.say(f"{verb} session {runtime.session.id}. /help lists commands.", "dim")
         screen.attach(repl)
         return repl
+
+    def redraw_history(self) -> None:
+        """A resumed conversation goes back into scrollback before anything else."""
+        if self.runtime.restored is not None:
+            for line in history_lines(self.runtime.restored, self.screen.columns(), self.color):
+                self.screen.commit(line)
+
+    def switched(self, message: str) -> None:
+        self.redraw_history()
+        super().switched(message)
 
     # -- the screen's Controller --------------------------------------------------------------
 
@@ -74,14 +86,12 @@ class Repl(ChatCore):
         self.view.width = self.screen.columns()
         return self.view.live(width)
 
-    def panel(self, columns: int) -> str:
-        state = self.panel_state
-        if state.empty:
-            return ""
-        key = (hash(repr(state)), columns)
-        if self._panel_cache is None or self._panel_cache[:2] != key:
-            self._panel_cache = (*key, render_panel(state, columns, self.color))
-        return self._panel_cache[2]
+    def panel(self, columns: int, rows: int, mode: str) -> str:
+        key = (hash(repr(self.panel_state)), columns, rows, mode)
+        if self._panel_cache is None or self._panel_cache[0] != key:
+            fitted = fit_panel(self.panel_state, columns, self.color, rows, mode)
+            self._panel_cache = (key, fitted)
+        return self._panel_cache[1]
 
     def toolbar(self) -> str:
         pct = self.panel_state.context_pct
@@ -91,8 +101,8 @@ class Repl(ChatCore):
             f"ctx {'-' if pct is None else f'{pct}%'}",
             render.cost(self.panel_state.cost_usd),
         ]
-        if self.busy:
-            parts.append("working… Ctrl-C stops")
+        if self.busy:  # first: on a narrow screen the end of the bar is cut off
+            parts.insert(0, "working… Ctrl-C stops")
         if self.queued:
             parts.append(f"{len(self.queued)} queued")
         return "  ·  ".join(parts)
@@ -151,6 +161,7 @@ class Repl(ChatCore):
     # -- turns ---------------------------------------------------------------------------------
 
     def _begin(self, text: str) -> None:
+        self.panel_state.drop_finished_todos()  # they stay in /todos
         self.view.waiting = True
         self.start(self.turn(text))
         self._spin()

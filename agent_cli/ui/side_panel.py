@@ -7,6 +7,7 @@ Plain text (ASCII marks, no box) when colour is off.
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +39,7 @@ class PanelState:
     context_tokens: int | None = None
     context_window: int = 200_000
     compactions: int = 0
+    todos_retired: bool = False  # the finished list is out of the panel
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read: int = 0
@@ -48,7 +50,7 @@ class PanelState:
     def apply(self, event: Any) -> bool:
         """Fold one event in; True when the panel changed."""
         if isinstance(event, TodosUpdated):
-            self.todos = list(event.todos)
+            self.todos, self.todos_retired = list(event.todos), False
         elif isinstance(event, NoteAdded):
             self.notes.append(event.note)
         elif isinstance(event, CompactionDone):
@@ -69,10 +71,20 @@ class PanelState:
             return False
         return True
 
+    def drop_finished_todos(self) -> None:
+        """A list whose items are all done leaves the panel at the start of the next turn (it
+        stays in /todos)."""
+        if self.todos and all(t.status == "completed" for t in self.todos):
+            self.todos_retired = True
+
+    @property
+    def shown_todos(self) -> list[TodoItem]:
+        return [] if self.todos_retired else self.todos
+
     @property
     def empty(self) -> bool:
         return not (
-            self.todos or self.notes or self.episode or self.calls or self.context_tokens
+            self.shown_todos or self.notes or self.episode or self.calls or self.context_tokens
         )
 
     @property
@@ -98,28 +110,28 @@ def todo_lines(todos: list[TodoItem], width: int, color: bool, full: bool = Fals
         if item.status == "in_progress" and item.active_form:
             label = item.active_form
         line = f"{marks[item.status]} {label}"
-        out.append(_fit(line, width) + "\n", style=STYLES[item.status] if color else "")
+        out.append(fit(line, width) + "\n", style=STYLES[item.status] if color else "")
     hidden = len(todos) - len(shown)
     if hidden:
         out.append(f"  … {hidden} more ({todo_counts(todos)[0]} done)\n", style="dim")
     return out
 
 
-def _fit(text: str, width: int) -> str:
+def fit(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(width - 1, 1)] + "…"
 
 
-def _heading(title: str, color: bool) -> Text:
+def heading(title: str, color: bool) -> Text:
     section = Text()
     section.append(title + "\n", style="bold" if color else "")
     return section
 
 
 def _todos(state: PanelState, width: int, color: bool) -> Text | None:
-    if not state.todos:
+    if not state.shown_todos:
         return None
     done, total = todo_counts(state.todos)
-    section = _heading(f"Todos {done}/{total}", color)
+    section = heading(f"Todos {done}/{total}", color)
     section.append_text(todo_lines(state.todos, width - 1, color))
     return section
 
@@ -127,13 +139,13 @@ def _todos(state: PanelState, width: int, color: bool) -> Text | None:
 def _notes(state: PanelState, width: int, color: bool) -> Text | None:
     if not (state.notes or state.episode):
         return None
-    section = _heading("Notes", color)
+    section = heading("Notes", color)
     if state.episode:
         mark = "◆" if color else "*"
         title = textwrap.wrap(state.episode["title"], width - 2, max_lines=2, placeholder="…")
         for n, line in enumerate(title or ["?"]):
             section.append((f"{mark} " if n == 0 else "  ") + line + "\n")
-        section.append(_fit(f"  episode · {state.episode['id']}", width) + "\n", style="dim")
+        section.append(fit(f"  episode · {state.episode['id']}", width) + "\n", style="dim")
     for note in reversed(state.notes[-MAX_NOTES:]):
         conclusion = " ".join(note.conclusion.split())
         lines = textwrap.wrap(conclusion, width - 2, max_lines=3, placeholder="…") or ["?"]
@@ -149,7 +161,7 @@ def _notes(state: PanelState, width: int, color: bool) -> Text | None:
     return section
 
 
-def _bar(pct: int, cells: int, color: bool) -> str:
+def bar(pct: int, cells: int, color: bool) -> str:
     filled = min(cells, round(cells * pct / 100))
     full, empty = ("█", "░") if color else ("#", "-")
     return full * filled + empty * (cells - filled)
@@ -161,26 +173,26 @@ def _context(state: PanelState, width: int, color: bool) -> Text:
     if pct is None:
         line = f"- / {window}"
     else:
-        line = f"{_bar(pct, 10, color)} {pct}% {tokens(state.context_tokens or 0)}/{window}"
-    section = _heading("Context", color)
-    section.append(_fit(line, width) + "\n")
+        line = f"{bar(pct, 10, color)} {pct}% {tokens(state.context_tokens or 0)}/{window}"
+    section = heading("Context", color)
+    section.append(fit(line, width) + "\n")
     section.append(f"compactions {state.compactions}\n", style="dim")
     return section
 
 
 def _usage(state: PanelState, width: int, color: bool) -> Text:
-    section = _heading("Usage", color)
+    section = heading("Usage", color)
     line = f"in {tokens(state.input_tokens)}  out {tokens(state.output_tokens)}"
-    section.append(_fit(line, width) + "\n")
-    section.append(_fit(f"cache {tokens(state.cache_read)}  cost {cost(state.cost_usd)}", width))
+    section.append(fit(line, width) + "\n")
+    section.append(fit(f"cache {tokens(state.cache_read)}  cost {cost(state.cost_usd)}", width))
     if state.files_changed is not None:
-        section.append("\n" + _fit(f"files changed {state.files_changed}", width))
+        section.append("\n" + fit(f"files changed {state.files_changed}", width))
     return section
 
 
-def _folded_footer(state: PanelState, width: int, color: bool) -> Text:
+def folded_footer(state: PanelState, width: int, color: bool) -> Text:
     pct = state.context_pct
-    ctx = "ctx -" if pct is None else f"ctx {_bar(pct, 10, color)} {pct}%"
+    ctx = "ctx -" if pct is None else f"ctx {bar(pct, 10, color)} {pct}%"
     context = (
         f"{ctx} {tokens(state.context_tokens or 0)}/{tokens(state.context_window)}"
         f" · compactions {state.compactions}"
@@ -193,19 +205,29 @@ def _folded_footer(state: PanelState, width: int, color: bool) -> Text:
         usage += f" · files {state.files_changed}"
     if len(context) + 3 + len(usage) <= width:
         return Text(f"{context} · {usage}")
-    return Text(_fit(context, width) + "\n" + _fit(usage, width))
+    return Text(fit(context, width) + "\n" + fit(usage, width))
 
 
-def render_panel(state: PanelState, columns: int, color: bool) -> str:
+def full_sections(state: PanelState, columns: int, inner: int, color: bool) -> list[Text]:
+    sections = [s for s in (_todos(state, inner, color), _notes(state, inner, color)) if s]
+    if columns < FOLD_BELOW:
+        sections.append(folded_footer(state, inner, color))
+    else:
+        sections += [_context(state, inner, color), _usage(state, inner, color)]
+    return sections
+
+
+Sections = Callable[[PanelState, int, int, bool], list[Text]]
+
+
+def render_panel(
+    state: PanelState, columns: int, color: bool, sections_of: Sections = full_sections
+) -> str:
     """The panel as it is drawn for a terminal `columns` wide (beside, or folded below)."""
     folded = columns < FOLD_BELOW
     outer = columns if folded else side_width(columns)
     inner = outer - (4 if color else 0)
-    sections = [s for s in (_todos(state, inner, color), _notes(state, inner, color)) if s]
-    if folded:
-        sections.append(_folded_footer(state, inner, color))
-    else:
-        sections += [_context(state, inner, color), _usage(state, inner, color)]
+    sections = sections_of(state, columns, inner, color)
     for section in sections:
         section.rstrip()
     body = Text("\n").join(sections)

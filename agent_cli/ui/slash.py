@@ -14,6 +14,9 @@ from agent_cli.ui.side_panel import PanelState, todo_counts, todo_lines
 
 if TYPE_CHECKING:
     from agent_cli.runtime import Runtime
+    from agent_cli.session.resume import Restored
+
+PICK = 9  # sessions /sessions and the /resume picker offer
 
 
 class Host(Protocol):
@@ -45,7 +48,7 @@ HELP = {
     "/compact [focus]": "compact the conversation now, keeping `focus` in view",
     "/clear": "start a new session (the old one stays resumable)",
     "/sessions": "recent sessions of this workspace",
-    "/resume ID": "switch to another session",
+    "/resume ID": "switch to another session (no id: pick one of the recent ones)",
     "/cost": "tokens and estimated cost of this session",
     "/model [M]": "show or change the model",
     "/memory": "the newest episodes of this workspace (episodic memory)",
@@ -140,21 +143,39 @@ def _clear(host: Host, arg: str) -> None:
     host.switched(f"New session {host.runtime.session.id} (the previous one: --resume {old}).")
 
 
-def _sessions(host: Host, arg: str) -> None:
+def _recent(host: Host) -> list[Restored]:
+    """The newest sessions with at least one exchange (empty ones are not worth resuming)."""
     from agent_cli.session.resume import fold, session_files
 
-    rows = []
-    for path in session_files(host.runtime.paths)[:10]:
+    found = []
+    for path in session_files(host.runtime.paths):
         state = fold(path)
+        if state.exchanges:
+            found.append(state)
+        if len(found) == PICK:
+            break
+    return found
+
+
+def _sessions(host: Host, arg: str) -> None:
+    rows = []
+    for n, state in enumerate(_recent(host), 1):
         mark = "*" if state.id == host.runtime.session.id else " "
-        rows.append(f"{mark} {state.id}  {state.last_activity[:19]}  {len(state.messages)} msgs")
+        when = state.last_activity[:16].replace("T", " ")
+        prompt = state.first_prompt[:60]
+        rows.append(f"{mark}{n:>2} {when}  {state.exchanges:>3} replies  {prompt}  ({state.id})")
     host.say("\n".join(rows) if rows else "No sessions yet.")
+    if rows:
+        host.say("/resume N or /resume ID switches to one.", "dim")
 
 
 def _resume(host: Host, arg: str) -> None:
-    if not arg:
-        host.say("Usage: /resume ID (see /sessions)", "red")
-        return
+    if not arg or (arg.isdigit() and int(arg) <= PICK):
+        recent = _recent(host)
+        if not arg or not 1 <= int(arg) <= len(recent):
+            _sessions(host, "")
+            return
+        arg = recent[int(arg) - 1].id
     host.runtime.switch(arg)
     host.switched(f"Resumed session {host.runtime.session.id}.")
 

@@ -30,6 +30,17 @@ class _Screen(pyte.Screen):
         self._reply(data)
 
 
+class _HistoryScreen(pyte.HistoryScreen):
+    """The same, keeping what scrolls off the top (the terminal's scrollback)."""
+
+    def __init__(self, columns: int, lines: int, reply: Callable[[str], None]) -> None:
+        super().__init__(columns, lines, history=5000, ratio=0.5)
+        self._reply = reply
+
+    def write_process_input(self, data: str) -> None:
+        self._reply(data)
+
+
 class ChatTerm:
     def __init__(
         self,
@@ -38,6 +49,7 @@ class ChatTerm:
         *args: str,
         columns: int = 140,
         lines: int = 40,
+        scrollback: bool = False,
     ) -> None:
         env = {**env, "PYTHONPATH": str(REPO), "TERM": "xterm-256color"}
         self.child = pexpect.spawn(
@@ -48,7 +60,8 @@ class ChatTerm:
             dimensions=(lines, columns),
             encoding=None,
         )
-        self.screen = _Screen(columns, lines, self._reply)
+        kind = _HistoryScreen if scrollback else _Screen
+        self.screen: pyte.Screen = kind(columns, lines, self._reply)
         self.stream = pyte.ByteStream(self.screen)
         self.raw = b""
 
@@ -66,6 +79,20 @@ class ChatTerm:
             return
         self.raw += data
         self.stream.feed(data)
+
+    def resize(self, columns: int, lines: int) -> None:
+        """The window changes size: the terminal first, then the program is told (SIGWINCH)."""
+        self.screen.resize(lines, columns)
+        self.child.setwinsize(lines, columns)
+
+    def scrollback(self) -> list[str]:
+        """Every line a person could scroll through: what scrolled off the top, then the screen."""
+        history = getattr(self.screen, "history", None)
+        top = list(history.top) if history is not None else []
+        old = [
+            "".join(row[x].data for x in range(max(row, default=-1) + 1)).rstrip() for row in top
+        ]
+        return old + [line.rstrip() for line in self.screen.display]
 
     def text(self) -> str:
         return "\n".join(line.rstrip() for line in self.screen.display).rstrip("\n")

@@ -56,6 +56,8 @@ class Reply:
     usage: Mapping[str, int] | None = None
     delay: float = 0.0
     drop_after: int | None = None
+    chunks: int = 3  # text_delta pieces per text block
+    pace: float = 0.0  # seconds between streamed events (a reply that takes its time)
     stall_after: int | None = None
 
     def final_stop_reason(self) -> str:
@@ -109,15 +111,14 @@ class Script:
         usage: Mapping[str, int] | None = None,
         delay: float = 0.0,
         drop_after: int | None = None,
+        chunks: int = 3,
+        pace: float = 0.0,
         stall_after: int | None = None,
     ) -> Script:
-        """One text block."""
+        """One text block, streamed in `chunks` deltas `pace` seconds apart."""
         block = {"type": "text", "text": text}
-        if stall_after is not None:
-            return self.add(Reply([block], stop_reason, usage, delay, drop_after, stall_after))
-        return self.reply(
-            [block], stop_reason=stop_reason, usage=usage, delay=delay, drop_after=drop_after
-        )
+        step = Reply([block], stop_reason, usage, delay, drop_after, chunks, pace, stall_after)
+        return self.add(step)
 
     def tool_use(
         self,

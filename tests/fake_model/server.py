@@ -85,6 +85,7 @@ class Answer:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     drop_after: int | None = None
+    pace: float = 0.0
     stall_after: int | None = None  # SSE events sent before waiting `delay` (instead of before)
 
 
@@ -236,10 +237,11 @@ class FakeAnthropic:
         message = message_object(message_id, model, blocks, reply.final_stop_reason(), usage)
         answer = Answer(
             200, headers=_ids(request_id), delay=reply.delay, drop_after=reply.drop_after,
+            pace=reply.pace,
             stall_after=reply.stall_after,
         )
         if body.get("stream"):
-            answer.events = stream_events(message)
+            answer.events = stream_events(message, reply.chunks)
         else:
             answer.body = message
         return answer
@@ -404,6 +406,8 @@ class _Handler(BaseHTTPRequestHandler):
             data = sse(event)
             self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
             self.wfile.flush()
+            if answer.pace:
+                time.sleep(answer.pace)
         if answer.drop_after is not None:  # all events sent: cut before the final chunk
             self._cut()
             return

@@ -49,13 +49,13 @@ def error_object(error_type: str, message: str, request_id: str) -> dict[str, An
     }
 
 
-def stream_events(message: dict[str, Any]) -> list[dict[str, Any]]:
+def stream_events(message: dict[str, Any], chunks: int = CHUNKS) -> list[dict[str, Any]]:
     """The SSE events (as JSON payloads; each has its event name in ``type``) for a message."""
     usage = message["usage"]
     start = {**message, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 1}}
     events: list[dict[str, Any]] = [{"type": "message_start", "message": start}, {"type": "ping"}]
     for index, block in enumerate(message["content"]):
-        events += _block_events(index, block)
+        events += _block_events(index, block, chunks)
     events.append(
         {
             "type": "message_delta",
@@ -67,12 +67,12 @@ def stream_events(message: dict[str, Any]) -> list[dict[str, Any]]:
     return events
 
 
-def _block_events(index: int, block: dict[str, Any]) -> list[dict[str, Any]]:
+def _block_events(index: int, block: dict[str, Any], chunks: int) -> list[dict[str, Any]]:
     kind = block.get("type")
     deltas: list[dict[str, Any]]
     if kind == "text":
         start = {**block, "text": ""}
-        deltas = [{"type": "text_delta", "text": t} for t in split(block["text"])]
+        deltas = [{"type": "text_delta", "text": t} for t in split(block["text"], chunks)]
     elif kind == "tool_use":
         start = {**block, "input": {}}
         pieces = split(json.dumps(block["input"])) if block["input"] else [""]

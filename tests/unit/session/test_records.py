@@ -4,6 +4,7 @@ transcript back, the latest session of a workspace."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -95,11 +96,53 @@ def test_fold_keeps_usage_per_model_for_pricing_again(tmp_path: Path):
     assert {m: u.input_tokens for m, u in state.usage_by_model.items()} == {"a": 101, "b": 10}
 
 
+def _record_session(paths: Paths, sid: str, workspace: str, exchange: bool = True) -> None:
+    writer = TranscriptWriter(paths.transcript(sid))
+    writer.append(SessionRecord(id=sid, workspace=workspace, model="m"))
+    if exchange:
+        writer.append(MessageRecord(message=_message("user", f"question of {sid}")))
+        writer.append(MessageRecord(message=_message("assistant", f"answer of {sid}")))
+
+
 def test_latest_session_of_a_workspace(tmp_path: Path):
     paths = Paths(tmp_path)
     for sid, workspace in (("1-old", "/a"), ("2-new", "/b")):
-        TranscriptWriter(paths.transcript(sid)).append(
-            SessionRecord(id=sid, workspace=workspace, model="m")
-        )
+        _record_session(paths, sid, workspace)
     assert latest_session(paths, Path("/a")).stem == "1-old"
     assert latest_session(paths).stem in {"1-old", "2-new"}
+
+
+def test_latest_session_skips_one_opened_and_quit_without_an_exchange(tmp_path: Path):
+    paths = Paths(tmp_path)
+    _record_session(paths, "1-real", "/a")
+    _record_session(paths, "2-empty", "/a", exchange=False)
+    os.utime(paths.transcript("1-real"), (1, 1))  # the empty one is clearly the newest
+    assert latest_session(paths, Path("/a")).stem == "1-real"
+    _record_session(paths, "3-question-only", "/a", exchange=False)
+    TranscriptWriter(paths.transcript("3-question-only")).append(
+        MessageRecord(message=_message("user", "unanswered"))
+    )
+    assert latest_session(paths, Path("/a")).stem == "1-real"
+
+
+def test_fold_keeps_the_whole_history_and_the_newest_context_figure(tmp_path: Path):
+    from agent_cli.session.resume import Boundary
+    from agent_cli.session.transcript import CompactionRecord
+
+    paths = Paths(tmp_path)
+    _record_session(paths, "s", "/a")
+    writer = TranscriptWriter(paths.transcript("s"))
+    summary = [_message("user", "summary of before")]
+    writer.append(CompactionRecord(stage="summary", messages=summary, replaced=2))
+    writer.append(MessageRecord(message=_message("user", "later question")))
+    writer.append(MessageRecord(message=_message("assistant", "later answer")))
+    usage = {"input_tokens": 3000, "output_tokens": 100, "cache_read_input_tokens": 0,
+             "cache_creation_input_tokens": 0}
+    writer.append(UsageRecord(caller="main", model="m", usage=usage))
+    state = fold(paths.transcript("s"))
+    assert [m if isinstance(m, Boundary) else m["content"][0]["text"] for m in state.history] == [
+        "question of s", "answer of s", Boundary("summary", 2), "later question", "later answer"
+    ]
+    assert state.first_prompt == "question of s"
+    assert state.exchanges == 2
+    assert state.context_tokens == 3100

@@ -33,7 +33,7 @@ class FakeController:
     def live(self, width: int) -> str:
         return ""
 
-    def panel(self, columns: int) -> str:
+    def panel(self, columns: int, rows: int, mode: str) -> str:
         return ""
 
     def toolbar(self) -> str:

@@ -1,0 +1,63 @@
+"""Synchronized output: each frame the screen writes is bracketed by `CSI ? 2026 h` … `l`, so a
+terminal that supports it shows the frame whole (no flicker); others ignore the brackets.
+
+A commit to scrollback (erase the bottom region, print, draw it again) is held in one bracket.
+`AGENT_NO_SYNC_OUTPUT=1` leaves the brackets out.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from prompt_toolkit.application.current import get_app_session
+from prompt_toolkit.output import Output
+from prompt_toolkit.output.vt100 import Vt100_Output
+
+BEGIN, END = "\x1b[?2026h", "\x1b[?2026l"
+
+
+class FramedOutput(Vt100_Output):
+    """prompt-toolkit's VT100 output, one synchronized frame per flush (or per held commit)."""
+
+    held = False
+
+    def flush(self) -> None:
+        if self._buffer and not self.held:
+            self._buffer.insert(0, BEGIN)
+            self._buffer.append(END)
+        super().flush()
+
+    @contextmanager
+    def hold(self) -> Iterator[None]:
+        """Everything written inside is one frame."""
+        self.write_raw(BEGIN)
+        self.held = True
+        super().flush()
+        try:
+            yield
+        finally:
+            self.held = False
+            self.write_raw(END)
+            super().flush()
+
+
+def screen_output() -> Output:
+    """Framed output on a real terminal; whatever the session has otherwise (tests, pipes)."""
+    output = get_app_session().output
+    if os.environ.get("AGENT_NO_SYNC_OUTPUT") or not isinstance(output, Vt100_Output):
+        return output
+    if not sys.stdout.isatty():
+        return output
+    return FramedOutput.from_pty(sys.stdout, term=output.term)
+
+
+@contextmanager
+def one_frame(output: Output) -> Iterator[None]:
+    if isinstance(output, FramedOutput):
+        with output.hold():
+            yield
+    else:
+        yield
