@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 import sys
 import time
 from collections.abc import Callable
@@ -40,6 +39,7 @@ from prompt_toolkit.styles import Style
 
 from agent_cli.ui.frames import one_frame, screen_output
 from agent_cli.ui.keys import chat_bindings
+from agent_cli.ui.questions import Questions
 
 PROMPT = "you> "
 FOLD_BELOW = 100  # same rule as side_panel.FOLD_BELOW (not imported: that module is heavy)
@@ -71,7 +71,7 @@ def side_width(columns: int) -> int:
     return 40 if columns >= 140 else 34
 
 
-class ChatScreen:
+class ChatScreen(Questions):
     def __init__(self, history_file: Path | None, completer: Completer | None = None) -> None:
         self.controller: Controller | None = None
         self.early: list[str] = []  # sent before the controller was ready
@@ -240,30 +240,14 @@ class ChatScreen:
             return min(max(rows, 9), max(cap, self.rows() // 3))
         return min(rows, cap)
 
-    def _question_rows(self) -> int:
-        text = self._line[0] if self._line else self._question[0] if self._question else ""
-        if not text:
-            return 0
-        width = max(self.columns(), 1)
-        plain = re.sub(r"\x1b\[[0-9;]*m", "", text)  # the colours take no room
-        return sum(1 + len(line) // width for line in plain.split("\n"))
-
     def _toolbar(self) -> StyleAndTextTuples:
         text = self.controller.toolbar() if self.controller else "starting…"
         if self.notice:
             text = f"{text}  ·  {self.notice}"
         return [("class:toolbar", " " + text)]
 
-    def _question_text(self) -> ANSI:
-        if self._line is not None:
-            return ANSI(self._line[0])
-        return ANSI(self._question[0] if self._question else "")
 
     # -- keys --------------------------------------------------------------------------------
-
-    @property
-    def asking(self) -> bool:
-        return self._question is not None
 
     @property
     def busy(self) -> bool:
@@ -321,40 +305,6 @@ class ChatScreen:
         self.buffer.text = text + ("\n" + typed if typed else "")
         self.buffer.cursor_position = len(self.buffer.text)
         self.invalidate()
-
-    # -- questions (the approval port's answers) ---------------------------------------------
-
-    async def ask(self, question: str, answers: dict[str, str]) -> str:
-        """Ask in the bottom region; a key of `answers` picks its value. Ctrl-C / Esc -> 'deny'."""
-        future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-        self._question = (question, answers, future)
-        self.invalidate()
-        try:
-            return await future
-        finally:
-            self._question = None
-            self.invalidate()
-
-    async def ask_line(self, prompt: str) -> str | None:
-        """A typed answer in the input box (Enter sends); None when Esc or Ctrl-C cancels it."""
-        future: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
-        self._line = (prompt, future)
-        self.invalidate()
-        try:
-            return await future
-        finally:
-            self._line = None
-            self.invalidate()
-
-    def answer_key(self, key: str) -> None:
-        if self._question is not None and key in self._question[1]:
-            self.answer(self._question[1][key])
-
-    def answer(self, value: str) -> bool:
-        if self._question is None or self._question[2].done():
-            return False
-        self._question[2].set_result(value)
-        return True
 
     # -- output ------------------------------------------------------------------------------
 
