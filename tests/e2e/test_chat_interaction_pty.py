@@ -35,7 +35,8 @@ def test_bash_output_is_previewed(fake_model: FakeAnthropic, bypass: ChatTerm):
     bypass.type("run it")
     screen = bypass.wait_for("It printed 2.")
     lines = screen.split("\n")
-    at = next(i for i, line in enumerate(lines) if "✔ bash python3 -c" in line)
+    at = next((i for i, line in enumerate(lines) if "✔ bash python3 -c" in line), None)
+    assert at is not None, screen
     assert lines[at + 1].strip() == "│ 2"
 
 
