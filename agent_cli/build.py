@@ -20,6 +20,8 @@ from agent_cli.hooks import Hooks
 from agent_cli.instructions import project_instructions
 from agent_cli.logs import secrets_from_env, setup_logging
 from agent_cli.loop.agent import Agent
+from agent_cli.mcp.manager import McpManager
+from agent_cli.mcp.setup import start_mcp
 from agent_cli.memory.manager import EpisodeManager
 from agent_cli.memory.recall import Recall
 from agent_cli.memory.recall_notes import search_notes
@@ -27,9 +29,11 @@ from agent_cli.memory.setup import recent_episodes_section
 from agent_cli.model.call_log import CallLog, key_last4
 from agent_cli.model.client import ModelClient
 from agent_cli.model.credentials import require_credentials
+from agent_cli.model.server_tools import declarations
 from agent_cli.options import Options
 from agent_cli.paths import Paths
 from agent_cli.permissions import Permissions
+from agent_cli.project_files.wire import wire as wire_project_files
 from agent_cli.runtime import Assembly, Runtime
 from agent_cli.session.resume import (
     Restored,
@@ -56,7 +60,10 @@ from agent_cli.tools.grep import Grep
 from agent_cli.tools.read_file import ReadFile
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.todo_write import TodoWrite
+from agent_cli.tools.web_fetch import WebFetch
 from agent_cli.tools.write_file import WriteFile
+from agent_cli.trust import TrustStore
+from agent_cli.turn_hooks import TurnHooksChain
 
 
 def resolve_workspace(path: Path) -> Path:
@@ -75,7 +82,8 @@ def load(options: Options) -> tuple[Settings, Paths]:
         overrides["model"] = model
     if options.permission_mode:
         overrides["permissions"] = {"mode": options.permission_mode}
-    settings = load_settings(options.workspace, overrides)
+    trusted = TrustStore().is_trusted(options.workspace)
+    settings = load_settings(options.workspace, overrides, trusted=trusted)
     resolve_thresholds(settings)  # contradicting context thresholds: exit 2 before any work
     state = options.state_dir or Path(os.environ.get("AGENT_STATE_DIR") or options.workspace)
     return settings, Paths(state.expanduser().resolve())
@@ -122,7 +130,9 @@ def open_session(
         model=settings.model,
         settings=settings,
         tool_ctx=ctx,
-        transcript=TranscriptWriter(paths.transcript(session_id)),
+        transcript=TranscriptWriter(
+            paths.transcript(session_id), restored.ledger if restored else None
+        ),
         todos=TodoTracker(settings.todo.max_items),
     )
     session.view_providers.append(session.todos.view)
@@ -144,12 +154,16 @@ def assemble(
     options: Options,
     approver: Approver | None = None,
     publish: Callable[[Event], None] | None = None,
+    mcp: McpManager | None = None,
 ) -> Assembly:
     """The agent of a session with everything wired: tools, gate, subagents, context pipeline,
     todo reminder, hooks and episodic memory. `approver` answers permission questions (the
-    REPL's; None denies them, headless); `publish` hears what happens outside a turn."""
+    REPL's; None denies them, headless); `publish` hears what happens outside a turn. `mcp`:
+    servers already started by the runtime; None starts the configured ones here."""
     hooks = Hooks(session.settings.hooks, session.id, options.workspace)
     permissions = Permissions(session.settings.permissions, approver or HeadlessApprover())
+    resumed = bool(session.messages)
+    project = wire_project_files(session, options.workspace, permissions, hooks, resumed)
     if approver is not None:  # rules the user approved here in chat ("don't ask again")
         rules = ApprovedRules(options.workspace)
         permissions.project_allow = rules.patterns()
@@ -158,16 +172,26 @@ def assemble(
         parent=session, client=client, store=NoteStore(session.paths), spawn=Agent
     )
     todo_write = TodoWrite(session.todos, session.record)
-    tools = [*base_tools(), todo_write, Task(runner), Compact(session)]
-    registry = ToolRegistry(tools, PolicyGate(permissions, hooks))
+    task = Task(runner, project.agent_types if project else None)
+    tools = [*base_tools(), todo_write, task, Compact(session), *(project.tools if project else [])]
+    if session.settings.web.fetch:
+        tools.append(WebFetch())
+    if mcp is None:  # in the background: the first request does not wait for any server
+        mcp = start_mcp(session.settings, options.workspace, session.paths.logs, _mode(permissions))
+    server_tools = declarations(session.settings.web)
+    gate = PolicyGate(permissions, hooks, project.gate_hooks if project else ())
+    registry = ToolRegistry(tools, gate, mcp, server_tools)
     instructions = project_instructions(options.workspace, session.settings.instructions_max_chars)
     if instructions:
         session.view_providers.append(lambda: instructions)
     # episodic memory (§10): a new session starts with the workspace's newest episodes
     sections = [instructions, recent_episodes_section(session)]
+    sections.append(project.system_section if project else "")
     system = build_system(options.workspace, "system.md", sections)
     reminder = TodoReminder(session.todos, session.settings.todo.reminder_rounds)
     stages, compactor = build_pipeline(session, request_overhead(system, registry.schemas))
+    if project is not None:
+        compactor = project.around_compaction(compactor)  # PreCompact hooks
     if publish is not None:
         session.usage_sink = publish
     memory = EpisodeManager(session, client, emit=publish)
@@ -186,7 +210,19 @@ def assemble(
     if publish is None:
         memory.emit = agent.emit
     runner.bind(agent.registry)  # subagents get the complete set, minus `task`
-    return Assembly(agent, memory)
+    if project is not None:  # commands expand before the turn; hooks in Claude Code's protocol
+        project.bind(registry, session, permissions)
+        agent.turn_hooks = TurnHooksChain(project.turn_hooks(hooks))
+        limit = session.settings.project_files.stop_blocks_per_turn
+        runner.child_hooks = project.child_hooks(limit)
+    assembly = Assembly(agent, memory)
+    if project is not None:
+        assembly.on_end.append(project.session_end)
+    return assembly
+
+
+def _mode(permissions: Permissions) -> Callable[[], str]:
+    return lambda: permissions.mode  # read at each request: plan mode narrows the MCP tools
 
 
 def build_agent(
@@ -227,8 +263,14 @@ class Wiring:
         options: Options,
         approver: Approver | None,
         publish: Callable[[Event], None],
+        mcp: McpManager | None = None,
     ) -> Assembly:
-        return assemble(session, client, options, approver, publish)
+        return assemble(session, client, options, approver, publish, mcp)
+
+    def start_mcp(
+        self, workspace: Path, mode: Callable[[], str], eager: bool
+    ) -> McpManager | None:
+        return start_mcp(self.settings, workspace, self.paths.logs, mode, eager)
 
 
 def build_runtime(
@@ -238,6 +280,7 @@ def build_runtime(
     SDK client is made when that turn needs it). `quiet`: nothing but warnings on stderr."""
     settings, paths = load(options)
     require_credentials()
+    paths.require_writable()  # a read-only workspace: one line, before any work
     call_log = start_logging(paths, quiet)
     wiring = Wiring(settings, paths, call_log)
     session, restored = wiring.open_session(options)

@@ -9,6 +9,7 @@
     ├── HookVetoError          a user_prompt_submit hook vetoed the prompt
     ├── IndexUnreadableError   notes/index.sqlite3 cannot be opened (search_index.py; it is
     │                          an sqlite3.DatabaseError too)
+    ├── StateWriteError        the state directory cannot be written (read-only, disk full)
     ├── UsageError             exit 2: bad flag or argument, unknown session
     ├── ConfigError            exit 2: bad settings key or value
     └── CredentialsError       exit 2: no API key / auth token
@@ -60,6 +61,10 @@ class MaxTurnsError(AgentError):
 
 
 class HookVetoError(AgentError):
+    pass
+
+
+class StateWriteError(AgentError):
     pass
 
 

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from agent_cli.payloads import Note, TodoItem, ToolDisplay
+from agent_cli.payloads import Note, Source, TodoItem, ToolDisplay
 
 
 class TextDelta(BaseModel):
@@ -102,9 +102,23 @@ class UsageUpdate(BaseModel):
     output_tokens: int
     cache_read_input_tokens: int
     cache_creation_input_tokens: int
+    web_search_requests: int = Field(default=0, description="Web searches run by the API.")
     context_tokens: int = Field(description="Tokens the request occupied in the context window.")
     context_window: int = Field(description="The model's context window.")
     session_cost_usd: float | None = Field(description="Estimated cost so far; None if unknown.")
+
+
+class CitedSource(Source):
+    """A page a reply cites, with the number its text marks it by."""
+
+    n: int = Field(description="Its number, as marked in the reply's text: [n].")
+
+
+class SourcesCited(BaseModel):
+    """The pages a reply cited (web search results), numbered as in its text."""
+
+    type: Literal["sources"] = "sources"
+    sources: list[CitedSource]
 
 
 class Warning(BaseModel):
@@ -162,6 +176,7 @@ Event = Annotated[
     | NoteAdded
     | CompactionDone
     | UsageUpdate
+    | SourcesCited
     | Warning
     | ErrorEvent
     | CheckpointSaved

@@ -23,11 +23,15 @@ def result_ids(message: Message) -> set[str]:
     return {b["tool_use_id"] for b in blocks_of(message) if b.get("type") == "tool_result"}
 
 
-def tool_result_block(tool_use_id: str, content: str, is_error: bool = False) -> Block:
+def tool_result_block(
+    tool_use_id: str, content: str, is_error: bool = False, extra: list[Block] | None = None
+) -> Block:
+    """`extra` blocks (images) follow the text, which then becomes a text block."""
+    text = content if content.strip() else "(no output)"
     block: Block = {
         "type": "tool_result",
         "tool_use_id": tool_use_id,
-        "content": content if content.strip() else "(no output)",
+        "content": [{"type": "text", "text": text}, *extra] if extra else text,
     }
     if is_error:
         block["is_error"] = True
@@ -49,24 +53,35 @@ def _merge_same_role(messages: list[Message]) -> list[Message]:
     return out
 
 
+def _with_blocks(message: Message, blocks: list[Block]) -> Message:
+    """`message` itself when `blocks` are its very blocks (the transcript refers to messages
+    it already holds by identity), else a copy holding them."""
+    content = message.get("content")
+    unchanged = isinstance(content, list) and len(content) == len(blocks)
+    if unchanged and all(a is b for a, b in zip(content or [], blocks, strict=True)):
+        return message
+    return {**message, "content": blocks}
+
+
 def _results_first(message: Message) -> Message:
     blocks = blocks_of(message)
     results = [b for b in blocks if b.get("type") == "tool_result"]
     if not results:
         return message
     rest = [b for b in blocks if b.get("type") != "tool_result"]
-    return {**message, "content": results + rest}
+    return _with_blocks(message, results + rest)
 
 
 def repair(messages: list[Message]) -> list[Message]:
     """Make a history sendable: every tool_use answered by the next user message (missing ones
-    get an "interrupted" error result), no orphan results, no empty or blank text blocks,
-    same-role neighbours merged, starting with a user message."""
+    get an "interrupted" error result), no orphan results, no empty or blank text blocks, no
+    server tool call left without its result by an interrupted pause_turn, same-role
+    neighbours merged, starting with a user message."""
     cleaned: list[Message] = []
     for message in messages:
-        blocks = [b for b in blocks_of(message) if not _blank_text(b)]
+        blocks = [b for b in _closed_server_calls(blocks_of(message)) if not _blank_text(b)]
         if blocks:
-            cleaned.append({**message, "content": blocks})
+            cleaned.append(_with_blocks(message, blocks))
     cleaned = _merge_same_role(cleaned)
     while cleaned and cleaned[0]["role"] != "user":
         cleaned.pop(0)
@@ -81,7 +96,7 @@ def repair(messages: list[Message]) -> list[Message]:
             ]
             if not blocks:
                 blocks = [{"type": "text", "text": "(continue)"}]
-            message = {**message, "content": blocks}
+            message = _with_blocks(message, blocks)
         out.append(message)
         uses = tool_uses(message)
         if uses:
@@ -105,6 +120,15 @@ def interrupted_results(uses: list[Block], done: dict[str, Block] | None = None)
     }
 
 
+def _closed_server_calls(blocks: list[Block]) -> list[Block]:
+    answered = {
+        b.get("tool_use_id")
+        for b in blocks
+        if str(b.get("type", "")).endswith("_tool_result") and b.get("type") != "tool_result"
+    }
+    return [b for b in blocks if b.get("type") != "server_tool_use" or b.get("id") in answered]
+
+
 def _blank_text(block: Any) -> bool:
     return (
         isinstance(block, dict)
@@ -116,9 +140,7 @@ def _blank_text(block: Any) -> bool:
 def last_assistant_text(messages: list[Message]) -> str:
     for message in reversed(messages):
         if message.get("role") == "assistant":
-            text = "".join(
-                b.get("text", "") for b in blocks_of(message) if b.get("type") == "text"
-            )
+            text = "".join(b.get("text", "") for b in blocks_of(message) if b.get("type") == "text")
             if text.strip():
                 return text
     return ""

@@ -69,8 +69,9 @@ class Hooks:
         reason = await self.user_prompt_submit(prompt_text(blocks))
         return [] if reason is None else veto_events(reason)
 
-    async def after_turn(self, end: TurnEnd) -> None:
+    async def after_turn(self, end: TurnEnd) -> str | None:
         await self.stop(end.stop, end.text)
+        return None
 
     async def _fire(
         self, specs: list[HookSpec], payload: dict[str, Any], tool_name: str | None
@@ -93,11 +94,21 @@ def _matches(spec: HookSpec, tool_name: str) -> bool:
 async def run_hook(spec: HookSpec, payload: dict[str, Any], cwd: Path) -> str | None:
     """The hook's denial reason, or None when it lets the event pass."""
     event, label = payload["event"], f"{payload['event']} hook {spec.command!r}"
+    env = {"AGENT_HOOK_EVENT": event}
+    ran = await run_process(spec.command, json.dumps(payload), cwd, spec.timeout_s, env, label)
+    return None if ran is None else _outcome(label, *ran)
+
+
+async def run_process(
+    command: str, stdin: str, cwd: Path, timeout_s: float, env: dict[str, str], label: str
+) -> tuple[int | None, str, str] | None:
+    """(exit code, stdout, stderr) of a hook command; None when it could not start or timed
+    out (logged: the event passes)."""
     try:
         proc = await asyncio.create_subprocess_shell(
-            spec.command,
+            command,
             cwd=cwd,
-            env={**clean_env(), "AGENT_HOOK_EVENT": event},
+            env={**clean_env(), **env},
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
@@ -107,21 +118,18 @@ async def run_hook(spec: HookSpec, payload: dict[str, Any], cwd: Path) -> str | 
         log.warning("%s could not start (%s); letting it pass", label, e)
         return None
     try:
-        data = json.dumps(payload).encode()
-        out, err = await asyncio.wait_for(proc.communicate(data), spec.timeout_s)
+        out, err = await asyncio.wait_for(proc.communicate(stdin.encode()), timeout_s)
     except TimeoutError:
         _kill(proc)
         await proc.wait()
-        log.warning("%s timed out after %g s; letting it pass", label, spec.timeout_s)
+        log.warning("%s timed out after %g s; letting it pass", label, timeout_s)
         return None
     except BaseException:
         _kill(proc)
         with contextlib.suppress(BaseException):
             await asyncio.shield(proc.wait())
         raise
-    return _outcome(
-        label, proc.returncode, out.decode(errors="replace"), err.decode(errors="replace")
-    )
+    return proc.returncode, out.decode(errors="replace"), err.decode(errors="replace")
 
 
 def _outcome(label: str, code: int | None, out: str, err: str) -> str | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 from datetime import datetime
 from logging.handlers import TimedRotatingFileHandler
 from pathlib import Path
@@ -27,6 +28,13 @@ class MonthlyFileHandler(TimedRotatingFileHandler):
         # created on the first record: a command that logs nothing leaves no logs/ behind
         make_dirs(Path(self.baseFilename).parent)
         return super()._open()
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        # the log cannot be written (disk full, read-only): one line, never a traceback
+        if not getattr(self, "_failed", False):
+            self._failed = True
+            error = sys.exc_info()[1]
+            sys.stderr.write(f"agent: cannot write {self.baseFilename}: {error}\n")
 
 
 class _Formatter(logging.Formatter):

@@ -31,6 +31,7 @@ def validate_request(body: dict[str, Any]) -> list[str]:
         messages = []
     problems += _check_roles_and_content(messages)
     problems += _check_tool_pairing(messages)
+    problems += _check_server_blocks(messages)
     problems += _check_tools(body.get("tools"))
     problems += _check_cache_breakpoints(body, messages)
     problems += _check_final_assistant(messages)
@@ -171,11 +172,72 @@ def _check_tools(tools: Any) -> list[str]:
         if not isinstance(name, str) or not TOOL_NAME_RE.match(name):
             problems.append(f"tools[{i}]: name {name!r} does not match {TOOL_NAME_RE.pattern}")
         if tool.get("type", "custom") != "custom":
+            problems += _check_server_tool(tool, f"tools[{i}]")
             continue  # a server tool (web search etc.) has no input_schema
         schema = tool.get("input_schema")
         if not isinstance(schema, dict) or schema.get("type") != "object":
             problems.append(f"tools[{i}] ({name}): input_schema must be an object schema")
     return problems
+
+
+SERVER_RESULTS = ("web_search_tool_result", "web_fetch_tool_result")
+SERVER_TOOLS = {"web_search": "web_search_", "web_fetch": "web_fetch_"}
+
+
+def _check_server_tool(tool: dict[str, Any], where: str) -> list[str]:
+    kind, name = str(tool.get("type")), tool.get("name")
+    prefix = SERVER_TOOLS.get(str(name))
+    if prefix is None or not re.fullmatch(re.escape(prefix) + r"\d{8}", kind):
+        return [f"{where}: unknown server tool type {kind!r} named {name!r}"]
+    problems = []
+    if tool.get("allowed_domains") and tool.get("blocked_domains"):
+        problems.append(f"{where}: allowed_domains and blocked_domains cannot both be set")
+    uses = tool.get("max_uses")
+    if uses is not None and (not isinstance(uses, int) or uses < 1):
+        problems.append(f"{where}: max_uses must be a positive integer")
+    return problems
+
+
+def _check_server_blocks(messages: list[Any]) -> list[str]:
+    """Server tool calls and results live in assistant messages, each result right after its
+    call in the same message; only the newest message may end with a call still running
+    (a paused turn sent back). Citations are a list of typed objects."""
+    problems: list[str] = []
+    seen: set[str] = set()
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict):
+            continue
+        open_calls: set[str] = set()
+        for j, block in enumerate(blocks_of(message)):
+            at, kind = f"messages[{i}].content[{j}]", block.get("type")
+            server = kind == "server_tool_use" or kind in SERVER_RESULTS
+            if server and message.get("role") != "assistant":
+                problems.append(f"{at}: {kind} outside an assistant message")
+            if kind == "server_tool_use":
+                use_id = str(block.get("id"))
+                if use_id in seen:
+                    problems.append(f"{at}: server_tool_use id {use_id!r} appears twice")
+                seen.add(use_id)
+                open_calls.add(use_id)
+            elif kind in SERVER_RESULTS:
+                if str(block.get("tool_use_id")) not in open_calls:
+                    problems.append(f"{at}: {kind} without its server_tool_use before it")
+                open_calls.discard(str(block.get("tool_use_id")))
+            elif kind == "text" and "citations" in block:
+                problems += _check_citations(block["citations"], at)
+        if open_calls and i != len(messages) - 1:
+            problems.append(f"messages[{i}]: server_tool_use {sorted(open_calls)} has no result")
+    return problems
+
+
+def _check_citations(citations: Any, at: str) -> list[str]:
+    if citations is None:
+        return []
+    if not isinstance(citations, list) or not all(
+        isinstance(c, dict) and isinstance(c.get("type"), str) for c in citations
+    ):
+        return [f"{at}: citations must be a list of objects with a type"]
+    return []
 
 
 def _count_cache_control(blocks: Any) -> int:

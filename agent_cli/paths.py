@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from agent_cli.errors import StateWriteError
 
 STATE_FOLDERS = (".transcripts", "notes", "logs", ".agent")
 # what each state folder's own .gitignore says when the agent creates it: the user's `git status`
@@ -83,9 +87,26 @@ class Paths:
     def llm_calls(self) -> Path:
         return self.logs / "llm-calls.jsonl"
 
+    def require_writable(self) -> None:
+        """StateWriteError, with what to do, when transcripts cannot be written here."""
+        try:
+            make_dirs(self.transcripts)  # created here first: it gets its own .gitignore
+            fd, probe = tempfile.mkstemp(dir=self.transcripts, prefix=".probe-")
+            os.close(fd)
+            Path(probe).unlink()
+        except OSError as e:
+            raise state_write_error(self.state_dir, e) from e
+
     @property
     def checkpoints(self) -> Path:
         return self.state_dir / ".agent" / "checkpoints"
 
     def state_folders(self) -> list[Path]:
         return [self.state_dir / name for name in STATE_FOLDERS]
+
+
+def state_write_error(path: Path, error: OSError) -> StateWriteError:
+    return StateWriteError(
+        f"cannot write {path}: {error.strerror or error}. Free some space, or run with "
+        "--state-dir DIR (or AGENT_STATE_DIR=DIR) pointing at a writable folder"
+    )

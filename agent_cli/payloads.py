@@ -5,6 +5,7 @@ UI share. A field renamed here is renamed for all of them, and mypy sees every u
 - `Note`: a subagent's stored note (SPEC §7), with an `EvidenceCheck` per evidence item and
   file_ref; how it is made, checked, trimmed and rendered lives in `subagent/`.
 - `ToolDisplay`: what a finished tool shows the user beside its one-line summary.
+- `Source`: a web page found by a search or cited by a reply.
 """
 
 from __future__ import annotations
@@ -182,6 +183,8 @@ class Note(BaseModel):
     )
     log_path: str = Field(description="The subagent's full process (the first file_ref).")
     figures: NoteFigures = Field(default_factory=NoteFigures, description="The runner's figures.")
+    agent_type: str | None = Field(default=None, description="The subagent type task named.")
+    color: str | None = Field(default=None, description="That type's colour, for the panel.")
     created: str = Field(
         default_factory=lambda: datetime.now(UTC).isoformat(timespec="milliseconds"),
         description="When the note was made (UTC).",
@@ -212,4 +215,30 @@ class NoteDisplay(BaseModel):
     note: Note
 
 
-ToolDisplay = Annotated[DiffDisplay | TodosDisplay | NoteDisplay, Field(discriminator="kind")]
+class PageDisplay(BaseModel):
+    """web_fetch: the page it read."""
+
+    kind: Literal["page"] = "page"
+    url: str = Field(description="The page's address, after same-host redirects.")
+    title: str = Field(description="Its title; empty when it has none.")
+    bytes: int = Field(ge=0, description="Body bytes read (capped by web.max_bytes).")
+
+
+class Source(BaseModel):
+    """A web page a search found or a reply cites."""
+
+    title: str
+    url: str
+
+
+class SearchDisplay(BaseModel):
+    """A web search the API ran (a server tool): what it found."""
+
+    kind: Literal["search"] = "search"
+    results: list[Source]
+
+
+ToolDisplay = Annotated[
+    DiffDisplay | TodosDisplay | NoteDisplay | PageDisplay | SearchDisplay,
+    Field(discriminator="kind"),
+]

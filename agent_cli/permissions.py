@@ -7,6 +7,8 @@ allow pattern (settings, or an "always" answer of this session), else by the app
 headless run denies and the message names the flag or setting that would allow the call.
 A write to a protected file (the agent's settings, git's internals: `tools.fs.protected`) is asked
 every time outside bypass: no allow pattern answers it and "always" allows that one call only.
+`web_fetch` is asked per domain in `default` and `accept-edits` (its subject is `domain:<host>`,
+its "always" pattern `web_fetch(domain:<host>)`); `plan` allows it, as a read-only tool.
 Every decision is logged.
 """
 
@@ -30,6 +32,7 @@ from agent_cli.tools.fs import (
     readable_without_question,
     writable_path,
 )
+from agent_cli.tools.web_rules import domain_of
 
 log = logging.getLogger(__name__)
 
@@ -57,20 +60,33 @@ class Permissions:
     # "don't ask again in this project" answers: loaded at start, saved as they are given
     project_allow: list[str] = field(default_factory=list)
     save_project_rule: Callable[[str], None] = lambda _pattern: None
+    # project files (.claude/settings.json rules; a command's allowed-tools for its turn only)
+    extra_allow: list[str] = field(default_factory=list)
+    extra_deny: list[str] = field(default_factory=list)
+    ask_rules: list[str] = field(default_factory=list)
+    turn_allow: list[str] = field(default_factory=list)
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     @property
     def mode(self) -> str:
         return self.settings.mode
 
-    async def check(self, tool: AnyTool, args: ToolInput, ctx: ToolContext) -> str | None:
-        """None when the call may run, else the denial the model reads."""
+    async def check(
+        self, tool: AnyTool, args: ToolInput, ctx: ToolContext, hook: str | None = None
+    ) -> str | None:
+        """None when the call may run, else the denial the model reads. `hook` is a
+        PreToolUse hook's say: "allow" skips the question, "ask" asks even where the mode
+        would not; neither lifts a refusal."""
         name, subject = tool.name, call_subject(tool.name, args, ctx)
         refusal = self._refusal(name, args, ctx, subject)
         if refusal is not None:
             log.info("permission deny %s %r (every mode): %s", name, subject, refusal)
             return refusal
-        decision = self._by_mode(tool, args, ctx, subject)
+        decision = None if hook == "allow" else self._by_mode(tool, args, ctx, subject)
+        if decision is None and self.mode != "bypass" and (
+            hook == "ask" or any(matches(p, name, subject) for p in self.ask_rules)
+        ):
+            decision = Ask(f"{name} {subject}", name, BYPASS, reusable=False)
         if isinstance(decision, Ask):
             preview = subject if name == "bash" else tool.preview(args, ctx)
             return await self._ask(name, subject, decision, preview)
@@ -88,7 +104,7 @@ class Permissions:
             reason = denied(subject)
             if reason:
                 return f"Refused: {reason} is on the deny list and never runs, in any mode."
-        for pattern in self.settings.deny:
+        for pattern in [*self.settings.deny, *self.extra_deny]:
             if matches(pattern, name, subject, deny=True):
                 return f"Refused by the permissions.deny pattern {pattern!r} in settings."
         return None
@@ -98,15 +114,24 @@ class Permissions:
     ) -> str | Ask | None:
         """None: allowed; a string: refused; Ask: a question."""
         name = tool.name
-        outside = reads_outside(args, ctx) if tool.read_only else None
         if self.mode == "bypass":
             return None
+        if getattr(tool, "asks_permission", False):  # an MCP server's tool
+            if self.mode == "plan" and not tool.read_only:
+                return _plan_refusal(f"{name} (its server does not mark it read-only)")
+            return Ask(name, name, BYPASS)
+        outside = reads_outside(args, ctx) if tool.read_only else None
         if outside is not None:
             summary = f"{name} {outside} (outside the workspace)"
             return Ask(summary, f"{name}({_folder(outside)}/*)", BYPASS)
         if name in EDIT_TOOLS:
             return self._edit(name, args, ctx, subject)
-        if name == "bash" and not is_read_only(subject):
+        if name == "web_fetch":  # read-only: plan mode allows it; elsewhere asked per domain
+            if self.mode == "plan":
+                return None
+            url = str(getattr(args, "url", ""))
+            return Ask(f"web_fetch {url}", f"web_fetch({subject})", BYPASS)
+        if name == "bash" and not is_read_only(subject, ctx.workspace):
             if self.mode == "plan":
                 return _plan_refusal(f"bash {subject}")
             return Ask(f"bash {subject}", bash_pattern(subject), BYPASS)
@@ -126,8 +151,12 @@ class Permissions:
 
     async def _ask(self, name: str, subject: str, ask: Ask, preview: str) -> str | None:
         async with self._lock:  # one question at a time; an "always" answers the ones after it
-            allowed = [*self.settings.allow, *self.session_allow, *self.project_allow]
-            for pattern in allowed if ask.reusable else []:
+            allow = [
+                *self.settings.allow, *self.extra_allow, *self.turn_allow, *self.session_allow,
+                *self.project_allow,
+            ]
+            patterns = allow if ask.reusable else []
+            for pattern in patterns:
                 if matches(pattern, name, subject):
                     log.info("permission allow %s %r (pattern %r)", name, subject, pattern)
                     return None
@@ -181,6 +210,8 @@ def call_subject(name: str, args: ToolInput, ctx: ToolContext) -> str:
     """What patterns match for a call: the command for bash, the path for file tools."""
     if name == "bash":
         return str(getattr(args, "command", ""))
+    if name == "web_fetch":
+        return f"domain:{domain_of(str(getattr(args, 'url', '')))}"
     raw = getattr(args, "path", None)
     if not isinstance(raw, str):
         return "." if name in ("glob", "grep") else ""
@@ -210,7 +241,7 @@ def matches(pattern: str, name: str, subject: str, deny: bool = False) -> bool:
     """`tool` matches every call of the tool; `tool(<glob>)` matches its command or path.
     An allow glob never matches a chained or redirected command unless it spells that out."""
     if "(" not in pattern or not pattern.endswith(")"):
-        return pattern == name
+        return fnmatch.fnmatchcase(name, pattern)  # `mcp__github__*` covers a server
     tool, glob = pattern[:-1].split("(", 1)
     if tool != name:
         return False

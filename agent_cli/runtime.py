@@ -12,18 +12,16 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import re
 import threading
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, replace
-from pathlib import Path
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 
-from agent_cli import history
 from agent_cli.approval import Approver
 from agent_cli.checkpoints.rewind import open_store
 from agent_cli.checkpoints.turn import checkpointed
-from agent_cli.events import Event, ToolEnd
+from agent_cli.events import Event
+from agent_cli.loop.user_input import user_shell, with_files
 from agent_cli.memory.setup import finish
 from agent_cli.messages import Block
 from agent_cli.options import Options, PermissionMode
@@ -31,7 +29,10 @@ from agent_cli.session.resume import Restored
 from agent_cli.session.state import Session
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from agent_cli.loop.agent import Agent
+    from agent_cli.mcp.manager import McpManager
     from agent_cli.memory.episode import Episode
     from agent_cli.memory.manager import EpisodeManager
     from agent_cli.model.call_log import CallLog
@@ -48,6 +49,8 @@ class Assembly:
 
     agent: Agent
     memory: EpisodeManager
+    # run when the session ends (SessionEnd hooks), told why: "exit", "clear"
+    on_end: list[Callable[[str], Awaitable[None]]] = field(default_factory=list)
 
 
 class Wiring(Protocol):
@@ -66,7 +69,12 @@ class Wiring(Protocol):
         options: Options,
         approver: Approver | None,
         publish: Callable[[Event], None],
+        mcp: McpManager | None = None,
     ) -> Assembly: ...
+
+    def start_mcp(
+        self, workspace: Path, mode: Callable[[], str], eager: bool
+    ) -> McpManager | None: ...
 
 
 def preload_sdk() -> threading.Thread:
@@ -76,20 +84,7 @@ def preload_sdk() -> threading.Thread:
     return thread
 
 
-MENTION = re.compile(r"(?:^|(?<=\s))@([^\s@]+)")
 MODE_CYCLE: tuple[PermissionMode, ...] = ("default", "accept-edits", "plan")
-
-
-def mentioned_files(text: str, workspace: Path) -> list[str]:
-    """The `@path` words of a prompt that name files inside the workspace, once each."""
-    root = workspace.resolve()
-    found: list[str] = []
-    for word in MENTION.findall(text):
-        word = word.rstrip(".,;:!?)")
-        path = (root / word).resolve()
-        if path.is_relative_to(root) and path.is_file() and word not in found:
-            found.append(word)
-    return found
 
 
 class Runtime:
@@ -109,6 +104,9 @@ class Runtime:
         self._assembly: Assembly | None = None
         self._memories: list[EpisodeManager] = []  # every session's of this run, for the exit
         self._turn_task: asyncio.Task[object] | None = None
+        self.mcp: McpManager | None = None  # the MCP servers, shared by every session of the run
+        self._mcp_started = False
+        self._ending: list[tuple[Callable[[str], Awaitable[None]], str]] = []
         self._adopt(session, restored, options)
 
     @property
@@ -154,6 +152,8 @@ class Runtime:
     def _adopt(self, session: Session, restored: Restored | None, options: Options) -> None:
         self.session, self.restored = session, restored
         self.options = replace(options, resume=None, continue_last=False)
+        if self._assembly is not None:  # the session before a switch ends (SessionEnd hooks)
+            self._ending += [(end, "clear") for end in self._assembly.on_end]
         self._assembly = None
 
     def switch(self, resume: str | None = None) -> None:
@@ -163,13 +163,26 @@ class Runtime:
 
     # -- the agent -----------------------------------------------------------------------------
 
+    def start_servers(self, eager: bool = True) -> None:
+        """Start the configured MCP servers in the background: the REPL calls it as the prompt
+        is drawn; otherwise a turn starts them once its first request is out (importing `mcp`
+        takes a second of CPU, which must not compete with that request). Nothing ever waits
+        for them."""
+        if self.mcp is None and not self._mcp_started:
+            self._mcp_started = True
+            mode = lambda: self.permission_mode  # noqa: E731
+            self.mcp = self.wiring.start_mcp(self.options.workspace, mode, eager)
+        elif eager and self.mcp is not None:
+            self.mcp.start()
+
     async def agent(self) -> Agent:
         if self._client is None:
             await asyncio.to_thread(importlib.import_module, SDK_MODULE)
             self._client = self.wiring.make_client()
+        self.start_servers(eager=False)
         if self._assembly is None:
             self._assembly = self.wiring.assemble(
-                self.session, self._client, self.options, self.approver, self.publish
+                self.session, self._client, self.options, self.approver, self.publish, self.mcp
             )
             self._assembly.memory.on_saved = self.on_episode
             self._memories.append(self._assembly.memory)
@@ -191,41 +204,31 @@ class Runtime:
 
     # -- what front ends call ------------------------------------------------------------------
 
-    async def turn(self, text: str) -> AsyncIterator[Event]:
-        """One user turn, after a checkpoint of the workspace (`agent rewind` takes it back)."""
+    async def turn(
+        self, text: str, content: str | list[Block] | None = None
+    ) -> AsyncIterator[Event]:
+        """One user turn, after a checkpoint of the workspace (`agent rewind` takes it back).
+        `content`: what the model is sent when it is more than `text` (attachments)."""
         agent = await self.agent()
         store = open_store(self.paths, self.options.workspace, self.settings.checkpoints)
         transcript = self.session.transcript.path if self.session.transcript else None
-        events = checkpointed(store, self.session.id, transcript, text, agent.run_turn(text))
+        turn = agent.run_turn(text if content is None else content)
+        events = checkpointed(store, self.session.id, transcript, text, turn)
         async for event in self._running(events):
+            self.start_servers()  # the first request is out: the model is answering
             yield event
 
-    async def turn_with_files(self, text: str) -> AsyncIterator[Event]:
-        """A turn whose `@path` words attach those files, read as read_file reads them (capped,
-        through the permission gate, remembered as read)."""
+    async def turn_with_files(self, text: str, request: str | None = None) -> AsyncIterator[Event]:
+        """A turn whose `@path` words attach those files (read as read_file reads them: capped,
+        through the permission gate, remembered as read); `request` is `text` with more attached."""
         agent = await self.agent()
-        blocks: list[Block] = [{"type": "text", "text": text}]
-        for path in mentioned_files(text, self.options.workspace):
-            ctx = agent.session.tool_ctx
-            result = await agent.registry.dispatch("read_file", {"path": path}, ctx)
-            if not result.is_error:
-                blocks.append({"type": "text", "text": f"Contents of @{path}:\n{result.content}"})
-        store = open_store(self.paths, self.options.workspace, self.settings.checkpoints)
-        transcript = self.session.transcript.path if self.session.transcript else None
-        events = checkpointed(store, self.session.id, transcript, text, agent.run_turn(blocks))
-        async for event in self._running(events):
+        blocks = await with_files(agent, text, request or text, self.options.workspace)
+        async for event in self.turn(text, blocks):
             yield event
 
     async def shell(self, command: str) -> AsyncIterator[Event]:
-        """`!command`: run by the user through the permission gate; command and output join the
-        conversation (the model reads them with the next prompt)."""
-        agent = await self.agent()
-        ctx = agent.session.tool_ctx
-        result = await agent.registry.dispatch("bash", {"command": command}, ctx, "user-shell")
-        yield ToolEnd(id="user-shell", name="bash", is_error=result.is_error,
-                      summary=result.summary or f"bash {command}", output=result.content)
-        said = f"I ran `{command}` in the shell:\n{result.content}"
-        agent.session.append(history.user_text(said))
+        """`!command`, run by the user through the permission gate, into the conversation."""
+        yield await user_shell(await self.agent(), command)
 
     async def compact(self, focus: str | None) -> AsyncIterator[Event]:
         """Compaction now, between turns. Yields nothing when nothing was compacted."""
@@ -255,9 +258,16 @@ class Runtime:
     async def aclose(self, wait: bool = True) -> None:
         """Before exit: background episode work is waited for (bounded by
         `background_wait_s`; not at all with `wait=False`), then the client closes."""
+        if self._assembly is not None:
+            self._ending += [(end, "exit") for end in self._assembly.on_end]
+            self._assembly.on_end = []
+        for end, reason in self._ending:
+            await end(reason)
+        self._ending = []
+        if self.mcp is not None:
+            await self.mcp.aclose()
         if self._client is not None:
             if wait:
                 await finish(self._memories)
             await self._client.close()
             self._client = None
-

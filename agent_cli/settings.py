@@ -2,6 +2,11 @@
 
 Every threshold the product uses lives here, documented and bounded. Unknown keys and bad values
 raise ConfigError naming the key (the CLI turns that into exit 2).
+
+A workspace's own settings come with the repository, so what in them widens what runs unasked
+(a wider permission mode, allow rules, hooks) applies only when the user trusts the workspace
+(`agent_cli.trust`); what narrows (deny rules, a narrower mode, thresholds) always applies.
+User settings and command-line flags are the user's own and always apply.
 """
 
 from __future__ import annotations
@@ -16,10 +21,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from agent_cli.errors import ConfigError
 from agent_cli.options import PermissionMode
+from agent_cli.settings_features import DEFAULT_MODEL as DEFAULT_MODEL
+from agent_cli.settings_features import (
+    CheckpointSettings,
+    ProjectFilesSettings,
+    WebSettings,
+)
+from agent_cli.settings_mcp import McpServerSpec, McpSettings
 
-DEFAULT_MODEL = "claude-sonnet-4-6"
 UNKNOWN_MODEL_WINDOW = 200_000
 
+MODE_RANK = {"plan": 0, "default": 1, "accept-edits": 2, "bypass": 3}  # narrow -> wide
 
 
 class _Strict(BaseModel):
@@ -33,6 +45,9 @@ class Price(_Strict):
     output: float = Field(ge=0, description="Output tokens.")
     cache_read: float = Field(ge=0, description="Input tokens read from the prompt cache.")
     cache_write: float = Field(ge=0, description="Input tokens written to the prompt cache.")
+    web_search_per_1k: float = Field(
+        default=10.0, ge=0, description="US dollars per 1,000 web searches (the server tool)."
+    )
 
 
 def _default_prices() -> dict[str, Price]:
@@ -151,21 +166,6 @@ class MemorySettings(_Strict):
     )
 
 
-class CheckpointSettings(_Strict):
-    enabled: bool = Field(
-        default=True, description="Snapshot the workspace at the start of every turn."
-    )
-    max_file_bytes: int = Field(
-        default=20_000_000,
-        ge=1,
-        le=10_000_000_000,
-        description="Files larger than this are recorded as skipped, not stored.",
-    )
-    git_timeout_s: float = Field(
-        default=300, gt=0, le=3600, description="Seconds one git call of the store may take."
-    )
-
-
 class Settings(_Strict):
     """Everything configurable. Every field is documented and bounded."""
 
@@ -210,7 +210,13 @@ class Settings(_Strict):
     subagent: SubagentSettings = Field(default_factory=SubagentSettings)
     context: ContextSettings = Field(default_factory=ContextSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
+    web: WebSettings = Field(default_factory=WebSettings)
+    mcp_servers: dict[str, McpServerSpec] = Field(
+        default_factory=dict, description="MCP servers by name (see also mcp.json, .mcp.json)."
+    )
+    mcp: McpSettings = Field(default_factory=McpSettings)
     checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
+    project_files: ProjectFilesSettings = Field(default_factory=ProjectFilesSettings)
 
     def context_window(self, model: str | None = None) -> int:
         return self.context_windows.get(model or self.model, UNKNOWN_MODEL_WINDOW)
@@ -226,11 +232,29 @@ def _read_json(path: Path) -> dict[str, Any]:
         return {}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from e
+    except RecursionError as e:
+        raise ConfigError(f"{path}: nested too deeply to be settings") from e
     except (OSError, json.JSONDecodeError) as e:
         raise ConfigError(f"{path}: not valid JSON ({e})") from e
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the settings file must hold a JSON object")
     return data
+
+
+def narrowing_only(local: dict[str, Any], base_mode: str) -> dict[str, Any]:
+    """A workspace's settings without what widens what runs unasked: hooks, allow rules, and a
+    permission mode wider than `base_mode` (the user's)."""
+    kept = {k: v for k, v in local.items() if k != "hooks"}
+    permissions = kept.get("permissions")
+    if isinstance(permissions, dict):
+        permissions = {k: v for k, v in permissions.items() if k != "allow"}
+        mode = permissions.get("mode")
+        if isinstance(mode, str) and MODE_RANK.get(mode, -1) > MODE_RANK.get(base_mode, 1):
+            del permissions["mode"]
+        kept["permissions"] = permissions
+    return kept
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -246,18 +270,29 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 def parse_settings(data: dict[str, Any], source: str = "settings") -> Settings:
     try:
         return Settings.model_validate(data)
+    except RecursionError as e:
+        raise ConfigError(f"{source}: nested too deeply to be settings") from e
     except ValidationError as e:
         first = e.errors()[0]
         key = ".".join(str(p) for p in first["loc"]) or "(top level)"
         raise ConfigError(f"{source}: bad setting '{key}': {first['msg']}") from e
 
 
-def load_settings(workspace: Path, overrides: dict[str, Any] | None = None) -> Settings:
-    user = user_config_dir() / "settings.json"
+def load_settings(
+    workspace: Path, overrides: dict[str, Any] | None = None, *, trusted: bool = False
+) -> Settings:
+    """User settings, then the workspace's (only what narrows unless `trusted`), then
+    `overrides` (command-line flags). Every layer is validated, applied or not."""
+    user_data = _read_json(user_config_dir() / "settings.json")
     local = workspace / ".agent" / "settings.json"
-    merged = _merge(_read_json(user), _read_json(local))
-    source = str(local) if local.is_file() else str(user)
-    settings = parse_settings(merged, source)
+    local_data = _read_json(local)
+    source = str(local) if local.is_file() else str(user_config_dir() / "settings.json")
+    settings = parse_settings(_merge(user_data, local_data), source)
+    if not trusted and local_data:
+        user_permissions = user_data.get("permissions")
+        user_mode = user_permissions.get("mode") if isinstance(user_permissions, dict) else None
+        narrowed = narrowing_only(local_data, str(user_mode or "default"))
+        settings = parse_settings(_merge(user_data, narrowed), source)
     if overrides:
         settings = parse_settings(_merge(settings.model_dump(), overrides), "command line")
     return settings

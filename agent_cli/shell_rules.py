@@ -7,14 +7,20 @@ else (`$`, backticks, redirection, `;`, `&`, globs, braces, backslashes, `#`, `!
 read-only, whatever it would do. Quoted text is literal, except `$`, backticks, `\\` and `!`
 inside double quotes. No option may write a file or run a program (long options count by their
 GNU/git abbreviations: `--out=x` is `--output=x`), and no path argument may leave the workspace.
-The deny list is refused in every mode, wherever in the command it appears.
+Path arguments are resolved in the workspace (symlinks followed) before a command counts as
+read-only: `cat creds` where `creds -> ~/.aws/credentials` reads outside and is asked, as
+`read_file` would be; so are options that follow symlinks while recursing (`grep -R`, `rg -L`,
+`find -L`). The deny list (`shell_deny`) is refused in every mode.
 """
 
 from __future__ import annotations
 
 import re
-import shlex
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
+
+from agent_cli.shell_deny import DETAILED_CHARS, SEPARATORS, denied, normalised, words
+
+__all__ = ["SEPARATORS", "UNSAFE", "denied", "is_read_only", "normalised", "words"]
 
 UNSAFE = ("`", "$", ">", "<", ";", "&", "\n", "\r", "||")
 READERS = frozenset(
@@ -23,39 +29,30 @@ READERS = frozenset(
 )  # fmt: skip
 GIT_READS = frozenset({"status", "log", "diff", "show"})
 PLAIN = frozenset("-_./=:,@%+^ \t")
-# find's actions that write a file, delete or run a program (find takes no abbreviations)
-FIND_ACTIONS = ("-exec", "-ok", "-delete", "-fprint", "-fls")
+# find's actions that write a file, delete or run a program, and its options that follow
+# symlinks out of the tree (find takes no abbreviations)
+FIND_ACTIONS = ("-exec", "-ok", "-delete", "-fprint", "-fls", "-L", "-H", "-follow")
 # long options that write a file, run a program or read a list of files; any abbreviation counts
 BAD_LONG = {
     "git": ("output", "ext-diff", "textconv"),
-    "rg": ("pre", "pre-glob", "hostname-bin"),
     "sort": ("output", "compress-program", "temporary-directory", "files0-from"),
     "wc": ("files0-from",),
-    "du": ("files0-from",),
+    "du": ("files0-from", "dereference"),
+    "grep": ("dereference-recursive",),
+    "rg": ("pre", "pre-glob", "hostname-bin", "follow"),
+    "ls": ("dereference",),
 }
-# short options of the same kinds, also inside a bundle (`-rno x`) or with a glued value
-BAD_SHORT = {"sort": "oT"}
-PRIVILEGED = frozenset({"sudo", "su", "doas", "pkexec", "shutdown", "reboot", "halt", "poweroff"})
-DISK_TOOLS = frozenset({"mke2fs", "fdisk", "sfdisk", "parted", "wipefs", "mkswap"})
-WRAPPERS = frozenset({"env", "nohup", "time", "nice", "command", "exec", "builtin", "xargs",
-                      "timeout", "stdbuf", "ionice", "setsid"})  # fmt: skip
-SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
-SEPARATORS = re.compile(r"\|\||&&|[;|&\n()`{}]|\$\(")
-FORK_BOMB = re.compile(r":\s*\(\s*\)\s*\{")
-RAW_DEVICE = re.compile(r">\s*/dev/(sd|nvme|hd|vd|xvd|disk|mmcblk)")
-TOP_LEVEL = re.compile(r"^(/|~|\$HOME|\$\{HOME\})/?[^/]*/?\*?$")
+# short options of the same kinds (and that follow symlinks while recursing), also inside a
+# bundle (`-rno x`) or with a glued value
+BAD_SHORT = {"sort": "oT", "grep": "R", "rg": "L", "du": "L", "ls": "L"}
 
 
-def words(segment: str) -> list[str]:
-    try:
-        return shlex.split(segment)
-    except ValueError:
-        return segment.split()
-
-
-def is_read_only(command: str) -> bool:
+def is_read_only(command: str, workspace: Path | None = None) -> bool:
+    """Plainly read-only; with `workspace`, also every path argument resolves inside it."""
+    if len(command) > DETAILED_CHARS:  # too long to read word by word: it is asked
+        return False
     stages = plain_stages(command)
-    return stages is not None and all(_reader(words(stage)) for stage in stages)
+    return stages is not None and all(_reader(words(stage), workspace) for stage in stages)
 
 
 def plain_stages(command: str) -> list[str] | None:
@@ -84,7 +81,7 @@ def _inside_word(command: str, i: int) -> bool:
     return i > 0 and (command[i - 1].isalnum() or command[i - 1] in "_~^")
 
 
-def _reader(argv: list[str]) -> bool:
+def _reader(argv: list[str], workspace: Path | None) -> bool:
     if not argv or argv[0] not in READERS:
         return False
     name, rest = argv[0], argv[1:]
@@ -92,7 +89,9 @@ def _reader(argv: list[str]) -> bool:
         return False
     if any(_bad_option(name, w) for w in rest):
         return False
-    return not any(_leaves_workspace(w) for w in rest)
+    if any(_leaves_workspace(w) for w in rest):
+        return False
+    return workspace is None or all(_resolves_inside(w, workspace) for w in rest)
 
 
 def _bad_option(name: str, word: str) -> bool:
@@ -104,94 +103,30 @@ def _bad_option(name: str, word: str) -> bool:
     return word.startswith("-") and any(c in word[1:] for c in BAD_SHORT.get(name, ""))
 
 
-def _leaves_workspace(word: str) -> bool:
-    """Any part of the word that could be a path (after `=` or `:`, or glued to a short
-    option like `-f/etc/x`) is absolute, in a home folder or climbs with `..`."""
+def _path_parts(word: str) -> list[str]:
+    """The parts of a word that could be a path: after `=` or `:`, or glued to a short option
+    like `-f/etc/x`."""
     parts = re.split(r"[=:,]", word)
     if re.match(r"-[A-Za-z]", word):
         parts.append(word[2:])
-    return any(p.startswith(("/", "~")) or ".." in PurePosixPath(p).parts for p in parts)
+    return [p for p in parts if p]
 
 
-def denied(command: str) -> str | None:
-    """Why the command is on the deny list, or None."""
-    if FORK_BOMB.search(command):
-        return "a fork bomb"
-    if RAW_DEVICE.search(command):
-        return "writing to a raw disk device"
-    for argv in commands(command):
-        reason = _denied_argv(argv)
-        if reason:
-            return reason
-    return None
-
-
-def normalised(command: str) -> list[str]:
-    """Every simple command in `command` as `program args...`: what deny patterns match."""
-    return [" ".join(argv) for argv in commands(command)]
-
-
-def commands(command: str) -> list[list[str]]:
-    """Each chained command without variable assignments and wrappers, its program named by
-    its base name (`/bin/rm`, `\\rm` -> `rm`); also the commands a shell's `-c` (bundled too,
-    `-lc`) or `eval` runs. The strings recursed into are shorter, so this ends."""
-    found: list[list[str]] = []
-    for segment in SEPARATORS.split(command):
-        argv = _unwrap(words(segment))
-        if not argv:
-            continue
-        argv = [PurePosixPath(argv[0].replace("\\", "")).name or argv[0], *argv[1:]]
-        found.append(argv)
-        for inner in _inner_commands(argv):
-            found.extend(commands(inner))
-    return found
-
-
-def _inner_commands(argv: list[str]) -> list[str]:
-    name, rest = argv[0], argv[1:]
-    if name == "eval":
-        return [" ".join(rest)]
-    if name in SHELLS and any(re.fullmatch(r"-[A-Za-z]*c[A-Za-z]*", w) for w in rest):
-        # which operand is the script depends on the other options: check them all
-        return [w for w in rest if not w.startswith("-")]
-    return []
-
-
-def _unwrap(argv: list[str]) -> list[str]:
-    """Skip variable assignments and wrappers such as `env`, `nohup`, `timeout 5`."""
-    i = 0
-    while i < len(argv) and _prefix_word(argv[i]):
-        i += 1
-    return argv[i:]
-
-
-def _prefix_word(word: str) -> bool:
-    return bool(
-        re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", word)
-        or word.startswith("-")
-        or PurePosixPath(word).name in WRAPPERS
-        or re.fullmatch(r"[\d.]+[smhd]?", word)
+def _leaves_workspace(word: str) -> bool:
+    """Any path part is absolute, in a home folder or climbs with `..`."""
+    return any(
+        p.startswith(("/", "~")) or ".." in PurePosixPath(p).parts for p in _path_parts(word)
     )
 
 
-def _denied_argv(argv: list[str]) -> str | None:
-    if not argv:
-        return None
-    name = PurePosixPath(argv[0]).name
-    if name in PRIVILEGED:
-        return f"`{name}`"
-    if name.startswith("mkfs") or name in DISK_TOOLS:
-        return f"`{name}` (formats disks)"
-    if name == "dd" and any(w.startswith("if=") for w in argv):
-        return "`dd if=`"
-    if name == "rm" and _rm_everything(argv[1:]):
-        return "recursive `rm` of / , ~ or a top-level folder"
-    return None
-
-
-def _rm_everything(args: list[str]) -> bool:
-    if "--no-preserve-root" in args:
-        return True
-    recursive = any(a == "--recursive" or re.fullmatch(r"-[a-zA-Z]*[rR][a-zA-Z]*", a) for a in args)
-    targets = [a for a in args if not a.startswith("-")]
-    return recursive and any(TOP_LEVEL.match(t) for t in targets)
+def _resolves_inside(word: str, workspace: Path) -> bool:
+    """Every path part, resolved from the workspace with symlinks followed, stays inside."""
+    root = workspace.resolve()
+    for part in _path_parts(word):
+        try:
+            resolved = (root / part).resolve()
+        except (OSError, RuntimeError, ValueError):
+            return False
+        if resolved != root and not resolved.is_relative_to(root):
+            return False
+    return True

@@ -22,5 +22,8 @@ def environment_section(workspace: Path) -> str:
 
 def build_system(workspace: Path, template: str, sections: list[str]) -> list[Block]:
     parts = [load_prompt(template, workspace).strip(), environment_section(workspace)]
-    parts += [s.strip() for s in sections if s.strip()]
-    return [{"type": "text", "text": "\n\n".join(parts)}]
+    return build_system_text([*parts, *sections])
+
+
+def build_system_text(parts: list[str]) -> list[Block]:
+    return [{"type": "text", "text": "\n\n".join(p.strip() for p in parts if p.strip())}]

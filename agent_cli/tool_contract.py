@@ -39,6 +39,8 @@ class ToolResult:
     is_error: bool = False
     summary: str = ""
     display: ToolDisplay | None = None
+    # blocks that follow the text in the tool_result (images from an MCP server)
+    blocks: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -65,6 +67,9 @@ class Tool(ABC, Generic[InputT]):
     name: ClassVar[str]
     input_model: type[InputT]
     read_only: ClassVar[bool] = False
+    # its input is structured data the model writes (a note): unknown keys are dropped and
+    # logged instead of refused (lenient_json); other tools refuse them
+    lenient_input: ClassVar[bool] = False
     # may run beside other calls of its round even though it is not read-only (e.g. `task`)
     concurrent: ClassVar[bool] = False
 
@@ -77,6 +82,14 @@ class Tool(ABC, Generic[InputT]):
 
     def preview(self, args: InputT, ctx: ToolContext) -> str:
         """What the call would do, shown when the user is asked (a diff); "" for nothing."""
+        return ""
+
+    def schema(self) -> dict[str, Any] | None:
+        """The tool's whole API definition when it is not built from `input_model` and a prompt
+        file (an MCP server's tool brings its own)."""
+        return None
+    def description_extra(self) -> str:
+        """Appended to the tool's description (fixed for the session: the prefix stays cached)."""
         return ""
 
 

@@ -7,7 +7,7 @@ the question `agent chat` asks show the union, so the user sees everything they 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,12 @@ def _workspace_settings(workspace: Path) -> list[TrustItem]:
             items.append(TrustItem(key="mode", source=str(path), description=f"mode {mode}"))
         for i, rule in enumerate(permissions.get("allow") or []):
             items.append(TrustItem(key=f"allow:{i}", source=str(path), description=f"allow {rule}"))
+    web = data.get("web")
+    if isinstance(web, dict):  # web_fetch reaching local services, or sending credentials
+        for key in ("allow_private_hosts", "allow_credential_urls"):
+            if web.get(key) is True:
+                described = f"web.{key}"
+                items.append(TrustItem(key=f"web:{key}", source=str(path), description=described))
     hooks = data.get("hooks")
     if isinstance(hooks, dict):
         for event, specs in hooks.items():
@@ -47,11 +53,19 @@ def _workspace_settings(workspace: Path) -> list[TrustItem]:
     return items
 
 
-PROVIDERS: list[Provider] = [_workspace_settings]
+def _mcp_servers(workspace: Path) -> list[TrustItem]:
+    from agent_cli.mcp.config import project_trust_items  # config reading, not the client
+
+    return project_trust_items(workspace)
 
 
-def widening_items(workspace: Path) -> list[TrustItem]:
+PROVIDERS: list[Provider] = [_workspace_settings, _mcp_servers]
+
+
+def widening_items(workspace: Path, more: Sequence[Provider] = ()) -> list[TrustItem]:
+    """`more`: the providers of sources on higher floors (project files), passed in by the front
+    end that asks, since this module may not import them."""
     items: list[TrustItem] = []
-    for provider in PROVIDERS:
+    for provider in [*PROVIDERS, *more]:
         items.extend(provider(workspace))
     return items

@@ -9,9 +9,12 @@ from __future__ import annotations
 import json
 import os
 import statistics
+import subprocess
 import sys
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
@@ -19,7 +22,7 @@ if str(REPO) not in sys.path:
 
 from tests.e2e.helpers import run_agent  # noqa: E402 - one way to launch the CLI, shared with the tests
 
-__all__ = ["AGENT", "REPO", "Figure", "agent_env", "report", "run_agent"]
+__all__ = ["AGENT", "REPO", "Figure", "agent_env", "first_request", "report", "run_agent"]
 
 AGENT = [sys.executable, "-m", "agent_cli"]
 FAKE_KEY = "sk-test-" + "k" * 32
@@ -65,3 +68,22 @@ def report(figures: list[Figure], as_json: bool) -> int:
     for figure in figures:
         print(json.dumps(asdict(figure)) if as_json else figure.line())
     return 0 if all(f.ok for f in figures) else 1
+
+
+def first_request(server: Any, env: dict[str, str], ws: Path | str, *args: str) -> float:
+    """Seconds from launching `agent run -p hi [args]` in `ws` to its first request arriving
+    at the test model server (which stamps arrivals with time.monotonic())."""
+    server.script.text("ok")
+    seen = len(server.requests)
+    start = time.monotonic()  # the server stamps arrivals with time.monotonic()
+    proc = subprocess.Popen(
+        [*AGENT, "run", "-q", "-p", "hi", *args], cwd=ws, env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    while len(server.requests) == seen:
+        if proc.poll() is not None:
+            raise RuntimeError("agent run exited before its first request")
+        time.sleep(0.001)
+    elapsed = server.requests[seen].time - start
+    proc.wait()
+    return elapsed

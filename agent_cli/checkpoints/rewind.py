@@ -12,7 +12,7 @@ from agent_cli.checkpoints.records import Checkpoint
 from agent_cli.checkpoints.restore import Restored, restore_tree
 from agent_cli.checkpoints.store import CheckpointStore
 from agent_cli.paths import Paths
-from agent_cli.settings import CheckpointSettings
+from agent_cli.settings_features import CheckpointSettings
 
 
 @dataclass

@@ -7,8 +7,10 @@ import typer
 from agent_cli.cli.chat import CHAT_CONTEXT, chat
 from agent_cli.cli.chat_start import DESCRIPTION
 from agent_cli.cli.checkpoints import checkpoints_app
+from agent_cli.cli.mcp import mcp_app
 from agent_cli.cli.memory import memory_app
 from agent_cli.cli.notes import notes_app
+from agent_cli.cli.project_files import agents_app, commands_app, skills_app
 from agent_cli.cli.rewind import rewind
 from agent_cli.cli.run import run
 from agent_cli.cli.sessions import sessions_app
@@ -42,15 +44,17 @@ def main(
     """A terminal coding agent."""
 
 
-app.command("chat", help=DESCRIPTION, context_settings=CHAT_CONTEXT, add_help_option=False)(
-    chat
-)
+app.command("chat", help=DESCRIPTION, context_settings=CHAT_CONTEXT, add_help_option=False)(chat)
 app.command("run", help="Run one prompt non-interactively and exit.")(run)
 app.add_typer(sessions_app, name="sessions", help="List and show recorded sessions.")
 app.add_typer(notes_app, name="notes", help="List, show and search subagent notes.")
 app.add_typer(memory_app, name="memory", help="List, show and search episodic memory.")
+app.add_typer(mcp_app, name="mcp", help="Add, remove, list and inspect MCP servers.")
 app.add_typer(checkpoints_app, name="checkpoints", help="List and diff workspace checkpoints.")
 app.command("rewind", help="Take code and/or conversation back to a checkpoint.")(rewind)
 app.command(
     "trust", help="Trust this workspace's hooks, allow rules, MCP servers and commands."
 )(trust)
+app.add_typer(commands_app, name="commands", help="List the slash commands of this workspace.")
+app.add_typer(agents_app, name="agents", help="List the subagent types task can run.")
+app.add_typer(skills_app, name="skills", help="List skills; `why PROMPT` shows which match.")

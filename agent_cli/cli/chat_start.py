@@ -74,11 +74,15 @@ def start_chat(options: Options) -> None:
     from agent_cli.model.credentials import require_credentials
 
     require_credentials()
+    from agent_cli.cli.workspace_trust import ask_trust, warn_untrusted
+
     if sys.stdin.isatty() and sys.stdout.isatty():
+        ask_trust(options.workspace)  # once, before the REPL: the answer decides its settings
         from agent_cli.ui.app import run_screen
 
         run_screen(options)
     else:
+        warn_untrusted(options.workspace)
         from agent_cli.ui.plain import run_plain
 
         run_plain(options)

@@ -11,11 +11,12 @@ import typer
 from agent_cli.cli import options as opt
 from agent_cli.cli.common import guarded
 from agent_cli.cli.failures import internal_error
-from agent_cli.errors import UsageError
+from agent_cli.errors import AgentError, UsageError
 
 if TYPE_CHECKING:  # the command's own imports are deferred: `agent --help` must stay light
     from agent_cli.cli.run_output import RunOutcome, RunReporter
     from agent_cli.runtime import Runtime
+    from agent_cli.signals import Ending
 
 
 def read_prompt(prompt: str | None) -> str:
@@ -49,8 +50,10 @@ def run(
 ) -> None:
     from agent_cli.build import build_runtime, resolve_workspace
     from agent_cli.cli.run_output import RunOutcome, RunReporter
+    from agent_cli.cli.workspace_trust import warn_untrusted
     from agent_cli.model.call_log import exit_summary
     from agent_cli.options import Options
+    from agent_cli.signals import Ending
 
     reporter = RunReporter(output_format, quiet)
     with reporter.failure_reported():  # the json formats get a result object even now
@@ -68,15 +71,21 @@ def run(
             quiet=quiet,
         )
         runtime = build_runtime(options, quiet=quiet)
+        warn_untrusted(options.workspace)
         runtime.options.max_turns = options.max_turns or runtime.settings.max_turns
         session = runtime.session
         outcome = RunOutcome(session_id=session.id)
+    ending = Ending()
     try:
         import asyncio  # deferred with the rest: `agent --help` must not pay for it
 
-        asyncio.run(_drive(runtime, reporter, outcome, text))
+        asyncio.run(_drive(runtime, reporter, outcome, text, ending))
     except KeyboardInterrupt:
         outcome.error, outcome.exit_code = "interrupted by user", 130
+    except asyncio.CancelledError:  # SIGTERM / SIGHUP: ended as Ctrl-C ends it
+        outcome.error, outcome.exit_code = ending.message, ending.exit_code
+    except AgentError as e:  # e.g. the disk filled up under the transcript
+        outcome.error, outcome.exit_code = str(e), e.exit_code
     except Exception as e:  # a bug still ends with the result object and one line
         outcome.error, outcome.exit_code = internal_error(e), 1
     outcome.usage = session.usage.model_dump()
@@ -89,7 +98,12 @@ def run(
         raise typer.Exit(outcome.exit_code)
 
 
-async def _drive(runtime: Runtime, reporter: RunReporter, outcome: RunOutcome, text: str) -> None:
+async def _drive(
+    runtime: Runtime, reporter: RunReporter, outcome: RunOutcome, text: str, ending: Ending
+) -> None:
+    from agent_cli.signals import end_like_ctrl_c
+
+    end_like_ctrl_c(ending)  # SIGTERM / SIGHUP now end the turn as Ctrl-C does
     runtime.listeners.append(lambda event: reporter.event(event, outcome))  # between turns
     finished = False
     try:

@@ -21,6 +21,7 @@ def trust(
     """Trust the workspace: its hooks, allow rules, permission mode, MCP servers and commands'
     allowed tools take effect. Deny rules always apply, trusted or not."""
     from agent_cli.build import resolve_workspace
+    from agent_cli.project_files.catalog import project_trust_items
     from agent_cli.trust import TrustStore, grant_items
     from agent_cli.trust_items import widening_items
 
@@ -39,7 +40,7 @@ def trust(
         removed = store.revoke(root)
         typer.echo(f"{'no longer trusted' if removed else 'was not trusted'}: {root}")
         return
-    items = widening_items(root)
+    items = widening_items(root, [project_trust_items])
     store.trust(root, grant_items(items))
     typer.echo(f"trusted: {root}")
     for item in items:

@@ -15,6 +15,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from agent_cli import lenient_values
 from agent_cli.context.state import NOTICE_PREFIX, request_block
 from agent_cli.errors import ModelError
 from agent_cli.loop_ports import StageContext
@@ -55,6 +56,13 @@ def _render_blocks(blocks: list[Block]) -> str:
         elif kind == "tool_result":
             flag = " (error)" if block.get("is_error") else ""
             out.append(f"[tool result{flag}]\n{_clip(_result_text(block.get('content')))}")
+        elif kind == "server_tool_use":
+            args = json.dumps(block.get("input"), ensure_ascii=False)
+            out.append(f"[server tool call {block.get('name')} {_clip(args)}]")
+        elif kind == "web_search_tool_result" and isinstance(block.get("content"), list):
+            found = [f"{r.get('title')} <{r.get('url')}>" for r in block["content"]
+                     if isinstance(r, dict)]
+            out.append("[web search results]\n" + _clip("\n".join(found)))
         elif kind not in ("thinking", "redacted_thinking"):
             out.append(f"[{kind} block]")
     return "\n".join(out)
@@ -107,7 +115,7 @@ async def call_summariser(ctx: StageContext, request: ModelRequest) -> str:
     if reply is None:
         raise ModelError("the summariser gave no reply")
     ctx.session.account(reply.usage, CALLER, reply.model)
-    text = reply.text().strip()
+    text = lenient_values.summary_text(reply.text())
     if not text:
         raise ModelError("the summariser returned an empty summary")
     return text

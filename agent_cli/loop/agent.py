@@ -17,14 +17,13 @@ from agent_cli.events import (
     CompactionDone,
     ErrorEvent,
     Event,
-    Retrying,
-    StreamRestart,
-    TextDelta,
     TurnEnd,
 )
 from agent_cli.logs import FILE_ONLY
+from agent_cli.loop import server_turn
 from agent_cli.loop.outbox import Outbox, Passed
-from agent_cli.loop.rounds import cut_off_call, run_round
+from agent_cli.loop.rounds import not_run_calls, run_round
+from agent_cli.loop.stream_events import as_events, follow
 from agent_cli.loop_ports import (
     Compacted,
     Compactor,
@@ -34,18 +33,9 @@ from agent_cli.loop_ports import (
     TurnObserver,
 )
 from agent_cli.messages import Block
-from agent_cli.model.client import (
-    Final,
-    ModelClient,
-    ModelReply,
-    ModelRequest,
-    Restart,
-    Retry,
-    TextChunk,
-)
+from agent_cli.model.client import Final, ModelClient, ModelReply, ModelRequest
 from agent_cli.model.usage import Usage
 from agent_cli.session.state import Session
-from agent_cli.session.transcript import CompactionRecord
 from agent_cli.tool_contract import ToolResult
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.turn_hooks import TurnHooks
@@ -109,12 +99,19 @@ class Agent:
         self.session.append({"role": "user", "content": blocks})
         # after an interrupt the history ends with a user message of results: merge, as resume does
         self.session.messages = history.repair(self.session.messages)
-        async for event in self._outbox.drain(self._turn()):
-            if isinstance(event, TurnEnd) and self.turn_hooks:
-                await self.turn_hooks.after_turn(event)
-            for observer in self.observers:
-                observer.on_event(event)
-            yield event
+        while True:
+            async for event in self._outbox.drain(self._turn()):
+                if isinstance(event, TurnEnd) and self.turn_hooks:
+                    reason = await self.turn_hooks.after_turn(event)
+                    if reason and event.stop == "done":  # a Stop hook keeps it working
+                        self.session.append(history.user_text(reason))
+                        self.session.messages = history.repair(self.session.messages)
+                        break
+                for observer in self.observers:
+                    observer.on_event(event)
+                yield event
+            else:
+                return
 
     async def compact_now(self, focus: str | None) -> AsyncIterator[Event]:
         """/compact [focus] between turns."""
@@ -123,8 +120,7 @@ class Agent:
             yield event
 
     async def _turn(self) -> AsyncIterator[Event | Passed]:
-        requests = 0
-        continuations = 0
+        requests = continuations = pauses = 0
         text_parts: list[str] = []
         while True:
             if self.max_turns is not None and requests >= self.max_turns:
@@ -139,7 +135,7 @@ class Agent:
                     if isinstance(item, ModelReply):
                         reply = item
                     else:
-                        _follow(streamed, item)
+                        follow(streamed, item)
                         yield item
             except asyncio.CancelledError:  # the user stopped the turn mid-reply
                 for left in history.interrupted_reply("".join(streamed)):
@@ -154,15 +150,16 @@ class Agent:
             requests += 1
             self._last_usage = reply.usage
             self.session.account(reply.usage, self.caller, reply.model)  # announced via the sink
+            if (cited := server_turn.sources_event(reply.content)) is not None:
+                yield cited
             if not reply.content:
                 yield TurnEnd(stop="done", text="".join(text_parts), rounds=requests)
                 return
-            self.session.append({"role": "assistant", "content": reply.content})
+            server_turn.store_reply(self.session, reply.content)
             calls = reply.tool_uses()
             if calls:
                 text_parts = []
-                cut_off = cut_off_call(reply.content, reply.stop_reason)
-                async for passed in self._run_tools(calls, cut_off):
+                async for passed in self._run_tools(calls, not_run_calls(reply)):
                     yield passed
                 async for compaction in self._apply_requested_compaction():
                     yield compaction
@@ -171,6 +168,9 @@ class Agent:
                     return
                 continue
             text_parts.append(reply.text())
+            if server_turn.paused(reply.stop_reason, pauses, self.session):  # sent back: goes on
+                pauses += 1
+                continue
             if reply.stop_reason == "max_tokens" and continuations < self._max_continuations:
                 continuations += 1
                 self.session.append(history.user_text(CONTINUE_PROMPT))
@@ -191,20 +191,9 @@ class Agent:
             request = self._build_request()
             try:
                 async for stream_event in self.client.stream(request):
-                    if isinstance(stream_event, TextChunk):
-                        yield TextDelta(text=stream_event.text)
-                    elif isinstance(stream_event, Restart):
-                        yield StreamRestart(
-                            attempt=stream_event.attempt, reason=stream_event.reason
-                        )
-                    elif isinstance(stream_event, Retry):
-                        yield Retrying(
-                            reason=stream_event.reason,
-                            delay_s=stream_event.delay_s,
-                            attempt=stream_event.attempt,
-                            attempts=stream_event.attempts,
-                        )
-                    elif isinstance(stream_event, Final):
+                    for event in as_events(stream_event):
+                        yield event
+                    if isinstance(stream_event, Final):
                         self._last_request_messages = len(request.messages)
                         yield stream_event.reply
                 return
@@ -221,7 +210,7 @@ class Agent:
     def _build_request(self) -> ModelRequest:
         messages = self.session.messages
         guidance: list[Block] = []
-        for guide in self.guides:
+        for guide in [] if server_turn.ends_with_reply(self.session) else self.guides:
             guidance.extend(guide.guidance(messages))
         return ModelRequest(
             model=self.session.model,
@@ -241,15 +230,7 @@ class Agent:
 
     def _replace_history(self, compacted: Compacted) -> CompactionDone:
         before = len(self.session.messages)
-        self.session.messages = compacted.messages
-        self.session.record(
-            CompactionRecord(
-                stage=compacted.stage,
-                messages=compacted.messages,
-                archive_path=compacted.archive_path,
-                replaced=before,
-            )
-        )
+        self.session.replace_messages(compacted.messages, compacted.stage, compacted.archive_path)
         return CompactionDone(
             stage=compacted.stage,
             messages_before=before,
@@ -269,7 +250,7 @@ class Agent:
             yield self._replace_history(compacted)
 
     async def _run_tools(
-        self, calls: list[Block], cut_off: str | None = None
+        self, calls: list[Block], refused: dict[str, str] | None = None
     ) -> AsyncIterator[Passed]:
         """Every call gets exactly one result, also when the turn is cancelled mid-round.
         Tool events are passed on while the round runs, so the UI shows live progress."""
@@ -277,7 +258,7 @@ class Agent:
             yield Passed(pending)
         done: dict[str, ToolResult] = {}
         ctx = self.session.tool_ctx
-        task = asyncio.ensure_future(run_round(calls, self.registry, ctx, self.emit, done, cut_off))
+        task = asyncio.ensure_future(run_round(calls, self.registry, ctx, self.emit, done, refused))
         try:
             async for passed in self._outbox.while_running(task):
                 yield passed
@@ -297,13 +278,6 @@ class Agent:
             observer.on_round_end()
 
 
-def _follow(streamed: list[str], event: Event) -> None:
-    """The text of the reply being streamed (a restart starts it over)."""
-    if isinstance(event, TextDelta):
-        streamed.append(event.text)
-    elif isinstance(event, StreamRestart):
-        streamed.clear()
-
 
 def _result_block(tool_use_id: str, result: ToolResult) -> Block:
-    return history.tool_result_block(tool_use_id, result.content, result.is_error)
+    return history.tool_result_block(tool_use_id, result.content, result.is_error, result.blocks)

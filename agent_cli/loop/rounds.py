@@ -12,6 +12,7 @@ from typing import Any
 
 from agent_cli.events import Event, ToolEnd, ToolStart
 from agent_cli.messages import Block
+from agent_cli.model.client import ModelReply
 from agent_cli.tool_contract import ToolContext, ToolResult
 from agent_cli.tools.registry import ToolRegistry
 
@@ -27,6 +28,16 @@ def cut_off_call(content: list[Block], stop_reason: str | None) -> str | None:
     if stop_reason != "max_tokens" or last.get("type") != "tool_use":
         return None
     return str(last.get("id"))
+
+
+def not_run_calls(reply: ModelReply) -> dict[str, str]:
+    """tool_use id -> the error result of a call that must not run: cut off by the output
+    limit, an input that is not valid JSON, an id the reply had already used."""
+    refused = dict(reply.not_run)
+    cut_off = cut_off_call(reply.content, reply.stop_reason)
+    if cut_off is not None:
+        refused[cut_off] = CUT_OFF
+    return refused
 
 
 def _groups(calls: list[Block], registry: ToolRegistry) -> list[list[Block]]:
@@ -45,12 +56,12 @@ async def run_call(
     registry: ToolRegistry,
     ctx: ToolContext,
     emit: Callable[[Event], None],
-    cut_off: bool = False,
+    refusal: str | None = None,
 ) -> ToolResult:
     raw: Any = call.get("input")
     emit(ToolStart(id=call["id"], name=call["name"], input=raw if isinstance(raw, dict) else {}))
-    if cut_off:  # partial input: running it could write half a file
-        result = ToolResult(CUT_OFF, is_error=True, summary=f"{call['name']}: cut off")
+    if refusal is not None:  # e.g. partial input: running it could write half a file
+        result = ToolResult(refusal, is_error=True, summary=f"{call['name']}: not run")
     else:
         result = await registry.dispatch(call["name"], raw, ctx, call_id=call["id"])
     summary = result.summary or registry.describe(call["name"], raw)
@@ -73,12 +84,13 @@ async def run_round(
     ctx: ToolContext,
     emit: Callable[[Event], None],
     done: dict[str, ToolResult],
-    cut_off: str | None = None,
+    refused: dict[str, str] | None = None,
 ) -> list[ToolResult]:
     """Fills `done` (tool_use id -> result) as calls finish, so an interrupt keeps them.
-    The `cut_off` call is answered with an error, not run."""
+    A `refused` call (id -> error) is answered with its error, not run."""
+    refused = refused or {}
     for group in _groups(calls, registry):
-        runs = (run_call(c, registry, ctx, emit, c["id"] == cut_off) for c in group)
+        runs = (run_call(c, registry, ctx, emit, refused.get(c["id"])) for c in group)
         results = await asyncio.gather(*runs)
         for call, result in zip(group, results, strict=True):
             done[call["id"]] = result

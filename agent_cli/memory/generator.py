@@ -8,14 +8,11 @@ is not a valid draft is sent back once with the validation errors; a second fail
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from pydantic import ValidationError
-
+from agent_cli import lenient_json
 from agent_cli.memory.episode import Episode, EpisodeDraft
 from agent_cli.messages import Block, Message, blocks_of
 from agent_cli.model.client import Final, ModelClient, ModelReply, ModelRequest
@@ -28,7 +25,6 @@ INPUT_CHARS = 300
 TEXT_CHARS = 4_000
 MAX_INPUT_CHARS = 60_000
 MAX_REPLY_TOKENS = 4_000
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
 
 
 def _short(text: str, limit: int) -> str:
@@ -97,24 +93,9 @@ def system_prompt(workspace: Path | None) -> list[Block]:
 
 
 def parse_draft(text: str) -> EpisodeDraft:
-    """The JSON object in a reply (code fences and text around it tolerated), validated.
-    Raises ValueError saying what is wrong."""
-    body = _FENCE.sub("", text.strip())
-    start, end = body.find("{"), body.rfind("}")
-    if start < 0 or end < start:
-        raise ValueError("the reply holds no JSON object")
-    try:
-        data: Any = json.loads(body[start : end + 1])
-    except json.JSONDecodeError as e:
-        raise ValueError(f"the JSON does not parse: {e}") from e
-    try:
-        return EpisodeDraft.model_validate(data)
-    except ValidationError as e:
-        problems = [
-            f"{'.'.join(str(p) for p in err['loc']) or '(object)'}: {err['msg']}"
-            for err in e.errors()
-        ]
-        raise ValueError("; ".join(problems)) from e
+    """The episode in a reply, parsed liberally (fences, prose, extra keys such as `id`, a list
+    as one string) and validated strictly. Raises ValueError saying what is wrong."""
+    return lenient_json.parse(text, EpisodeDraft)
 
 
 @dataclass

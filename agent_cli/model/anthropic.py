@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
+import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -19,21 +21,28 @@ import httpx2
 from agent_cli import errors
 from agent_cli.messages import Block, Message
 from agent_cli.model import retry
+from agent_cli.model.accumulate import ReplyBuilder
 from agent_cli.model.call_log import CallLog, CallRecord
 from agent_cli.model.client import (
     Final,
     ModelReply,
     ModelRequest,
+    Notice,
     Restart,
     Retry,
+    ServerToolCall,
     StreamEvent,
     TextChunk,
 )
 from agent_cli.model.credentials import require_credentials
+from agent_cli.model.server_tools import is_server_result, is_server_tool, markers, sources
 from agent_cli.model.usage import Usage
+from agent_cli.redaction import redact, redact_blocks, secrets_from_env
 from agent_cli.settings import Settings
 
+log = logging.getLogger(__name__)
 EPHEMERAL = {"type": "ephemeral"}
+_BUSY = frozenset({408, 429, 500, 502, 503, 504, 529})
 _BROKEN_STREAM = (anthropic.APIConnectionError, httpx2.TransportError, httpx2.StreamError)
 
 
@@ -54,7 +63,8 @@ def build_params(request: ModelRequest) -> dict[str, Any]:
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         if blocks:
             blocks[-1] = _with_breakpoint(blocks[-1])
-        last["content"] = [*blocks, *request.guidance]
+        guidance = request.guidance if last["role"] == "user" else []
+        last["content"] = [*blocks, *guidance]
         messages[-1] = last
     params: dict[str, Any] = {
         "model": request.model,
@@ -70,37 +80,6 @@ def build_params(request: ModelRequest) -> dict[str, Any]:
     return params
 
 
-def to_blocks(message: Any) -> list[Block]:
-    """SDK content blocks -> plain JSON the API accepts again (thinking keeps its signature)."""
-    blocks: list[Block] = []
-    for block in message.content:
-        kind = block.type
-        if kind == "text":
-            blocks.append({"type": "text", "text": block.text})
-        elif kind == "tool_use":
-            blocks.append(
-                {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
-            )
-        elif kind == "thinking":
-            blocks.append(
-                {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
-            )
-        elif kind == "redacted_thinking":
-            blocks.append({"type": "redacted_thinking", "data": block.data})
-        else:
-            blocks.append(block.model_dump(mode="json", exclude_none=True))
-    return [b for b in blocks if not (b["type"] == "text" and not b["text"].strip())]
-
-
-def to_usage(usage: Any) -> Usage:
-    return Usage(
-        input_tokens=usage.input_tokens or 0,
-        output_tokens=usage.output_tokens or 0,
-        cache_read_input_tokens=getattr(usage, "cache_read_input_tokens", 0) or 0,
-        cache_creation_input_tokens=getattr(usage, "cache_creation_input_tokens", 0) or 0,
-    )
-
-
 def map_status_error(e: anthropic.APIStatusError) -> errors.AgentError:
     text = e.api_message or str(e)
     if e.status_code in (400, 413) and "prompt is too long" in text.lower():
@@ -112,51 +91,95 @@ def map_status_error(e: anthropic.APIStatusError) -> errors.AgentError:
     return errors.ModelError(f"API error {e.status_code}: {text}")
 
 
-def _retry_after(e: anthropic.APIStatusError) -> str | None:
-    headers = e.response.headers
-    millis = headers.get("retry-after-ms")
-    if millis:
-        try:
-            return str(float(millis) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    return str(value) if value is not None else None
+def _finished_block(blocks: list[Block], block: Block) -> list[StreamEvent]:
+    """A cited text block gets its source numbers; a server tool result shows with its call."""
+    if block.get("type") == "text":
+        mark = markers(block, sources(blocks))
+        return [TextChunk(mark)] if mark else []
+    if is_server_result(block):
+        use = next((b for b in blocks if b.get("id") == block.get("tool_use_id")), None)
+        return [ServerToolCall(use, block)] if use is not None else []
+    return []
 
 
 class AnthropicClient:
     def __init__(self, settings: Settings, call_log: CallLog | None = None) -> None:
         require_credentials()
         self._settings = settings
+        # a key the model repeats (in its text or a tool's input) is masked before history
+        self._secrets = secrets_from_env()
         self._log = call_log
         self._client = anthropic.AsyncAnthropic(  # retried here, visibly: model/retry.py
             max_retries=0, timeout=settings.request_timeout_s
         )
         self.endpoint_host = self._client.base_url.host
+        self._web_search: dict[str, bool] = {}  # model -> does the endpoint offer web search
+        self._told: set[str] = set()  # models the user was told search is not offered for
 
     async def close(self) -> None:
         await self._client.close()
 
+    async def offers_web_search(self, model: str) -> bool:
+        """Asked once per model (GET /v1/models/{id}); an endpoint without the models API or
+        without the capability offers none: search is then not declared, never faked."""
+        if model in self._web_search:
+            return self._web_search[model]
+        try:
+            info = await self._client.models.retrieve(model)
+        except anthropic.APIError as e:
+            transient = not isinstance(e, anthropic.APIStatusError) or e.status_code in _BUSY
+            log.info("models API of %s: %s", self.endpoint_host, e)
+            if transient:  # no answer yet: not offered to this request, asked again next time
+                return False
+            offered = False  # no models API, or no such model: an answer
+        else:
+            caps = info.capabilities
+            offered = bool(caps and caps.server_tools.web_search.supported)
+        self._web_search[model] = offered
+        log.info("web search offered by %s for %s: %s", self.endpoint_host, model, offered)
+        return offered
+
+    async def _offered(self, request: ModelRequest) -> ModelRequest:
+        if not any(is_server_tool(t) for t in request.tools):
+            return request
+        if await self.offers_web_search(request.model):
+            return request
+        tools = [t for t in request.tools if not is_server_tool(t)]
+        return dataclasses.replace(request, tools=tools)
+
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        params = build_params(request)
+        offered = await self._offered(request)
+        if offered is not request and request.model not in self._told:
+            self._told.add(request.model)
+            yield Notice(
+                f"web.search is on, but {self.endpoint_host} offers no web search for "
+                f"{request.model}: search is not offered."
+            )
+        params = build_params(offered)
         breaks = retries = 0
         record: CallRecord | None = None  # one line per call, its retries included (SPEC §13)
         while True:
             record = record or CallRecord.begin(request.model, self.endpoint_host, request.caller)
+            builder = ReplyBuilder()
             opened = False  # the response's headers came: a failure after this broke a reply
             try:
-                async with self._client.messages.stream(**params) as stream:
-                    opened = True
-                    async for event in stream:
-                        if event.type == "content_block_delta" and event.delta.type == "text_delta":
-                            yield TextChunk(event.delta.text)
-                    message = await stream.get_final_message()
+                # raw events: the SDK's accumulator would complete a truncated tool input
+                events = await self._client.messages.create(**params, stream=True)
+                opened = True
+                async with events:
+                    async for event in events:
+                        if (text := builder.feed(event)) is not None:
+                            yield TextChunk(redact(text, self._secrets))
+                        elif event.type == "content_block_stop":
+                            finished = builder.blocks[event.index]
+                            for item in _finished_block(builder.blocks, finished):
+                                yield item
             except anthropic.APIStatusError as e:
                 if opened or retries >= self._settings.max_retries or not retry.retryable_status(e):
                     self._finish(record, error=f"{e.status_code} {e.type}")
                     raise map_status_error(e) from e
                 retries += 1
-                pause = self._retry(retry.status_reason(e), retries, _retry_after(e))
+                pause = self._retry(retry.status_reason(e), retries, retry.retry_after(e))
                 yield pause
                 await asyncio.sleep(pause.delay_s)
                 continue
@@ -180,10 +203,11 @@ class AnthropicClient:
                 yield Restart(attempt=breaks, reason=f"{type(e).__name__}: {e}")
                 continue
             reply = ModelReply(
-                content=to_blocks(message),
-                stop_reason=message.stop_reason,
-                usage=to_usage(message.usage),
-                model=message.model,
+                content=redact_blocks(builder.content(), self._secrets),
+                stop_reason=builder.stop_reason,
+                usage=builder.usage_totals(),
+                model=builder.model or request.model,
+                not_run=builder.not_run,
             )
             self._finish(record, usage=reply.usage, stop_reason=reply.stop_reason)
             yield Final(reply)

@@ -28,6 +28,8 @@ class ModelReply:
     stop_reason: str | None
     usage: Usage
     model: str
+    # tool_use id -> why that call must not run (invalid JSON input, a reused id)
+    not_run: dict[str, str] = field(default_factory=dict)
 
     def tool_uses(self) -> list[Block]:
         return [b for b in self.content if b.get("type") == "tool_use"]
@@ -60,11 +62,26 @@ class Retry:
 
 
 @dataclass
+class ServerToolCall:
+    """A server tool (web search) ran inside the reply: its call and its result, as received."""
+
+    use: Block
+    result: Block
+
+
+@dataclass
+class Notice:
+    """Something the user should hear once, e.g. that web search is not offered here."""
+
+    message: str
+
+
+@dataclass
 class Final:
     reply: ModelReply
 
 
-StreamEvent = TextChunk | Restart | Retry | Final
+StreamEvent = TextChunk | Restart | Retry | ServerToolCall | Notice | Final
 
 
 class ModelClient(Protocol):

@@ -28,6 +28,19 @@ def delay_s(attempt: int, retry_after: str | None) -> float:
     return min(0.5 * float(2 ** max(attempt - 1, 0)), MAX_DELAY_S)
 
 
+def retry_after(e: anthropic.APIStatusError) -> str | None:
+    """The server's wait, in seconds: retry-after-ms wins over retry-after."""
+    headers = e.response.headers
+    millis = headers.get("retry-after-ms")
+    if millis:
+        try:
+            return str(float(millis) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    return str(value) if value is not None else None
+
+
 def retryable_status(e: anthropic.APIStatusError) -> bool:
     should = e.response.headers.get("x-should-retry")
     if should in ("true", "false"):

@@ -14,6 +14,7 @@ class Usage(BaseModel):
     output_tokens: int = Field(default=0, description="Output tokens.")
     cache_read_input_tokens: int = Field(default=0, description="Input read from the cache.")
     cache_creation_input_tokens: int = Field(default=0, description="Input written to the cache.")
+    web_search_requests: int = Field(default=0, description="Web searches the server tool ran.")
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -22,6 +23,7 @@ class Usage(BaseModel):
             cache_read_input_tokens=self.cache_read_input_tokens + other.cache_read_input_tokens,
             cache_creation_input_tokens=self.cache_creation_input_tokens
             + other.cache_creation_input_tokens,
+            web_search_requests=self.web_search_requests + other.web_search_requests,
         )
 
     @property
@@ -37,4 +39,4 @@ class Usage(BaseModel):
             + self.output_tokens * price.output
             + self.cache_read_input_tokens * price.cache_read
             + self.cache_creation_input_tokens * price.cache_write
-        ) / 1_000_000
+        ) / 1_000_000 + self.web_search_requests * price.web_search_per_1k / 1_000

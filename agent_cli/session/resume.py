@@ -16,11 +16,15 @@ from agent_cli.messages import Message, blocks_of
 from agent_cli.model.usage import Usage
 from agent_cli.paths import Paths
 from agent_cli.payloads import Note, TodoItem
+from agent_cli.session.boundary import LineReader, newest_boundary, records_from, resolve
 from agent_cli.session.transcript import (
     CompactionRecord,
     EpisodeRecord,
+    Ledger,
     MessageRecord,
     NoteRecord,
+    Record,
+    Ref,
     SessionRecord,
     TodosRecord,
     UsageRecord,
@@ -65,17 +69,27 @@ class Restored:
     calls: int = 0
     compactions: int = 0
     last_activity: str = ""
-    # the whole conversation as it happened, compactions included (what resume redraws)
-    history: list[Message | Boundary] = field(default_factory=list)
+    # the live messages with the lines that hold them, and the writer's ledger to go on with
+    placed: list[tuple[Ref, Message]] = field(default_factory=list)
+    ledger: Ledger = field(default_factory=Ledger)
     context_tokens: int | None = None  # what the newest main request occupied, if still valid
+    # the whole conversation as it happened, compactions included (what resume redraws); read
+    # from the file only when asked for, since resuming itself starts at the newest boundary
+    history: list[Message | Boundary] | None = None
+
+    def conversation(self) -> list[Message | Boundary]:
+        if self.history is None:
+            self.history = read_conversation(self.path)
+        return self.history
 
     @property
     def exchanges(self) -> int:
-        return sum(1 for m in self.history if isinstance(m, dict) and m["role"] == "assistant")
+        replies = (m for m in self.conversation() if isinstance(m, dict))
+        return sum(1 for m in replies if m["role"] == "assistant")
 
     @property
     def first_prompt(self) -> str:
-        for message in self.history:
+        for message in self.conversation():
             if isinstance(message, dict) and message["role"] == "user":
                 for block in blocks_of(message):
                     if block.get("type") == "text":
@@ -141,34 +155,93 @@ def warn_other_workspace(path: Path, workspace: Path) -> None:
 
 
 def fold(path: Path) -> Restored:
-    """Rebuild the live context (after the newest compaction), todos, notes and usage."""
+    """Rebuild the live context (after the newest compaction), todos, notes and usage. The
+    session id is the file's name: an id written inside the file is never used as a path."""
     state = Restored(id=path.stem, path=path)
-    for record in read_records(path):
-        state.last_activity = record.ts
-        if isinstance(record, SessionRecord):
-            state.id, state.workspace, state.model = record.id, record.workspace, record.model
-            state.started = record.started
-        elif isinstance(record, MessageRecord):
-            state.messages.append(record.message)
-            state.history.append(record.message)
-        elif isinstance(record, CompactionRecord):
-            state.messages = list(record.messages)
-            state.compactions += 1
-            state.history.append(Boundary(record.stage, record.replaced))
-            state.context_tokens = None
-        elif isinstance(record, TodosRecord):
-            state.todos = _typed(TodoItem, record.todos, path)
-        elif isinstance(record, NoteRecord):
-            state.notes += _typed(Note, [record.note], path)
-        elif isinstance(record, EpisodeRecord):
-            state.episodes.append(record.episode)
-        elif isinstance(record, UsageRecord):
-            usage = Usage.model_validate(record.usage)
-            state.usage = state.usage + usage
-            known = state.usage_by_model.get(record.model, Usage())
-            state.usage_by_model[record.model] = known + usage
-            state.calls += 1
-            if record.caller == "main":
-                state.context_tokens = usage.context_tokens + usage.output_tokens
-    state.messages = repair(state.messages)
+    lines = LineReader(path)
+    first = lines.record_at(0)
+    if isinstance(first, SessionRecord):
+        _take_session(state, first, path)
+    boundary = newest_boundary(path)
+    start = 0
+    if boundary is not None:
+        start, compaction = boundary
+        _take_snapshot(state, compaction, start, lines)
+    for offset, record in records_from(path, start):
+        if boundary is not None and offset == start:
+            state.last_activity = record.ts
+            continue
+        _take(state, offset, record, lines)
+    state.messages = repair([m for _, m in state.placed])
+    state.ledger.where = {}
+    refs = {id(m): ref for ref, m in state.placed}
+    for message in state.messages:  # what repair left unchanged is still referred to
+        if id(message) in refs:
+            state.ledger.place(message, refs[id(message)])
+    state.ledger.snapshot.todos = [t.model_dump() for t in state.todos]
     return state
+
+
+def _take_session(state: Restored, record: SessionRecord, path: Path) -> None:
+    if record.id != state.id:
+        log.warning("%s: the id inside (%r) is not its name; using the name", path, record.id)
+    state.workspace, state.model, state.started = record.workspace, record.model, record.started
+
+
+def _take_snapshot(state: Restored, record: CompactionRecord, at: int, lines: LineReader) -> None:
+    snap = record.snapshot
+    assert snap is not None
+    state.placed = resolve(record, at, lines)
+    state.compactions, state.calls = snap.compactions, snap.calls
+    state.todos = _typed(TodoItem, snap.todos, lines.path)
+    for model, totals in snap.usage_by_model.items():
+        usage = Usage.model_validate(totals)
+        state.usage_by_model[model] = usage
+        state.usage = state.usage + usage
+    raw_notes = [r.note for r in map(lines.record_at, snap.notes_at) if isinstance(r, NoteRecord)]
+    state.notes = _typed(Note, raw_notes, lines.path)
+    state.episodes = [
+        r.episode for r in map(lines.record_at, snap.episodes_at) if isinstance(r, EpisodeRecord)
+    ]
+    state.ledger = Ledger(snapshot=snap.model_copy(deep=True))
+
+
+def _take(state: Restored, offset: int, record: Record, lines: LineReader) -> None:
+    state.last_activity = record.ts
+    state.ledger.take(record, offset)
+    if isinstance(record, MessageRecord):
+        state.placed.append(((offset, 0), record.message))
+    elif isinstance(record, CompactionRecord):
+        state.compactions += 1
+        state.context_tokens = None
+        if record.live is None:  # an older record: the whole new context, copied
+            state.placed = [((offset, n), m) for n, m in enumerate(record.messages)]
+        else:
+            state.placed = resolve(record, offset, lines)
+        state.ledger.snapshot.compactions = state.compactions
+    elif isinstance(record, TodosRecord):
+        state.todos = _typed(TodoItem, record.todos, lines.path)
+    elif isinstance(record, NoteRecord):
+        state.notes += _typed(Note, [record.note], lines.path)
+    elif isinstance(record, EpisodeRecord):
+        state.episodes.append(record.episode)
+    elif isinstance(record, UsageRecord):
+        usage = Usage.model_validate(record.usage)
+        state.usage = state.usage + usage
+        known = state.usage_by_model.get(record.model, Usage())
+        state.usage_by_model[record.model] = known + usage
+        state.calls += 1
+        if record.caller == "main":
+            state.context_tokens = usage.context_tokens + usage.output_tokens
+
+
+def read_conversation(path: Path) -> list[Message | Boundary]:
+    """Every message as it was recorded, with a Boundary where a compaction replaced the
+    conversation before it: what a resumed REPL redraws."""
+    out: list[Message | Boundary] = []
+    for record in read_records(path):
+        if isinstance(record, MessageRecord):
+            out.append(record.message)
+        elif isinstance(record, CompactionRecord):
+            out.append(Boundary(record.stage, record.replaced))
+    return out

@@ -11,7 +11,7 @@ from agent_cli.events import UsageUpdate
 from agent_cli.messages import Message
 from agent_cli.model.usage import Usage
 from agent_cli.paths import Paths
-from agent_cli.session.transcript import MessageRecord, TranscriptWriter, UsageRecord, _Record
+from agent_cli.session.transcript import TranscriptWriter, UsageRecord, _Record
 from agent_cli.settings import Settings
 from agent_cli.todo.tracker import TodoTracker
 from agent_cli.tool_contract import ToolContext
@@ -59,7 +59,17 @@ class Session:
 
     def append(self, message: Message) -> None:
         self.messages.append(message)
-        self.record(MessageRecord(message=message))
+        if self.transcript is not None:
+            self.transcript.message(message)
+
+    def replace_messages(
+        self, messages: list[Message], stage: str, archive_path: str | None = None
+    ) -> None:
+        """A compaction: the new live context, recorded as references to what it keeps."""
+        replaced = len(self.messages)
+        self.messages = messages
+        if self.transcript is not None:
+            self.transcript.compaction(stage, messages, archive_path, replaced)
 
     def add_usage(self, usage: Usage, model: str) -> None:
         self.usage = self.usage + usage

@@ -1,4 +1,11 @@
-"""Transcript records (one JSON object per line), the append-only writer and a tolerant reader."""
+"""Transcript records (one JSON object per line), the append-only writer and a tolerant reader.
+
+A transcript grows with content, not with compactions: every message is written once, and a
+compaction record lists the new live context as references to the lines that already hold its
+messages (byte offsets), with only new or rewritten messages inline. It also carries a snapshot
+of the running totals (usage, todos, where the notes and episodes are), so resume reads the
+newest compaction and what follows it, never the whole file (`session.boundary`).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +13,7 @@ import json
 import logging
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -13,7 +21,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, Field, TypeAdapter, ValidationError
 
 from agent_cli.messages import Message
-from agent_cli.paths import make_dirs
+from agent_cli.paths import make_dirs, state_write_error
 
 log = logging.getLogger(__name__)
 
@@ -81,14 +89,33 @@ class NoteRecord(_Record):
     note: dict[str, Any]
 
 
+Ref = tuple[int, int]
+"""(byte offset of a record line, index of the message in it); offset -1: this record."""
+
+
+class Snapshot(BaseModel):
+    """Running totals at a compaction, so resume need not read what came before it."""
+
+    usage_by_model: dict[str, dict[str, int]] = Field(default_factory=dict)
+    calls: int = Field(default=0, description="Model calls so far.")
+    compactions: int = Field(default=0, description="Compactions so far, this one included.")
+    todos: list[dict[str, Any]] = Field(default_factory=list, description="The newest list.")
+    notes_at: list[int] = Field(default_factory=list, description="Offsets of note records.")
+    episodes_at: list[int] = Field(default_factory=list, description="Offsets of episodes.")
+
+
 class CompactionRecord(_Record):
-    """The live context was rewritten; `messages` is the whole new live context."""
+    """The live context was rewritten. With `live`, the new context is those references, in
+    order, into earlier lines and `messages` (new or rewritten ones); without it (older
+    transcripts), `messages` is the whole new context."""
 
     type: Literal["compaction"] = "compaction"
     stage: str
     messages: list[CheckedMessage]
     archive_path: str | None = None
     replaced: int = Field(default=0, description="Messages replaced or removed.")
+    live: list[Ref] | None = None
+    snapshot: Snapshot | None = None
 
 
 class UsageRecord(_Record):
@@ -116,11 +143,43 @@ Record = Annotated[
 RECORD_ADAPTER: TypeAdapter[Record] = TypeAdapter(Record)
 
 
+@dataclass
+class Ledger:
+    """What the writer tracks to write compaction records that refer instead of copy."""
+
+    snapshot: Snapshot = field(default_factory=Snapshot)
+    # id(message) -> (its reference, the message itself: held, so the id stays unique)
+    where: dict[int, tuple[Ref, Message]] = field(default_factory=dict)
+
+    def place(self, message: Message, ref: Ref) -> None:
+        self.where[id(message)] = (ref, message)
+
+    def ref_of(self, message: Message) -> Ref | None:
+        found = self.where.get(id(message))
+        return found[0] if found is not None and found[1] is message else None
+
+    def take(self, record: _Record, offset: int) -> None:
+        snap = self.snapshot
+        if isinstance(record, UsageRecord):
+            known = snap.usage_by_model.get(record.model, {})
+            snap.usage_by_model[record.model] = {
+                k: known.get(k, 0) + v for k, v in record.usage.items()
+            }
+            snap.calls += 1
+        elif isinstance(record, TodosRecord):
+            snap.todos = record.todos
+        elif isinstance(record, NoteRecord):
+            snap.notes_at.append(offset)
+        elif isinstance(record, EpisodeRecord):
+            snap.episodes_at.append(offset)
+
+
 class TranscriptWriter:
     """Appends records and flushes each one, so a crash loses at most the line being written."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, ledger: Ledger | None = None) -> None:
         self.path = path
+        self.ledger = ledger or Ledger()
         self._lock = threading.Lock()
         self._folder_made = False  # made with the first record: nothing is written before
         self._end_cut_off_line()
@@ -135,21 +194,58 @@ class TranscriptWriter:
         except OSError:  # absent, or empty (seek before the start)
             return
         if cut_off:
-            with self.path.open("a", encoding="utf-8") as f:
-                f.write("\n")
+            with self.path.open("ab") as f:
+                f.write(b"\n")
 
-    def append(self, record: _Record) -> None:
-        line = record.model_dump_json() + "\n"
-        with self._lock:
-            if not self._folder_made:
-                make_dirs(self.path.parent)
-                self._folder_made = True
-            self._write(line)
+    def append(self, record: _Record) -> int:
+        """Writes one line; returns the byte offset it starts at."""
+        line = record.model_dump_json().encode("utf-8", "backslashreplace") + b"\n"
+        try:
+            with self._lock:
+                if not self._folder_made:
+                    make_dirs(self.path.parent)
+                    self._folder_made = True
+                with self.path.open("ab") as f:
+                    offset = f.tell()
+                    f.write(line)
+                    f.flush()
+        except OSError as e:  # a full disk, a folder made read-only: the run ends, one line
+            raise state_write_error(self.path, e) from e
+        self.ledger.take(record, offset)
+        return offset
 
-    def _write(self, line: str) -> None:
-        with self.path.open("a", encoding="utf-8") as f:
-            f.write(line)
-            f.flush()
+    def message(self, message: Message) -> None:
+        """Appends a message; a later compaction that keeps this very object refers to it."""
+        offset = self.append(MessageRecord(message=message))
+        self.ledger.place(message, (offset, 0))
+
+    def compaction(
+        self, stage: str, messages: list[Message], archive_path: str | None, replaced: int
+    ) -> None:
+        """The new live context, written as references to the lines that hold its messages."""
+        ledger = self.ledger
+        live: list[Ref] = []
+        inline: list[Message] = []
+        for message in messages:
+            ref = ledger.ref_of(message)
+            if ref is None:
+                ref = (-1, len(inline))
+                inline.append(message)
+            live.append(ref)
+        ledger.snapshot.compactions += 1
+        record = CompactionRecord(
+            stage=stage,
+            messages=inline,
+            archive_path=archive_path,
+            replaced=replaced,
+            live=live,
+            snapshot=ledger.snapshot,
+        )
+        offset = self.append(record)
+        kept = {id(m) for m in messages}
+        ledger.where = {k: v for k, v in ledger.where.items() if k in kept}
+        for n, message in enumerate(inline):
+            ledger.place(message, (offset, n))
 
 
 def read_records(path: Path) -> Iterator[Record]:

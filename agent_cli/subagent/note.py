@@ -13,8 +13,9 @@ import secrets
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, field_validator
 
+from agent_cli import lenient_json
 from agent_cli.payloads import (
     CONCLUSION_CHARS,
     EVIDENCE_ITEMS,
@@ -125,32 +126,10 @@ def trim(body: NoteBody) -> tuple[NoteBody, list[str]]:
     return trimmed, notes
 
 
-def _note_objects(text: str) -> list[dict[str, Any]]:
-    """JSON objects in `text` that carry a conclusion, in order; prose around them is skipped."""
-    decoder = json.JSONDecoder()
-    found: list[dict[str, Any]] = []
-    position = text.find("{")
-    while position != -1:
-        try:
-            value, end = decoder.raw_decode(text, position)
-        except json.JSONDecodeError:
-            position = text.find("{", position + 1)
-            continue
-        if isinstance(value, dict) and "conclusion" in value:
-            found.append(value)
-            position = text.find("{", end)
-        else:
-            position = text.find("{", position + 1)
-    return found
-
-
 def extract_body(text: str) -> NoteBody | None:
-    """The note in a reply's text: the last JSON object with a conclusion that validates, with
-    prose or a code fence around it tolerated. None when there is none."""
-    for data in reversed(_note_objects(text)):
-        known = {k: v for k, v in data.items() if k in NoteBody.model_fields}
-        try:
-            return NoteBody.model_validate(known)
-        except ValidationError:
-            continue
-    return None
+    """The note in a reply's text: the last JSON object that validates as a note, parsed
+    liberally (prose, a code fence, extra keys, a list as one string). None when there is none."""
+    try:
+        return lenient_json.parse(text, NoteBody, prefer_last=True)
+    except lenient_json.LenientError:
+        return None

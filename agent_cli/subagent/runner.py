@@ -16,21 +16,19 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Protocol
 
-from agent_cli.events import ErrorEvent, Event, NoteAdded, TurnEnd, UsageUpdate
+from agent_cli.events import ErrorEvent, NoteAdded, TurnEnd, UsageUpdate
 from agent_cli.events import ToolEnd as ToolEndEvent
 from agent_cli.history import last_assistant_text
-from agent_cli.messages import Block
 from agent_cli.model.client import ModelClient
 from agent_cli.model.usage import Usage
 from agent_cli.payloads import Note, NoteFigures, NoteStatus
 from agent_cli.redaction import redact
 from agent_cli.session.state import Session
 from agent_cli.session.transcript import NoteRecord
+from agent_cli.subagent.child import ChildFactory, ChildLoop, subagent_system
 from agent_cli.subagent.grounding import commands_run, files_read, fixup_prompt, needs_fixup, shown
 from agent_cli.subagent.ledger import CallLedger, RecordingGate
 from agent_cli.subagent.note import (
@@ -42,12 +40,13 @@ from agent_cli.subagent.note import (
 )
 from agent_cli.subagent.note_render import render
 from agent_cli.subagent.process_log import LoggedClient, ProcessLog
+from agent_cli.subagent.profile import SubagentProfile
 from agent_cli.subagent.review import check_evidence, checker_for, reviewed
 from agent_cli.subagent.store import NoteStore
 from agent_cli.subagent.submit_note import SubmitNote
-from agent_cli.system_prompt import build_system
 from agent_cli.tool_contract import ToolContext
 from agent_cli.tools.registry import ToolRegistry
+from agent_cli.turn_hooks import TurnHooks
 
 log = logging.getLogger(__name__)
 
@@ -84,33 +83,10 @@ class _Run:
     error: str = ""
     ledger: CallLedger = field(default_factory=CallLedger)
     handed_in: NoteBody | None = None  # the note as first handed in, before a fix-up turn
+    profile: SubagentProfile | None = None  # the subagent type, if `task` named one
 
     def submit(self, body: NoteBody) -> None:
         self.submitted = body
-
-
-class ChildLoop(Protocol):
-    """The loop a subagent runs in (the loop's Agent; injected, since the loop is built above)."""
-
-    session: Session
-    system: list[Block]
-    max_turns: int | None
-
-    def run_turn(self, prompt: str) -> AsyncIterator[Event]: ...
-
-
-class ChildFactory(Protocol):
-    def __call__(
-        self,
-        *,
-        session: Session,
-        client: ModelClient,
-        registry: ToolRegistry,
-        system: list[Block],
-        max_turns: int | None,
-        caller: str,
-        stop_after_round: Callable[[], bool],
-    ) -> ChildLoop: ...
 
 
 @dataclass
@@ -121,6 +97,8 @@ class SubagentRunner:
     spawn: ChildFactory
     # the parent's tool set, bound by build once it is complete (the `task` tool is in it)
     tools: ToolRegistry | None = None
+    # SubagentStop hooks (project files), around each of the child's turns
+    child_hooks: TurnHooks | None = None
     _slots: asyncio.Semaphore | None = None
 
     def bind(self, parent_tools: ToolRegistry) -> None:
@@ -128,19 +106,27 @@ class SubagentRunner:
 
     def child_tools(self, run: _Run) -> ToolRegistry:
         assert self.tools is not None, "SubagentRunner.bind() was not called"
+        profile = run.profile
+        gate = (profile.gate if profile else None) or self.tools.gate
         tools = [*self.tools.without(*EXCLUDED_TOOLS).tools.values(), SubmitNote(run.submit)]
-        return ToolRegistry(
-            tools, RecordingGate(self.tools.gate, run.ledger, skip=("submit_note",))
-        )
+        registry = ToolRegistry(tools, RecordingGate(gate, run.ledger, skip=("submit_note",)))
+        return profile.narrow(registry, ("submit_note",)) if profile else registry
 
-    async def run(self, description: str, prompt: str, ctx: ToolContext, call_id: str) -> Note:
+    async def run(
+        self,
+        description: str,
+        prompt: str,
+        ctx: ToolContext,
+        call_id: str,
+        profile: SubagentProfile | None = None,
+    ) -> Note:
         """At most `subagent.concurrency` runs at once; the others wait their turn."""
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.parent.settings.subagent.concurrency)
         async with self._slots:
             note_id = new_note_id()
             process = ProcessLog(self.store.log_path(note_id), partial(redact, secrets=ctx.secrets))
-            run = _Run(note_id, description, prompt, call_id, ctx, process)
+            run = _Run(note_id, description, prompt, call_id, ctx, process, profile=profile)
             return await self._run(run)
 
     async def _run(self, run: _Run) -> Note:
@@ -161,10 +147,10 @@ class SubagentRunner:
     def _child(self, run: _Run) -> ChildLoop:
         # own read guard and touched set; the workspace, paths, secrets and settings are shared
         child_ctx = replace(run.ctx, file_state={}, touched=set())
-        settings = self.parent.settings
+        settings, profile = self.parent.settings, run.profile
         session = Session(
             id=run.note_id,
-            model=self.parent.model,
+            model=(profile.model if profile else None) or self.parent.model,
             settings=settings,
             tool_ctx=child_ctx,
             usage_sink=partial(self._account, run),
@@ -173,10 +159,11 @@ class SubagentRunner:
             session=session,
             client=LoggedClient(self.client, run.log),
             registry=self.child_tools(run),
-            system=build_system(run.ctx.workspace, "subagent.md", []),
-            max_turns=settings.subagent.max_turns,
+            system=subagent_system(run.ctx.workspace, profile),
+            max_turns=(profile.max_turns if profile else None) or settings.subagent.max_turns,
             caller=f"subagent:{run.note_id}",
             stop_after_round=lambda: run.submitted is not None,
+            turn_hooks=self.child_hooks,
         )
 
     async def _converse(self, child: ChildLoop, run: _Run) -> tuple[NoteStatus, NoteBody]:
@@ -284,6 +271,8 @@ class SubagentRunner:
             confidence=trimmed.confidence,
             trimmed=notes,
             log_path=log_ref,
+            agent_type=run.profile.name if run.profile else None,
+            color=(run.profile.color or None) if run.profile else None,
             figures=NoteFigures(
                 turns=run.turns,
                 tool_calls=run.tool_calls,

@@ -12,6 +12,7 @@ from agent_cli.tool_contract import Tool, ToolContext, ToolResult
 class SubmitNote(Tool[NoteBody]):
     name = "submit_note"
     input_model = NoteBody
+    lenient_input = True
 
     def __init__(self, on_submit: Callable[[NoteBody], None]) -> None:
         self._on_submit = on_submit

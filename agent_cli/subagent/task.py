@@ -15,6 +15,7 @@ from agent_cli.subagent.note_render import render
 from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult, current_call_id
 
 if TYPE_CHECKING:
+    from agent_cli.subagent.profile import SubagentTypes
     from agent_cli.subagent.runner import SubagentRunner
 
 
@@ -26,6 +27,11 @@ class TaskInput(ToolInput):
         min_length=1,
         description="The complete, self-contained task for the subagent: it sees nothing else "
         "of this conversation.",
+    )
+    agent_type: str | None = Field(
+        default=None,
+        max_length=128,
+        description="A subagent type from this tool's description; omit it for a general one.",
     )
 
     @field_validator("description", "prompt")
@@ -41,15 +47,26 @@ class Task(Tool[TaskInput]):
     input_model = TaskInput
     concurrent = True
 
-    def __init__(self, runner: SubagentRunner) -> None:
+    def __init__(self, runner: SubagentRunner, types: SubagentTypes | None = None) -> None:
         self._runner = runner
+        self._types = types
+
+    def description_extra(self) -> str:
+        return self._types.listing() if self._types is not None else ""
 
     def describe_call(self, args: TaskInput) -> str:
         return f"task {args.description}"
 
     async def run(self, args: TaskInput, ctx: ToolContext) -> ToolResult:
         call_id = current_call_id.get() or "task"
-        note = await self._runner.run(args.description, args.prompt, ctx, call_id)
+        profile = None
+        if args.agent_type:
+            profile = self._types.profile(args.agent_type) if self._types else None
+            if profile is None:
+                known = ", ".join(self._types.names()) if self._types else "none"
+                message = f"Unknown agent_type {args.agent_type!r}. Known types: {known}."
+                return ToolResult(message, is_error=True, summary=f"task: {message}")
+        note = await self._runner.run(args.description, args.prompt, ctx, call_id, profile)
         f = note.figures
         verified, total = verified_count(note.evidence_checks)
         checked = f", evidence {verified}/{total} verified" if total else ""

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agent_cli.lenient_values import json_in_string
 from agent_cli.payloads import TodoItem
 
 log = logging.getLogger(__name__)
@@ -37,10 +38,9 @@ def parse_todos(raw: Any) -> Any:
         return raw
     if len(raw) > MAX_STRING_CHARS:
         raise TodoError(f"todos is a string of {len(raw):,} characters; send an array")
-    try:
-        return json.loads(raw)
-    except (ValueError, RecursionError):
-        pass
+    parsed = json_in_string(raw)  # JSON, inside a code fence too
+    if parsed is not None:
+        return parsed
     try:
         return ast.literal_eval(raw.strip())
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError) as e:

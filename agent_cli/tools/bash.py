@@ -7,15 +7,19 @@ import contextlib
 import os
 import signal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from agent_cli.model.credentials import CREDENTIAL_VARS
+from agent_cli.shell_rules import is_read_only
 from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult
+from agent_cli.tools import git_guard
 
 # output kept in memory; the registry saves anything over the per-result limit to a file
 MAX_OUTPUT_BYTES = 4_000_000
 # after the shell exits, how long a process that left its group may keep the pipe open
 DRAIN_S = 2.0
+# `bash -c COMMAND` passes the command as one argument: Linux refuses one longer than this
+MAX_COMMAND_BYTES = 131_071
 
 
 class BashInput(ToolInput):
@@ -23,6 +27,21 @@ class BashInput(ToolInput):
     timeout_s: float | None = Field(
         default=None, gt=0, le=600, description="Seconds before it is killed (default 120)."
     )
+
+    @field_validator("command")
+    @classmethod
+    def _fits_one_argument(cls, value: str) -> str:
+        # checked before anything parses the command, so a huge one costs nothing
+        size = (
+            len(value) if len(value) > MAX_COMMAND_BYTES else len(value.encode("utf-8", "replace"))
+        )
+        if size > MAX_COMMAND_BYTES:
+            raise ValueError(
+                f"the command is {size:,} bytes; a command may hold at most "
+                f"{MAX_COMMAND_BYTES:,} (the system's limit for one argument). Write a script "
+                "with write_file and run that"
+            )
+        return value
 
 
 def clean_env() -> dict[str, str]:
@@ -64,7 +83,10 @@ class Bash(Tool[BashInput]):
 
     async def run(self, args: BashInput, ctx: ToolContext) -> ToolResult:
         timeout = args.timeout_s or ctx.settings.bash_timeout_s
-        proc = await _spawn(args.command, ctx)
+        env = clean_env()
+        if "git" in args.command and is_read_only(args.command, ctx.workspace):
+            env = await git_guard.neutral_env(ctx.workspace, env)  # it may have run unasked
+        proc = await _spawn(args.command, ctx, env)
         assert proc.stdout is not None
         output = _Output()
         reader = asyncio.ensure_future(output.collect(proc.stdout))
@@ -87,16 +109,18 @@ class Bash(Tool[BashInput]):
         return _result(args.command, output.text(), proc.returncode, timeout if timed_out else None)
 
 
-async def _spawn(command: str, ctx: ToolContext) -> asyncio.subprocess.Process:
-    """Start the shell in its own process group. A cancel that lands while the process is
-    being set up waits for it to exist, then kills its group: it is never left running."""
+async def _spawn(
+    command: str, ctx: ToolContext, env: dict[str, str]
+) -> asyncio.subprocess.Process:
+    """The shell, in its own process group. A cancel while the pipes are still being set up
+    (the command may already run) waits for the process and kills its group before going on."""
     spawning = asyncio.ensure_future(
         asyncio.create_subprocess_exec(
             "bash",
             "-c",
             command,
             cwd=ctx.workspace,
-            env=clean_env(),
+            env=env,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,

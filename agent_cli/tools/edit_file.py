@@ -9,7 +9,14 @@ from pydantic import Field
 
 from agent_cli.payloads import DiffDisplay
 from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult
-from agent_cli.tools.fs import PathRefused, content_hash, display_path, remember, writable_path
+from agent_cli.tools.fs import (
+    PathRefused,
+    content_hash,
+    display_path,
+    remember,
+    replace_file,
+    writable_path,
+)
 from agent_cli.tools.read_file import split_lines
 
 MAX_DIFF_LINES = 200
@@ -121,7 +128,7 @@ def _read_checked(path: Path, raw: str, ctx: ToolContext) -> str | ToolResult:
 def _write(path: Path, before: str, after: str, count: int, ctx: ToolContext) -> ToolResult:
     data = after.encode("utf-8")
     try:
-        path.write_bytes(data)
+        replace_file(path, data)
     except OSError as e:
         return _error(f"Could not write {path}: {e.strerror or e}", str(path))
     remember(ctx, path, data, written=True)

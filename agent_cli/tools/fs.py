@@ -8,7 +8,10 @@ Some workspace files are protected: a write to them is asked every time (see `pr
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
+import tempfile
 from pathlib import Path
 
 from agent_cli.tool_contract import ToolContext
@@ -107,3 +110,24 @@ def remember(ctx: ToolContext, path: Path, data: bytes, written: bool = False) -
     ctx.file_state[path] = content_hash(data)
     if written:
         ctx.touched.add(path)
+
+
+def replace_file(path: Path, data: bytes) -> None:
+    """Write `data` to `path` through a new file renamed over it: a hard link in the workspace
+    to a file outside is replaced, never written through (the file outside keeps its content),
+    and a crash leaves the old or the new content, never half. The old mode is kept."""
+    try:
+        mode: int | None = path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        mode = None
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:40]}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        if mode is not None:
+            Path(tmp).chmod(mode)
+        Path(tmp).replace(path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            Path(tmp).unlink()
+        raise

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pydantic import Field
 
 from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult
-from agent_cli.tools.fs import content_hash, display_path, remember
+from agent_cli.tools.file_window import Window, read_window
+from agent_cli.tools.fs import content_hash, display_path
 
 __all__ = ["MAX_LINE_CHARS", "ReadFile", "ReadFileInput", "content_hash"]
 
@@ -32,15 +33,6 @@ def split_lines(text: str) -> list[str]:
     return [line.removesuffix("\r") for line in lines]
 
 
-def number_lines(lines: list[str], first: int) -> str:
-    out = []
-    for n, line in enumerate(lines, start=first):
-        cut = len(line) - MAX_LINE_CHARS
-        text = f"{line[:MAX_LINE_CHARS]} [... {cut} more characters]" if cut > 0 else line
-        out.append(f"{n:>6}\t{text}")
-    return "\n".join(out)
-
-
 class ReadFile(Tool[ReadFileInput]):
     name = "read_file"
     input_model = ReadFileInput
@@ -57,27 +49,35 @@ class ReadFile(Tool[ReadFileInput]):
             return _error(f"{args.path} is a directory; use glob to list it.", args.path)
         if not path.is_file():  # a FIFO or a device would block the turn, or never end
             return _error(f"{args.path} is not a regular file; read_file reads files.", args.path)
-        try:
-            data = path.read_bytes()
-        except OSError as e:
-            return _error(f"Could not read {args.path}: {e.strerror or e}", args.path)
-        if b"\0" in data[:8192]:
-            return _error(f"{args.path} is a binary file; read_file shows text only.", args.path)
-        remember(ctx, path, data)
-        lines = split_lines(data.decode("utf-8", errors="replace"))
-        shown_path = display_path(ctx, path)
-        if not lines:
-            return ToolResult(f"({shown_path} is empty)", summary=f"read_file {shown_path} (empty)")
         start = (args.offset or 1) - 1
         limit = args.limit or DEFAULT_LIMIT
-        if start >= len(lines):
+        try:
+            with path.open("rb") as f:
+                window = read_window(f, start, limit, MAX_LINE_CHARS)
+        except OSError as e:
+            return _error(f"Could not read {args.path}: {e.strerror or e}", args.path)
+        if window.binary:
+            return _error(f"{args.path} is a binary file; read_file shows text only.", args.path)
+        ctx.file_state[path] = window.digest  # what edit_file's guard compares
+        shown_path = display_path(ctx, path)
+        if not window.total:
+            return ToolResult(f"({shown_path} is empty)", summary=f"read_file {shown_path} (empty)")
+        if start >= window.total:
             return _error(
-                f"offset {start + 1} is past the end of {args.path} ({len(lines)} lines).",
+                f"offset {start + 1} is past the end of {args.path} ({window.total} lines).",
                 args.path,
             )
-        shown = lines[start : start + limit]
-        text = number_lines(shown, start + 1)
-        if start + limit < len(lines):
-            rest, nxt = len(lines) - start - limit, start + limit + 1
+        text = number_window(window, start + 1)
+        if start + limit < window.total:
+            rest, nxt = window.total - start - limit, start + limit + 1
             text += f"\n\n[{rest} more lines; continue with offset={nxt}]"
-        return ToolResult(text, summary=f"read_file {shown_path} ({len(shown)} lines)")
+        shown = len(window.lines)
+        return ToolResult(text, summary=f"read_file {shown_path} ({shown} lines)")
+
+
+def number_window(window: Window, first: int) -> str:
+    out = []
+    for n, (line, cut) in enumerate(zip(window.lines, window.cut, strict=True), start=first):
+        text = f"{line} [... {cut} more characters]" if cut > 0 else line
+        out.append(f"{n:>6}\t{text}")
+    return "\n".join(out)

@@ -8,10 +8,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from functools import cached_property
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
+from agent_cli import lenient_json, lenient_values
 from agent_cli.paths import make_dirs, result_file_stem
 from agent_cli.prompts import load_prompt
 from agent_cli.redaction import redact as redact
@@ -24,6 +25,7 @@ from agent_cli.tool_contract import (
     ToolResult,
     current_call_id,
 )
+from agent_cli.unicode_safe import safe_text, safe_value
 
 log = logging.getLogger(__name__)
 
@@ -50,31 +52,61 @@ def format_validation_error(tool_name: str, error: ValidationError) -> str:
     return "\n".join(lines)
 
 
+class ToolSource(Protocol):
+    """Tools that come and go between requests (an MCP server's), offered after the fixed ones.
+    They change only when `offered()` is asked, before a request, so the cached prefix holds."""
+
+    def offered(self) -> list[AnyTool]: ...
+
+    async def aclose(self) -> None: ...
+
+
 class ToolRegistry:
-    def __init__(self, tools: Iterable[AnyTool], gate: Gate | None = None) -> None:
-        self.tools: dict[str, AnyTool] = {t.name: t for t in tools}
+    def __init__(
+        self,
+        tools: Iterable[AnyTool],
+        gate: Gate | None = None,
+        source: ToolSource | None = None,
+        server_tools: Iterable[dict[str, Any]] = (),
+    ) -> None:
+        self.fixed: dict[str, AnyTool] = {t.name: t for t in tools}
         self.gate: Gate = gate or OpenGate()
+        self.source = source
+        # declarations of tools the API runs itself (web search): declared, never dispatched
+        self.server_tools = [dict(t) for t in server_tools]
+
+    @property
+    def tools(self) -> dict[str, AnyTool]:
+        extra = self.source.offered() if self.source else []
+        return {**self.fixed, **{t.name: t for t in extra if t.name not in self.fixed}}
 
     def names(self) -> list[str]:
         return list(self.tools)
 
     def without(self, *names: str) -> ToolRegistry:
-        return ToolRegistry([t for n, t in self.tools.items() if n not in names], self.gate)
+        kept = [t for n, t in self.fixed.items() if n not in names]
+        return ToolRegistry(kept, self.gate, self.source, self.server_tools)
 
     def with_tools(self, *tools: AnyTool) -> ToolRegistry:
-        return ToolRegistry([*self.tools.values(), *tools], self.gate)
+        every = [*self.fixed.values(), *tools]
+        return ToolRegistry(every, self.gate, self.source, self.server_tools)
 
     @cached_property
-    def schemas(self) -> list[dict[str, Any]]:
+    def fixed_schemas(self) -> list[dict[str, Any]]:
         """Generated once, in a stable order: a stable tool block keeps the cached prefix valid."""
-        return [
-            {
-                "name": tool.name,
-                "description": load_prompt(f"tools/{tool.name}.md").strip(),
-                "input_schema": input_schema(tool),
-            }
-            for tool in self.tools.values()
-        ]
+        client = [_schema(tool) for tool in self.fixed.values()]
+        return client + [t for t in self.server_tools if t["name"] not in self.fixed]
+
+    @property
+    def schemas(self) -> list[dict[str, Any]]:
+        if self.source is None:
+            return self.fixed_schemas
+        extra = [t for t in self.source.offered() if t.name not in self.fixed]
+        return [*self.fixed_schemas, *(_schema(t) for t in extra)]
+
+    async def aclose(self) -> None:
+        if self.source is not None:
+            await self.source.aclose()
 
     def runs_concurrently(self, name: str) -> bool:
         tool = self.tools.get(name)
@@ -96,12 +128,16 @@ class ToolRegistry:
         if tool is None:
             known = ", ".join(self.tools) or "none"
             return _error(f"Unknown tool '{name}'. Available tools: {known}.", name)
+        raw = lenient_values.coerce_tool_input(raw, tool.input_model)
         if not isinstance(raw, dict):
             return _error(
                 f"Arguments for {name} must be a JSON object, got {type(raw).__name__}.", name
             )
         try:
-            args = tool.input_model.model_validate(raw)
+            if tool.lenient_input:
+                args = tool.input_model.model_validate(lenient_json.clean(raw, tool.input_model))
+            else:
+                args = tool.input_model.model_validate(raw)
         except ValidationError as e:
             return _error(format_validation_error(name, e), name)
         try:
@@ -120,19 +156,36 @@ class ToolRegistry:
         return finish_result(result, ctx, name, call_id)
 
 
+def _schema(tool: AnyTool) -> dict[str, Any]:
+    prompt = load_prompt(f"tools/{tool.name}.md").strip() if tool.schema() is None else ""
+    return tool.schema() or {
+        "name": tool.name,
+        "description": "\n\n".join(p for p in (prompt, tool.description_extra().strip()) if p),
+        "input_schema": input_schema(tool),
+    }
+
+
 def _error(message: str, summary: str) -> ToolResult:
-    return ToolResult(content=message, is_error=True, summary=f"{summary}: error")
+    return ToolResult(safe_text(message), is_error=True, summary=safe_text(f"{summary}: error"))
 
 
 def finish_result(result: ToolResult, ctx: ToolContext, name: str, call_id: str) -> ToolResult:
     """Redact secrets (what the model and the user see), then save an oversized output and keep
     a preview plus its path."""
-    content = redact(result.content, ctx.secrets)
-    result.summary = redact(result.summary, ctx.secrets)
-    result.display = redact_value(result.display, ctx.secrets)
+    content = safe_text(redact(result.content, ctx.secrets))
+    result.summary = safe_text(redact(result.summary, ctx.secrets))
+    result.display = safe_value(redact_value(result.display, ctx.secrets))
     limit = ctx.settings.tool_result_limit_chars
     if len(content) > limit:
-        content = save_and_preview(content, ctx, name, call_id)
+        try:
+            content = save_and_preview(content, ctx, name, call_id)
+        except OSError as e:  # a full disk: the model still gets the start of it
+            log.warning("could not save the output of %s: %s", name, e)
+            preview = content[: ctx.settings.tool_preview_chars]
+            content = (
+                f"{preview}\n\n[Output of {name} was {len(content):,} characters; it could "
+                f"not be saved ({e.strerror or e}), so only this start is shown.]"
+            )
     result.content = content
     if not result.summary:
         result.summary = name

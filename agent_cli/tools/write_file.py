@@ -8,7 +8,7 @@ from pydantic import Field
 
 from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.tools.edit_file import diff_display
-from agent_cli.tools.fs import PathRefused, display_path, remember, writable_path
+from agent_cli.tools.fs import PathRefused, display_path, remember, replace_file, writable_path
 
 
 class WriteFileInput(ToolInput):
@@ -44,7 +44,7 @@ class WriteFile(Tool[WriteFileInput]):
         data = args.content.encode("utf-8")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
+            replace_file(path, data)
         except OSError as e:
             return ToolResult(f"Could not write {args.path}: {e.strerror or e}", is_error=True)
         remember(ctx, path, data, written=True)

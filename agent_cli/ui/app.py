@@ -30,9 +30,22 @@ def history_file(workspace: Path, state_dir: Path | None) -> Path | None:
     return path
 
 
-def _slash_names() -> list[str]:
+def _slash_names(workspace: Path) -> list[str | tuple[str, str]]:
     slash = sys.modules.get("agent_cli.ui.slash")  # loaded with the REPL, after the first frame
-    return list(slash.names()) if slash is not None else []
+    if slash is None:
+        return []
+    project = sys.modules["agent_cli.ui.project_slash"]  # imported by slash
+    return [*slash.names(), *project.completion_items(workspace)]
+
+
+def _mcp(booted: dict[str, Any], what: str) -> list[str]:
+    """MCP prompt commands or resource mentions, once the REPL has booted."""
+    repl, mcp_prompts = booted.get("repl"), sys.modules.get("agent_cli.mcp.prompts")
+    if repl is None or mcp_prompts is None:
+        return []
+    if what == "commands":
+        return sorted(mcp_prompts.prompt_commands(repl.runtime.mcp))
+    return list(mcp_prompts.resource_mentions(repl.runtime.mcp))
 
 
 def _slash_description(name: str) -> str:
@@ -43,9 +56,14 @@ def _slash_description(name: str) -> str:
 def run_screen(options: Options) -> None:
     """Run the REPL until /exit, Ctrl-D or a double Ctrl-C; print how to resume."""
     workspace = options.workspace
-    completer = ChatCompleter(workspace, _slash_names, _slash_description)
-    screen = ChatScreen(history_file(workspace, options.state_dir), completer)
     booted: dict[str, Any] = {}
+    completer = ChatCompleter(
+        workspace,
+        lambda: [*_slash_names(workspace), *_mcp(booted, "commands")],
+        lambda: _mcp(booted, "mentions"),
+        _slash_description,
+    )
+    screen = ChatScreen(history_file(workspace, options.state_dir), completer)
 
     def boot() -> None:
         try:

@@ -17,26 +17,31 @@ class ChatCompleter(Completer):
     def __init__(
         self,
         workspace: Path,
-        commands: Callable[[], Iterable[str]],
+        commands: Callable[[], Iterable[str | tuple[str, str]]],
+        mentions: Callable[[], Iterable[str]] = lambda: (),
         describe: Callable[[str], str] = lambda _name: "",
     ) -> None:
         self.workspace = workspace
         self.commands = commands
-        self.describe = describe  # the slash menu's second column
+        self.mentions = mentions  # `server:uri` of MCP resources
+        self.describe = describe  # the slash menu's second column for built-in commands
 
     def get_completions(
         self, document: Document, complete_event: CompleteEvent
     ) -> Iterator[Completion]:
         before = document.text_before_cursor
         if before.startswith("/") and " " not in before:
-            for name in self.commands():
+            for item in self.commands():  # a name, or (name, description) for project commands
+                name, meta = item if isinstance(item, tuple) else (item, "")
                 if name.startswith(before):
-                    yield Completion(
-                        name, start_position=-len(before), display_meta=self.describe(name)
-                    )
+                    meta = meta or self.describe(name)
+                    yield Completion(name, start_position=-len(before), display_meta=meta)
             return
         word = before.split()[-1] if before and not before[-1].isspace() else ""
         if word.startswith("@"):
+            for mention in self.mentions():
+                if mention.startswith(word[1:]):
+                    yield Completion(mention, start_position=-len(word) + 1)
             yield from self._paths(word[1:])
 
     def _paths(self, partial: str) -> Iterator[Completion]:

@@ -12,7 +12,7 @@ from agent_cli.errors import AgentError
 from agent_cli.events import CompactionDone, Event
 from agent_cli.memory.episode import Episode
 from agent_cli.runtime import Runtime
-from agent_cli.ui import rewind, slash
+from agent_cli.ui import mcp_ui, rewind, slash
 from agent_cli.ui.side_panel import PanelState
 
 log = logging.getLogger(__name__)
@@ -87,6 +87,12 @@ class ChatCore:
         self.panel_state = restored_panel(self.runtime)
         self.say(message)
 
+    def send(self, text: str) -> None:
+        if self.busy:
+            self.say("A turn is running: wait for it or stop it with Ctrl-C.", "yellow")
+            return
+        self.start(self.turn(text))
+
     def compact(self, focus: str | None) -> None:
         if self.busy:
             self.say("A turn is running: wait for it or stop it with Ctrl-C.", "yellow")
@@ -122,7 +128,8 @@ class ChatCore:
             if stripped.startswith("!") and stripped[1:].strip():
                 source = self.runtime.shell(stripped[1:].strip())
             else:
-                source = self.runtime.turn_with_files(text)
+                request = await mcp_ui.with_resources(self.runtime, text)  # @server:uri attached
+                source = self.runtime.turn_with_files(text, request)
             async for event in source:
                 yield event
 
@@ -131,8 +138,10 @@ class ChatCore:
     def _remembering(self) -> Callable[[], AsyncIterator[Event]]:
         async def events() -> AsyncIterator[Event]:
             if await self.runtime.remember():
-                self.say("Writing an episode of this session in the background (/memory lists "
-                         "it once saved).")
+                self.say(
+                    "Writing an episode of this session in the background (/memory lists "
+                    "it once saved)."
+                )
             else:
                 self.say("Nothing new to remember since the last episode.")
             return
@@ -177,4 +186,3 @@ class ChatCore:
     def exit_message(self) -> str:
         sid = self.runtime.session.id
         return f"Session {sid}. Resume it with: agent chat --resume {sid}"
-

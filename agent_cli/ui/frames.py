@@ -11,7 +11,9 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
+from prompt_toolkit.application import Application
 from prompt_toolkit.application.current import get_app_session
 from prompt_toolkit.output import Output
 from prompt_toolkit.output.vt100 import Vt100_Output
@@ -61,3 +63,13 @@ def one_frame(output: Output) -> Iterator[None]:
             yield
     else:
         yield
+
+
+def log_frame(app: Application[None]) -> None:
+    """Diagnostics (AGENT_FRAME_LOG): the rows the region's content takes in each frame.
+    prompt-toolkit pads the region down to the bottom of an empty screen with blank rows:
+    those never reach scrollback, so they are not counted."""
+    size = app.output.get_size()
+    rows = app.layout.container.preferred_height(size.columns, size.rows).preferred
+    with Path(os.environ["AGENT_FRAME_LOG"]).open("a", encoding="utf-8") as log:
+        log.write(f"{rows} {size.rows} {size.columns}\n")

@@ -1,23 +1,18 @@
 """The one prompt-toolkit Application of `agent chat`: non-fullscreen, alive for the whole session.
 
 Bottom region, redrawn on events: [unfinished block + spinners | side panel] (the panel goes below
-under 100 columns), an approval question when one is pending, the status bar, the input line.
-Finished blocks and tool lines go to the terminal's own scrollback through `commit` (one queue,
-one `run_in_terminal` per batch, so order holds). Imports only prompt_toolkit: the prompt is drawn
-before the rest of the REPL is loaded, and `attach` hands it the controller when ready.
-"""
+under 100 columns), a pending question, the status bar, the input line. Finished blocks go to the
+terminal's own scrollback through `commit` (ui/commits.py). Imports only prompt_toolkit: the prompt
+is drawn before the rest of the REPL is loaded; `attach` hands it the controller when ready."""
 
 from __future__ import annotations
 
 import asyncio
 import os
-import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
 
-from prompt_toolkit.application import Application, run_in_terminal
+from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.completion import Completer
 from prompt_toolkit.filters import Condition
@@ -37,41 +32,21 @@ from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.styles import Style
 
-from agent_cli.ui.frames import one_frame, screen_output
+from agent_cli.ui.commits import Commits
+from agent_cli.ui.frames import log_frame, one_frame, screen_output
 from agent_cli.ui.keys import chat_bindings
-from agent_cli.ui.questions import Questions
+from agent_cli.ui.question import Question
+from agent_cli.ui.rows import count_rows, side_width, tail_rows
+from agent_cli.ui.screen_contract import Controller
+from agent_cli.ui.screen_keys import KeyActions
 
 PROMPT = "you> "
 FOLD_BELOW = 100  # same rule as side_panel.FOLD_BELOW (not imported: that module is heavy)
-COALESCE_S = 0.1  # commits within this share one erase-print-redraw of the bottom region
-EXIT_WINDOW_S = 2.0  # a second Ctrl-C on an empty prompt within this exits
 PANEL_MODES = ("full", "compact", "hidden")  # F2 cycles them
 STYLE = Style.from_dict({"toolbar": "reverse", "question": "bold", "prompt": "bold"})
 
 
-class Controller(Protocol):
-    """What the screen asks of the REPL (ui/repl.py)."""
-
-    busy: bool
-
-    def live(self, width: int) -> str: ...  # ANSI: the unfinished block and running spinners
-
-    def panel(self, columns: int, rows: int, mode: str) -> str: ...  # ANSI, at most `rows`
-
-    def toolbar(self) -> str: ...
-
-    def submit(self, text: str) -> None: ...
-
-    def interrupt(self) -> None: ...  # cancel the running turn
-
-    def cycle_mode(self) -> None: ...  # the next permission mode
-
-
-def side_width(columns: int) -> int:
-    return 40 if columns >= 140 else 34
-
-
-class ChatScreen(Questions):
+class ChatScreen(KeyActions):
     def __init__(self, history_file: Path | None, completer: Completer | None = None) -> None:
         self.controller: Controller | None = None
         self.early: list[str] = []  # sent before the controller was ready
@@ -80,9 +55,7 @@ class ChatScreen(Questions):
         self._restoring = False
         self._frame_cache: tuple[object, tuple[str, str]] | None = None
         self._last_ctrl_c = 0.0
-        self._question: tuple[str, dict[str, str], asyncio.Future[str]] | None = None
-        self._line: tuple[str, asyncio.Future[str | None]] | None = None  # a typed answer
-        self._commits: asyncio.Queue[str] | None = None
+        self.question = Question(self.invalidate, self.columns)
         history = FileHistory(str(history_file)) if history_file else InMemoryHistory()
         self.buffer = Buffer(
             multiline=True,
@@ -99,6 +72,7 @@ class ChatScreen(Questions):
             erase_when_done=True,
             output=screen_output(),
         )
+        self.commits = Commits(self.app)
         self.app.ttimeoutlen = 0.02
         # Esc is also the prefix of Alt-Enter: without this the key processor waits a whole second
         # to tell them apart. A terminal sends Alt-Enter's two bytes together, so 20 ms is plenty.
@@ -111,15 +85,7 @@ class ChatScreen(Questions):
 
         setattr(self.app, "_on_resize", framed_resize)  # noqa: B010 - a method, replaced
         if os.environ.get("AGENT_FRAME_LOG"):  # diagnostics: the height of every frame
-            self.app.after_render += self._log_frame
-
-    def _log_frame(self, app: Application[None]) -> None:
-        # the rows the region's content takes (prompt-toolkit pads the region down to the
-        # bottom of an empty screen with blank rows: those never reach scrollback)
-        size = app.output.get_size()
-        rows = app.layout.container.preferred_height(size.columns, size.rows).preferred
-        with Path(os.environ["AGENT_FRAME_LOG"]).open("a", encoding="utf-8") as log:
-            log.write(f"{rows} {size.rows} {size.columns}\n")
+            self.app.after_render += log_frame
 
     # -- layout ------------------------------------------------------------------------------
 
@@ -159,17 +125,17 @@ class ChatScreen(Questions):
         controller = self.controller
         if controller is None or self._restoring:
             return "", ""
-        body = rows - 2 - self._input_rows() - self._question_rows()  # status row, one spare
+        body = rows - 2 - self._input_rows() - self.question.rows()  # status row, one spare
         if body < 1:
             return "", ""
         if columns >= FOLD_BELOW:
             panel = controller.panel(columns, body, self.panel_mode)
             width = columns - side_width(columns) - 2 if panel else columns
-            return _tail(controller.live(width), body), panel
+            return tail_rows(controller.live(width), body), panel
         live = controller.live(columns)
-        keep = min(_count(live), max(rows // 3, 1))
+        keep = min(count_rows(live), max(rows // 3, 1))
         panel = controller.panel(columns, body - keep, self.panel_mode)
-        return _tail(live, body - _count(panel)), panel
+        return tail_rows(live, body - count_rows(panel)), panel
 
     def _root(self) -> FloatContainer:
         has_panel = Condition(lambda: bool(self._panel_text()))
@@ -188,15 +154,7 @@ class ChatScreen(Questions):
                 ConditionalContainer(
                     Window(panel, dont_extend_height=True), filter=has_panel & ~wide
                 ),
-                ConditionalContainer(
-                    Window(
-                        FormattedTextControl(self._question_text),
-                        style="class:question",
-                        height=lambda: self._question_rows(),
-                        wrap_lines=True,
-                    ),
-                    filter=Condition(lambda: self.asking or self._line is not None),
-                ),
+                self.question.container(),
                 Window(FormattedTextControl(self._toolbar), height=1, style="class:toolbar"),
                 self._input_row(),
             ]
@@ -246,93 +204,30 @@ class ChatScreen(Questions):
             text = f"{text}  ·  {self.notice}"
         return [("class:toolbar", " " + text)]
 
+    # -- questions (the approval port's answers) ---------------------------------------------
 
-    # -- keys --------------------------------------------------------------------------------
+    async def ask(self, question: str, answers: dict[str, str]) -> str:
+        """Ask in the bottom region; a key of `answers` picks its value. Ctrl-C / Esc -> 'deny'."""
+        return await self.question.ask(question, answers)
 
-    @property
-    def busy(self) -> bool:
-        return bool(self.controller and self.controller.busy)
+    async def ask_line(self, prompt: str) -> str | None:
+        """A typed answer in the input box (Enter sends); None when Esc or Ctrl-C cancels it."""
+        return await self.question.ask_line(prompt)
 
-    def send(self) -> None:
-        text = self.buffer.text
-        if self._line is not None and not self._line[1].done():
-            self.buffer.reset()
-            self._line[1].set_result(text)
-            return
-        if not text.strip():
-            return
-        self.buffer.append_to_history()
-        self.buffer.reset()
-        self.notice = ""
-        if self.controller is None:
-            self.early.append(text)
-        else:
-            self.controller.submit(text)
+    def answer_key(self, key: str) -> None:
+        self.question.answer_key(key)
 
-    def on_ctrl_c(self) -> None:
-        busy = self.controller is not None and self.controller.busy
-        if self._line is not None and not self._line[1].done():
-            self._line[1].set_result(None)
-        if self.answer("deny") or busy:
-            self.interrupt()
-        elif self.buffer.text:
-            self.buffer.reset()
-        elif time.monotonic() - self._last_ctrl_c < EXIT_WINDOW_S:
-            self.exit()
-        else:
-            self._last_ctrl_c = time.monotonic()
-            self.notice = "press Ctrl-C again to exit"
-            self.invalidate()
-            asyncio.get_running_loop().call_later(EXIT_WINDOW_S, self._notice_expired)
-
-    def _notice_expired(self) -> None:
-        if time.monotonic() - self._last_ctrl_c >= EXIT_WINDOW_S - 0.01:
-            self.notice = ""
-            self.invalidate()
-
-    def interrupt(self) -> None:
-        if self.controller is not None:
-            self.controller.interrupt()
-
-    def cycle_mode(self) -> None:
-        if self.controller is not None:
-            self.controller.cycle_mode()
-            self.invalidate()
-
-    def restore_input(self, text: str) -> None:
-        """Put text back in the input box, before whatever is being typed."""
-        typed = self.buffer.text
-        self.buffer.text = text + ("\n" + typed if typed else "")
-        self.buffer.cursor_position = len(self.buffer.text)
-        self.invalidate()
+    def answer(self, value: str) -> bool:
+        return self.question.answer(value)
 
     # -- output ------------------------------------------------------------------------------
 
     def commit(self, text: str) -> None:
         """Print above the live region, into scrollback, after everything committed before."""
-        if not self.app.is_running:
-            _write(text + "\n")
-            return
-        if self._commits is None:
-            self._commits = asyncio.Queue()
-        self._commits.put_nowait(text)
-
-    async def _committer(self) -> None:
-        if self._commits is None:
-            self._commits = asyncio.Queue()
-        while True:
-            batch = [await self._commits.get()]
-            await asyncio.sleep(COALESCE_S)  # blocks that arrive together: one redraw
-            while not self._commits.empty():
-                batch.append(self._commits.get_nowait())
-            with one_frame(self.app.output):  # erase, print, redraw: shown as one frame
-                await run_in_terminal(lambda b=batch: _write("\n".join(b) + "\n"))  # type: ignore[misc]
-            for _ in batch:
-                self._commits.task_done()
+        self.commits.commit(text)
 
     async def flush(self) -> None:
-        if self._commits is not None:
-            await self._commits.join()
+        await self.commits.flush()
 
     def invalidate(self) -> None:
         self.app.invalidate()
@@ -365,22 +260,7 @@ class ChatScreen(Questions):
         """Draw, then `boot` (loads the REPL and calls `attach`) right after the first frame."""
 
         def pre_run() -> None:
-            self.app.create_background_task(self._committer())
+            self.app.create_background_task(self.commits.run())
             asyncio.get_running_loop().call_soon(boot)
 
         await self.app.run_async(pre_run=pre_run)
-
-
-def _count(text: str) -> int:
-    return text.count("\n") + 1 if text else 0
-
-
-def _tail(text: str, rows: int) -> str:
-    if rows < 1:
-        return ""
-    return "\n".join(text.split("\n")[-rows:]) if text else ""
-
-
-def _write(text: str) -> None:
-    sys.stdout.write(text)
-    sys.stdout.flush()

@@ -57,6 +57,7 @@ class PlainRepl(ChatCore):
         self._done = True
 
     async def main(self) -> None:
+        self.runtime.start_servers()  # no one to ask: a project's servers need `agent trust`
         try:
             while not self._done:
                 line = await asyncio.to_thread(sys.stdin.readline)

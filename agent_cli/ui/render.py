@@ -17,6 +17,7 @@ from agent_cli.events import (
     ErrorEvent,
     FilesChanged,
     NoteAdded,
+    SourcesCited,
     ToolEnd,
     Warning,
 )
@@ -143,6 +144,9 @@ def event_line(event: Any, width: int, color: bool) -> str | None:
         return info_line(f"! {event.message}", width, color, "yellow")
     if isinstance(event, NoteAdded):
         return info_line("✎ " + note_line(event.note), width, color, "magenta")
+    if isinstance(event, SourcesCited):
+        lines = [f"[{s.n}] {_short(s.title, 60)} — {s.url}" for s in event.sources]
+        return info_line("\n".join(["Sources:", *lines]), width, color)
     if isinstance(event, CheckpointSaved) and event.skipped:
         names = ", ".join(event.skipped)
         return info_line(f"! not in the checkpoint (too large or a nested repo): {names}",

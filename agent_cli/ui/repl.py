@@ -11,11 +11,12 @@ from rich.text import Text
 from agent_cli.approval import ApprovalRequest, Decision, Denial
 from agent_cli.events import Event
 from agent_cli.runtime import Runtime, preload_sdk
-from agent_cli.ui import approval_view, render
+from agent_cli.ui import approval_view, mcp_ui, render
 from agent_cli.ui.core import ChatCore
 from agent_cli.ui.history import history_lines
 from agent_cli.ui.live import ChatScreen
 from agent_cli.ui.panel_fit import fit_panel
+from agent_cli.ui.trust_offer import offer_trust
 from agent_cli.ui.turn import TurnView
 
 if TYPE_CHECKING:
@@ -68,6 +69,7 @@ class Repl(ChatCore):
         repl.redraw_history()
         repl.say(f"{verb} session {runtime.session.id}. /help lists commands.", "dim")
         screen.attach(repl)
+        asyncio.get_running_loop().create_task(offer_trust(screen, repl))  # then MCP servers
         return repl
 
     def redraw_history(self) -> None:
@@ -101,6 +103,9 @@ class Repl(ChatCore):
             f"ctx {'-' if pct is None else f'{pct}%'}",
             render.cost(self.panel_state.cost_usd),
         ]
+        servers = mcp_ui.status_part(self.runtime)
+        if servers:
+            parts.append(servers)
         if self.busy:  # first: on a narrow screen the end of the bar is cut off
             parts.insert(0, "working… Ctrl-C stops")
         if self.queued:
@@ -157,6 +162,12 @@ class Repl(ChatCore):
     def compact(self, focus: str | None) -> None:
         super().compact(focus)
         self._spin()
+
+    def send(self, text: str) -> None:
+        if self.busy:
+            super().send(text)  # says why not
+        else:
+            self._begin(text)
 
     # -- turns ---------------------------------------------------------------------------------
 

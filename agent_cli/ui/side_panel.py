@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from rich.color import Color, ColorParseError
 from rich.console import Group
 from rich.panel import Panel
 from rich.text import Text
@@ -18,6 +19,7 @@ from rich.text import Text
 from agent_cli.events import CompactionDone, FilesChanged, NoteAdded, TodosUpdated, UsageUpdate
 from agent_cli.payloads import Note, TodoItem
 from agent_cli.ui.render import cost, to_ansi, tokens
+from agent_cli.ui.rows import side_width as side_width
 
 FOLD_BELOW = 100  # columns under which the panel goes below the conversation
 MAX_TODOS = 8  # longer lists collapse to their unfinished items
@@ -25,10 +27,6 @@ MAX_NOTES = 3
 MARKS = {"completed": "✔", "in_progress": "◐", "pending": "○"}
 PLAIN_MARKS = {"completed": "[x]", "in_progress": "[>]", "pending": "[ ]"}
 STYLES = {"completed": "green", "in_progress": "bold yellow", "pending": ""}
-
-
-def side_width(columns: int) -> int:
-    return 40 if columns >= 140 else 34
 
 
 @dataclass
@@ -150,15 +148,29 @@ def _notes(state: PanelState, width: int, color: bool) -> Text | None:
         conclusion = " ".join(note.conclusion.split())
         lines = textwrap.wrap(conclusion, width - 2, max_lines=3, placeholder="…") or ["?"]
         for n, line in enumerate(lines):
-            section.append(("• " if n == 0 else "  ") + line + "\n")
+            if n == 0:  # a subagent type's bullet takes its colour
+                section.append("● " if note.color else "• ", style=_style(note, color))
+            section.append(("" if n == 0 else "  ") + line + "\n")
         checks = note.evidence_checks
         counted = f" {sum(c.verified for c in checks)}/{len(checks)} verified" if checks else ""
-        grade = f"  {note.confidence}{counted} · {note.status}"
+        kind = f" · {note.agent_type}" if note.agent_type else ""
+        grade = f"  {note.confidence}{counted} · {note.status}{kind}"
         meta = f"{grade} · {note.id}"
         if len(meta) > width:  # the id is what /notes ID needs: never cut it
             meta = f"{grade}\n  {note.id}"
         section.append(meta + "\n", style="dim")
     return section
+
+
+def _style(note: Note, color: bool) -> str:
+    wanted = note.color or ""
+    if not (color and wanted):
+        return ""
+    try:
+        Color.parse(wanted.lower())
+        return wanted.lower()
+    except ColorParseError:
+        return ""
 
 
 def bar(pct: int, cells: int, color: bool) -> str:
@@ -236,4 +248,3 @@ def render_panel(
         return rule + to_ansi(body, outer, color).rstrip("\n")
     panel = Panel(Group(body), title="agent", width=outer, border_style="blue")
     return to_ansi(panel, outer, color).rstrip("\n")
-

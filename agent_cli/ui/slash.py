@@ -8,11 +8,12 @@ from typing import TYPE_CHECKING, Protocol
 from agent_cli.errors import AgentError
 from agent_cli.events import Event
 from agent_cli.payloads import Note
-from agent_cli.ui import rewind
+from agent_cli.ui import mcp_ui, project_slash, rewind
 from agent_cli.ui.render import cost, note_line, tokens
 from agent_cli.ui.side_panel import PanelState, todo_counts, todo_lines
 
 if TYPE_CHECKING:
+    from agent_cli.events import Event
     from agent_cli.runtime import Runtime
     from agent_cli.session.resume import Restored
 
@@ -31,6 +32,8 @@ class Host(Protocol):
     def remember(self) -> None: ...  # /remember: an episode now, in the background
 
     def switched(self, message: str) -> None: ...  # after /clear or /resume: a fresh panel
+
+    def send(self, text: str) -> None: ...  # a project command: run as a turn
 
     def exit(self) -> None: ...
 
@@ -53,9 +56,11 @@ HELP = {
     "/model [M]": "show or change the model",
     "/memory": "the newest episodes of this workspace (episodic memory)",
     "/remember": "write an episode of this session now (in the background)",
+    "/mcp [reconnect NAME]": "MCP servers: states, tools, errors; reconnect one",
     "/undo": "take the last turn back: code and conversation (asks first)",
     "/rewind": "pick a turn of this session to go back to: code, conversation or both",
     "/diff [N]": "what the last N turns changed (default 1)",
+    **project_slash.HELP,
     "/exit": "leave (Ctrl-D does too)",
 }
 
@@ -72,6 +77,10 @@ def run(host: Host, line: str) -> None:
     """Run one slash command line; an unknown one says so and lists the known ones."""
     name, _, arg = line.strip().partition(" ")
     command = COMMANDS.get(name)
+    if command is None and name.startswith("/mcp__") and mcp_ui.run_prompt(host, name, arg):
+        return  # a server's prompt, expanded into a turn
+    if command is None and project_slash.handle(host, name, arg.strip()):
+        return
     if command is None:
         host.say(f"Unknown command {name}. Known: {' '.join(names())}", "red")
         return
@@ -226,6 +235,7 @@ COMMANDS: dict[str, Command] = {
     "/model": _model,
     "/memory": _memory,
     "/remember": _remember,
+    "/mcp": mcp_ui.mcp_command,
     "/undo": rewind.undo,
     "/rewind": rewind.rewind_picker,
     "/diff": rewind.diff,

@@ -9,7 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_cli.events import Retrying, StreamRestart, TextDelta, ToolEnd, ToolStart, TurnEnd
+from agent_cli.events import (
+    Retrying,
+    SourcesCited,
+    StreamRestart,
+    TextDelta,
+    ToolEnd,
+    ToolStart,
+    TurnEnd,
+)
 from agent_cli.ui import render
 
 LIVE_LINES = 10  # the unfinished block's tail shown in the live region
@@ -51,8 +59,10 @@ class TurnView:
         if isinstance(event, TurnEnd):
             self.waiting = False
             return self.flush()
+        # the sources follow the reply that cites them
+        out = self.flush() if isinstance(event, SourcesCited) else []
         line = render.event_line(event, self.width, self.color)
-        return [line] if line is not None else []
+        return [*out, line] if line is not None else out
 
     def flush(self) -> list[str]:
         """Commit the unfinished block as it is (a tool call or the turn's end closes it)."""
@@ -81,8 +91,9 @@ class TurnView:
                 rendered = render.markdown(self.text, width, self.color)
                 self._cache = (self.text, width, rendered)
             lines = self._cache[2].split("\n")[-LIVE_LINES:]
-        lines += [render.spinner_line(label, self.frame, self.color)
-                  for label in self.running.values()]
+        lines += [
+            render.spinner_line(label, self.frame, self.color) for label in self.running.values()
+        ]
         if self.waiting and not lines:
             lines.append(render.spinner_line("thinking…", self.frame, self.color))
         return "\n".join(lines)

@@ -31,7 +31,8 @@ def test_undo_asks_then_takes_code_and_conversation_back(
         term.wait_for("files changed 4")  # the panel's usage section
 
         term.type("/undo")
-        screen = term.wait_for("Undo the last turn?")
+        # the listing is committed to scrollback in the next frame (commits are coalesced)
+        screen = term.wait_for(lambda t: "Undo the last turn?" in t and "D d.txt" in t)
         for line in ("A a.txt", "M b.py", "A c.txt", "D d.txt"):
             assert line in screen
         term.send("n")

@@ -17,6 +17,11 @@ def settings(workspace: Path, data: dict[str, Any]) -> None:
     (workspace / ".agent" / "settings.json").write_text(json.dumps(data))
 
 
+def trusted(env: dict[str, str]) -> dict[str, str]:
+    """The workspace's own hooks and allow rules apply only once it is trusted."""
+    return {**env, "AGENT_TRUST_WORKSPACE": "1"}
+
+
 def results(body: Body) -> list[dict[str, Any]]:
     return [b for b in last_user_blocks(body) if b["type"] == "tool_result"]
 
@@ -30,7 +35,9 @@ def test_write_edit_and_run_a_script(
         "edit_file", path="app/hello.py", old_string="'hello'", new_string="'hello, world'"
     )
     fake_model.script.tool_use("bash", command="python3 app/hello.py").text("It prints.")
-    proc = run_agent(fake_env, tmp_path, "run", "-p", "go", "--permission-mode", "accept-edits")
+    proc = run_agent(
+        trusted(fake_env), tmp_path, "run", "-p", "go", "--permission-mode", "accept-edits"
+    )
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "app" / "hello.py").read_text() == "print('hello, world')\n"
     (ran,) = results(fake_model.bodies()[-1])
@@ -185,6 +192,7 @@ def test_pre_tool_use_hook_denial_reaches_the_model(
     deny = json.dumps({"decision": "deny", "reason": "shell closed for maintenance"})
     hook = {"command": f"echo '{deny}'", "matcher": "bash"}
     settings(tmp_path, {"hooks": {"pre_tool_use": [hook]}})
+    fake_env = trusted(fake_env)
     fake_model.script.tool_use("bash", command="touch made.txt").text("ok")
     proc = run_agent(fake_env, tmp_path, "run", "-p", "go", "--permission-mode", "bypass")
     assert proc.returncode == 0, proc.stderr
@@ -199,6 +207,7 @@ def test_user_prompt_submit_veto_exits_1_with_the_reason(
 ):
     hook = {"command": "echo 'prompts about deploys need a ticket' >&2; exit 2"}
     settings(tmp_path, {"hooks": {"user_prompt_submit": [hook]}})
+    fake_env = trusted(fake_env)
     proc = run_agent(fake_env, tmp_path, "run", "-p", "deploy now", "--output-format", "json")
     assert proc.returncode == 1
     result = json.loads(proc.stdout)

@@ -24,7 +24,9 @@ DONE = [{"content": "Find the retries", "status": "completed"}]
 
 
 def total(rows: list[dict[str, Any]]) -> dict[str, int]:
-    return {k: sum(int(r.get(k) or 0) for r in rows) for k in KEYS}
+    sums = {k: sum(int(r.get(k) or 0) for r in rows) for k in KEYS}
+    searches = [(r.get("server_tool_use") or {}).get("web_search_requests", 0) for r in rows]
+    return {**sums, "web_search_requests": sum(searches)}
 
 
 def script_session(server: FakeAnthropic) -> None:
@@ -79,7 +81,7 @@ def test_every_call_is_counted_the_same_everywhere(
     result = lines[-1]
     assert result["type"] == "result"
     assert result["usage"] == served
-    assert exit_summary_totals(first.stderr) == served
+    assert exit_summary_totals(first.stderr) == {k: served[k] for k in KEYS}
 
     fake_model.script.text("Still a.py.")
     again = run_agent(

@@ -164,7 +164,8 @@ class Script:
         drop_after: int | None = None,
     ) -> Script:
         """General form: blocks like {"type": "text", "text": ...}, {"type": "tool_use", "name":
-        ..., "input": {...}} (id optional), {"type": "thinking", "thinking": ..., "signature":
+        ..., "input": {...}} (id optional; an input given as a string is streamed verbatim, as
+        a model's invalid JSON would be), {"type": "thinking", "thinking": ..., "signature":
         ...}."""
         step = Reply([dict(b) for b in blocks], stop_reason, usage, delay, drop_after)
         return self.add(step)

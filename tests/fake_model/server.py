@@ -49,10 +49,18 @@ from agent_cli.messages import validate_request
 
 from .script import Body, ErrorReply, Reply, Script
 from .usage import PromptCache, estimate_tokens
-from .wire import error_object, message_object, sse, stream_events
+from .wire import (
+    error_object,
+    message_object,
+    model_info,
+    server_tool_usage,
+    sse,
+    stream_events,
+)
 
 MESSAGES_PATH = "/v1/messages"
 COUNT_TOKENS_PATH = "/v1/messages/count_tokens"
+MODELS_PATH = "/v1/models/"
 DEFAULT_MODEL = "claude-fake"
 Predicate = Callable[[Body], bool]
 
@@ -96,11 +104,15 @@ class FakeAnthropic:
         self.script = script if script is not None else Script()
         self.requests: list[RecordedRequest] = []
         self.violations: list[Violation] = []
+        self.replies: list[dict[str, Any]] = []  # every message object answered, in order
         self.served_usage: list[dict[str, int]] = []  # the usage of every reply sent, in order
         self._routes: list[tuple[Predicate, Script]] = []
         self._lock = threading.Lock()
         self._cache = PromptCache()
         self._tool_ids = itertools.count(1)
+        # what GET /v1/models/{id} says about web search: None = no models API (404)
+        self.web_search_supported: bool | None = None
+        self.models_error: int | None = None  # answer GET /v1/models/{id} with this status
         self._message_ids = itertools.count(1)
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -171,6 +183,8 @@ class FakeAnthropic:
             self.requests.append(RecordedRequest(index, path, headers, body, time.monotonic()))
         request_id = f"req_fake_{index:04d}"
 
+        if path.startswith(MODELS_PATH):
+            return self._model_info(index, path.removeprefix(MODELS_PATH), request_id)
         if path not in (MESSAGES_PATH, COUNT_TOKENS_PATH):
             return self._fail(index, 404, "not_found_error", f"unexpected path {path}", request_id)
         if not isinstance(parsed, dict):
@@ -223,11 +237,22 @@ class FakeAnthropic:
             routes = list(self._routes)
         return next((script for predicate, script in routes if predicate(body)), self.script)
 
+    def _model_info(self, index: int, model: str, request_id: str) -> Answer:
+        if self.models_error is not None:
+            step = ErrorReply(self.models_error, "overloaded_error", "busy", should_retry=False)
+            return _error_answer(step, request_id)
+        if self.web_search_supported is None:
+            return self._fail(index, 404, "not_found_error", "no models API", request_id, [])
+        return Answer(200, model_info(model, self.web_search_supported), headers=_ids(request_id))
+
     def _reply_answer(
         self, reply: Reply, body: Body, request_id: str, delivered: bool = True
     ) -> Answer:
-        blocks = [self._complete_block(b) for b in reply.blocks]
-        usage = {**self._cache.usage_for(body), "output_tokens": estimate_tokens(blocks)}
+        blocks = self._complete_blocks(reply.blocks)
+        usage: dict[str, Any] = {
+            **self._cache.usage_for(body), "output_tokens": estimate_tokens(blocks)
+        }
+        usage.update(server_tool_usage(blocks))
         usage.update(reply.usage or {})
         if delivered and not reply.drop_after:  # a reply cut mid-stream is never accounted
             with self._lock:
@@ -235,6 +260,8 @@ class FakeAnthropic:
         message_id = f"msg_fake_{next(self._message_ids):04d}"
         model = str(body.get("model") or DEFAULT_MODEL)
         message = message_object(message_id, model, blocks, reply.final_stop_reason(), usage)
+        with self._lock:
+            self.replies.append(message)
         answer = Answer(
             200, headers=_ids(request_id), delay=reply.delay, drop_after=reply.drop_after,
             pace=reply.pace,
@@ -252,14 +279,25 @@ class FakeAnthropic:
         answer.events = [*(answer.events or [])[:2], error]
         return answer
 
-    def _complete_block(self, block: dict[str, Any]) -> dict[str, Any]:
-        block = dict(block)
-        if block.get("type") == "tool_use":
-            block.setdefault("id", f"toolu_fake_{next(self._tool_ids):04d}")
-            block.setdefault("input", {})
-        elif block.get("type") == "thinking":
-            block.setdefault("signature", "sig_fake")
-        return block
+    def _complete_blocks(self, blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Ids filled in; a server tool result without tool_use_id answers the call before it."""
+        out: list[dict[str, Any]] = []
+        last_server_id = ""
+        for block in map(dict, blocks):
+            kind = block.get("type")
+            if kind == "tool_use":
+                block.setdefault("id", f"toolu_fake_{next(self._tool_ids):04d}")
+                block.setdefault("input", {})
+            elif kind == "server_tool_use":
+                block.setdefault("id", f"srvtoolu_fake_{next(self._tool_ids):04d}")
+                block.setdefault("input", {})
+                last_server_id = block["id"]
+            elif kind in ("web_search_tool_result", "web_fetch_tool_result"):
+                block.setdefault("tool_use_id", last_server_id)
+            elif kind == "thinking":
+                block.setdefault("signature", "sig_fake")
+            out.append(block)
+        return out
 
     def _violate(self, index: int, message: str) -> None:
         with self._lock:
@@ -275,7 +313,7 @@ class FakeAnthropic:
         record: list[str] | None = None,
     ) -> Answer:
         """Record violations and answer with an error the SDK will not retry."""
-        for problem in record or [message]:
+        for problem in [message] if record is None else record:
             self._violate(index, problem)
         headers = {**_ids(request_id), "x-should-retry": "false"}
         return Answer(status, error_object(error_type, message, request_id), headers=headers)

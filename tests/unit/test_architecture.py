@@ -38,6 +38,8 @@ FLOORS: dict[str, int] = {
     "agent_cli.options": 1,
     "agent_cli.paths": 1,
     "agent_cli.settings": 1,
+    "agent_cli.settings_features": 1,  # project files, web and checkpoint settings sections
+    "agent_cli.settings_mcp": 1,  # the MCP part of the settings model
     "agent_cli.messages": 1,
     "agent_cli.history": 1,
     "agent_cli.events": 1,
@@ -51,6 +53,9 @@ FLOORS: dict[str, int] = {
     "agent_cli.search_index": 1,
     "agent_cli.system_prompt": 1,
     "agent_cli.lenient_json": 1,
+    "agent_cli.lenient_values": 1,
+    "agent_cli.unicode_safe": 1,
+    "agent_cli.signals": 1,
     # 2 capabilities
     "agent_cli.model": 2,
     "agent_cli.tools": 2,
@@ -59,12 +64,16 @@ FLOORS: dict[str, int] = {
     "agent_cli.permissions": 2,
     "agent_cli.hooks": 2,
     "agent_cli.shell_rules": 2,
+    "agent_cli.shell_deny": 2,
     "agent_cli.gate": 2,
     "agent_cli.turn_hooks": 2,
     "agent_cli.session": 2,
     "agent_cli.logs": 2,
     "agent_cli.instructions": 2,
     "agent_cli.trust_items": 2,
+    # what a workspace's MCP files ask to run: read by trust_items, below the client itself
+    "agent_cli.mcp.config": 2,
+    "agent_cli.mcp.expand": 2,
     "agent_cli.loop_ports": 2,  # the loop's extension points, which stages and guides implement
     "agent_cli.web": 2,
     # 3 composites: built from capabilities

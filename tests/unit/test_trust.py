@@ -92,3 +92,16 @@ def test_agent_trust_command(tmp_path: Path) -> None:
     assert "no longer trusted" in out.stdout
     saved = json.loads((tmp_path / "cfg" / "agent" / "trusted.json").read_text())
     assert saved["workspaces"] == {}
+
+
+def test_web_settings_that_widen_what_web_fetch_reaches_need_trust(tmp_path: Path) -> None:
+    from agent_cli.trust_items import widening_items
+
+    (tmp_path / ".agent").mkdir()
+    web = {"allow_private_hosts": True, "allow_credential_urls": True, "search": True}
+    (tmp_path / ".agent" / "settings.json").write_text(json.dumps({"web": web}))
+    items = widening_items(tmp_path)
+    assert [(i.key, i.description) for i in items] == [
+        ("web:allow_private_hosts", "web.allow_private_hosts"),
+        ("web:allow_credential_urls", "web.allow_credential_urls"),
+    ]

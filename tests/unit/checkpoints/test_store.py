@@ -12,7 +12,7 @@ import pytest
 from agent_cli.checkpoints.rewind import open_store, rewind
 from agent_cli.checkpoints.store import CheckpointStore
 from agent_cli.paths import Paths
-from agent_cli.settings import CheckpointSettings
+from agent_cli.settings_features import CheckpointSettings
 from tests.e2e.checkpoint_support import git, tree_bytes
 
 

@@ -140,7 +140,9 @@ def test_fold_keeps_the_whole_history_and_the_newest_context_figure(tmp_path: Pa
              "cache_creation_input_tokens": 0}
     writer.append(UsageRecord(caller="main", model="m", usage=usage))
     state = fold(paths.transcript("s"))
-    assert [m if isinstance(m, Boundary) else m["content"][0]["text"] for m in state.history] == [
+    conversation = state.conversation()
+    shown = [m if isinstance(m, Boundary) else m["content"][0]["text"] for m in conversation]
+    assert shown == [
         "question of s", "answer of s", Boundary("summary", 2), "later question", "later answer"
     ]
     assert state.first_prompt == "question of s"

@@ -23,7 +23,7 @@ def test_slash_prefix_completes_the_memory_commands(tmp_path: Path):
 
 
 def test_slash_entries_carry_their_description(tmp_path: Path):
-    completer = ChatCompleter(tmp_path, slash.names, slash.describe)
+    completer = ChatCompleter(tmp_path, slash.names, describe=slash.describe)
     (only,) = completer.get_completions(Document("/comp"), CompleteEvent())
     assert only.text == "/compact"
     assert only.display_meta_text == "compact the conversation now, keeping `focus` in view"

@@ -8,9 +8,10 @@ from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from agent_cli.approval import ApprovalRequest
-from agent_cli.ui.live import ChatScreen, Controller
+from agent_cli.approval import ApprovalRequest, Decision, Denial
+from agent_cli.ui.live import ChatScreen
 from agent_cli.ui.repl import ScreenApprover
+from agent_cli.ui.screen_contract import Controller
 from tests.waiting import until
 
 REQUEST = ApprovalRequest(
@@ -52,25 +53,24 @@ class FakeController:
 _checked: type[Controller] = FakeController  # mypy: the fake is a Controller
 
 
-def drive(keys: list[str], controller: FakeController) -> list[str]:
+def drive(keys: list[str], controller: FakeController) -> list[Decision | Denial]:
     """Run the screen, ask the approval question once per key group, return the decisions."""
 
-    async def scenario(screen: ChatScreen, pipe: object) -> list[str]:
-        decisions: list[str] = []
+    async def scenario(screen: ChatScreen, pipe: object) -> list[Decision | Denial]:
+        decisions: list[Decision | Denial] = []
         for group in keys:
             asking = asyncio.ensure_future(ScreenApprover(screen).approve(REQUEST))
-            await until(lambda: screen._question is not None, 5, "the question on screen")
-            assert screen._question is not None
-            assert "Allow bash rm -r build?" in screen._question[0]
+            await until(lambda: screen.asking, 5, "the question on screen")
+            assert "Allow bash rm -r build?" in screen.question.text()
             pipe.send_text(group)  # type: ignore[attr-defined]
             decisions.append(await asyncio.wait_for(asking, 5))
         screen.exit()
         return decisions
 
-    async def main() -> list[str]:
+    async def main() -> list[Decision | Denial]:
         with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
             screen = ChatScreen(None)
-            result: list[str] = []
+            result: list[Decision | Denial] = []
 
             def boot() -> None:
                 screen.attach(controller)

@@ -1,0 +1,56 @@
+"""Before a run starts in an untrusted workspace that asks for more (SPEC §12, issue 19):
+`agent run` says once on stderr what is ignored and how to trust it; `agent chat` asks once, on
+the terminal, before the REPL starts, and records the answer."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from agent_cli.trust import ENV_TRUST, TrustItem, TrustStore, grant_items
+from agent_cli.trust_items import widening_items
+
+
+def untrusted_items(workspace: Path, store: TrustStore | None = None) -> list[TrustItem]:
+    """What the workspace asks for that is ignored because it is not trusted."""
+    if (store or TrustStore()).is_trusted(workspace):
+        return []
+    return widening_items(workspace)
+
+
+def ignored_line(items: list[TrustItem]) -> str:
+    shown = ", ".join(item.description for item in items[:3])
+    more = f" and {len(items) - 3} more" if len(items) > 3 else ""
+    return (
+        f"agent: this workspace is not trusted, so its own settings' {shown}{more} are ignored; "
+        f"to apply them run `agent trust` here (or set {ENV_TRUST}=1 for one run)"
+    )
+
+
+def warn_untrusted(workspace: Path) -> None:
+    items = untrusted_items(workspace)
+    if items:
+        sys.stderr.write(ignored_line(items) + "\n")
+        sys.stderr.flush()
+
+
+def ask_trust(workspace: Path, read_answer: Callable[[str], str] = input) -> bool:
+    """One y/N question listing what trust would let run; a yes is recorded. True if trusted."""
+    store = TrustStore()
+    items = untrusted_items(workspace, store)
+    if not items:
+        return store.is_trusted(workspace)
+    lines = [f"This workspace ({workspace}) asks for things that run commands unasked:"]
+    lines += [f"  - {item.description}  ({Path(item.source).name})" for item in items]
+    lines.append("Deny rules and narrower settings apply either way.")
+    sys.stdout.write("\n".join(lines) + "\n")
+    try:
+        answer = read_answer("Trust this workspace? [y/N] ")
+    except EOFError:
+        answer = ""
+    if answer.strip().lower() not in ("y", "yes"):
+        sys.stdout.write("Not trusted: running without them (`agent trust` changes that).\n")
+        return False
+    store.trust(workspace, grant_items(items))
+    return True

@@ -1,0 +1,106 @@
+"""The settings of the newer capabilities (project files, the web, checkpoints): sections of
+the one Settings model in `settings.py`, kept apart so that module stays readable."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+DEFAULT_MODEL = "claude-sonnet-4-6"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+def _default_aliases() -> dict[str, str]:
+    return {"sonnet": DEFAULT_MODEL, "opus": "claude-opus-4-6", "haiku": "claude-haiku-4-5"}
+
+
+class ProjectFilesSettings(_Strict):
+    """Commands, subagent types, skills and hooks from `.agent/`, `.agents/`, `.claude/`."""
+
+    enabled: bool = Field(default=True, description="Read project files at all.")
+    model_aliases: dict[str, str] = Field(
+        default_factory=_default_aliases,
+        description="Model alias (`model: sonnet` in a file) -> model id.",
+    )
+    skill_description_chars: int = Field(
+        default=200, ge=20, le=1_024, description="Characters of each skill's description sent."
+    )
+    skills_listing_chars: int = Field(
+        default=8_000, ge=0, le=50_000, description="Cap on the whole skills block of a request."
+    )
+    agent_types_chars: int = Field(
+        default=3_000, ge=0, le=20_000, description="Cap on the agent types in task's description."
+    )
+    command_output_chars: int = Field(
+        default=10_000, ge=100, le=200_000, description="Output of one !`cmd` line kept inline."
+    )
+    command_timeout_s: float = Field(
+        default=30, gt=0, le=600, description="Timeout of one !`cmd` line of a command."
+    )
+    inline_file_chars: int = Field(
+        default=50_000, ge=100, le=500_000, description="Cap on one @path file inlined."
+    )
+    stop_blocks_per_turn: int = Field(
+        default=3, ge=0, le=20, description="Stop-hook blocks honoured in one turn (loop guard)."
+    )
+
+
+def _domain_names(value: list[str]) -> list[str]:
+    domains = [item.strip().lower().rstrip(".") for item in value]
+    for item, domain in zip(value, domains, strict=True):
+        if not domain or any(c in domain for c in "/: "):
+            raise ValueError(f"{item!r} is not a domain name (write e.g. docs.python.org)")
+    return domains
+
+
+class WebSettings(_Strict):
+    """The web: the client-side `web_fetch` tool and the API's server-side search."""
+
+    fetch: bool = Field(default=True, description="Offer the web_fetch tool.")
+    search: bool = Field(
+        default=False, description="Declare the API's web_search server tool where offered."
+    )
+    allow_private_hosts: bool = Field(
+        default=False, description="Let web_fetch reach loopback, private, link-local addresses."
+    )
+    allowed_domains: list[str] = Field(
+        default_factory=list, max_length=1_000, description="Only these domains (and subdomains)."
+    )
+    blocked_domains: list[str] = Field(
+        default_factory=list, max_length=1_000, description="Never these (and their subdomains)."
+    )
+    allow_credential_urls: bool = Field(
+        default=False, description="Let web_fetch send URLs that look like they carry a credential."
+    )
+    search_max_uses: int = Field(
+        default=5, ge=1, le=50, description="Web searches the model may make in one request."
+    )
+    max_bytes: int = Field(
+        default=10_000_000, ge=1_000, le=200_000_000, description="Body bytes web_fetch reads."
+    )
+    timeout_s: float = Field(default=30, gt=0, le=300, description="Timeout of one fetch.")
+    max_redirects: int = Field(default=5, ge=0, le=20, description="Redirects web_fetch follows.")
+    cache_ttl_s: float = Field(
+        default=900, ge=0, le=86_400, description="Seconds a fetched page is reused in a session."
+    )
+    pause_continuations: int = Field(
+        default=5, ge=0, le=20, description="Times a paused server-tool turn is continued."
+    )
+    _domains = field_validator("allowed_domains", "blocked_domains")(_domain_names)
+class CheckpointSettings(_Strict):
+    enabled: bool = Field(
+        default=True, description="Snapshot the workspace at the start of every turn."
+    )
+    max_file_bytes: int = Field(
+        default=20_000_000,
+        ge=1,
+        le=10_000_000_000,
+        description="Files larger than this are recorded as skipped, not stored.",
+    )
+    git_timeout_s: float = Field(
+        default=300, gt=0, le=3600, description="Seconds one git call of the store may take."
+    )
+
+

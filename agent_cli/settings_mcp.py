@@ -1,0 +1,75 @@
+"""The MCP part of the settings: how one server is launched or reached, and the client's limits.
+
+The same `McpServerSpec` describes a server from settings (`mcp_servers`), from the user's
+`mcp.json` (written by `agent mcp add`) and from a project's `.mcp.json` (Claude Code's format,
+read leniently by `agent_cli.mcp.config`).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Transport = Literal["stdio", "http", "sse"]
+
+
+class McpServerSpec(BaseModel):
+    """One MCP server: a command to launch (stdio) or a URL (streamable HTTP or SSE)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Transport | None = Field(
+        default=None,
+        description="stdio, http (streamable HTTP) or sse; unset: stdio with a command, else http.",
+    )
+    command: str | None = Field(default=None, min_length=1, description="Program to launch.")
+    args: list[str] = Field(default_factory=list, description="Its arguments.")
+    env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables.")
+    cwd: str | None = Field(default=None, description="Working directory (default: workspace).")
+    url: str | None = Field(default=None, min_length=1, description="Server URL (http, sse).")
+    headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers to send.")
+
+    @model_validator(mode="after")
+    def _one_way_in(self) -> McpServerSpec:
+        if self.type is None:
+            self.type = "stdio" if self.command else "http"
+        if self.type == "stdio" and not self.command:
+            raise ValueError("a stdio server needs a 'command'")
+        if self.type != "stdio" and not self.url:
+            raise ValueError(f"an {self.type} server needs a 'url'")
+        return self
+
+    @property
+    def transport(self) -> Transport:
+        return self.type or "stdio"
+
+    def launch_line(self) -> str:
+        """What the user is shown and trusts: the command line with its environment, or the URL."""
+        if self.transport != "stdio":
+            return f"{self.transport} {self.url}"
+        env = [f"{k}={v}" for k, v in sorted(self.env.items())]
+        where = [f"(in {self.cwd})"] if self.cwd else []
+        return " ".join([*env, str(self.command), *self.args, *where])
+
+
+class McpSettings(BaseModel):
+    """Limits of the MCP client."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    call_timeout_s: float = Field(
+        default=120, gt=0, le=3600, description="Seconds one tool call may take before it fails."
+    )
+    startup_timeout_s: float = Field(
+        default=30, gt=0, le=600, description="Seconds a server may take to start and list tools."
+    )
+    max_restarts: int = Field(
+        default=3, ge=0, le=100, description="Restarts of a crashed server, each on its next call."
+    )
+    tool_budget_tokens: int | None = Field(
+        default=None,
+        ge=0,
+        description="MCP tool schemas above this many tokens are found through a search tool "
+        "instead of being sent; unset: 10 % of the model's context window.",
+    )

@@ -1,0 +1,23 @@
+"""What the chat screen (ui/live.py) asks of the REPL behind it (ui/repl.py)."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+
+class Controller(Protocol):
+    """What the screen asks of the REPL (ui/repl.py)."""
+
+    busy: bool
+
+    def live(self, width: int) -> str: ...  # ANSI: the unfinished block and running spinners
+
+    def panel(self, columns: int, rows: int, mode: str) -> str: ...  # ANSI, at most `rows`
+
+    def toolbar(self) -> str: ...
+
+    def submit(self, text: str) -> None: ...
+
+    def interrupt(self) -> None: ...  # cancel the running turn
+
+    def cycle_mode(self) -> None: ...  # the next permission mode

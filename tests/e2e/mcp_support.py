@@ -1,0 +1,75 @@
+"""Helpers for the MCP tests: the test server's launch specs and an agent wired to them."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from agent_cli.build import build_agent, make_client, open_session
+from agent_cli.events import Event
+from agent_cli.loop.agent import Agent
+from agent_cli.mcp.manager import McpManager
+from agent_cli.model.call_log import CallLog
+from agent_cli.options import Options
+from agent_cli.paths import Paths
+from agent_cli.settings import Settings
+
+SERVER = Path(__file__).resolve().parent / "mcp_server" / "server.py"
+
+
+def stdio_spec(*extra: str) -> dict[str, Any]:
+    return {"command": sys.executable, "args": [str(SERVER), *extra]}
+
+
+@contextlib.contextmanager
+def http_server(transport: str = "http") -> Iterator[str]:
+    """The test server over HTTP on 127.0.0.1:0; yields its URL."""
+    proc = subprocess.Popen(
+        [sys.executable, str(SERVER), "--transport", transport],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith("PORT "), f"server did not start: {line!r}"
+        path = "/mcp" if transport == "http" else "/sse"
+        yield f"http://127.0.0.1:{int(line.split()[1])}{path}"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        proc.stdout.close() if proc.stdout else None
+
+
+def make_agent(workspace: Path, settings: dict[str, Any]) -> Agent:
+    options = Options(workspace=workspace)
+    parsed = Settings.model_validate(settings)
+    session, _ = open_session(options, parsed, Paths(workspace))
+    return build_agent(session, make_client(parsed, CallLog(None, None)), options)
+
+
+def manager(agent: Agent) -> McpManager:
+    source = agent.registry.source
+    assert isinstance(source, McpManager)
+    return source
+
+
+async def turns(agent: Agent, *prompts: str, wait: bool = True) -> list[list[Event]]:
+    """Runs the prompts as turns (after every server has started, unless `wait` is False)."""
+    try:
+        if wait:
+            await manager(agent).wait_started()
+        return [[e async for e in agent.run_turn(p)] for p in prompts]
+    finally:
+        await agent.registry.aclose()
+        await agent.client.close()
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)

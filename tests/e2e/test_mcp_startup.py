@@ -1,0 +1,51 @@
+"""Nothing of `mcp` is imported when no server is configured; with one, it is (off the loop)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.helpers import REPO
+from tests.e2e.mcp_support import stdio_spec
+from tests.fake_model import FakeAnthropic
+
+PROBE = """
+import sys
+sys.argv = ["agent", "run", "-p", "hello", "-q"]
+from agent_cli.cli.entry import main
+try:
+    main()
+except SystemExit:
+    pass
+sys.stderr.write("MCP_LOADED=" + str(any(m == "mcp" or m.startswith("mcp.") for m in sys.modules)))
+"""
+
+
+def _probe(env: dict[str, str], workspace: Path) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        cwd=workspace,
+        env={**env, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    return next(x for x in proc.stderr.splitlines() if x.startswith("MCP_LOADED="))
+
+
+@pytest.mark.parametrize("configured", [False, True])
+def test_mcp_is_imported_only_when_a_server_is_configured(
+    configured: bool, fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    fake_model.script.tool_use("glob", pattern="*.none").text("hi")  # servers start mid-turn
+    if configured:
+        settings = {"mcp_servers": {"testsrv": stdio_spec()}}
+        (tmp_path / ".agent").mkdir()
+        (tmp_path / ".agent" / "settings.json").write_text(json.dumps(settings))
+        fake_env = {**fake_env, "AGENT_TRUST_WORKSPACE": "1"}  # workspace settings need trust
+    assert _probe(fake_env, tmp_path) == f"MCP_LOADED={configured}"
