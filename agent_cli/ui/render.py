@@ -172,5 +172,8 @@ def tokens(n: int) -> str:
     return str(n)
 
 
-def cost(usd: float | None) -> str:
-    return "n/a" if usd is None else f"${usd:.3f}"
+def cost(usd: float | None, unpriced: bool = False) -> str:
+    """The priced part, then `+ n/a` for calls of a model without a price."""
+    if usd is None or (unpriced and not usd):
+        return "n/a"
+    return f"${usd:.3f}" + (" + n/a" if unpriced else "")

@@ -101,7 +101,7 @@ class Repl(ChatCore):
             self.runtime.session.model,
             f"mode {self.runtime.permission_mode}",
             f"ctx {'-' if pct is None else f'{pct}%'}",
-            render.cost(self.panel_state.cost_usd),
+            self.panel_state.cost_label(),
         ]
         servers = mcp_ui.status_part(self.runtime)
         if servers:
@@ -173,7 +173,7 @@ class Repl(ChatCore):
 
     def _begin(self, text: str) -> None:
         self.panel_state.drop_finished_todos()  # they stay in /todos
-        self.view.waiting = True
+        self.view.begin()
         self.start(self.turn(text))
         self._spin()
 

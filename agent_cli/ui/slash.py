@@ -9,7 +9,7 @@ from agent_cli.errors import AgentError
 from agent_cli.events import Event
 from agent_cli.payloads import Note
 from agent_cli.ui import mcp_ui, project_slash, rewind
-from agent_cli.ui.render import cost, note_line, tokens
+from agent_cli.ui.render import note_line, tokens
 from agent_cli.ui.side_panel import PanelState, todo_counts, todo_lines
 
 if TYPE_CHECKING:
@@ -193,7 +193,7 @@ def _cost(host: Host, arg: str) -> None:
     s = host.panel_state
     host.say(
         f"{s.calls} calls  in {tokens(s.input_tokens)}  out {tokens(s.output_tokens)}  "
-        f"cache reads {tokens(s.cache_read)}  cost {cost(s.cost_usd)}"
+        f"cache reads {tokens(s.cache_read)}  cost {s.cost_label()}"
     )
 
 
