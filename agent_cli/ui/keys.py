@@ -40,6 +40,8 @@ class KeyTarget(Protocol):
 
     def cycle_panel(self) -> None: ...
 
+    def show_tools(self) -> None: ...
+
 
 def chat_bindings(screen: KeyTarget) -> KeyBindings:
     kb = KeyBindings()
@@ -70,6 +72,10 @@ def chat_bindings(screen: KeyTarget) -> KeyBindings:
     @kb.add("s-tab", filter=~asking)
     def _cycle_mode(event: KeyPressEvent) -> None:
         screen.cycle_mode()
+
+    @kb.add("c-o", filter=~asking)
+    def _tools(event: KeyPressEvent) -> None:
+        screen.show_tools()
 
     @kb.add("f2")
     def _panel(event: KeyPressEvent) -> None:

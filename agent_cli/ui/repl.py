@@ -16,6 +16,7 @@ from agent_cli.ui.core import ChatCore
 from agent_cli.ui.history import history_lines
 from agent_cli.ui.live import ChatScreen
 from agent_cli.ui.panel_fit import fit_panel
+from agent_cli.ui.tool_log import ToolLog
 from agent_cli.ui.trust_offer import offer_trust
 from agent_cli.ui.turn import TurnView
 
@@ -54,6 +55,7 @@ class Repl(ChatCore):
         super().__init__(runtime)
         self.screen, self.color = screen, color
         self.view = TurnView(color=color)
+        self.tools = ToolLog()  # what Ctrl-O shows
         self.queued: list[str] = []
         self._panel_cache: tuple[tuple[int, int, int, str], str] | None = None
         self._ticker: asyncio.Task[None] | None = None
@@ -112,6 +114,9 @@ class Repl(ChatCore):
             parts.append(f"{len(self.queued)} queued")
         return "  ·  ".join(parts)
 
+    def tool_log(self) -> str:
+        return self.tools.text()
+
     def cycle_mode(self) -> None:
         mode = self.runtime.cycle_permission_mode()
         self.say(f"mode: {mode} (Shift-Tab cycles default → accept-edits → plan)", "dim")
@@ -133,6 +138,7 @@ class Repl(ChatCore):
         self.screen.commit(render.to_ansi(text_, self.screen.columns(), self.color))
 
     def on_event(self, event: Event) -> None:
+        self.tools.feed(event)
         for line in self.view.feed(event):
             self.screen.commit(line)
         self.screen.invalidate()

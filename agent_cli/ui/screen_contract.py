@@ -21,3 +21,5 @@ class Controller(Protocol):
     def interrupt(self) -> None: ...  # cancel the running turn
 
     def cycle_mode(self) -> None: ...  # the next permission mode
+
+    def tool_log(self) -> str: ...  # the session's tool calls, for the full-screen view

@@ -88,6 +88,13 @@ class KeyActions:
             self.controller.cycle_mode()
             self.invalidate()
 
+    def show_tools(self) -> None:
+        """The full-screen view of the session's tool calls (Esc comes back here)."""
+        if self.controller is not None:
+            from agent_cli.ui.tool_view import show_tool_view
+
+            asyncio.get_running_loop().create_task(show_tool_view(self.controller.tool_log()))
+
     def restore_input(self, text: str) -> None:
         """Put text back in the input box, before whatever is being typed."""
         typed = self.buffer.text

@@ -93,10 +93,11 @@ def run(host: Host, line: str) -> None:
 def _help(host: Host, arg: str) -> None:
     width = max(len(k) for k in HELP)
     lines = [f"{k:<{width}}  {v}" for k, v in HELP.items()]
-    lines.append("Enter sends; Alt-Enter or Ctrl-J adds a line; @path completes files.")
+    lines.append("Enter sends; Alt-Enter or Ctrl-J adds a line; Ctrl-R searches input history.")
     lines.append("Esc or Ctrl-C stops a turn (queued input comes back); Ctrl-C twice on an empty")
-    lines.append("prompt (or Ctrl-D) exits. Shift-Tab cycles the permission mode. !cmd runs a")
-    lines.append("shell command into the conversation; @path attaches a file.")
+    lines.append("prompt (or Ctrl-D) exits. Shift-Tab cycles the permission mode. Ctrl-O opens")
+    lines.append("every tool call and its whole output (/ searches, Esc returns). !cmd runs a")
+    lines.append("shell command into the conversation; @path attaches a file (Tab completes it).")
     host.say("\n".join(lines))
 
 

@@ -151,3 +151,27 @@ def test_at_file_is_attached(fake_model: FakeAnthropic, bypass: ChatTerm, tmp_pa
     (body,) = fake_model.bodies()
     assert "Contents of @src/notes.txt:" in all_text(body)
     assert "the secret word is plum" in all_text(body)
+
+
+def test_ctrl_o_opens_the_tool_calls_view_searchable_and_esc_returns(
+    fake_model: FakeAnthropic, bypass: ChatTerm
+):
+    fake_model.script.tool_use("bash", command="seq 1 300").text("Counted.")
+    bypass.type("count")
+    bypass.wait_for("Counted.")
+    bypass.wait_idle()
+    assert "299" not in bypass.text()  # the preview shows a few lines, not all
+    bypass.send("\x0f")  # Ctrl-O
+    view = bypass.wait_for("tool calls")
+    assert "1. ✔ bash seq 1 300" in view
+    assert "you>" not in view
+    bypass.send("/")
+    bypass.send("299")
+    bypass.send("\r")  # found: the view scrolls to the match, far below the first screen
+    bypass.wait_for(lambda t: "299" in t and "tool calls" in t)
+    assert b"\x1b[?1049h" in bypass.raw  # in the alternate screen: scrollback stays untouched
+    bypass.send(ESC)
+    bypass.wait_for(lambda t: "you>" in t and "tool calls" not in t, 10)
+    assert bypass.raw.rindex(b"\x1b[?1049l") > bypass.raw.rindex(b"\x1b[?1049h")  # left it
+    bypass.type("/help")  # the chat screen takes input as before
+    bypass.wait_for("Ctrl-O opens")

@@ -49,6 +49,9 @@ class FakeController:
     def cycle_mode(self) -> None:
         pass
 
+    def tool_log(self) -> str:
+        return ""
+
 
 _checked: type[Controller] = FakeController  # mypy: the fake is a Controller
 
