@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.filters import Condition
+from prompt_toolkit.filters import Condition, is_searching
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 
@@ -48,7 +48,7 @@ def chat_bindings(screen: KeyTarget) -> KeyBindings:
     asking = Condition(lambda: screen.asking)
     busy = Condition(lambda: screen.busy)
 
-    @kb.add("enter", filter=~asking)
+    @kb.add("enter", filter=~asking & ~is_searching)  # Enter in a Ctrl-R search takes the match
     def _send(event: KeyPressEvent) -> None:
         screen.send()
 

@@ -31,6 +31,7 @@ from prompt_toolkit.layout import (
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.styles import Style
+from prompt_toolkit.widgets import SearchToolbar
 
 from agent_cli.ui.commits import Commits
 from agent_cli.ui.frames import log_frame, one_frame, screen_output
@@ -56,6 +57,7 @@ class ChatScreen(KeyActions):
         self._frame_cache: tuple[object, tuple[str, str]] | None = None
         self._last_ctrl_c = 0.0
         self.question = Question(self.invalidate, self.columns)
+        self.history_search = SearchToolbar(ignore_case=True)
         history = FileHistory(str(history_file)) if history_file else InMemoryHistory()
         self.buffer = Buffer(
             multiline=True,
@@ -125,7 +127,8 @@ class ChatScreen(KeyActions):
         controller = self.controller
         if controller is None or self._restoring:
             return "", ""
-        body = rows - 2 - self._input_rows() - self.question.rows()  # status row, one spare
+        searching = 1 if self.app.layout.is_searching else 0
+        body = rows - 2 - self._input_rows() - self.question.rows() - searching  # one spare
         if body < 1:
             return "", ""
         if columns >= FOLD_BELOW:
@@ -156,6 +159,7 @@ class ChatScreen(KeyActions):
                 ),
                 self.question.container(),
                 Window(FormattedTextControl(self._toolbar), height=1, style="class:toolbar"),
+                self.history_search.container,  # Ctrl-R: a row above the input while searching
                 self._input_row(),
             ]
         )
@@ -177,7 +181,10 @@ class ChatScreen(KeyActions):
         )
 
     def _input_row(self) -> VSplit:
-        self._input = Window(BufferControl(self.buffer), height=self._input_height, wrap_lines=True)
+        control = BufferControl(
+            self.buffer, search_buffer_control=self.history_search.control, preview_search=True
+        )
+        self._input = Window(control, height=self._input_height, wrap_lines=True)
         prompt = Window(
             FormattedTextControl([("class:prompt", PROMPT)]),
             width=len(PROMPT),

@@ -145,8 +145,13 @@ def test_bang_command_output_reaches_the_next_request(
 def test_at_file_is_attached(fake_model: FakeAnthropic, bypass: ChatTerm, tmp_path: Path):
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "notes.txt").write_text("the secret word is plum\n")
+    (tmp_path / "src" / "other.txt").write_text("no\n")
     fake_model.script.text("Plum.")
-    bypass.type("what word is in @src/notes.txt?")
+    bypass.send("what word is in @ntstx")  # fuzzy, across folders: Tab takes the match
+    bypass.wait_for("src/notes.txt")  # the completion menu offers it
+    bypass.send("\t")
+    bypass.wait_for(lambda t: "you> what word is in @src/notes.txt" in bypass.prompt_line())
+    bypass.type("?")
     bypass.wait_for("Plum.")
     (body,) = fake_model.bodies()
     assert "Contents of @src/notes.txt:" in all_text(body)
@@ -175,3 +180,21 @@ def test_ctrl_o_opens_the_tool_calls_view_searchable_and_esc_returns(
     assert bypass.raw.rindex(b"\x1b[?1049l") > bypass.raw.rindex(b"\x1b[?1049h")  # left it
     bypass.type("/help")  # the chat screen takes input as before
     bypass.wait_for("Ctrl-O opens")
+
+
+def test_ctrl_r_finds_an_earlier_prompt(fake_model: FakeAnthropic, bypass: ChatTerm):
+    fake_model.script.text("One.").text("Two.").text("Three.")
+    bypass.type("the walrus prompt")
+    bypass.wait_for("One.")
+    bypass.wait_idle()
+    bypass.type("another one")
+    bypass.wait_for("Two.")
+    bypass.wait_idle()
+    bypass.send("\x12")  # Ctrl-R
+    bypass.send("walr")
+    bypass.wait_for(lambda t: "walr" in t and "the walrus prompt" in bypass.prompt_line())
+    bypass.send("\r")  # takes the match into the input box
+    bypass.wait_for(lambda t: bypass.prompt_line() == "you> the walrus prompt")
+    bypass.send("\r")  # and sends it
+    bypass.wait_for("Three.")
+    assert texts(fake_model.bodies()[-1])[-1] == ("user", "the walrus prompt")
