@@ -73,6 +73,11 @@ def settled(tmux: Tmux, columns: int) -> None:
     wait_until(same_twice, timeout=15, what=f"a settled screen at {columns} columns")
 
 
+def streamed_on(tmux: Tmux, seen: int) -> None:
+    """Until a few more reply lines reached scrollback after the resize."""
+    wait_until(lambda: tmux.scrollback().count(" L0") > seen + 2, timeout=30)
+
+
 def check(scrollback: str) -> None:
     for n in range(1, LINES + 1):
         assert scrollback.count(f"L{n:03d} ") == 1, f"L{n:03d} x{scrollback.count(f'L{n:03d} ')}"
@@ -105,8 +110,7 @@ def test_resizes_leave_nothing_of_the_live_area_in_scrollback(
             if moment == "idle":
                 settled(tmux, columns)
             else:
-                seen = tmux.scrollback().count(" L0")
-                wait_until(lambda s=seen: tmux.scrollback().count(" L0") > s + 2, timeout=30)
+                streamed_on(tmux, tmux.scrollback().count(" L0"))
         wait_until(lambda: f"L{LINES:03d}" in tmux.scrollback()
                    and "working" not in tmux.screen(), timeout=60, what="the reply's end")
         settled(tmux, 140)
