@@ -29,7 +29,7 @@ REPLY = "\n\n".join(f"- L{n:03d} point number {n} of the answer, long enough to 
 
 class Tmux:
     def __init__(self, socket: Path, env: dict[str, str], workspace: Path) -> None:
-        self.socket, self.frames = str(socket), workspace / "frames.log"
+        self.socket, self.frames = str(socket), socket.parent / "frames.log"
         env = {**env, "PYTHONPATH": str(REPO), "TERM": "xterm-256color",
                "AGENT_FRAME_LOG": str(self.frames)}
         names = ("PYTHONPATH", "TERM", "HOME", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY",
@@ -86,8 +86,8 @@ def check(scrollback: str) -> None:
 
 
 STREAMING_RACE = pytest.mark.xfail(
-    reason="not fixed yet: a frame computed for the old width can reach tmux after it reflowed "
-    "(about one run in two leaves a panel fragment)", strict=False)
+    reason="not fixed yet: a resize mid-reply, while the region is not on the screen's last rows, "
+    "lets tmux push its top into scrollback", strict=False)
 
 
 @pytest.mark.parametrize("moment", ["idle", pytest.param("streaming", marks=STREAMING_RACE)])
@@ -96,7 +96,9 @@ def test_resizes_leave_nothing_of_the_live_area_in_scrollback(
 ):
     fake_model.script.tool_use("todo_write", todos=TODOS)
     fake_model.script.text(REPLY, chunks=60, pace=0.05 if moment == "idle" else 0.12)
-    tmux = Tmux(tmp_path / "tmux.sock", fake_env, tmp_path)
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    tmux = Tmux(tmp_path / "tmux.sock", fake_env, workspace)
     try:
         wait_until(lambda: "you>" in tmux.screen(), timeout=30, what="the prompt")
         tmux.run("send-keys", "plan and explain", "Enter")
