@@ -12,10 +12,12 @@ from tests.fake_model import FakeAnthropic
 
 
 def closed_port_url() -> str:
-    with socket.socket() as s:  # bound, then closed: nothing listens there
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    return f"http://127.0.0.1:{port}"
+    """The address of a fake model server that has been stopped: nothing listens there now."""
+    with FakeAnthropic() as server:
+        url = server.base_url.rstrip("/")
+    with socket.socket() as probe:
+        assert probe.connect_ex(("127.0.0.1", int(url.rsplit(":", 1)[1]))) != 0  # really gone
+    return url
 
 
 def test_run_names_the_url_and_the_refusal(fake_env: dict[str, str], tmp_path: Path):
