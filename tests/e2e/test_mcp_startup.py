@@ -16,11 +16,8 @@ from tests.fake_model import FakeAnthropic
 PROBE = """
 import sys
 sys.argv = ["agent", "run", "-p", "hello", "-q"]
-from agent_cli.cli.entry import main
-try:
-    main()
-except SystemExit:
-    pass
+from agent_cli.cli.entry import run_in_process
+run_in_process(sys.argv[1:])  # main() ends with os._exit: the modules are looked at first
 sys.stderr.write("MCP_LOADED=" + str(any(m == "mcp" or m.startswith("mcp.") for m in sys.modules)))
 """
 
