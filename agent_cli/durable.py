@@ -35,10 +35,10 @@ def written_since(folder: Path, since: float) -> list[str]:
     found: list[str] = []
     for root, _dirs, files in os.walk(folder):
         for name in files:
-            path = os.path.join(root, name)
+            path = Path(root) / name
             try:
-                if os.stat(path).st_mtime >= since - 1:  # a coarse clock: a second of margin
-                    found.append(path)
+                if path.stat().st_mtime >= since - 1:  # a coarse clock: a second of margin
+                    found.append(str(path))
             except OSError:
                 continue
         found.append(root)  # a new file's directory entry is synced with its folder

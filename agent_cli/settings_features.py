@@ -104,3 +104,15 @@ class CheckpointSettings(_Strict):
     )
 
 
+
+
+class ServerSettings(_Strict):
+    """The warm per-user process `agent run` goes through (user settings only: it serves every
+    workspace; read by the standard-library client in cli/warm/place.py as well)."""
+
+    enabled: bool = Field(
+        default=True, description="Run `agent run` in a resident process (off when CI is set)."
+    )
+    idle_minutes: float = Field(
+        default=15, gt=0, description="The resident process exits after this long without runs."
+    )

@@ -13,6 +13,7 @@ from agent_cli.cli.notes import notes_app
 from agent_cli.cli.project_files import agents_app, commands_app, skills_app
 from agent_cli.cli.rewind import rewind
 from agent_cli.cli.run import run
+from agent_cli.cli.server import server_app
 from agent_cli.cli.sessions import sessions_app
 from agent_cli.cli.trust import trust
 
@@ -57,4 +58,5 @@ app.command(
 )(trust)
 app.add_typer(commands_app, name="commands", help="List the slash commands of this workspace.")
 app.add_typer(agents_app, name="agents", help="List the subagent types task can run.")
+app.add_typer(server_app, name="server", help="The warm process `agent run` uses: status, stop.")
 app.add_typer(skills_app, name="skills", help="List skills; `why PROMPT` shows which match.")

@@ -8,6 +8,7 @@ the process exits at once with its code."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -79,7 +80,5 @@ def settle() -> None:
 
 def flush_std() -> None:
     for stream in (sys.stdout, sys.stderr):
-        try:
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing more to deliver
             stream.flush()
-        except (OSError, ValueError):  # a closed pipe or stream: nothing more to deliver
-            pass

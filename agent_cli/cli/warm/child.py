@@ -4,6 +4,7 @@ client its exit code and ends without teardown. It never returns into the server
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import signal
@@ -65,10 +66,8 @@ def run_child(conn: socket.socket, request: dict[str, Any], fds: list[int]) -> N
 
         code = run_in_process(list(request["argv"]))
         settle()
-    except BaseException:  # noqa: BLE001 - whatever happened, the server's loop must not resume here
+    except BaseException:
         code = 1
-    try:
+    with contextlib.suppress(OSError):
         send_line(conn, {"exit": code})
-    except OSError:
-        pass
     os._exit(code)

@@ -5,6 +5,7 @@ the warm process's log, never shown. Standard library only."""
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import signal
@@ -81,14 +82,16 @@ def _request(argv: list[str], key: str) -> dict[str, object]:
         "key": key,
         "argv": argv,
         "argv0": sys.argv[0],
-        "cwd": os.getcwd(),
+        "cwd": str(Path.cwd()),
         "env": dict(os.environ),
         "umask": umask,
         "winsize": size,
     }
 
 
-def _drive(sock: socket.socket, argv: list[str], key: str, folder: Path, idle_s: float) -> int | None:
+def _drive(
+    sock: socket.socket, argv: list[str], key: str, folder: Path, idle_s: float
+) -> int | None:
     forward = Forwarder()
     forward.install()
     try:
@@ -146,10 +149,8 @@ class Forwarder:
 
     def _send(self, signum: int) -> None:
         assert self.pid is not None
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(self.pid, signum)
-        except ProcessLookupError:
-            pass
 
     def _on_signal(self, signum: int, _frame: FrameType | None) -> None:
         if self.pid is None:

@@ -4,6 +4,7 @@ process; and whether the warm process is wanted at all. Standard library only.""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -19,14 +20,12 @@ def private_dir() -> Path:
     """`$XDG_RUNTIME_DIR/agent`, else `/tmp/agent-<uid>`: created 0700; PermissionError when it
     is not the user's own or others may enter it."""
     runtime = os.environ.get("XDG_RUNTIME_DIR")
-    if runtime and os.path.isdir(runtime):
+    if runtime and Path(runtime).is_dir():
         folder = Path(runtime) / "agent"
     else:
         folder = Path(os.environ.get("TMPDIR") or "/tmp") / f"agent-{os.getuid()}"
-    try:
+    with contextlib.suppress(FileExistsError):
         folder.mkdir(mode=0o700)
-    except FileExistsError:
-        pass
     info = folder.lstat()
     if not folder.is_dir() or folder.is_symlink() or info.st_uid != os.getuid():
         raise PermissionError(f"{folder} is not a directory of this user's")
@@ -45,7 +44,7 @@ def version_key() -> str:
     for root, _dirs, files in os.walk(PACKAGE_DIR):
         for name in files:
             if name.endswith(".py"):
-                newest = max(newest, os.stat(os.path.join(root, name)).st_mtime_ns)
+                newest = max(newest, (Path(root) / name).stat().st_mtime_ns)
                 count += 1
     parts = [__version__, str(PACKAGE_DIR), sys.executable, sys.version]
     parts += [os.environ.get("PYTHONPATH", ""), str(newest), str(count)]
@@ -60,10 +59,9 @@ class ServerChoice:
 
 
 def _user_settings() -> dict[str, object]:
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path("~/.config").expanduser())
     try:
-        with open(os.path.join(base, "agent", "settings.json"), encoding="utf-8") as f:
-            data = json.load(f)
+        data = json.loads((Path(base) / "agent" / "settings.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}  # a broken settings file is reported by the in-process run
     section = data.get("server") if isinstance(data, dict) else None

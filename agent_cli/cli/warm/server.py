@@ -7,6 +7,7 @@ after IDLE_S without runs."""
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import gc
 import logging
@@ -173,10 +174,8 @@ class Server:
         self.kill_at[pid] = time.monotonic() + GRACE_S
 
     def _signal(self, pid: int, signum: int) -> None:
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pid, signum)
-        except (ProcessLookupError, PermissionError):
-            pass
 
     def _kill_overdue(self) -> None:
         """A child whose client vanished (killed, even with SIGKILL) is ended as a closed
@@ -208,14 +207,10 @@ class Server:
             if conn is None:
                 continue
             code = os.waitstatus_to_exitcode(status)
-            try:
+            with contextlib.suppress(OSError):
                 send_line(conn, {"exit": code} if code >= 0 else {"signal": -code})
-            except OSError:
-                pass
-            try:
+            with contextlib.suppress(KeyError, ValueError):
                 self.selector.unregister(conn)
-            except (KeyError, ValueError):
-                pass
             conn.close()
 
     # -- end ---------------------------------------------------------------------------------
