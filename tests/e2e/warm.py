@@ -89,7 +89,9 @@ class Warm:
         return path.read_text() if path.exists() else ""
 
     def stop(self) -> None:
-        self.ask("stop")
+        if self.ask("stop") is None:  # still warming up (or never started): no socket to ask
+            for pid in self.server_pids():
+                os.kill(pid, signal.SIGTERM)
         for pid in self.server_pids():
             try:
                 wait_until(lambda pid=pid: not _alive(pid), 10, "the warm process to exit")
