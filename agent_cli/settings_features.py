@@ -89,6 +89,8 @@ class WebSettings(_Strict):
         default=5, ge=0, le=20, description="Times a paused server-tool turn is continued."
     )
     _domains = field_validator("allowed_domains", "blocked_domains")(_domain_names)
+
+
 class CheckpointSettings(_Strict):
     enabled: bool = Field(
         default=True, description="Snapshot the workspace at the start of every turn."
@@ -102,8 +104,6 @@ class CheckpointSettings(_Strict):
     git_timeout_s: float = Field(
         default=300, gt=0, le=3600, description="Seconds one git call of the store may take."
     )
-
-
 
 
 class ServerSettings(_Strict):

@@ -6,7 +6,9 @@ Prints the median, min and max seconds of: `python -c pass`, `python -c "import 
 `agent --version`, `agent --help`, `agent run` from launch to its first request reaching the
 test model server (also with one stdio MCP server that takes 3 s to start), and `agent chat`
 from launch to its prompt being drawn in a pseudo-terminal. Exits 1 when a target is missed.
-`--mcp-only` measures just the two `agent run` figures.
+`--mcp-only` measures just the two `agent run` figures. Then issue 25's figures (see
+bench/warm_figures.py): in-process against the warm process, beside the bare-SDK loop and a
+bare httpx POST; `--warm-only` measures just those, `--baseline DIR` adds a checkout to compare.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import time
 from collections.abc import Callable
 
 from common import AGENT, REPO, Figure, first_request, report
+from warm_figures import warm_rows
 
 from tests.fake_model import FakeAnthropic
 
@@ -78,13 +81,18 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--mcp-only", action="store_true")
+    parser.add_argument("--warm-only", action="store_true", help="Just issue 25's figures.")
+    parser.add_argument("--baseline", help="A checkout to compare with (PYTHONPATH=DIR).")
     args = parser.parse_args()
+    if args.warm_only:
+        return report(warm_rows(args.runs, args.baseline), args.json)
     runs = args.runs
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("XDG_CONFIG_HOME", None)
     with tempfile.TemporaryDirectory() as workspace, FakeAnthropic() as server:
         run_env = {
             **env,
+            "AGENT_NO_SERVER": "1",  # in-process: the warm process's figures are warm_rows'
             "ANTHROPIC_BASE_URL": server.base_url,
             "ANTHROPIC_API_KEY": "sk-test-" + "k" * 32,
             "HOME": workspace,
@@ -115,6 +123,8 @@ def main() -> int:
     for name, values in figures.items():
         ok, target = checks.get(name, (True, ""))
         rows.append(Figure.of(name, values, "s", target, ok))
+    if not args.mcp_only:
+        rows += warm_rows(args.runs, args.baseline)
     return report(rows, args.json)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 
 import typer
@@ -17,7 +18,7 @@ def _ask(op: str) -> dict[str, object] | None:
     from agent_cli.cli.warm.place import SOCKET, private_dir
     from agent_cli.cli.warm.wire import Lines, send_request
 
-    sock = connect(private_dir() / SOCKET)
+    sock = connect(os.path.join(private_dir(), SOCKET))  # noqa: PTH118 - paths are str there
     if sock is None:
         return None
     with sock:

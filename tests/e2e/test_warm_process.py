@@ -151,11 +151,10 @@ def test_two_runs_at_once(fake_model: FakeAnthropic, warm: Warm, tmp_path: Path)
     procs = []
     for name in ("one", "two"):
         (tmp_path / name).mkdir()
+        cmd = [sys.executable, "-m", "agent_cli", "run", "-p", name]
+        out, err = subprocess.PIPE, subprocess.PIPE
         procs.append(
-            subprocess.Popen(
-                [sys.executable, "-m", "agent_cli", "run", "-p", name], cwd=tmp_path / name,
-                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            )  # fmt: skip
+            subprocess.Popen(cmd, cwd=tmp_path / name, env=env, stdout=out, stderr=err, text=True)
         )
     outs = [p.communicate(timeout=60) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outs
@@ -165,9 +164,7 @@ def test_two_runs_at_once(fake_model: FakeAnthropic, warm: Warm, tmp_path: Path)
     assert prompts == ["one", "two"]
 
 
-def test_an_upgrade_while_it_runs_retires_it(
-    fake_model: FakeAnthropic, warm: Warm, tmp_path: Path
-):
+def test_an_upgrade_while_it_runs_retires_it(fake_model: FakeAnthropic, warm: Warm, tmp_path: Path):
     """An editable install's upgrade changes the sources' modification times: the old process
     retires on the next run, which runs in-process (the new code) and starts a new one."""
     warm.start()

@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,8 +20,8 @@ from tests.fake_model.routing import system_contains
 from tests.waiting import wait_until
 
 
-def tool_result(body: dict[str, object]) -> str:
-    (block,) = last_user_blocks(body)  # type: ignore[arg-type]
+def tool_result(body: dict[str, Any]) -> str:
+    (block,) = last_user_blocks(body)
     assert block["type"] == "tool_result"
     content = block["content"]
     return content if isinstance(content, str) else json.dumps(content)
@@ -95,7 +96,7 @@ def test_env_cwd_and_umask_are_the_clients(fake_model: FakeAnthropic, via: Via, 
         sub, "run", "-p", "go", "--permission-mode", "bypass", "--workspace", str(tmp_path),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, umask=0o027,
     )  # fmt: skip
-    out, err = proc.communicate(timeout=60)
+    _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     via.went_its_way()
     result = tool_result(fake_model.bodies()[1])

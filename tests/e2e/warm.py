@@ -4,6 +4,7 @@ stopped afterwards. `Via` runs `agent` one way or the other and checks which way
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import signal
@@ -55,7 +56,7 @@ class Warm:
 
     def ask(self, op: str) -> dict[str, Any] | None:
         try:
-            sock = connect(self.folder / SOCKET)
+            sock = connect(str(self.folder / SOCKET))
         except OSError:
             return None
         if sock is None:
@@ -94,10 +95,14 @@ class Warm:
                 os.kill(pid, signal.SIGTERM)
         for pid in self.server_pids():
             try:
-                wait_until(lambda pid=pid: not _alive(pid), 10, "the warm process to exit")
+                wait_until(functools.partial(_gone, pid), 10, "the warm process to exit")
             except AssertionError:
                 os.kill(pid, signal.SIGKILL)
         shutil.rmtree(self.runtime_dir, ignore_errors=True)
+
+
+def _gone(pid: int) -> bool:
+    return not _alive(pid)
 
 
 def _alive(pid: int) -> bool:

@@ -1,7 +1,8 @@
 """The thin client: `agent run` hands itself to the warm process when one serves, and passes
 its signals on to the child that runs it. Any failure before the child started (no socket,
 refused, a stranger's socket, timeout, version mismatch) means running in-process: logged in
-the warm process's log, never shown. Standard library only."""
+the warm process's log, never shown. Standard library only, paths as strings (no pathlib)."""
+# ruff: noqa: PTH118
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import signal
 import socket
 import sys
 from collections.abc import Callable
-from pathlib import Path
+from os.path import join
 from types import FrameType
 
 from agent_cli.cli.warm.place import LOCK, SOCKET, choice, note, private_dir, version_key
@@ -29,11 +30,11 @@ def through_server(argv: list[str]) -> int | None:
     wanted = choice()
     if not wanted.enabled:
         return None
-    folder: Path | None = None
+    folder: str | None = None
     try:
         folder = private_dir()
         key = version_key()
-        sock = connect(folder / SOCKET)
+        sock = connect(join(folder, SOCKET))
         if sock is None:
             _START_LATER.append(lambda: start_server(folder, key, wanted.idle_s))
             return None
@@ -50,13 +51,13 @@ def start_pending() -> None:
         _START_LATER.pop()()
 
 
-def connect(path: Path, uid: int | None = None) -> socket.socket | None:
+def connect(path: str, uid: int | None = None) -> socket.socket | None:
     """A connection to the warm process, or None when none listens there. A socket served by
     another user than `uid` (default: ours) is refused with PermissionError."""
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(HANDSHAKE_S)
     try:
-        sock.connect(str(path))
+        sock.connect(path)
     except (FileNotFoundError, ConnectionRefusedError):
         sock.close()
         return None
@@ -82,7 +83,7 @@ def _request(argv: list[str], key: str) -> dict[str, object]:
         "key": key,
         "argv": argv,
         "argv0": sys.argv[0],
-        "cwd": str(Path.cwd()),
+        "cwd": os.getcwd(),  # noqa: PTH109
         "env": dict(os.environ),
         "umask": umask,
         "winsize": size,
@@ -90,7 +91,7 @@ def _request(argv: list[str], key: str) -> dict[str, object]:
 
 
 def _drive(
-    sock: socket.socket, argv: list[str], key: str, folder: Path, idle_s: float
+    sock: socket.socket, argv: list[str], key: str, folder: str, idle_s: float
 ) -> int | None:
     forward = Forwarder()
     forward.install()
@@ -173,10 +174,10 @@ class Forwarder:
         return 128 + signum
 
 
-def start_server(folder: Path, key: str, idle_s: float) -> None:
+def start_server(folder: str, key: str, idle_s: float) -> None:
     """Start the warm process in the background, unless one holds the lock (starting or
     serving). Its environment has no secrets: each child gets its client's."""
-    lock = os.open(folder / LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+    lock = os.open(join(folder, LOCK), os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -187,7 +188,7 @@ def start_server(folder: Path, key: str, idle_s: float) -> None:
 
     keep = ("PATH", "PYTHONPATH", "HOME", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "TMPDIR", "LANG")
     env = {k: v for k, v in os.environ.items() if k in keep or k.startswith("LC_")}
-    cmd = [sys.executable, "-m", "agent_cli.cli.warm.server", str(folder), key, str(idle_s)]
+    cmd = [sys.executable, "-m", "agent_cli.cli.warm.server", folder, key, str(idle_s)]
     subprocess.Popen(
         cmd, env=env, cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,

@@ -74,7 +74,9 @@ async def _transport() -> None:
     client is first made and used: made here, never connected."""
     import anthropic
 
-    http = anthropic.DefaultAsyncHttpxClient()
+    from agent_cli.model.anthropic import trust_store
+
+    http = anthropic.DefaultAsyncHttpxClient(verify=trust_store())
     await http.aclose()
 
 

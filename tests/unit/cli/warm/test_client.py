@@ -60,11 +60,11 @@ def listening(path: Path) -> socket.socket:
 def test_a_socket_served_by_another_uid_is_refused(runtime: Path):
     """We cannot be another user here: the expected uid is injected instead."""
     with listening(runtime / place.SOCKET):
-        sock = client.connect(runtime / place.SOCKET)  # ours: accepted
+        sock = client.connect(str(runtime / place.SOCKET))  # ours: accepted
         assert sock is not None
         sock.close()
         with pytest.raises(PermissionError, match=f"uid {os.getuid()}"):
-            client.connect(runtime / place.SOCKET, uid=os.getuid() + 1)
+            client.connect(str(runtime / place.SOCKET), uid=os.getuid() + 1)
 
 
 def test_a_refused_socket_means_in_process_logged_not_shown(

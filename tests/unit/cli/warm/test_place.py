@@ -47,7 +47,9 @@ def test_the_user_setting_turns_it_off_and_sets_the_idle_time(home: Path):
     assert (chosen.enabled, chosen.idle_s) == (False, 120)
 
 
-@pytest.mark.parametrize("broken", ["{not json", '{"server": 3}', '{"server": {"idle_minutes": -1}}'])
+@pytest.mark.parametrize(
+    "broken", ["{not json", '{"server": 3}', '{"server": {"idle_minutes": -1}}']
+)
 def test_a_broken_settings_file_leaves_the_defaults(home: Path, broken: str):
     folder = home / ".config" / "agent"
     folder.mkdir(parents=True)
@@ -68,9 +70,9 @@ def test_the_private_dir_is_made_0700_and_refused_when_open(
 ):
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
     folder = place.private_dir()
-    assert folder == tmp_path / "agent"
-    assert folder.stat().st_mode & 0o777 == 0o700
-    folder.chmod(0o755)
+    assert folder == str(tmp_path / "agent")
+    assert Path(folder).stat().st_mode & 0o777 == 0o700
+    Path(folder).chmod(0o755)
     with pytest.raises(PermissionError, match="open to others"):
         place.private_dir()
 
@@ -89,7 +91,7 @@ def test_without_a_runtime_dir_it_is_per_user_under_tmp(
 ):
     monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
     monkeypatch.setenv("TMPDIR", str(tmp_path))
-    assert place.private_dir() == tmp_path / f"agent-{os.getuid()}"
+    assert place.private_dir() == str(tmp_path / f"agent-{os.getuid()}")
 
 
 def test_a_source_edit_changes_the_version_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
@@ -97,7 +99,7 @@ def test_a_source_edit_changes_the_version_key(tmp_path: Path, monkeypatch: pyte
     (package / "sub").mkdir(parents=True)
     source = package / "sub" / "mod.py"
     source.write_text("x = 1\n")
-    monkeypatch.setattr(place, "PACKAGE_DIR", package)
+    monkeypatch.setattr(place, "PACKAGE_DIR", str(package))
     before = place.version_key()
     assert place.version_key() == before
     stamp = source.stat().st_mtime_ns
