@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+
 import typer
 
 from agent_cli.cli.chat import CHAT_CONTEXT, chat
@@ -60,3 +63,10 @@ app.add_typer(commands_app, name="commands", help="List the slash commands of th
 app.add_typer(agents_app, name="agents", help="List the subagent types task can run.")
 app.add_typer(server_app, name="server", help="The warm process `agent run` uses: status, stop.")
 app.add_typer(skills_app, name="skills", help="List skills; `why PROMPT` shows which match.")
+
+
+@functools.cache
+def command() -> Callable[..., object]:
+    """The click command tree typer builds from `app`, built once per process (the warm
+    process builds it for all its children)."""
+    return typer.main.get_command(app)

@@ -49,9 +49,9 @@ def run_in_process(argv: list[str]) -> int:
 
             run_chat(argv[1:])  # the prompt appears before typer would have loaded
         else:
-            from agent_cli.cli.app import app
+            from agent_cli.cli.app import command
 
-            app(args=argv, prog_name="agent")
+            command()(args=argv, prog_name="agent")
     except SystemExit as e:
         return exit_code(e.code)
     return 0

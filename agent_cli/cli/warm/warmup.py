@@ -84,5 +84,8 @@ def warm_up() -> int:
     """Import everything a run needs; one request through the SDK. How many events it saw."""
     for name in MODULES:
         importlib.import_module(name)
+    from agent_cli.cli.app import command
+
+    command()  # the click command tree, built once for every child
     asyncio.run(_transport())
     return asyncio.run(_one_request())
