@@ -79,10 +79,8 @@ class Permissions:
             log.info("permission deny %s %r (every mode): %s", name, subject, refusal)
             return refusal
         decision = None if hook == "allow" else self._by_mode(tool, args, ctx, subject)
-        if (
-            decision is None
-            and self.mode != "bypass"
-            and (hook == "ask" or any(matches(p, name, subject) for p in self.ask_rules))
+        if decision is None and self.mode != "bypass" and (
+            hook == "ask" or any(matches(p, name, subject) for p in self.ask_rules)
         ):
             decision = Ask(f"{name} {subject}", name, BYPASS, reusable=False)
         if isinstance(decision, Ask):

@@ -292,5 +292,6 @@ class Agent:
             observer.on_round_end()
 
 
+
 def _result_block(tool_use_id: str, result: ToolResult) -> Block:
     return history.tool_result_block(tool_use_id, result.content, result.is_error, result.blocks)

@@ -28,11 +28,11 @@ class SubagentProfile:
     def narrow(self, registry: ToolRegistry, keep: tuple[str, ...]) -> ToolRegistry:
         """The allow-list minus the disallowed tools; `keep` (submit_note) always stays."""
         names = [
-            n
-            for n in registry.names()
+            n for n in registry.names()
             if n in keep or (self._allows(n) and not _listed(n, self.disallowed))
         ]
         return registry.without(*(n for n in registry.names() if n not in names))
+
 
     def _allows(self, name: str) -> bool:
         return self.tools is None or _listed(name, self.tools)
@@ -51,3 +51,4 @@ class SubagentTypes(Protocol):
     def listing(self) -> str: ...
 
     def profile(self, name: str) -> SubagentProfile | None: ...
+

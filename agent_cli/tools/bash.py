@@ -109,7 +109,9 @@ class Bash(Tool[BashInput]):
         return _result(args.command, output.text(), proc.returncode, timeout if timed_out else None)
 
 
-async def _spawn(command: str, ctx: ToolContext, env: dict[str, str]) -> asyncio.subprocess.Process:
+async def _spawn(
+    command: str, ctx: ToolContext, env: dict[str, str]
+) -> asyncio.subprocess.Process:
     """The shell, in its own process group. A cancel while the pipes are still being set up
     (the command may already run) waits for the process and kills its group before going on."""
     spawning = asyncio.ensure_future(

@@ -42,10 +42,8 @@ def _compact_todos(state: PanelState, width: int, color: bool) -> Text | None:
         return None
     done, total = todo_counts(state.todos)
     shown = todo_window(state.todos)
-    section = heading(
-        f"Todos {done}/{total}" + (f" ({total - len(shown)} hidden)" if total > len(shown) else ""),
-        color,
-    )
+    section = heading(f"Todos {done}/{total}" + (f" ({total - len(shown)} hidden)"
+                                                  if total > len(shown) else ""), color)
     marks = MARKS if color else PLAIN_MARKS
     for item in shown:
         label = item.active_form if item.status == "in_progress" and item.active_form else None
@@ -65,14 +63,13 @@ def _compact_notes(state: PanelState, width: int) -> Text | None:
 def usage_line(state: PanelState, color: bool) -> str:
     pct = state.context_pct
     ctx = "ctx -" if pct is None else f"ctx {bar(pct, 5, color)} {pct}%"
-    return (
-        f"{ctx} {tokens(state.context_tokens or 0)} · in {tokens(state.input_tokens)}"
-        f" out {tokens(state.output_tokens)} · {cost(state.cost_usd)}"
-    )
+    return (f"{ctx} {tokens(state.context_tokens or 0)} · in {tokens(state.input_tokens)}"
+            f" out {tokens(state.output_tokens)} · {cost(state.cost_usd)}")
 
 
 def compact_sections(state: PanelState, columns: int, inner: int, color: bool) -> list[Text]:
-    sections = [s for s in (_compact_todos(state, inner, color), _compact_notes(state, inner)) if s]
+    sections = [s for s in (_compact_todos(state, inner, color), _compact_notes(state, inner))
+                if s]
     sections.append(Text(fit(usage_line(state, color), inner)))
     return sections
 
