@@ -80,6 +80,22 @@ async def _transport() -> None:
     await http.aclose()
 
 
+def _tool_schemas() -> int:
+    """Every tool input model's JSON schema (the tools' modules are imported by now)."""
+    from agent_cli.tool_contract import Tool
+    from agent_cli.tools.registry import model_schema
+
+    made, classes = 0, list(Tool.__subclasses__())
+    while classes:
+        tool = classes.pop()
+        classes += tool.__subclasses__()
+        model = getattr(tool, "input_model", None)
+        if isinstance(model, type) and not tool.__name__.startswith("Mcp"):
+            model_schema(model)
+            made += 1
+    return made
+
+
 def warm_up() -> int:
     """Import everything a run needs; one request through the SDK. How many events it saw."""
     for name in MODULES:
@@ -87,5 +103,6 @@ def warm_up() -> int:
     from agent_cli.cli.app import command
 
     command()  # the click command tree, built once for every child
+    _tool_schemas()
     asyncio.run(_transport())
     return asyncio.run(_one_request())
