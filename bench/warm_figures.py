@@ -12,6 +12,7 @@ process, from /proc/<pid>/smaps_rollup, sampled while its tool runs).
 from __future__ import annotations
 
 import json
+import shutil
 import statistics
 import subprocess
 import sys
@@ -110,6 +111,7 @@ class WarmServer:
 
     def stop(self) -> None:
         self.ask("stop")
+        shutil.rmtree(self.runtime, ignore_errors=True)
 
 
 def probes(
