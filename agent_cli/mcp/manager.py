@@ -96,6 +96,7 @@ class McpManager:
         self._search = McpToolSearch(self._candidates, self.selected.update)
         self._deferred = False
         self._boot: asyncio.Task[None] | None = None
+        self.on_change: Callable[[], None] = lambda: None  # a server became ready, or ended
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -140,7 +141,9 @@ class McpManager:
             errlog = (self.log_dir / f"mcp-{clean(name)}.log").open("a", encoding="utf-8")
             self._logs.append(errlog)
             entry = self.entries[name]
-            self.connections[name] = Connection(entry, self.settings.mcp, self.workspace, errlog)
+            connection = Connection(entry, self.settings.mcp, self.workspace, errlog)
+            connection.on_change = lambda: self.on_change()
+            self.connections[name] = connection
         return self.connections[name]
 
     async def wait_started(self) -> None:
