@@ -1,4 +1,4 @@
-"""MCP in the real `agent chat` (a pseudo-terminal, 80×24 then wide): the status line counts the
+"""MCP in the real `agent chat` (a pseudo-terminal, 80x24 then wide): the status line counts the
 ready server, `@` completes its resources, `/mcp reconnect` starts it again, and Ctrl-C during
 one of its calls cancels the call on the server, the session going on."""
 
@@ -53,4 +53,5 @@ def test_status_completion_reconnect_and_ctrl_c_during_a_call(
         b for m in bodies[1]["messages"] if isinstance(m["content"], list)
         for b in m["content"] if b.get("type") == "tool_result"
     ]
-    assert len(results) == 1 and "interrupted" in str(results[0]["content"])
+    assert len(results) == 1
+    assert "interrupted" in str(results[0]["content"])

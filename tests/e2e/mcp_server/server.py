@@ -162,7 +162,7 @@ def main() -> None:
     args = parser.parse_args()
     starts = os.environ.get("MCP_TEST_STARTS")
     if starts:  # one line per start: a reconnect shows as a second line
-        with open(starts, "a", encoding="utf-8") as handle:
+        with Path(starts).open("a", encoding="utf-8") as handle:
             handle.write(f"{os.getpid()}\n")
     time.sleep(args.startup_delay)
     server = build(args.name, args.tools)
