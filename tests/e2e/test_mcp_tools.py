@@ -239,3 +239,26 @@ def test_a_subagent_type_narrows_the_mcp_tools(fake_model: FakeAnthropic, tmp_pa
     offline_tools = set(tools_of(offline))
     assert not {n for n in offline_tools if n.startswith("mcp")}
     assert {"read_file", "bash", "submit_note"} <= offline_tools
+
+
+def test_a_subagent_is_offered_what_its_own_search_found(
+    fake_model: FakeAnthropic, tmp_path: Path
+):
+    """The subagent sees the parent's MCP tools as they are at each of its requests, not as
+    they were when it began: a tool it found over the budget is offered to it next."""
+    fake_model.script.tool_use("task", description="find", prompt="find filler 7")
+    fake_model.script.tool_use("mcp_tool_search", query="mcp__testsrv__filler_7", limit=1)
+    fake_model.script.tool_use("mcp__testsrv__filler_7", query="q")
+    fake_model.script.text('{"conclusion": "found", "confidence": "high"}').text("done")
+    settings = {
+        "permissions": BYPASS,
+        "mcp": {"tool_budget_tokens": 500},
+        "mcp_servers": {"testsrv": stdio_spec("--tools", "30")},
+    }
+    agent = make_agent(tmp_path, settings)
+    run(turns(agent, "delegate"))
+    child_first, child_second, child_third = fake_model.bodies()[1:4]
+    assert [n for n in tools_of(child_first) if n.startswith("mcp")] == ["mcp_tool_search"]
+    assert [n for n in tools_of(child_second) if n.startswith("mcp")] == [
+        "mcp_tool_search", "mcp__testsrv__filler_7"]
+    assert results_of(child_third)[0]["content"] == "filler 7: q (10)"
