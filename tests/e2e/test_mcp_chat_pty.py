@@ -1,6 +1,7 @@
 """MCP in the real `agent chat` (a pseudo-terminal, 80x24 then wide): the status line counts the
-ready server, `@` completes its resources, `/mcp reconnect` starts it again, and Ctrl-C during
-one of its calls cancels the call on the server, the session going on."""
+ready server, `@` completes its resources and `/` its prompts, `/mcp reconnect` starts it
+again, and Ctrl-C during one of its calls cancels the call on the server, the session going
+on."""
 
 from __future__ import annotations
 
@@ -33,6 +34,10 @@ def test_status_completion_reconnect_and_ctrl_c_during_a_call(
         term.send("\t")
         term.wait_for("testsrv:docs://readme")
         term.send("\x15")  # Ctrl-U: the line is cleared, nothing sent
+        term.send("/mcp__te")
+        term.send("\t")
+        term.wait_for("/mcp__testsrv__review")  # the server's prompt, as a command
+        term.send("\x15")
         term.type("/mcp reconnect testsrv")
         term.wait_for("testsrv: ready,")
         assert len(starts.read_text().split()) == 2  # a second process of the server
@@ -43,10 +48,10 @@ def test_status_completion_reconnect_and_ctrl_c_during_a_call(
         term.wait_for(lambda _: mark.read_text() == "cancelled")  # the server was told
         term.wait_idle()
         term.type("are you there?")
-        screen = term.wait_for("still here")
+        screen = term.wait_for(lambda t: "still here" in t and "mcp 1/1" in t)
     finally:
         term.close()
-    assert "mcp 1/1" in screen
+    assert "⏹ interrupted" in screen
     bodies = fake_model.bodies()
     assert len(bodies) == 2  # the interrupted call's result went with the next turn
     results = [
