@@ -21,8 +21,10 @@ from agent_cli.approval import Approver
 from agent_cli.checkpoints.rewind import open_store
 from agent_cli.checkpoints.turn import checkpointed
 from agent_cli.events import Event
+from agent_cli.loop.user_input import user_shell, with_files
 from agent_cli.memory.setup import finish
-from agent_cli.options import Options
+from agent_cli.messages import Block
+from agent_cli.options import Options, PermissionMode
 from agent_cli.session.resume import Restored
 from agent_cli.session.state import Session
 
@@ -82,6 +84,9 @@ def preload_sdk() -> threading.Thread:
     return thread
 
 
+MODE_CYCLE: tuple[PermissionMode, ...] = ("default", "accept-edits", "plan")
+
+
 class Runtime:
     def __init__(
         self,
@@ -119,6 +124,23 @@ class Runtime:
     @property
     def permission_mode(self) -> str:
         return self.options.permission_mode or self.settings.permissions.mode
+
+    def cycle_permission_mode(self) -> PermissionMode:
+        """default -> accept-edits -> plan -> default (bypass is only ever chosen at start);
+        kept for the sessions /clear and /resume open."""
+        current = self.permission_mode
+        mode: PermissionMode = "default"
+        if current in MODE_CYCLE:
+            mode = MODE_CYCLE[(MODE_CYCLE.index(current) + 1) % len(MODE_CYCLE)]
+        self.session.settings.permissions.mode = mode  # what the permission check reads
+        self.options.permission_mode = mode
+        return mode
+
+    def set_model(self, model: str) -> None:
+        """From the next request on, also in the sessions /clear and /resume open."""
+        self.session.model = model
+        self.settings.model = model  # what a new session starts with
+        self.options.model = model
 
     @property
     def remembering(self) -> bool:
@@ -183,14 +205,30 @@ class Runtime:
 
     # -- what front ends call ------------------------------------------------------------------
 
-    async def turn(self, text: str) -> AsyncIterator[Event]:
-        """One user turn, after a checkpoint of the workspace (`agent rewind` takes it back)."""
+    async def turn(
+        self, text: str, content: str | list[Block] | None = None
+    ) -> AsyncIterator[Event]:
+        """One user turn, after a checkpoint of the workspace (`agent rewind` takes it back).
+        `content`: what the model is sent when it is more than `text` (attachments)."""
         agent = await self.agent()
         store = open_store(self.paths, self.options.workspace, self.settings.checkpoints)
         transcript = self.session.transcript.path if self.session.transcript else None
-        events = checkpointed(store, self.session.id, transcript, text, agent.run_turn(text))
+        turn = agent.run_turn(text if content is None else content)
+        events = checkpointed(store, self.session.id, transcript, text, turn)
         async for event in self._running(events):
             yield event
+
+    async def turn_with_files(self, text: str, request: str | None = None) -> AsyncIterator[Event]:
+        """A turn whose `@path` words attach those files (read as read_file reads them: capped,
+        through the permission gate, remembered as read); `request` is `text` with more attached."""
+        agent = await self.agent()
+        blocks = await with_files(agent, text, request or text, self.options.workspace)
+        async for event in self.turn(text, blocks):
+            yield event
+
+    async def shell(self, command: str) -> AsyncIterator[Event]:
+        """`!command`, run by the user through the permission gate, into the conversation."""
+        yield await user_shell(await self.agent(), command)
 
     async def compact(self, focus: str | None) -> AsyncIterator[Event]:
         """Compaction now, between turns. Yields nothing when nothing was compacted."""

@@ -19,3 +19,7 @@ class Controller(Protocol):
     def submit(self, text: str) -> None: ...
 
     def interrupt(self) -> None: ...  # cancel the running turn
+
+    def cycle_mode(self) -> None: ...  # the next permission mode
+
+    def tool_log(self) -> str: ...  # the session's tool calls, for the full-screen view
