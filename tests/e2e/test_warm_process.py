@@ -233,3 +233,13 @@ def test_the_first_run_starts_it_and_it_exits_when_idle(
     wait_until(lambda: gone(pid), 30, "the idle warm process to exit")
     assert not (warm.folder / "server.sock").exists()
     assert "exiting: idle" in warm.log()
+
+
+def test_two_starting_at_once_leave_one_serving(warm: Warm):
+    warm.start(wait=False)
+    warm.start(wait=False)  # before the first took its lock, or after: the lock decides
+    warm.wait_serving()
+    wait_until(lambda: len(warm.server_pids()) == 1, 15, "the second one to give up")
+    status = warm.status()
+    assert status is not None
+    assert warm.server_pids() == [status["pid"]]
