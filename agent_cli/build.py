@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agent_cli import durable
 from agent_cli.approval import Approver, HeadlessApprover
 from agent_cli.approved_rules import ApprovedRules
 from agent_cli.context.pipeline import build_pipeline, request_overhead
@@ -235,13 +236,17 @@ def build_agent(
 def start_logging(paths: Paths, quiet: bool) -> CallLog:
     secrets = secrets_from_env()
     setup_logging(paths, secrets, quiet=quiet)
+    for folder in (paths.transcripts, paths.notes, paths.logs):
+        durable.watch(folder)  # synced before the process ends without teardown
     return CallLog(paths.llm_calls, key_last4(secrets))
 
 
-def make_client(settings: Settings, call_log: CallLog) -> ModelClient:
+def make_client(
+    settings: Settings, call_log: CallLog, on_sent: Callable[[], None] | None = None
+) -> ModelClient:
     from agent_cli.model.anthropic import AnthropicClient  # the SDK import is slow: only here
 
-    return AnthropicClient(settings, call_log)
+    return AnthropicClient(settings, call_log, on_sent)
 
 
 class Wiring:
@@ -253,8 +258,8 @@ class Wiring:
     def open_session(self, options: Options) -> tuple[Session, Restored | None]:
         return open_session(options, self.settings, self.paths)
 
-    def make_client(self) -> ModelClient:
-        return make_client(self.settings, self.call_log)
+    def make_client(self, on_sent: Callable[[], None] | None = None) -> ModelClient:
+        return make_client(self.settings, self.call_log, on_sent)
 
     def assemble(
         self,

@@ -25,6 +25,7 @@ from agent_cli.settings_features import DEFAULT_MODEL as DEFAULT_MODEL
 from agent_cli.settings_features import (
     CheckpointSettings,
     ProjectFilesSettings,
+    ServerSettings,
     WebSettings,
 )
 from agent_cli.settings_mcp import McpServerSpec, McpSettings
@@ -217,6 +218,7 @@ class Settings(_Strict):
     mcp: McpSettings = Field(default_factory=McpSettings)
     checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
     project_files: ProjectFilesSettings = Field(default_factory=ProjectFilesSettings)
+    server: ServerSettings = Field(default_factory=ServerSettings)
 
     def context_window(self, model: str | None = None) -> int:
         return self.context_windows.get(model or self.model, UNKNOWN_MODEL_WINDOW)

@@ -89,6 +89,8 @@ class WebSettings(_Strict):
         default=5, ge=0, le=20, description="Times a paused server-tool turn is continued."
     )
     _domains = field_validator("allowed_domains", "blocked_domains")(_domain_names)
+
+
 class CheckpointSettings(_Strict):
     enabled: bool = Field(
         default=True, description="Snapshot the workspace at the start of every turn."
@@ -104,3 +106,13 @@ class CheckpointSettings(_Strict):
     )
 
 
+class ServerSettings(_Strict):
+    """The warm per-user process `agent run` goes through (user settings only: it serves every
+    workspace; read by the standard-library client in cli/warm/place.py as well)."""
+
+    enabled: bool = Field(
+        default=True, description="Run `agent run` in a resident process (off when CI is set)."
+    )
+    idle_minutes: float = Field(
+        default=15, gt=0, description="The resident process exits after this long without runs."
+    )

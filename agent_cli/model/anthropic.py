@@ -12,7 +12,9 @@ import asyncio
 import copy
 import dataclasses
 import logging
-from collections.abc import AsyncIterator
+import os
+import ssl
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anthropic
@@ -102,15 +104,37 @@ def _finished_block(blocks: list[Block], block: Block) -> list[StreamEvent]:
     return []
 
 
+_TRUST: dict[tuple[str, ...], ssl.SSLContext] = {}
+_TRUST_ENV = ("SSL_CERT_FILE", "SSL_CERT_DIR")  # what httpcore2 reads
+
+
+def trust_store() -> ssl.SSLContext:
+    """The SDK's default TLS context (httpx2's, honouring SSL_CERT_FILE and the like), made once
+    per process and set of those variables: loading the certificates takes 25 ms, which every
+    child of the warm process would otherwise pay again (the warm-up makes it)."""
+    key = tuple(os.environ.get(name, "") for name in _TRUST_ENV)
+    if key not in _TRUST:
+        _TRUST[key] = httpx2.create_ssl_context()
+    return _TRUST[key]
+
+
 class AnthropicClient:
-    def __init__(self, settings: Settings, call_log: CallLog | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        call_log: CallLog | None = None,
+        on_sent: Callable[[], None] | None = None,
+    ) -> None:
         require_credentials()
         self._settings = settings
+        self._on_sent = on_sent  # told once each request is on the wire (its answer has begun)
         # a key the model repeats (in its text or a tool's input) is masked before history
         self._secrets = secrets_from_env()
         self._log = call_log
         self._client = anthropic.AsyncAnthropic(  # retried here, visibly: model/retry.py
-            max_retries=0, timeout=settings.request_timeout_s
+            max_retries=0,
+            timeout=settings.request_timeout_s,
+            http_client=anthropic.DefaultAsyncHttpxClient(verify=trust_store()),
         )
         self.endpoint_host = self._client.base_url.host
         self._web_search: dict[str, bool] = {}  # model -> does the endpoint offer web search
@@ -166,6 +190,8 @@ class AnthropicClient:
                 # raw events: the SDK's accumulator would complete a truncated tool input
                 events = await self._client.messages.create(**params, stream=True)
                 opened = True
+                if self._on_sent is not None:
+                    self._on_sent()
                 async with events:
                     async for event in events:
                         if (text := builder.feed(event)) is not None:

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field, replace
 from functools import partial
 
-from agent_cli.events import ErrorEvent, NoteAdded, TurnEnd, UsageUpdate
+from agent_cli.events import ErrorEvent, NoteAdded, SubagentProgress, TurnEnd, UsageUpdate
 from agent_cli.events import ToolEnd as ToolEndEvent
 from agent_cli.history import last_assistant_text
 from agent_cli.model.client import ModelClient
@@ -45,7 +45,7 @@ from agent_cli.subagent.review import check_evidence, checker_for, reviewed
 from agent_cli.subagent.store import NoteStore
 from agent_cli.subagent.submit_note import SubmitNote
 from agent_cli.tool_contract import ToolContext
-from agent_cli.tools.registry import ToolRegistry
+from agent_cli.tools.registry import SourceView, ToolRegistry
 from agent_cli.turn_hooks import TurnHooks
 
 log = logging.getLogger(__name__)
@@ -108,8 +108,11 @@ class SubagentRunner:
         assert self.tools is not None, "SubagentRunner.bind() was not called"
         profile = run.profile
         gate = (profile.gate if profile else None) or self.tools.gate
-        tools = [*self.tools.without(*EXCLUDED_TOOLS).tools.values(), SubmitNote(run.submit)]
-        registry = ToolRegistry(tools, RecordingGate(gate, run.ledger, skip=("submit_note",)))
+        parent = self.tools.without(*EXCLUDED_TOOLS)
+        tools = [*parent.fixed.values(), SubmitNote(run.submit)]
+        source = SourceView(parent.source) if parent.source else None  # the parent's MCP tools
+        recording = RecordingGate(gate, run.ledger, skip=("submit_note",))
+        registry = ToolRegistry(tools, recording, source)
         return profile.narrow(registry, ("submit_note",)) if profile else registry
 
     async def run(
@@ -196,11 +199,15 @@ class SubagentRunner:
         return run.submitted or extract_body(end.text) or body
 
     async def _turn(self, child: ChildLoop, run: _Run, prompt: str) -> TurnEnd:
-        """One turn of the child; its events are counted here and never reach the parent."""
+        """One turn of the child; its events are counted here and never reach the parent (the
+        count of its tool calls does, for the parent's spinner)."""
         end = TurnEnd(stop="error", text="", rounds=0)
         async for event in child.run_turn(prompt):
             if isinstance(event, ToolEndEvent) and event.name != "submit_note":
                 run.tool_calls += 1
+                took = time.monotonic() - run.started
+                run.ctx.emit(SubagentProgress(id=run.call_id, tool_calls=run.tool_calls,
+                                              elapsed_s=round(took, 1)))
             elif isinstance(event, ErrorEvent):
                 run.error = event.message
             elif isinstance(event, TurnEnd):

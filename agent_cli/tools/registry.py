@@ -5,12 +5,13 @@ Dispatch never raises: every failure becomes an `is_error` result telling the mo
 
 from __future__ import annotations
 
+import copy
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cached_property
 from typing import Any, Protocol
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from agent_cli import lenient_json, lenient_values
 from agent_cli.paths import make_dirs, result_file_stem
@@ -38,9 +39,19 @@ def _strip_titles(schema: Any) -> Any:
     return schema
 
 
+_SCHEMAS: dict[type[BaseModel], dict[str, Any]] = {}
+
+
+def model_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """A tool input model's JSON schema, made once per process (pydantic takes ~5 ms a model,
+    which every run paid again; the warm process makes them for all its children)."""
+    if model not in _SCHEMAS:
+        _SCHEMAS[model] = _strip_titles(model.model_json_schema())
+    return _SCHEMAS[model]
+
+
 def input_schema(tool: AnyTool) -> dict[str, Any]:
-    schema: dict[str, Any] = _strip_titles(tool.input_model.model_json_schema())
-    return schema
+    return copy.deepcopy(model_schema(tool.input_model))
 
 
 def format_validation_error(tool_name: str, error: ValidationError) -> str:
@@ -59,6 +70,21 @@ class ToolSource(Protocol):
     def offered(self) -> list[AnyTool]: ...
 
     async def aclose(self) -> None: ...
+
+
+class SourceView:
+    """Another registry's source as a subagent sees it: asked afresh at each request (a server
+    ready later, a tool its search found), only the names `keep` allows; closing the view
+    leaves the source to its owner."""
+
+    def __init__(self, source: ToolSource, keep: Callable[[str], bool] = lambda _: True) -> None:
+        self.source, self.keep = source, keep
+
+    def offered(self) -> list[AnyTool]:
+        return [t for t in self.source.offered() if self.keep(t.name)]
+
+    async def aclose(self) -> None:
+        return None
 
 
 class ToolRegistry:
@@ -86,6 +112,12 @@ class ToolRegistry:
     def without(self, *names: str) -> ToolRegistry:
         kept = [t for n, t in self.fixed.items() if n not in names]
         return ToolRegistry(kept, self.gate, self.source, self.server_tools)
+
+    def narrowed(self, keep: Callable[[str], bool]) -> ToolRegistry:
+        """Only the tools `keep` names, the source's too as they come and go."""
+        kept = [t for n, t in self.fixed.items() if keep(n)]
+        source = SourceView(self.source, keep) if self.source else None
+        return ToolRegistry(kept, self.gate, source, self.server_tools)
 
     def with_tools(self, *tools: AnyTool) -> ToolRegistry:
         every = [*self.fixed.values(), *tools]
@@ -143,7 +175,8 @@ class ToolRegistry:
         try:
             denial = await self.gate.before(tool, args, ctx)
             if denial is not None:
-                return _error(denial, f"{name} denied")
+                return ToolResult(safe_text(denial), is_error=True,
+                                  summary=safe_text(f"{tool.describe_call(args)}: denied"))
             token = current_call_id.set(call_id)
             try:
                 result = await tool.run(args, ctx)

@@ -10,6 +10,7 @@ prompt-toolkit's `run_in_terminal` erases the region, prints and draws it again.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 
 from prompt_toolkit.application import Application, run_in_terminal
@@ -25,6 +26,7 @@ class Commits:
     def __init__(self, app: Application[None]) -> None:
         self.app = app
         self._queue: asyncio.Queue[str] | None = None
+        self._hurry = asyncio.Event()  # the next batch goes out without waiting for more
 
     def commit(self, text: str) -> None:
         if not self.app.is_running:
@@ -39,7 +41,9 @@ class Commits:
             self._queue = asyncio.Queue()
         while True:
             batch = [await self._queue.get()]
-            await asyncio.sleep(COALESCE_S)  # blocks that arrive together: one frame
+            with contextlib.suppress(TimeoutError):  # blocks that arrive together: one redraw
+                await asyncio.wait_for(self._hurry.wait(), COALESCE_S)
+            self._hurry.clear()
             while not self._queue.empty():
                 batch.append(self._queue.get_nowait())
             text = "\n".join(batch)
@@ -70,6 +74,10 @@ class Commits:
         renderer._cursor_pos = Point(x=0, y=0)
         self.app._redraw()
         return True
+
+    def hurry(self) -> None:
+        """What is committed now is shown now (a stopped turn: the user waits for the prompt)."""
+        self._hurry.set()
 
     async def flush(self) -> None:
         if self._queue is not None:
