@@ -1,5 +1,11 @@
 """Scrollback writes of the chat screen: one queue, so order holds; commits that arrive
-together (within COALESCE_S) share one erase-print-redraw of the bottom region, in one frame."""
+together (within COALESCE_S) share one frame.
+
+A commit opens rows above the bottom region and is written there, so the region stays drawn
+and prompt-toolkit's next diff sends only the cells that changed (ui/reflow.py: `open_rows`);
+a commit taller than the screen is written over the region, then diffed against its last frame
+shifted by those rows. While another program has the terminal,
+prompt-toolkit's `run_in_terminal` erases the region, prints and draws it again."""
 
 from __future__ import annotations
 
@@ -8,8 +14,10 @@ import contextlib
 import sys
 
 from prompt_toolkit.application import Application, run_in_terminal
+from prompt_toolkit.data_structures import Point
 
 from agent_cli.ui.frames import one_frame
+from agent_cli.ui.reflow import commit_bytes, open_rows, relay_after_resize, shift_up
 
 COALESCE_S = 0.1
 
@@ -38,10 +46,34 @@ class Commits:
             self._hurry.clear()
             while not self._queue.empty():
                 batch.append(self._queue.get_nowait())
-            with one_frame(self.app.output):  # erase, print, redraw: shown as one frame
-                await run_in_terminal(lambda b=batch: write("\n".join(b) + "\n"))  # type: ignore[misc]
+            text = "\n".join(batch)
+            if not self._over_region(text):
+                with one_frame(self.app.output):  # erase, print, redraw: shown as one frame
+                    await run_in_terminal(lambda t=text: write(t + "\n"))  # type: ignore[misc]
             for _ in batch:
                 self._queue.task_done()
+
+    def _over_region(self, text: str) -> bool:
+        """Write `text` where the region starts and redraw only what changed; False while
+        another program has the terminal (prompt-toolkit's `run_in_terminal`)."""
+        renderer, output = self.app.renderer, self.app.output
+        if self.app._running_in_terminal:
+            return False
+        relay_after_resize(self.app)  # a resize not yet handled: the region's top moved
+        size = output.get_size()
+        data, rows = commit_bytes(text, size.columns)
+        cursor, last = renderer._cursor_pos, renderer._last_screen
+        if last is not None and rows + last.height < size.rows:
+            output.write_raw(open_rows(cursor, last.height, rows))  # the region stays drawn
+        else:  # the old region is written over and the rest diffed against it shifted
+            output.cursor_backward(cursor.x)
+            output.cursor_up(cursor.y)
+            if last is not None:
+                renderer._last_screen = shift_up(last, rows)
+        output.write_raw(data)  # buffered: flushed with the redraw below, as one frame
+        renderer._cursor_pos = Point(x=0, y=0)
+        self.app._redraw()
+        return True
 
     def hurry(self) -> None:
         """What is committed now is shown now (a stopped turn: the user waits for the prompt)."""

@@ -79,6 +79,12 @@ class ChatCore:
         """A one-key question; None where none can be asked (no terminal)."""
         return None
 
+    can_pick = False  # a front end with a picker (the screen) says so
+
+    async def pick(self, title: str, options: list[str]) -> int | None:
+        """One of `options`, picked on screen; None if cancelled or there is no picker."""
+        return None
+
     # -- commands ----------------------------------------------------------------------------
 
     def command(self, line: str) -> None:

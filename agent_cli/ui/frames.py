@@ -8,6 +8,7 @@ A commit to scrollback (erase the bottom region, print, draw it again) is held i
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,14 +20,33 @@ from prompt_toolkit.output import Output
 from prompt_toolkit.output.vt100 import Vt100_Output
 
 BEGIN, END = "\x1b[?2026h", "\x1b[?2026l"
+# what prompt-toolkit writes around every frame, changed or not: alone, they net to nothing
+_STATE = ("\x1b[?25l", "\x1b[?25h", "\x1b[?7l", "\x1b[?7h", "\x1b[0m", "\x1b[?12l", "\x1b[?12h")
+
+
+_NEWLINES = re.compile("(?:\r\n)+")
+
+
+def _nothing_drawn(parts: list[str]) -> bool:
+    text = "".join(parts)
+    for sequence in _STATE:
+        text = text.replace(sequence, "")
+    return not text
 
 
 class FramedOutput(Vt100_Output):
     """prompt-toolkit's VT100 output, one synchronized frame per flush (or per held commit)."""
 
     held = False
+    rows_exist = False  # this frame only moves over rows already drawn (ui/reflow.fit_region)
 
     def flush(self) -> None:
+        if self._buffer and not self.held and _nothing_drawn(self._buffer):
+            self._buffer.clear()  # a frame where nothing changed: not a byte
+        if self.rows_exist and self._buffer:  # one cursor-down, not a newline per row
+            text = _NEWLINES.sub(lambda m: f"\r\x1b[{len(m.group()) // 2}B", "".join(self._buffer))
+            self._buffer[:] = [text]
+        self.rows_exist = False
         if self._buffer and not self.held:
             self._buffer.insert(0, BEGIN)
             self._buffer.append(END)

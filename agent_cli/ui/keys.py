@@ -1,7 +1,8 @@
 """Key bindings of the chat screen: Enter sends, Alt-Enter / Ctrl-J add a line, Ctrl-C stops a turn
 (twice on an empty prompt exits), Ctrl-D exits, Esc stops a turn, Shift-Tab cycles the
 permission mode; while a question is asked its answer keys go to the question, never to the input
-line. F2 cycles the side panel (full, compact, hidden)."""
+line. F2 cycles the side panel (full, compact, hidden). A picker open (/resume) takes
+Up/Down/Enter/Esc."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from typing import Protocol
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition, is_searching
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+from agent_cli.ui.picker import Picker
 
 
 class KeyTarget(Protocol):
@@ -42,10 +45,14 @@ class KeyTarget(Protocol):
 
     def show_tools(self) -> None: ...
 
+    @property
+    def picker(self) -> Picker: ...
+
 
 def chat_bindings(screen: KeyTarget) -> KeyBindings:
     kb = KeyBindings()
-    asking = Condition(lambda: screen.asking)
+    picking = Condition(lambda: screen.picker.picking)
+    asking = Condition(lambda: screen.asking) | picking
     busy = Condition(lambda: screen.busy)
 
     @kb.add("enter", filter=~asking & ~is_searching)  # Enter in a Ctrl-R search takes the match
@@ -65,7 +72,7 @@ def chat_bindings(screen: KeyTarget) -> KeyBindings:
     def _ctrl_d(event: KeyPressEvent) -> None:
         screen.exit()
 
-    @kb.add("escape", filter=busy | asking)
+    @kb.add("escape", filter=busy | (asking & ~picking))
     def _escape(event: KeyPressEvent) -> None:
         screen.on_ctrl_c()  # one rule for both keys: deny a pending question, stop the turn
 
@@ -81,7 +88,23 @@ def chat_bindings(screen: KeyTarget) -> KeyBindings:
     def _panel(event: KeyPressEvent) -> None:
         screen.cycle_panel()
 
-    @kb.add("<any>", filter=asking)
+    @kb.add("up", filter=picking)
+    def _up(event: KeyPressEvent) -> None:
+        screen.picker.move(-1)
+
+    @kb.add("down", filter=picking)
+    def _down(event: KeyPressEvent) -> None:
+        screen.picker.move(1)
+
+    @kb.add("enter", filter=picking)
+    def _pick(event: KeyPressEvent) -> None:
+        screen.picker.accept()
+
+    @kb.add("escape", filter=picking, eager=True)
+    def _cancel_pick(event: KeyPressEvent) -> None:
+        screen.picker.done(None)
+
+    @kb.add("<any>", filter=asking)  # a picker swallows other keys
     def _answer_key(event: KeyPressEvent) -> None:
         screen.answer_key(event.data.lower())
 

@@ -36,15 +36,18 @@ from prompt_toolkit.widgets import SearchToolbar
 from agent_cli.ui.commits import Commits
 from agent_cli.ui.frames import log_frame, one_frame, screen_output
 from agent_cli.ui.keys import chat_bindings
+from agent_cli.ui.picker import Picker
 from agent_cli.ui.question import Question
-from agent_cli.ui.rows import count_rows, side_width, tail_rows
+from agent_cli.ui.reflow import SteadyWindow, fit_region, relay_after_resize
+from agent_cli.ui.rows import FOLD_BELOW, lay_out, side_width
 from agent_cli.ui.screen_contract import Controller
 from agent_cli.ui.screen_keys import KeyActions
 
 PROMPT = "you> "
-FOLD_BELOW = 100  # same rule as side_panel.FOLD_BELOW (not imported: that module is heavy)
 PANEL_MODES = ("full", "compact", "hidden")  # F2 cycles them
-STYLE = Style.from_dict({"toolbar": "reverse", "question": "bold", "prompt": "bold"})
+STYLE = Style.from_dict(
+    {"toolbar": "reverse", "question": "bold", "prompt": "bold", "picked": "reverse"}
+)
 
 
 class ChatScreen(KeyActions):
@@ -57,6 +60,7 @@ class ChatScreen(KeyActions):
         self._frame_cache: tuple[object, tuple[str, str]] | None = None
         self._last_ctrl_c = 0.0
         self.question = Question(self.invalidate, self.columns)
+        self.picker = Picker(self.invalidate, self.rows)
         self.history_search = SearchToolbar(ignore_case=True)
         history = FileHistory(str(history_file)) if history_file else InMemoryHistory()
         self.buffer = Buffer(
@@ -70,7 +74,7 @@ class ChatScreen(KeyActions):
             key_bindings=chat_bindings(self),
             style=STYLE,
             full_screen=False,
-            min_redraw_interval=0.05,
+            min_redraw_interval=0.1,  # at most 10 frames a second: each costs its cursor moves
             erase_when_done=True,
             output=screen_output(),
         )
@@ -83,9 +87,11 @@ class ChatScreen(KeyActions):
 
         def framed_resize() -> None:  # erase and redraw on resize: one frame, no blank flash
             with one_frame(self.app.output):
+                relay_after_resize(self.app)  # the rows the terminal reflowed, not the old ones
                 resize()
 
         setattr(self.app, "_on_resize", framed_resize)  # noqa: B010 - a method, replaced
+        self.app.before_render += fit_region  # a frame drawn before the resize is noticed too
         if os.environ.get("AGENT_FRAME_LOG"):  # diagnostics: the height of every frame
             self.app.after_render += log_frame
 
@@ -111,40 +117,23 @@ class ChatScreen(KeyActions):
         self.invalidate()
 
     def _frame(self) -> tuple[str, str]:
-        """The live tail and the panel of this frame, laid out in the rows the screen has.
-
-        The region must stay shorter than the screen, or the terminal scrolls part of it into
-        scrollback where it can no longer be erased: the input and status rows come first, then
-        the reply's tail keeps a third of the rows, and the panel collapses into what is left.
-        """
+        """The live tail and the panel of this frame, laid out in the rows the screen has
+        (ui/rows.py: `lay_out`)."""
         size = self.app.output.get_size()
         key = (self.app.render_counter, size, self.panel_mode, self.buffer.text)
         if self._frame_cache is None or self._frame_cache[0] != key:
-            self._frame_cache = (key, self._lay_out(size.columns, size.rows))
+            controller = None if self._restoring else self.controller
+            searching = 1 if self.app.layout.is_searching else 0  # the Ctrl-R search row
+            reserved = self._input_rows() + self.question.rows() + self.picker.rows() + searching
+            frame = lay_out(controller, size.columns, size.rows, reserved, self.panel_mode)
+            self._frame_cache = (key, frame)
         return self._frame_cache[1]
-
-    def _lay_out(self, columns: int, rows: int) -> tuple[str, str]:
-        controller = self.controller
-        if controller is None or self._restoring:
-            return "", ""
-        searching = 1 if self.app.layout.is_searching else 0
-        body = rows - 2 - self._input_rows() - self.question.rows() - searching  # one spare
-        if body < 1:
-            return "", ""
-        if columns >= FOLD_BELOW:
-            panel = controller.panel(columns, body, self.panel_mode)
-            width = columns - side_width(columns) - 2 if panel else columns
-            return tail_rows(controller.live(width), body), panel
-        live = controller.live(columns)
-        keep = min(count_rows(live), max(rows // 3, 1))
-        panel = controller.panel(columns, body - keep, self.panel_mode)
-        return tail_rows(live, body - count_rows(panel)), panel
 
     def _root(self) -> FloatContainer:
         has_panel = Condition(lambda: bool(self._panel_text()))
         has_live = Condition(lambda: bool(self._live_text()))
         wide = Condition(self._wide)
-        live = Window(
+        live = SteadyWindow(
             FormattedTextControl(lambda: ANSI(self._live_text())),
             dont_extend_height=True,
             wrap_lines=False,
@@ -155,8 +144,9 @@ class ChatScreen(KeyActions):
             [
                 ConditionalContainer(VSplit([live, beside]), filter=has_live | (has_panel & wide)),
                 ConditionalContainer(
-                    Window(panel, dont_extend_height=True), filter=has_panel & ~wide
+                    SteadyWindow(panel, dont_extend_height=True), filter=has_panel & ~wide
                 ),
+                self.picker.container(),
                 self.question.container(),
                 Window(FormattedTextControl(self._toolbar), height=1, style="class:toolbar"),
                 self.history_search.container,  # Ctrl-R: a row above the input while searching
@@ -176,7 +166,8 @@ class ChatScreen(KeyActions):
                 ConditionalContainer(
                     Window(char="|", width=1, dont_extend_height=True), filter=plain
                 ),
-                Window(panel, width=lambda: side_width(self.columns()), dont_extend_height=True),
+                SteadyWindow(panel, width=lambda: side_width(self.columns()),
+                             dont_extend_height=True),
             ]
         )
 
@@ -211,11 +202,19 @@ class ChatScreen(KeyActions):
             text = f"{text}  ·  {self.notice}"
         return [("class:toolbar", " " + text)]
 
+    def on_ctrl_c(self) -> None:
+        if not self.picker.done(None):  # Ctrl-C first closes an open picker
+            super().on_ctrl_c()
+
     # -- questions (the approval port's answers) ---------------------------------------------
 
     async def ask(self, question: str, answers: dict[str, str]) -> str:
         """Ask in the bottom region; a key of `answers` picks its value. Ctrl-C / Esc -> 'deny'."""
         return await self.question.ask(question, answers)
+
+    async def pick(self, title: str, options: list[str]) -> int | None:
+        """One of `options` picked with the arrow keys and Enter; None if cancelled (Esc)."""
+        return await self.picker.pick(title, options)
 
     async def ask_line(self, prompt: str) -> str | None:
         """A typed answer in the input box (Enter sends); None when Esc or Ctrl-C cancels it."""

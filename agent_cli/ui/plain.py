@@ -1,5 +1,9 @@
 """`agent chat` without a terminal: one message (or slash command) per input line, plain text
-out, the panel's changes as plain lines. No questions can be asked: approvals are denied."""
+out, the panel's changes as plain lines. No questions can be asked: approvals are denied.
+
+The reply is markdown rendered as readable plain text (no `**`, tables aligned), one finished
+block at a time, as the screen does under NO_COLOR. (`agent run` prints the model's text as it
+came: a script reads that.)"""
 
 from __future__ import annotations
 
@@ -22,6 +26,8 @@ class PlainRepl(ChatCore):
         super().__init__(runtime)
         self._done = False
         self._mid_line = False
+        self._text = ""  # the reply's unfinished markdown block
+        self._gap = False  # a block of this reply was printed: the next one after a blank line
 
     def say(self, text: str, style: str = "") -> None:
         self._write(("\n" if self._mid_line else "") + text + "\n")
@@ -33,8 +39,13 @@ class PlainRepl(ChatCore):
 
     def on_event(self, event: Event) -> None:
         if isinstance(event, TextDelta):
-            self._write(event.text)
-        elif isinstance(event, ToolStart):
+            self._text += event.text
+            blocks, self._text = render.split_blocks(self._text)
+            for block in blocks:
+                self._block(block)
+            return
+        self._flush()
+        if isinstance(event, ToolStart):
             self.say(f"… {render.tool_label(event.name, event.input)}")
         elif isinstance(event, ToolEnd):
             self.say(render.tool_end(event, WIDTH, color=False))
@@ -50,7 +61,21 @@ class PlainRepl(ChatCore):
             if line is not None:
                 self.say(line)
 
+    def _block(self, text: str) -> None:
+        self.say(("\n" if self._gap else "") + render.markdown(text, WIDTH, color=False))
+        self._gap = True
+
+    def _flush(self) -> None:
+        text, self._text = self._text, ""
+        if text.strip():
+            self._block(text)
+        self._gap = False
+
+    def on_idle(self) -> None:
+        self._flush()
+
     def on_interrupt(self) -> None:
+        self._flush()
         self.say("interrupted")
 
     def exit(self) -> None:

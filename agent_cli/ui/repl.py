@@ -166,6 +166,11 @@ class Repl(ChatCore):
     async def ask(self, question: str, answers: dict[str, str]) -> str | None:
         return await self.screen.ask(question, answers)  # Esc / Ctrl-C answer "deny"
 
+    can_pick = True
+
+    async def pick(self, title: str, options: list[str]) -> int | None:
+        return await self.screen.pick(title, options)
+
     def compact(self, focus: str | None) -> None:
         super().compact(focus)
         self._spin()
@@ -190,9 +195,9 @@ class Repl(ChatCore):
 
     async def _tick(self) -> None:
         while self.busy:
-            if not self.screen.asking:  # the spinner pauses while the user is asked
+            if self.view.spinning and not self.screen.asking:  # a frame only for a spinner
                 self.view.frame += 1
-            self.screen.invalidate()
+                self.screen.invalidate()
             await asyncio.sleep(SPIN_S)
 
     async def shutdown(self) -> None:

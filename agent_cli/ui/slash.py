@@ -41,6 +41,8 @@ class Host(Protocol):
 
     async def ask(self, question: str, answers: dict[str, str]) -> str | None: ...  # None: no TTY
 
+    async def pick(self, title: str, options: list[str]) -> int | None: ...  # None: cancelled
+
 
 Command = Callable[[Host, str], None]
 
@@ -167,27 +169,64 @@ def _recent(host: Host) -> list[Restored]:
     return found
 
 
+def _row(state: Restored) -> str:
+    """A session as /sessions and the /resume picker show it: time, size, first prompt."""
+    when = state.last_activity[:16].replace("T", " ")
+    prompt = " ".join(state.first_prompt.split())[:60]
+    return f"{when}  {state.exchanges:>3} replies  {prompt}  ({state.id})"
+
+
 def _sessions(host: Host, arg: str) -> None:
     rows = []
     for n, state in enumerate(_recent(host), 1):
         mark = "*" if state.id == host.runtime.session.id else " "
-        when = state.last_activity[:16].replace("T", " ")
-        prompt = state.first_prompt[:60]
-        rows.append(f"{mark}{n:>2} {when}  {state.exchanges:>3} replies  {prompt}  ({state.id})")
+        rows.append(f"{mark}{n:>2} {_row(state)}")
     host.say("\n".join(rows) if rows else "No sessions yet.")
     if rows:
         host.say("/resume N or /resume ID switches to one.", "dim")
 
 
 def _resume(host: Host, arg: str) -> None:
-    if not arg or (arg.isdigit() and int(arg) <= PICK):
+    if not arg:
+        _resume_picked(host)
+        return
+    if arg.isdigit() and int(arg) <= PICK:
         recent = _recent(host)
-        if not arg or not 1 <= int(arg) <= len(recent):
+        if not 1 <= int(arg) <= len(recent):
             _sessions(host, "")
             return
         arg = recent[int(arg) - 1].id
-    host.runtime.switch(arg)
+    _switch(host, arg)
+
+
+def _switch(host: Host, sid: str) -> None:
+    host.runtime.switch(sid)
     host.switched(f"Resumed session {host.runtime.session.id}.")
+
+
+def _resume_picked(host: Host) -> None:
+    """/resume alone: a picker of the recent sessions (a numbered list without a terminal)."""
+    recent = _recent(host)
+    if not recent:
+        host.say("No sessions to resume yet.")
+        return
+
+    async def work() -> AsyncIterator[Event]:
+        picked = await host.pick("Resume which session?", [_row(s) for s in recent])
+        if picked is None:
+            if not getattr(host, "can_pick", False):
+                _sessions(host, "")
+            else:
+                host.say("Nothing resumed.", "dim")
+            return
+        _switch(host, recent[picked].id)
+        return
+        yield  # an async generator without events
+
+    if getattr(host, "busy", False):
+        host.say("A turn is running: wait for it or stop it with Ctrl-C.", "yellow")
+        return
+    host.start(work)
 
 
 def _cost(host: Host, arg: str) -> None:

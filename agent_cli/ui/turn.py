@@ -104,6 +104,11 @@ class TurnView:
         # a blank line after each block: committed one at a time, they would run together
         return render.markdown(text, self.width, self.color) + "\n"
 
+    @property
+    def spinning(self) -> bool:
+        """A spinner line is shown: running calls, or a request with nothing streamed yet."""
+        return bool(self.running) or (self.waiting and not self.text.strip())
+
     def live(self, width: int) -> str:
         """The unfinished block's tail, then one spinner line per running call."""
         lines: list[str] = []

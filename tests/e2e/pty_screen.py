@@ -51,7 +51,8 @@ class ChatTerm:
         lines: int = 40,
         scrollback: bool = False,
     ) -> None:
-        env = {**env, "PYTHONPATH": str(REPO), "TERM": "xterm-256color"}
+        # pyte cuts rows on a resize where most terminals re-wrap them
+        env = {**env, "PYTHONPATH": str(REPO), "TERM": "xterm-256color", "AGENT_REFLOW": "0"}
         self.child = pexpect.spawn(
             sys.executable,
             ["-m", "agent_cli", "chat", *args],

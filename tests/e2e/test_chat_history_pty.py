@@ -60,3 +60,38 @@ def test_continue_skips_an_empty_session_and_redraws_the_conversation(
 
     listing = run_agent(fake_env, tmp_path, "sessions", "list").stdout
     assert FIRST in listing
+
+
+def test_resume_without_an_id_offers_a_picker_of_time_first_prompt_and_size(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    fake_model.script.text(ANSWERS[0]).text(ANSWERS[0])
+    chat_and_quit(fake_env, tmp_path, FIRST)
+    chat_and_quit(fake_env, tmp_path, SECOND)
+    term = ChatTerm(fake_env, tmp_path, columns=100, lines=30)
+    try:
+        term.wait_for("you>")
+        term.type("/resume")
+        screen = term.wait_for("Enter picks")
+        rows = [line for line in screen.splitlines() if "replies" in line]
+        assert len(rows) == 2, screen
+        assert SECOND in rows[0]  # newest first
+        assert FIRST in rows[1]
+        assert rows[0].startswith(">")
+        assert "1 replies" in rows[0]
+        assert all(line[2:6].isdigit() for line in rows)  # the time leads each row
+        term.send("x")  # other keys do not reach the input line
+        term.send("\x1b")  # Esc cancels
+        term.wait_for("Nothing resumed.")
+        assert term.prompt_line() == "you>"
+        term.type("/resume")
+        term.wait_for("Enter picks")
+        term.send("\x1b[B")  # Down: the older session
+        term.wait_for(lambda t: any(line.startswith(">") and FIRST in line
+                                    for line in t.splitlines()))
+        term.send("\r")
+        screen = term.wait_for("Resumed session")
+        assert f"you> {FIRST}" in screen  # its conversation redrawn
+        assert "Enter picks" not in screen
+    finally:
+        term.close()

@@ -1,0 +1,161 @@
+"""The bottom region as the terminal holds it, for the two moves that bypass a full redraw.
+
+A commit writes finished lines over the top of the region and lets prompt-toolkit diff the rest
+against its last frame shifted down by those rows: only the cells that changed are sent again.
+A resize to fewer columns makes terminals that reflow (tmux, most emulators) split every row
+longer than the new width, so the region's top is further above the cursor than prompt-toolkit
+believes; the erase must climb the reflowed rows, or their upper part stays in scrollback.
+Imports only prompt_toolkit: the screen is drawn before anything heavy is loaded.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.data_structures import Point
+from prompt_toolkit.layout import Window
+from prompt_toolkit.layout.screen import Screen, WritePosition
+from prompt_toolkit.renderer import Renderer
+from prompt_toolkit.utils import get_cwidth, to_str
+
+from agent_cli.ui.frames import FramedOutput
+
+ERASE_LINE, NEXT_LINE, ERASE_REST = "\x1b[2K", "\r\n", "\x1b[K"
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+
+
+def cells(line: str) -> int:
+    """Columns `line` takes on screen (escape sequences take none)."""
+    return get_cwidth(_ESCAPES.sub("", line))
+
+
+def rows_of(used: int, width: int) -> int:
+    """Rows a line of `used` cells takes at `width` columns."""
+    return max(1, -(-used // max(width, 1)))
+
+
+def row_extent(renderer: Renderer, screen: Screen, y: int) -> int:
+    """Cells prompt-toolkit wrote on row `y`: up to the last visible or styled one (its rule)."""
+    row = screen.data_buffer.get(y) if y in screen.data_buffer else None
+    if not row:
+        return 0
+    styled = renderer._style_string_has_style
+    written = [x for x, char in row.items()
+               if char.char != " " or (styled[char.style] if styled is not None else char.style)]
+    return max(written, default=-1) + 1
+
+
+def terminal_reflows() -> bool:
+    """Whether the terminal re-wraps its rows on a resize: most do (tmux, VTE, kitty, iTerm2,
+    Windows Terminal); xterm and the Linux console cut them. AGENT_REFLOW=0/1 says so outright."""
+    told = os.environ.get("AGENT_REFLOW")
+    if told in ("0", "1"):
+        return told == "1"
+    return not (os.environ.get("XTERM_VERSION") or os.environ.get("TERM") == "linux")
+
+
+def climb_after_reflow(renderer: Renderer, columns: int) -> Point:
+    """Where the cursor sits in the region once the terminal reflowed it to `columns`."""
+    screen, size, cursor = renderer._last_screen, renderer._last_size, renderer._cursor_pos
+    if screen is None or size is None or columns >= size.columns or not terminal_reflows():
+        return cursor  # widening joins only rows the terminal wrapped itself: none of ours
+    above = sum(rows_of(min(row_extent(renderer, screen, y), size.columns), columns)
+                for y in range(cursor.y))
+    return Point(x=size.columns, y=above + cursor.x // max(columns, 1))
+
+
+def relay_after_resize(app: Application[None]) -> None:
+    """The columns changed: erase the region as the terminal reflowed it, and start the new one
+    so that the prompt stays on the row the terminal kept the cursor on. A terminal that
+    reflows keeps that row and pushes what grew above it into scrollback: a prompt left higher
+    up (a shorter region drawn from the old top) would let the next narrowing push the top of
+    the region out of reach. The rows given up stay blank above the region."""
+    renderer, size = app.renderer, app.output.get_size()
+    if renderer._last_size is None or renderer._last_size.columns == size.columns:
+        return
+    climbed = climb_after_reflow(renderer, size.columns)
+    output = app.output
+    output.cursor_up(climbed.y)
+    output.write_raw("\r")
+    output.erase_down()
+    region = app.layout.container.preferred_height(size.columns, size.rows).preferred
+    output.write_raw("\n" * max(climbed.y - (region - 1), 0))
+    renderer._cursor_pos = Point(x=0, y=0)
+    renderer._last_screen, renderer._last_size = None, size  # drawn whole at the new width
+
+
+def fit_region(app: Application[None]) -> None:
+    """Before each frame: the region is exactly as tall as its content, never padded with
+    blank rows below the prompt (prompt-toolkit pads to the screen's bottom and never shrinks),
+    and a width change not yet announced by the resize signal is re-laid as one."""
+    renderer, size, output = app.renderer, app.output.get_size(), app.output
+    renderer._min_available_height = 0
+    relay_after_resize(app)
+    last = renderer._last_screen
+    if last is None or renderer._last_size != size:
+        return
+    want = app.layout.container.preferred_height(size.columns, size.rows).preferred
+    if isinstance(output, FramedOutput) and want == last.height and not output._buffer:
+        output.rows_exist = True  # a frame drawn over itself: no row is added
+    if want >= last.height:
+        return
+    cursor = renderer._cursor_pos
+    if want > cursor.y:
+        output.cursor_down(want - cursor.y)
+    else:
+        output.cursor_up(cursor.y - want)
+    output.write_raw("\r")
+    output.erase_down()
+    renderer._cursor_pos = Point(x=0, y=want)
+    for y in range(want, last.height):
+        last.data_buffer.pop(y, None)
+        last.zero_width_escapes.pop(y, None)
+    last.height = want
+
+
+def commit_bytes(text: str, columns: int) -> tuple[str, int]:
+    """`text` written from the region's top, each row erased first; the bytes and rows taken."""
+    out, rows = [], 0
+    for line in text.split("\n"):
+        used = cells(line)
+        rows += rows_of(used, columns)
+        # a row filled to the last column leaves the cursor there: erasing would cut that cell
+        rest = ERASE_REST if used % max(columns, 1) else ""
+        out.append(ERASE_LINE + line + rest + NEXT_LINE)
+    return "".join(out), rows
+
+
+def open_rows(cursor: Point, height: int, rows: int) -> str:
+    """Bytes that open `rows` blank rows right above a region of `height` rows, the region kept
+    as it is below them, the cursor left at the first of them.
+
+    From the region's last row, newlines scroll the screen up (or step into blank rows below
+    it); either way the region's top is then `height - 1 + rows` rows above the cursor. There,
+    inserting `rows` lines pushes the region down over the blank rows just made."""
+    down = height - 1 - cursor.y
+    return ((f"\x1b[{down}B" if down > 0 else "") + "\r" + "\n" * rows
+            + f"\x1b[{height - 1 + rows}A" + f"\x1b[{rows}L")
+
+
+def shift_up(screen: Screen, rows: int) -> Screen:
+    """The last frame as it now stands on the terminal: `rows` lower, its top overwritten."""
+    shifted = Screen()
+    for y in range(max(screen.height - rows, 0)):
+        if y + rows in screen.data_buffer:
+            shifted.data_buffer[y] = screen.data_buffer[y + rows]
+        if y + rows in screen.zero_width_escapes:
+            shifted.zero_width_escapes[y] = screen.zero_width_escapes[y + rows]
+    shifted.height = max(screen.height - rows, 0)
+    return shifted
+
+
+class SteadyWindow(Window):
+    """A Window whose last row is styled like the others: prompt-toolkit marks it
+    `class:last-line`, so each new line of a streamed reply changed the style of the row above
+    and the diff sent both rows again."""
+
+    def _apply_style(self, new_screen: Screen, write_position: WritePosition,
+                     parent_style: str) -> None:
+        new_screen.fill_area(write_position, style=f"{parent_style} {to_str(self.style)}")
