@@ -21,6 +21,7 @@ from agent_cli.approval import Approver
 from agent_cli.checkpoints.rewind import open_store
 from agent_cli.checkpoints.turn import checkpointed
 from agent_cli.events import Event
+from agent_cli.jobs.ledger import PastJob, listing, past_jobs
 from agent_cli.memory.setup import finish
 from agent_cli.options import Options
 from agent_cli.session.resume import Restored
@@ -29,6 +30,8 @@ from agent_cli.session.state import Session
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from agent_cli.jobs.board import JobBoard
+    from agent_cli.jobs.job import Job
     from agent_cli.loop.agent import Agent
     from agent_cli.mcp.manager import McpManager
     from agent_cli.memory.episode import Episode
@@ -47,6 +50,7 @@ class Assembly:
 
     agent: Agent
     memory: EpisodeManager
+    jobs: JobBoard | None = None
     # run when the session ends (SessionEnd hooks), told why: "exit", "clear"
     on_end: list[Callable[[str], Awaitable[None]]] = field(default_factory=list)
 
@@ -55,6 +59,7 @@ class Wiring(Protocol):
     settings: Settings
     paths: Paths
     call_log: CallLog
+    jobs: JobBoard  # the background jobs of the whole run, whichever session started them
 
     def open_session(self, options: Options) -> tuple[Session, Restored | None]: ...
 
@@ -68,6 +73,7 @@ class Wiring(Protocol):
         approver: Approver | None,
         publish: Callable[[Event], None],
         mcp: McpManager | None = None,
+        jobs: JobBoard | None = None,
     ) -> Assembly: ...
 
     def start_mcp(
@@ -102,6 +108,8 @@ class Runtime:
         self.mcp: McpManager | None = None  # the MCP servers, shared by every session of the run
         self._mcp_started = False
         self._ending: list[tuple[Callable[[str], Awaitable[None]], str]] = []
+        self.past_jobs: list[PastJob] = []  # the resumed session's previous run left these
+        self.kept_jobs: list[Job] = []  # the user kept these running past the exit
         self._adopt(session, restored, options)
 
     @property
@@ -121,6 +129,10 @@ class Runtime:
         return self.options.permission_mode or self.settings.permissions.mode
 
     @property
+    def jobs(self) -> JobBoard:
+        return self.wiring.jobs
+
+    @property
     def remembering(self) -> bool:
         """Episode work of this run is still going on (the exit will wait for it)."""
         return any(m.busy for m in self._memories)
@@ -133,6 +145,10 @@ class Runtime:
         if self._assembly is not None:  # the session before a switch ends (SessionEnd hooks)
             self._ending += [(end, "clear") for end in self._assembly.on_end]
         self._assembly = None
+        self.past_jobs = past_jobs(self.paths, session.id) if restored else []
+        if self.past_jobs:  # the model hears of them at its next request, and must not guess
+            self.jobs.skip_past(self.past_jobs)
+            session.tool_ctx.inbox.notice(listing(self.past_jobs))
 
     def switch(self, resume: str | None = None) -> None:
         """A new session (None), or the one `resume` names (UsageError if none matches)."""
@@ -160,7 +176,13 @@ class Runtime:
         self.start_servers(eager=False)
         if self._assembly is None:
             self._assembly = self.wiring.assemble(
-                self.session, self._client, self.options, self.approver, self.publish, self.mcp
+                self.session,
+                self._client,
+                self.options,
+                self.approver,
+                self.publish,
+                self.mcp,
+                self.jobs,
             )
             self._assembly.memory.on_saved = self.on_episode
             self._memories.append(self._assembly.memory)
@@ -212,6 +234,22 @@ class Runtime:
         finally:
             self._turn_task = None
 
+    @property
+    def turn_running(self) -> bool:
+        return self._turn_task is not None and not self._turn_task.done()
+
+    def steer(self, text: str) -> bool:
+        """Queue a message for the running turn: the model gets it at the next point where every
+        tool call has its result. False when no turn runs (send it as a turn of its own)."""
+        if not self.turn_running:
+            return False
+        self.session.tool_ctx.inbox.queue(text)
+        return True
+
+    async def wait_jobs(self) -> None:
+        """`agent run --wait-jobs`: until every background job has ended by itself."""
+        await self.jobs.wait_all()
+
     def interrupt(self) -> None:
         """Stop the running turn: its tools are killed and every call gets a result."""
         if self._turn_task is not None and not self._turn_task.done():
@@ -226,6 +264,7 @@ class Runtime:
         for end, reason in self._ending:
             await end(reason)
         self._ending = []
+        self.kept_jobs = await self.jobs.aclose()  # every other job's process group is gone
         if self.mcp is not None:
             await self.mcp.aclose()
         if self._client is not None:

@@ -55,6 +55,7 @@ FLOORS: dict[str, int] = {
     "agent_cli.lenient_values": 1,
     "agent_cli.unicode_safe": 1,
     "agent_cli.signals": 1,
+    "agent_cli.inbox": 1,  # steering messages and job notices waiting for the next request
     # 2 capabilities
     "agent_cli.model": 2,
     "agent_cli.tools": 2,
@@ -75,6 +76,7 @@ FLOORS: dict[str, int] = {
     "agent_cli.mcp.expand": 2,
     "agent_cli.loop_ports": 2,  # the loop's extension points, which stages and guides implement
     "agent_cli.web": 2,
+    "agent_cli.jobs": 2,  # background shells: process groups, output files, the watcher
     # 3 composites: built from capabilities
     "agent_cli.subagent": 3,
     "agent_cli.memory": 3,

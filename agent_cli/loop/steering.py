@@ -1,0 +1,24 @@
+"""What the inbox holds reaches the model: before a request of the main agent (every tool_use
+has its tool_result by then), the job notices and the user's queued messages become user text
+after the results (SPEC §16), and are stored in history like any message."""
+
+from __future__ import annotations
+
+from agent_cli import history
+from agent_cli.events import Steered
+from agent_cli.session.state import Session
+
+
+def deliver(session: Session) -> Steered | None:
+    notices, queued = session.tool_ctx.inbox.take()
+    if not notices and not queued:
+        return None
+    for text in [*notices, *queued]:
+        session.append(history.user_text(text))
+    session.messages = history.repair(session.messages)  # merged into the user turn
+    return Steered(texts=queued, notices=len(notices))
+
+
+def waiting(session: Session) -> bool:
+    """The user queued a message the model has not seen: the turn goes on for it."""
+    return bool(session.tool_ctx.inbox.queued)
