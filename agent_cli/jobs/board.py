@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -54,6 +55,7 @@ class JobBoard:
         self._count = 0
         self._guard: subprocess.Popen[bytes] | None = None
         self._foreground: set[asyncio.Event] = set()
+        self._closed = False  # the run is over: no watcher is started again
 
     # -- what the panel and /jobs read -------------------------------------------------------
 
@@ -112,14 +114,17 @@ class JobBoard:
     # -- the foreground command a key may move -----------------------------------------------
 
     @contextlib.contextmanager
-    def foreground(self) -> Iterator[asyncio.Event]:
-        """Held by a running foreground bash: set when the user asks to move it."""
+    def foreground(self, pid: int) -> Iterator[asyncio.Event]:
+        """Held by a running foreground bash (the leader of group `pid`, which the watcher
+        also kills if the agent dies meanwhile): set when the user asks to move it."""
         event = asyncio.Event()
         self._foreground.add(event)
+        self._tell_guard(f"+{pid}")
         try:
             yield event
         finally:
             self._foreground.discard(event)
+            self._tell_guard(f"-{pid}")
 
     def move_foreground(self) -> bool:
         """The key that moves the running foreground command(s) to the background."""
@@ -151,6 +156,7 @@ class JobBoard:
         for job in kept:
             if job.monitor is not None:
                 job.monitor.cancel()
+        self._closed = True
         if self._guard is not None and self._guard.stdin is not None:
             with contextlib.suppress(OSError):
                 self._guard.stdin.close()  # the watcher exits: nothing is left for it
@@ -185,8 +191,10 @@ class JobBoard:
         self._changed()
 
     def _tell_guard(self, line: str) -> None:
+        if self._closed:
+            return
         try:
-            if self._guard is None or self._guard.poll() is not None:
+            if self._guard is None or self._guard.stdin is None or self._guard.stdin.closed:
                 self._guard = _start_guard()  # a new one hears of every job still running
                 watched = [j.pid for j in self.running() if not j.kept and f"+{j.pid}" != line]
                 line = "\n".join([*(f"+{pid}" for pid in watched), line])
@@ -202,13 +210,17 @@ class JobBoard:
 
 
 def _start_guard() -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
+    """The watcher forks away at once (its first process is reaped by a thread, which holds
+    it until then); the pipe stays with the agent."""
+    proc = subprocess.Popen(
         [sys.executable, "-S", "-E", guard.__file__],
         stdin=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
+    threading.Thread(target=proc.wait, daemon=True).start()
+    return proc
 
 
 async def _pump(stream: asyncio.StreamReader, output: Path) -> None:

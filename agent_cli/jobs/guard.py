@@ -57,6 +57,8 @@ def watch(lines: Iterable[str]) -> set[int]:
 
 
 def main() -> None:
+    if os.fork() > 0:  # the agent reaps the parent at once; the watcher is nobody's child
+        os._exit(0)
     for signum in (signal.SIGINT, signal.SIGHUP):
         signal.signal(signum, signal.SIG_IGN)
     kill_groups(watch(sys.stdin))

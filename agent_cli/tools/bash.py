@@ -132,7 +132,7 @@ class Bash(Tool[BashInput]):
         if self.jobs is None:
             return "exited" if await _within(proc, timeout) else "timeout"
         move_after = self.jobs.move_after_s
-        with self.jobs.foreground() as asked:
+        with self.jobs.foreground(proc.pid) as asked:
             exit_task = asyncio.ensure_future(_exited(proc))
             ask_task = asyncio.ensure_future(asked.wait())
             limit = timeout if move_after is None else min(timeout, move_after)

@@ -1,0 +1,117 @@
+"""Background shells through the loop, the real SDK and the fake model: a server started in the
+background and reached by a later call, only new output read, the whole group killed, a long
+foreground command moved off the turn, and the job-ended notice in the next request."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_cli.events import Event
+from agent_cli.runtime import Assembly
+from tests.e2e.agents import bypass, make_assembly
+from tests.e2e.jobs_support import group_members, job_output, job_pid, results, wait_for_text
+from tests.fake_model import FakeAnthropic, Script
+from tests.waiting import until
+
+SERVER = "python3 -u -m http.server 0 --bind 127.0.0.1"
+
+
+def run(assembly: Assembly, prompt: str) -> list[Event]:
+    async def go() -> list[Event]:
+        try:
+            return [event async for event in assembly.agent.run_turn(prompt)]
+        finally:
+            assert assembly.jobs is not None
+            await assembly.jobs.aclose()
+            await assembly.agent.client.close()
+
+    return asyncio.run(go())
+
+
+@pytest.mark.usefixtures("sdk_env")
+def test_a_background_server_is_reached_read_and_killed(fake_model: FakeAnthropic, tmp_path: Path):
+    seen: dict[str, Any] = {}
+
+    def read_port(body: dict[str, Any]) -> Script:
+        started = results(body)[-1]
+        seen["pid"] = job_pid(started)
+        port = wait_for_text(job_output(started), r"port (\d+)").group(1)
+        seen["port"] = port
+        return Script().tool_use("bash_output", id="j1")
+
+    def fetch(body: dict[str, Any]) -> Script:
+        url = f"http://127.0.0.1:{seen['port']}/"
+        code = f"import urllib.request as u; print('status', u.urlopen('{url}').status)"
+        return Script().tool_use("bash", command=f'python3 -c "{code}"')
+
+    fake_model.script.tool_use("bash", command=SERVER, run_in_background=True)
+    fake_model.script.respond(read_port).respond(fetch)
+    fake_model.script.tool_use("bash_output", id="j1").tool_use("bash_kill", id="j1")
+    fake_model.script.text("served and stopped")
+    assembly = make_assembly(tmp_path, bypass())
+    run(assembly, "start a server and try it")
+
+    final = results(fake_model.bodies()[-1])
+    started, first_read, fetched, second_read, killed = final
+    assert "Started in the background as job j1" in started
+    assert "Serving HTTP on 127.0.0.1 port" in first_read
+    assert "status 200" in fetched  # a later bash call reached the background server
+    assert '"GET / HTTP/1.1" 200' in second_read
+    assert "Serving HTTP" not in second_read  # only what is new since the last read
+    assert "Killed job j1" in killed
+    assert group_members(seen["pid"]) == []  # checked in the process table
+
+
+@pytest.mark.usefixtures("sdk_env")
+def test_a_long_foreground_command_moves_to_the_background(
+    fake_model: FakeAnthropic, tmp_path: Path
+):
+    command = "echo warming up; sleep 60"
+    fake_model.script.tool_use("bash", command=command, timeout_s=120).text("it runs on")
+    assembly = make_assembly(tmp_path, bypass(jobs={"background_after_s": 0.5}))
+    assert assembly.jobs is not None
+    board = assembly.jobs
+    pids: list[int] = []
+
+    async def go() -> None:
+        try:
+            async for _ in assembly.agent.run_turn("run it"):
+                pass
+            (job,) = board.running()  # the turn ended; the command did not
+            pids.append(job.pid)
+            assert group_members(job.pid) != []
+        finally:
+            await board.aclose()
+            await assembly.agent.client.close()
+
+    asyncio.run(go())
+    moved = results(fake_model.bodies()[-1])[-1]
+    assert "Still running after 0 s" in moved or "Still running after 1 s" in moved
+    assert "moved to the background as job j1" in moved
+    assert "warming up" in moved
+    assert group_members(pids[0]) == []  # the exit stopped it
+
+
+@pytest.mark.usefixtures("sdk_env")
+def test_the_job_ended_notice_is_in_the_next_request(fake_model: FakeAnthropic, tmp_path: Path):
+    marker = tmp_path / "ended"
+    job = "sleep 0.2; echo tail-of-the-job; touch ended; exit 3"
+    wait = f"for i in $(seq 100); do [ -e {marker} ] && break; sleep 0.05; done; sleep 0.3"
+    fake_model.script.tool_use("bash", command=job, run_in_background=True)
+    fake_model.script.tool_use("bash", command=wait).text("noted")
+    run(make_assembly(tmp_path, bypass()), "go")
+
+    bodies = fake_model.bodies()
+    last = bodies[-1]["messages"][-1]["content"]
+    kinds = [block["type"] for block in last]
+    assert kinds == ["tool_result", "text"]  # after the result, never between a pair
+    notice = last[1]["text"]
+    assert re.search(r"\[background job j1 `.*` ended: exit 3 after \d+ s\]", notice)
+    assert "tail-of-the-job" in notice
+    # one notice, in one request: the one before had none, and it is not repeated
+    assert all("background job j1" not in str(b["messages"][-1]) for b in bodies[:-1])
