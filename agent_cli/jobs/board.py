@@ -53,7 +53,7 @@ class JobBoard:
         self.move_after_s: float | None = settings.background_after_s or None
         self.listeners: list[Callable[[], None]] = []  # a job started or ended (the panel)
         self._count = 0
-        self._guard: subprocess.Popen[bytes] | None = None
+        self._guard: int | None = None  # the write end of the watcher's pipe
         self._foreground: set[asyncio.Event] = set()
         self._closed = False  # the run is over: no watcher is started again
 
@@ -157,9 +157,10 @@ class JobBoard:
             if job.monitor is not None:
                 job.monitor.cancel()
         self._closed = True
-        if self._guard is not None and self._guard.stdin is not None:
+        if self._guard is not None:
             with contextlib.suppress(OSError):
-                self._guard.stdin.close()  # the watcher exits: nothing is left for it
+                os.close(self._guard)  # the watcher exits: nothing is left for it
+            self._guard = None
         return kept
 
     async def wait_all(self) -> None:
@@ -194,14 +195,13 @@ class JobBoard:
         if self._closed:
             return
         try:
-            if self._guard is None or self._guard.stdin is None or self._guard.stdin.closed:
+            if self._guard is None:
                 self._guard = _start_guard()  # a new one hears of every job still running
                 watched = [j.pid for j in self.running() if not j.kept and f"+{j.pid}" != line]
                 line = "\n".join([*(f"+{pid}" for pid in watched), line])
-            assert self._guard.stdin is not None
-            self._guard.stdin.write(f"{line}\n".encode())
-            self._guard.stdin.flush()
-        except OSError as e:  # the watcher is a second line of defence: the exit kills too
+            os.write(self._guard, f"{line}\n".encode())
+        except OSError as e:
+            self._guard = None  # the watcher is a second line of defence: the exit kills too
             log.warning("job watcher unavailable: %s", e)
 
     def _changed(self) -> None:
@@ -209,18 +209,25 @@ class JobBoard:
             listener()
 
 
-def _start_guard() -> subprocess.Popen[bytes]:
-    """The watcher forks away at once (its first process is reaped by a thread, which holds
-    it until then); the pipe stays with the agent."""
-    proc = subprocess.Popen(
-        [sys.executable, "-S", "-E", guard.__file__],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+def _start_guard() -> int:
+    """The watcher, reading the pipe whose write end (returned; not inherited by any other
+    child) only the agent holds. It forks away at once; a thread reaps its first process."""
+    read_end, write_end = os.pipe()
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-S", "-E", guard.__file__],
+            stdin=read_end,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError:
+        os.close(write_end)
+        raise
+    finally:
+        os.close(read_end)
     threading.Thread(target=proc.wait, daemon=True).start()
-    return proc
+    return write_end
 
 
 async def _pump(stream: asyncio.StreamReader, output: Path) -> None:
