@@ -1,0 +1,73 @@
+"""No job outlives `agent run`: after a normal end, SIGTERM, SIGHUP and `kill -9` of the agent,
+the process table holds nothing of any job's process group. `kill -9` leaves the agent no
+chance to clean up: the watcher (agent_cli/jobs/guard.py) sees its pipe close and kills them."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.helpers import REPO, run_agent
+from tests.e2e.jobs_support import group_members, job_pid, results
+from tests.fake_model import FakeAnthropic
+from tests.waiting import wait_until
+
+JOB = "sleep 1000 & sleep 1000"  # two processes in the job's group
+ARGS = ("run", "--permission-mode", "bypass", "-p")
+
+
+def started_pid(fake_model: FakeAnthropic) -> int:
+    return job_pid(results(fake_model.bodies()[-1])[0])
+
+
+def test_a_finished_run_leaves_no_job(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    fake_model.script.tool_use("bash", command=JOB, run_in_background=True).text("started")
+    done = run_agent(fake_env, tmp_path, *ARGS, "start it")
+    assert done.returncode == 0, done.stderr
+    pid = started_pid(fake_model)
+    assert group_members(pid) == []
+
+
+def test_wait_jobs_waits_for_them(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    job = "sleep 0.5; echo finished > done.txt"
+    fake_model.script.tool_use("bash", command=job, run_in_background=True).text("started")
+    done = run_agent(fake_env, tmp_path, *ARGS, "start it", "--wait-jobs")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "done.txt").read_text() == "finished\n"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGKILL])
+def test_a_signalled_agent_leaves_no_job(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path, signum: int
+):
+    fake_model.script.tool_use("bash", command=JOB, run_in_background=True)
+    fake_model.script.tool_use("bash", command="echo $$ > fg.pid; sleep 60").text("never")
+    env = {**fake_env, "PYTHONPATH": str(REPO)}
+    agent = subprocess.Popen(
+        [sys.executable, "-m", "agent_cli", *ARGS, "work"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_until(lambda: (tmp_path / "fg.pid").exists(), 30, "the foreground command runs")
+        job = started_pid(fake_model)
+        foreground = int((tmp_path / "fg.pid").read_text())
+        assert len(group_members(job)) >= 2  # the shell and its sleeps
+        os.kill(agent.pid, signum)
+        agent.wait(timeout=20)
+    finally:
+        if agent.poll() is None:
+            agent.kill()
+    for pgid in (job, foreground):  # the watcher may still be at it just after a kill -9
+        wait_until(lambda g=pgid: group_members(g) == [], timeout=10, what=f"group {pgid} gone")
