@@ -88,6 +88,6 @@ def listing(jobs: list[PastJob]) -> str:
     """What the model and the user are told of a previous run's jobs."""
     lines = ["Background jobs of this session's previous run (all ended now):"]
     for job in jobs:
-        status = f"exit {job.exit_code}" if job.exit_code is not None else job.how
+        status = f"exit {job.exit_code}" if job.how == "exited" else job.how
         lines.append(f"- {job.id} `{job.command}` ({status}); output: {job.output}")
     return "\n".join(lines)

@@ -115,3 +115,26 @@ def test_the_job_ended_notice_is_in_the_next_request(fake_model: FakeAnthropic, 
     assert "tail-of-the-job" in notice
     # one notice, in one request: the one before had none, and it is not repeated
     assert all("background job j1" not in str(b["messages"][-1]) for b in bodies[:-1])
+
+
+@pytest.mark.usefixtures("sdk_env")
+def test_a_resumed_session_lists_its_previous_jobs_as_ended(
+    fake_model: FakeAnthropic, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from tests.e2e.runtime_support import drive, make_runtime
+
+    fake_model.script.tool_use("bash", command="echo hello; sleep 1000", run_in_background=True)
+    fake_model.script.text("started").text("resumed")
+    first = make_runtime(tmp_path, monkeypatch)
+    asyncio.run(drive(first, "start it"))
+    output = job_output(results(fake_model.bodies()[-1])[0])
+    assert "hello" in output.read_text()
+
+    again = make_runtime(tmp_path, monkeypatch, resume=first.session.id)
+    (past,) = again.past_jobs
+    assert (past.id, past.output, past.how) == ("j1", str(output), "stopped at exit")
+    asyncio.run(drive(again, "what ran before?"))
+    told = fake_model.bodies()[-1]["messages"][-1]["content"]
+    listing = "\n".join(b["text"] for b in told if b["type"] == "text")
+    assert "Background jobs of this session's previous run (all ended now)" in listing
+    assert f"- j1 `echo hello; sleep 1000` (stopped at exit); output: {output}" in listing
