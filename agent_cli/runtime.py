@@ -21,6 +21,7 @@ from agent_cli.approval import Approver
 from agent_cli.checkpoints.rewind import open_store
 from agent_cli.checkpoints.turn import checkpointed
 from agent_cli.events import Event
+from agent_cli.hooks import Hooks
 from agent_cli.jobs.ledger import PastJob, listing, past_jobs
 from agent_cli.memory.setup import finish
 from agent_cli.options import Options
@@ -249,6 +250,13 @@ class Runtime:
     async def wait_jobs(self) -> None:
         """`agent run --wait-jobs`: until every background job has ended by itself."""
         await self.jobs.wait_all()
+
+    async def notify(self, kind: str, message: str) -> None:
+        """The `notification` hooks: a long turn ended ("turn_done"), or an "approval" or
+        "question" waits for the user (the front end rings the terminal itself)."""
+        if self.settings.notify.hook and self.session.settings.hooks.notification:
+            hooks = Hooks(self.session.settings.hooks, self.session.id, self.options.workspace)
+            await hooks.notification(kind, message)
 
     def interrupt(self) -> None:
         """Stop the running turn: its tools are killed and every call gets a result."""
