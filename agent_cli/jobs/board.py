@@ -21,7 +21,7 @@ from pathlib import Path
 
 from agent_cli.inbox import Inbox
 from agent_cli.jobs import guard, ledger
-from agent_cli.jobs.job import Job
+from agent_cli.jobs.job import Job, Shell, exit_code
 from agent_cli.paths import Paths, ensure_state_folder
 from agent_cli.settings_features import JobsSettings
 
@@ -88,7 +88,7 @@ class JobBoard:
     def register(
         self,
         slot: Slot,
-        proc: asyncio.subprocess.Process,
+        proc: Shell,
         command: str,
         inbox: Inbox | None,
         head: bytes = b"",
@@ -98,7 +98,7 @@ class JobBoard:
         job = Job(slot.id, command, proc, slot.output, slot.session_id, inbox)
         self.jobs[job.id] = job
         pump = None
-        if proc.stdout is not None:
+        if isinstance(proc, asyncio.subprocess.Process) and proc.stdout is not None:
             job.moved = True
             slot.output.write_bytes(head)
             pump = asyncio.ensure_future(_pump(proc.stdout, slot.output))
@@ -142,11 +142,17 @@ class JobBoard:
         if job.monitor is not None:
             await asyncio.shield(job.monitor)
 
-    def keep(self, job: Job) -> None:
-        """The user keeps this job: it outlives the agent (listed with its pid at exit)."""
+    def keep(self, job: Job) -> str | None:
+        """The user keeps this job: it outlives the agent (listed with its pid at exit).
+        Why not, when it cannot be kept."""
+        if job.moved:
+            return "its output runs through the agent (it was moved from the foreground)"
+        if not job.running:
+            return f"it has already {job.status()}"
         job.kept = True
         self._tell_guard(f"-{job.pid}")
         self._changed()
+        return None
 
     async def aclose(self) -> list[Job]:
         """Every job's group is stopped except the kept ones, which are returned."""
@@ -172,14 +178,14 @@ class JobBoard:
 
     async def _monitor(self, job: Job, pump: asyncio.Future[None] | None) -> None:
         proc = job.proc
-        while proc.returncode is None:
+        while (code := exit_code(proc)) is None:
             await asyncio.sleep(POLL_S)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)  # what it left in its group dies with it
         if pump is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(pump, DRAIN_S)
-        self._ended(job, proc.returncode)
+        self._ended(job, code)
 
     def _ended(self, job: Job, code: int | None) -> None:
         job.ended_at, job.exit_code = time.monotonic(), code

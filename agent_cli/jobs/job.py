@@ -4,6 +4,7 @@ what it has told so far."""
 from __future__ import annotations
 
 import asyncio
+import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,12 +13,20 @@ from agent_cli.inbox import Inbox
 
 TAIL_BYTES = 8_192
 
+# a background job's shell is a plain Popen: nothing of asyncio kills it when the run ends (a
+# kept job lives on); a foreground command moved to the background stays asyncio's
+Shell = subprocess.Popen[bytes] | asyncio.subprocess.Process
+
+
+def exit_code(proc: Shell) -> int | None:
+    return proc.poll() if isinstance(proc, subprocess.Popen) else proc.returncode
+
 
 @dataclass
 class Job:
     id: str
     command: str
-    proc: asyncio.subprocess.Process
+    proc: Shell
     output: Path
     session_id: str
     inbox: Inbox | None = None

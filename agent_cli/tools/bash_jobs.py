@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import subprocess
 
 from pydantic import Field
 
 from agent_cli.jobs.board import JobBoard, JobLimitError
 from agent_cli.jobs.job import Job
-from agent_cli.jobs.spawn import kill_group
 from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 
 NOT_HERE = "Background jobs are not available here: run the command in the foreground."
@@ -32,28 +32,19 @@ async def start_background(
         slot = board.reserve(ctx.session_id)
     except JobLimitError as e:
         return ToolResult(f"Not started: {e}.", is_error=True, summary=f"bash {command} → limit")
-    with slot.output.open("wb") as out:
-        spawning = asyncio.ensure_future(
-            asyncio.create_subprocess_exec(
-                "bash",
-                "-c",
-                command,
+    try:
+        with slot.output.open("wb") as out:
+            proc = subprocess.Popen(
+                ["bash", "-c", command],
                 cwd=ctx.workspace,
                 env=env,
-                stdin=asyncio.subprocess.DEVNULL,
+                stdin=subprocess.DEVNULL,
                 stdout=out,
-                stderr=asyncio.subprocess.STDOUT,
+                stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
-        )
-        try:
-            proc = await asyncio.shield(spawning)
-        except asyncio.CancelledError:  # the shell may already run: it dies before we go on
-            with contextlib.suppress(Exception):
-                started = await spawning
-                kill_group(started)
-                await started.wait()
-            raise
+    except OSError as e:
+        return ToolResult(f"Could not start it: {e}", is_error=True, summary=f"bash {command}")
     job = board.register(slot, proc, command, ctx.inbox)
     return ToolResult(
         f"Started in the background as job {job.id} (pid {job.pid}); its output goes to "

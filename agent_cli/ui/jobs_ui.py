@@ -48,8 +48,11 @@ def jobs_command(host: Host, arg: str) -> None:
     if verb == "stop":
         _stop(host, job)
     elif verb == "keep":
-        board.keep(job)
-        host.say(f"{job.id} keeps running after you leave (pid {job.pid}).")
+        why_not = board.keep(job)
+        if why_not:
+            host.say(f"{job.id} cannot be kept: {why_not}.", "red")
+        else:
+            host.say(f"{job.id} keeps running after you leave (pid {job.pid}).")
     else:
         tail = "\n".join(job.tail(SHOWN_LINES)) or "(no output yet)"
         host.say(f"{_line(job)}\n{tail}\nwhole output: {job.output}")
