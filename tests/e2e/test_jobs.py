@@ -16,7 +16,6 @@ from agent_cli.runtime import Assembly
 from tests.e2e.agents import bypass, make_assembly
 from tests.e2e.jobs_support import group_members, job_output, job_pid, results, wait_for_text
 from tests.fake_model import FakeAnthropic, Script
-from tests.waiting import until
 
 SERVER = "python3 -u -m http.server 0 --bind 127.0.0.1"
 

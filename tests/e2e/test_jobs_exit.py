@@ -69,5 +69,6 @@ def test_a_signalled_agent_leaves_no_job(
     finally:
         if agent.poll() is None:
             agent.kill()
-    for pgid in (job, foreground):  # the watcher may still be at it just after a kill -9
-        wait_until(lambda g=pgid: group_members(g) == [], timeout=10, what=f"group {pgid} gone")
+    # the watcher may still be at it just after a kill -9
+    gone = lambda: group_members(job) == group_members(foreground) == []  # noqa: E731
+    wait_until(gone, timeout=10, what=f"groups {job} and {foreground} gone")

@@ -33,7 +33,8 @@ def test_a_message_queued_during_a_tool_reaches_the_next_request(
     assert second[1]["text"] == "also look at the README"
     steered = [e for e in events if isinstance(e, Steered)]
     assert [s.texts for s in steered] == [["also look at the README"]]
-    assert events.index(steered[0]) < next(i for i, e in enumerate(events) if isinstance(e, TurnEnd))
+    end = next(i for i, e in enumerate(events) if isinstance(e, TurnEnd))
+    assert events.index(steered[0]) < end
     assert len(fake_model.bodies()) == 2  # delivered at the boundary: no extra request
 
 
@@ -55,4 +56,5 @@ def test_a_message_queued_during_the_last_reply_keeps_the_turn_going(
     assert [m["role"] for m in last] == ["user", "assistant", "user"]
     assert last[-1]["content"][-1]["text"] == "and the README?"
     end = events[-1]
-    assert isinstance(end, TurnEnd) and "and the README too" in end.text
+    assert isinstance(end, TurnEnd)
+    assert "and the README too" in end.text
