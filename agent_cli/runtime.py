@@ -240,12 +240,11 @@ class Runtime:
         return self._turn_task is not None and not self._turn_task.done()
 
     def steer(self, text: str) -> bool:
-        """Queue a message for the running turn: the model gets it at the next point where every
-        tool call has its result. False when no turn runs (send it as a turn of its own)."""
-        if not self.turn_running:
-            return False
+        """Queue a message: the model gets it at the next point where every tool call has its
+        result (in the running turn, else at the next turn's first request). False when no
+        turn runs."""
         self.session.tool_ctx.inbox.queue(text)
-        return True
+        return self.turn_running
 
     async def wait_jobs(self) -> None:
         """`agent run --wait-jobs`: until every background job has ended by itself."""

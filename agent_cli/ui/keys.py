@@ -1,7 +1,8 @@
 """Key bindings of the chat screen: Enter sends, Alt-Enter / Ctrl-J add a line, Ctrl-C stops a turn
 (twice on an empty prompt exits), Ctrl-D exits, Esc stops a turn; while a question is asked its
 answer keys go to the question, never to the input line. F2 cycles the side panel (full, compact,
-hidden)."""
+hidden). Up on an empty input recalls a queued message; Ctrl-B moves the running command to the
+background."""
 
 from __future__ import annotations
 
@@ -38,6 +39,13 @@ class KeyTarget(Protocol):
 
     def cycle_panel(self) -> None: ...
 
+    @property
+    def can_recall(self) -> bool: ...
+
+    def recall_queued(self) -> None: ...
+
+    def to_background(self) -> None: ...
+
 
 def chat_bindings(screen: KeyTarget) -> KeyBindings:
     kb = KeyBindings()
@@ -65,6 +73,14 @@ def chat_bindings(screen: KeyTarget) -> KeyBindings:
     def _escape(event: KeyPressEvent) -> None:
         if not screen.answer("deny"):
             screen.interrupt()
+
+    @kb.add("up", filter=Condition(lambda: screen.can_recall) & ~asking)
+    def _recall(event: KeyPressEvent) -> None:
+        screen.recall_queued()
+
+    @kb.add("c-b", filter=busy & ~asking)
+    def _to_background(event: KeyPressEvent) -> None:
+        screen.to_background()
 
     @kb.add("f2")
     def _panel(event: KeyPressEvent) -> None:

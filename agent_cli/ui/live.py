@@ -39,6 +39,7 @@ from agent_cli.ui.keys import chat_bindings
 from agent_cli.ui.question import Question
 from agent_cli.ui.rows import count_rows, side_width, tail_rows
 from agent_cli.ui.screen_contract import Controller
+from agent_cli.ui.screen_jobs import JobKeys
 
 PROMPT = "you> "
 FOLD_BELOW = 100  # same rule as side_panel.FOLD_BELOW (not imported: that module is heavy)
@@ -47,7 +48,7 @@ PANEL_MODES = ("full", "compact", "hidden")  # F2 cycles them
 STYLE = Style.from_dict({"toolbar": "reverse", "question": "bold", "prompt": "bold"})
 
 
-class ChatScreen:
+class ChatScreen(JobKeys):
     def __init__(self, history_file: Path | None, completer: Completer | None = None) -> None:
         self.controller: Controller | None = None
         self.early: list[str] = []  # sent before the controller was ready

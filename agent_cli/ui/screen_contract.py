@@ -19,3 +19,9 @@ class Controller(Protocol):
     def submit(self, text: str) -> None: ...
 
     def interrupt(self) -> None: ...  # cancel the running turn
+
+    def queued_count(self) -> int: ...  # messages waiting for the next tool boundary
+
+    def recall_queued(self) -> str | None: ...  # the newest one, taken back to edit
+
+    def to_background(self) -> None: ...  # the running foreground command becomes a job

@@ -21,7 +21,6 @@ def test_a_message_queued_during_a_tool_reaches_the_next_request(
 ):
     fake_model.script.tool_use("bash", command="sleep 0.5").text("read it, carrying on")
     runtime = make_runtime(tmp_path, monkeypatch)
-    assert runtime.steer("not yet") is False  # no turn runs: nothing to steer
 
     def on_event(event: Event) -> None:
         if isinstance(event, ToolStart):
