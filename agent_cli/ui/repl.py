@@ -122,10 +122,10 @@ class Repl(ChatCore):
         servers = mcp_ui.status_part(self.runtime)
         if servers:
             parts.append(servers)
-        if self.busy:  # first: on a narrow screen the end of the bar is cut off
+        if self.queued:  # near the start: on a narrow screen the end of the bar is cut off
+            parts.insert(0, f"{len(self.queued)} queued")
+        if self.busy:
             parts.insert(0, "working… Ctrl-C stops")
-        if self.queued:
-            parts.append(f"{len(self.queued)} queued")
         return "  ·  ".join(parts)
 
     def submit(self, text: str) -> None:
