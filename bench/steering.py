@@ -44,7 +44,7 @@ def measure(runs: int, server: FakeAnthropic, workdir: Path) -> tuple[list[float
             server.script.tool_uses(*calls).text(f"steered {run}")
             first = len(server.requests)
             term.type(f"batch {run}")
-            term.wait_for(lambda _t: len(server.requests) > first)
+            term.wait_for(lambda _t, n=first: len(server.requests) > n)
             started = server.requests[first].time
             offset = OFFSETS[run % len(OFFSETS)]
             while time.monotonic() < started + offset:

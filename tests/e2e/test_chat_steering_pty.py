@@ -56,7 +56,7 @@ def test_typed_text_reaches_the_next_tool_boundary_and_up_edits_it(
         seen = "\n".join(term.scrollback())
     finally:
         term.close()
-    first, second = fake_model.bodies()  # one request after the tool: the turn did not end first
+    _, second = fake_model.bodies()  # one request after the tool: the turn did not end first
     assert texts_after_results(second) == ["first note", "second note edited"]
     assert "↳ sent to the model: first note" in seen
     assert "queued" not in screen.splitlines()[-1]
