@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-Decision = Literal["allow", "deny", "always"]
+# "always": this pattern for the rest of the session; "project": also in later sessions here
+Decision = Literal["allow", "deny", "always", "project"]
 
 
 @dataclass(frozen=True)
@@ -18,14 +19,24 @@ class ApprovalRequest:
     summary: str  # what will happen, as the user should read it: "bash rm build/ -r"
     pattern: str  # what "always" would allow for the rest of the session: "bash(rm build/*)"
     allow_hint: str  # how to allow it without a question: "--permission-mode accept-edits"
+    preview: str = ""  # what would happen: the diff of an edit, the whole command
+    rule: str = ""  # why it is asked: "edit_file asks in default mode"
+    reusable: bool = True  # False: no pattern can answer it again (a protected file)
+
+
+@dataclass(frozen=True)
+class Denial:
+    """A no with what to do instead: `feedback` reaches the model with the denial."""
+
+    feedback: str
 
 
 class Approver(Protocol):
-    async def approve(self, request: ApprovalRequest) -> Decision: ...
+    async def approve(self, request: ApprovalRequest) -> Decision | Denial: ...
 
 
 class HeadlessApprover:
     """Nobody can answer: deny (the denial message names `allow_hint`)."""
 
-    async def approve(self, request: ApprovalRequest) -> Decision:
+    async def approve(self, request: ApprovalRequest) -> Decision | Denial:
         return "deny"

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.approval import Approver, HeadlessApprover
+from agent_cli.approved_rules import ApprovedRules
 from agent_cli.context.pipeline import build_pipeline, request_overhead
 from agent_cli.context.tokens import resolve_thresholds
 from agent_cli.errors import UsageError
@@ -166,6 +167,10 @@ def assemble(
     permissions = Permissions(session.settings.permissions, approver or HeadlessApprover())
     resumed = bool(session.messages)
     project = wire_project_files(session, options.workspace, permissions, hooks, resumed)
+    if approver is not None:  # rules the user approved here in chat ("don't ask again")
+        rules = ApprovedRules(options.workspace)
+        permissions.project_allow = rules.patterns()
+        permissions.save_project_rule = rules.add
     runner = SubagentRunner(
         parent=session, client=client, store=NoteStore(session.paths), spawn=Agent
     )

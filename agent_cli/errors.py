@@ -52,6 +52,10 @@ class StreamBrokenError(ModelError):
     pass
 
 
+class ConnectionFailedError(ModelError):
+    """The model's endpoint could not be reached (refused, DNS, TLS, timeout)."""
+
+
 class MaxTurnsError(AgentError):
     pass
 

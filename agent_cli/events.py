@@ -28,6 +28,19 @@ class StreamRestart(BaseModel):
     reason: str = Field(description="Why the stream broke.")
 
 
+class Retrying(BaseModel):
+    """A request failed before any reply and is sent again after a pause."""
+
+    type: Literal["retrying"] = "retrying"
+    reason: str = Field(description="The status or the connection's cause: '529 overloaded'.")
+    delay_s: float = Field(description="Seconds until the request is sent again.")
+    attempt: int = Field(description="1 for the first retry.")
+    attempts: int = Field(description="Retries allowed (settings: max_retries).")
+
+    def line(self) -> str:
+        return f"{self.reason}: retrying in {self.delay_s:g} s ({self.attempt}/{self.attempts})"
+
+
 class ToolStart(BaseModel):
     """A tool call is about to run."""
 
@@ -47,6 +60,10 @@ class ToolEnd(BaseModel):
     summary: str = Field(description="One line for the user, e.g. 'read_file a.py (120 lines)'.")
     display: ToolDisplay | None = Field(
         default=None, description="Extra detail for the UI: a diff, the todo list, a note."
+    )
+    output: str = Field(
+        default="",
+        description="The result the model read (redacted): previews and the tool-call view.",
     )
 
 
@@ -89,6 +106,10 @@ class UsageUpdate(BaseModel):
     context_tokens: int = Field(description="Tokens the request occupied in the context window.")
     context_window: int = Field(description="The model's context window.")
     session_cost_usd: float | None = Field(description="Estimated cost so far; None if unknown.")
+    priced_cost_usd: float | None = Field(
+        default=None, description="The cost of the calls whose model has a price (all of it when "
+        "session_cost_usd is set; the known part when it is None)."
+    )
 
 
 class CitedSource(Source):
@@ -160,6 +181,7 @@ class TurnEnd(BaseModel):
 Event = Annotated[
     TextDelta
     | StreamRestart
+    | Retrying
     | ToolStart
     | ToolEnd
     | TodosUpdated

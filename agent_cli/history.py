@@ -8,6 +8,7 @@ from agent_cli.messages import Block, Message
 from agent_cli.messages import blocks_of as blocks_of  # one implementation, re-exported
 
 INTERRUPTED = "interrupted by user: the tool did not finish"
+USER_INTERRUPTED = "[The user interrupted this reply. Do not continue it unless asked.]"
 
 
 def tool_uses(message: Message) -> list[Block]:
@@ -143,3 +144,13 @@ def last_assistant_text(messages: list[Message]) -> str:
             if text.strip():
                 return text
     return ""
+
+
+def interrupted_reply(partial: str) -> list[Message]:
+    """What a stopped reply leaves in history: its streamed text (if any) as the assistant's, then
+    the user's marker, so the model knows it was cut and the next prompt is not merged into the
+    unanswered one (repair merges the marker with whatever user message comes next)."""
+    marker = user_text(USER_INTERRUPTED)
+    if not partial.strip():
+        return [marker]
+    return [{"role": "assistant", "content": [{"type": "text", "text": partial}]}, marker]

@@ -17,10 +17,11 @@ from __future__ import annotations
 import asyncio
 import fnmatch
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_cli.approval import ApprovalRequest, Approver, HeadlessApprover
+from agent_cli.approval import ApprovalRequest, Approver, Denial, HeadlessApprover
 from agent_cli.settings import PermissionSettings
 from agent_cli.shell_rules import SEPARATORS, UNSAFE, denied, is_read_only, normalised
 from agent_cli.tool_contract import AnyTool, ToolContext, ToolInput
@@ -56,6 +57,9 @@ class Permissions:
     settings: PermissionSettings
     approver: Approver = field(default_factory=HeadlessApprover)
     session_allow: list[str] = field(default_factory=list)  # "always" answers
+    # "don't ask again in this project" answers: loaded at start, saved as they are given
+    project_allow: list[str] = field(default_factory=list)
+    save_project_rule: Callable[[str], None] = lambda _pattern: None
     # project files (.claude/settings.json rules; a command's allowed-tools for its turn only)
     extra_allow: list[str] = field(default_factory=list)
     extra_deny: list[str] = field(default_factory=list)
@@ -84,7 +88,8 @@ class Permissions:
         ):
             decision = Ask(f"{name} {subject}", name, BYPASS, reusable=False)
         if isinstance(decision, Ask):
-            return await self._ask(name, subject, decision)
+            preview = subject if name == "bash" else tool.preview(args, ctx)
+            return await self._ask(name, subject, decision, preview)
         verdict = "allow" if decision is None else "deny"
         log.info("permission %s %s %r (mode %s)", verdict, name, subject, self.mode)
         return decision
@@ -144,21 +149,31 @@ class Permissions:
             return None
         return Ask(f"{name} {subject}", name, ACCEPT_EDITS)
 
-    async def _ask(self, name: str, subject: str, ask: Ask) -> str | None:
+    async def _ask(self, name: str, subject: str, ask: Ask, preview: str) -> str | None:
         async with self._lock:  # one question at a time; an "always" answers the ones after it
-            allow = [*self.settings.allow, *self.extra_allow, *self.turn_allow, *self.session_allow]
+            allow = [
+                *self.settings.allow, *self.extra_allow, *self.turn_allow, *self.session_allow,
+                *self.project_allow,
+            ]
             patterns = allow if ask.reusable else []
             for pattern in patterns:
                 if matches(pattern, name, subject):
                     log.info("permission allow %s %r (pattern %r)", name, subject, pattern)
                     return None
-            request = ApprovalRequest(name, ask.summary, ask.pattern, self._hint(ask))
+            request = ApprovalRequest(
+                name, ask.summary, ask.pattern, self._hint(ask), preview,
+                rule=f"{name} asks in {self.mode} mode", reusable=ask.reusable,
+            )
             answer = await self.approver.approve(request)
-            if answer == "always" and ask.reusable:
-                self.session_allow.append(ask.pattern)
-        log.info("permission %s %s %r (asked, mode %s)", answer, name, subject, self.mode)
-        if answer in ("allow", "always"):
+            self._remember(answer, ask)
+        shown = "deny" if isinstance(answer, Denial) else answer
+        log.info("permission %s %s %r (asked, mode %s)", shown, name, subject, self.mode)
+        if answer in ("allow", "always", "project"):
             return None
+        if isinstance(answer, Denial):
+            return (
+                f"The user denied {ask.summary} and said what to do instead: {answer.feedback}"
+            )
         if isinstance(self.approver, HeadlessApprover):
             return (
                 f"Permission denied: {ask.summary} needs approval in {self.mode} mode, and no "
@@ -167,6 +182,15 @@ class Permissions:
         return (
             f"The user denied {ask.summary}. Do not retry it unchanged; ask the user how to go on."
         )
+
+    def _remember(self, answer: object, ask: Ask) -> None:
+        if not ask.reusable:
+            return
+        if answer in ("always", "project"):
+            self.session_allow.append(ask.pattern)
+        if answer == "project":
+            self.project_allow.append(ask.pattern)
+            self.save_project_rule(ask.pattern)
 
     @staticmethod
     def _hint(ask: Ask) -> str:

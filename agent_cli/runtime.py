@@ -21,10 +21,12 @@ from agent_cli.approval import Approver
 from agent_cli.checkpoints.rewind import open_store
 from agent_cli.checkpoints.turn import checkpointed
 from agent_cli.events import Event
-from agent_cli.hooks import Hooks
-from agent_cli.jobs.ledger import PastJob, listing, past_jobs
+from agent_cli.jobs.ledger import PastJob
+from agent_cli.loop.user_input import user_shell, with_files
 from agent_cli.memory.setup import finish
-from agent_cli.options import Options
+from agent_cli.messages import Block
+from agent_cli.options import Options, PermissionMode
+from agent_cli.runtime_work import LongWork
 from agent_cli.session.resume import Restored
 from agent_cli.session.state import Session
 
@@ -89,7 +91,10 @@ def preload_sdk() -> threading.Thread:
     return thread
 
 
-class Runtime:
+MODE_CYCLE: tuple[PermissionMode, ...] = ("default", "accept-edits", "plan")
+
+
+class Runtime(LongWork):
     def __init__(
         self,
         wiring: Wiring,
@@ -129,6 +134,23 @@ class Runtime:
     def permission_mode(self) -> str:
         return self.options.permission_mode or self.settings.permissions.mode
 
+    def cycle_permission_mode(self) -> PermissionMode:
+        """default -> accept-edits -> plan -> default (bypass is only ever chosen at start);
+        kept for the sessions /clear and /resume open."""
+        current = self.permission_mode
+        mode: PermissionMode = "default"
+        if current in MODE_CYCLE:
+            mode = MODE_CYCLE[(MODE_CYCLE.index(current) + 1) % len(MODE_CYCLE)]
+        self.session.settings.permissions.mode = mode  # what the permission check reads
+        self.options.permission_mode = mode
+        return mode
+
+    def set_model(self, model: str) -> None:
+        """From the next request on, also in the sessions /clear and /resume open."""
+        self.session.model = model
+        self.settings.model = model  # what a new session starts with
+        self.options.model = model
+
     @property
     def jobs(self) -> JobBoard:
         return self.wiring.jobs
@@ -146,10 +168,7 @@ class Runtime:
         if self._assembly is not None:  # the session before a switch ends (SessionEnd hooks)
             self._ending += [(end, "clear") for end in self._assembly.on_end]
         self._assembly = None
-        self.past_jobs = past_jobs(self.paths, session.id) if restored else []
-        if self.past_jobs:  # the model hears of them at its next request, and must not guess
-            self.jobs.skip_past(self.past_jobs)
-            session.tool_ctx.inbox.notice(listing(self.past_jobs))
+        self.adopt_jobs(self.paths, session, restored is not None)
 
     def switch(self, resume: str | None = None) -> None:
         """A new session (None), or the one `resume` names (UsageError if none matches)."""
@@ -205,15 +224,31 @@ class Runtime:
 
     # -- what front ends call ------------------------------------------------------------------
 
-    async def turn(self, text: str) -> AsyncIterator[Event]:
-        """One user turn, after a checkpoint of the workspace (`agent rewind` takes it back)."""
+    async def turn(
+        self, text: str, content: str | list[Block] | None = None
+    ) -> AsyncIterator[Event]:
+        """One user turn, after a checkpoint of the workspace (`agent rewind` takes it back).
+        `content`: what the model is sent when it is more than `text` (attachments)."""
         agent = await self.agent()
         store = open_store(self.paths, self.options.workspace, self.settings.checkpoints)
         transcript = self.session.transcript.path if self.session.transcript else None
-        events = checkpointed(store, self.session.id, transcript, text, agent.run_turn(text))
+        turn = agent.run_turn(text if content is None else content)
+        events = checkpointed(store, self.session.id, transcript, text, turn)
         async for event in self._running(events):
             self.start_servers()  # the first request is out: the model is answering
             yield event
+
+    async def turn_with_files(self, text: str, request: str | None = None) -> AsyncIterator[Event]:
+        """A turn whose `@path` words attach those files (read as read_file reads them: capped,
+        through the permission gate, remembered as read); `request` is `text` with more attached."""
+        agent = await self.agent()
+        blocks = await with_files(agent, text, request or text, self.options.workspace)
+        async for event in self.turn(text, blocks):
+            yield event
+
+    async def shell(self, command: str) -> AsyncIterator[Event]:
+        """`!command`, run by the user through the permission gate, into the conversation."""
+        yield await user_shell(await self.agent(), command)
 
     async def compact(self, focus: str | None) -> AsyncIterator[Event]:
         """Compaction now, between turns. Yields nothing when nothing was compacted."""
@@ -234,28 +269,6 @@ class Runtime:
                 yield event
         finally:
             self._turn_task = None
-
-    @property
-    def turn_running(self) -> bool:
-        return self._turn_task is not None and not self._turn_task.done()
-
-    def steer(self, text: str) -> bool:
-        """Queue a message: the model gets it at the next point where every tool call has its
-        result (in the running turn, else at the next turn's first request). False when no
-        turn runs."""
-        self.session.tool_ctx.inbox.queue(text)
-        return self.turn_running
-
-    async def wait_jobs(self) -> None:
-        """`agent run --wait-jobs`: until every background job has ended by itself."""
-        await self.jobs.wait_all()
-
-    async def notify(self, kind: str, message: str) -> None:
-        """The `notification` hooks: a long turn ended ("turn_done"), or an "approval" or
-        "question" waits for the user (the front end rings the terminal itself)."""
-        if self.settings.notify.hook and self.session.settings.hooks.notification:
-            hooks = Hooks(self.session.settings.hooks, self.session.id, self.options.workspace)
-            await hooks.notification(kind, message)
 
     def interrupt(self) -> None:
         """Stop the running turn: its tools are killed and every call gets a result."""

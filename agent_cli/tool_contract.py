@@ -84,6 +84,10 @@ class Tool(ABC, Generic[InputT]):
         """A short label for the UI, e.g. 'read_file a.py'."""
         return self.name
 
+    def preview(self, args: InputT, ctx: ToolContext) -> str:
+        """What the call would do, shown when the user is asked (a diff); "" for nothing."""
+        return ""
+
     def schema(self) -> dict[str, Any] | None:
         """The tool's whole API definition when it is not built from `input_model` and a prompt
         file (an MCP server's tool brings its own)."""

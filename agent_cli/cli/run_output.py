@@ -17,6 +17,7 @@ from agent_cli.events import (
     CheckpointSaved,
     ErrorEvent,
     Event,
+    Retrying,
     ToolEnd,
     TurnEnd,
     UsageUpdate,
@@ -84,6 +85,8 @@ class RunReporter:
             sys.stderr.write(f"{mark} {event.summary}\n")
         elif isinstance(event, Warning):
             sys.stderr.write(f"warning: {event.message}\n")
+        elif isinstance(event, Retrying):
+            sys.stderr.write(f"↻ {event.line()}\n")
 
     def finish(self, outcome: RunOutcome) -> None:
         if self.fmt == "stream-json":

@@ -17,15 +17,13 @@ from agent_cli.events import (
     CompactionDone,
     ErrorEvent,
     Event,
-    StreamRestart,
-    TextDelta,
     TurnEnd,
-    Warning,
 )
 from agent_cli.logs import FILE_ONLY
 from agent_cli.loop import server_turn, steering
 from agent_cli.loop.outbox import Outbox, Passed
 from agent_cli.loop.rounds import not_run_calls, run_round
+from agent_cli.loop.stream_events import as_events, follow
 from agent_cli.loop_ports import (
     Compacted,
     Compactor,
@@ -35,16 +33,7 @@ from agent_cli.loop_ports import (
     TurnObserver,
 )
 from agent_cli.messages import Block
-from agent_cli.model.client import (
-    Final,
-    ModelClient,
-    ModelReply,
-    ModelRequest,
-    Notice,
-    Restart,
-    ServerToolCall,
-    TextChunk,
-)
+from agent_cli.model.client import Final, ModelClient, ModelReply, ModelRequest
 from agent_cli.model.usage import Usage
 from agent_cli.session.state import Session
 from agent_cli.tool_contract import ToolResult
@@ -140,12 +129,18 @@ class Agent:
                 yield TurnEnd(stop="max_turns", text="".join(text_parts), rounds=requests)
                 return
             reply: ModelReply | None = None
+            streamed: list[str] = []
             try:
                 async for item in self._request():
                     if isinstance(item, ModelReply):
                         reply = item
                     else:
+                        follow(streamed, item)
                         yield item
+            except asyncio.CancelledError:  # the user stopped the turn mid-reply
+                for left in history.interrupted_reply("".join(streamed)):
+                    self.session.append(left)
+                raise
             except errors.AgentError as e:
                 log.warning("turn failed: %s", e, extra=FILE_ONLY)  # the user sees the ErrorEvent
                 yield ErrorEvent(kind=type(e).__name__, message=str(e), exit_code=e.exit_code)
@@ -200,18 +195,9 @@ class Agent:
             request = self._build_request()
             try:
                 async for stream_event in self.client.stream(request):
-                    if isinstance(stream_event, TextChunk):
-                        yield TextDelta(text=stream_event.text)
-                    elif isinstance(stream_event, ServerToolCall):
-                        for event in server_turn.call_events(stream_event):
-                            yield event
-                    elif isinstance(stream_event, Notice):
-                        yield Warning(message=stream_event.message)
-                    elif isinstance(stream_event, Restart):
-                        yield StreamRestart(
-                            attempt=stream_event.attempt, reason=stream_event.reason
-                        )
-                    elif isinstance(stream_event, Final):
+                    for event in as_events(stream_event):
+                        yield event
+                    if isinstance(stream_event, Final):
                         self._last_request_messages = len(request.messages)
                         yield stream_event.reply
                 return

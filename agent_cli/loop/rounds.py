@@ -72,6 +72,7 @@ async def run_call(
             is_error=result.is_error,
             summary=summary,
             display=result.display,
+            output=result.content,
         )
     )
     return result

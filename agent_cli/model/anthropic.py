@@ -1,12 +1,14 @@
 """The only module that imports `anthropic`: streaming, retries, cache_control, error mapping.
 
-The SDK retries 429/5xx/529 itself (`max_retries`). A stream that breaks mid-reply is retried
-here as a whole request; nothing of the broken reply is returned. With this SDK a cut stream
+Requests that fail before a reply opens (429/5xx/529, a connection that never opened) are retried
+here, `max_retries` times, each announced (model/retry.py). A stream that breaks mid-reply is
+retried as a whole request; nothing of the broken reply is returned. With this SDK a cut stream
 surfaces either as `anthropic.APIConnectionError` or as a raw `httpx2` transport error.
 """
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import dataclasses
 import logging
@@ -18,6 +20,7 @@ import httpx2
 
 from agent_cli import errors
 from agent_cli.messages import Block, Message
+from agent_cli.model import retry
 from agent_cli.model.accumulate import ReplyBuilder
 from agent_cli.model.call_log import CallLog, CallRecord
 from agent_cli.model.client import (
@@ -26,6 +29,7 @@ from agent_cli.model.client import (
     ModelRequest,
     Notice,
     Restart,
+    Retry,
     ServerToolCall,
     StreamEvent,
     TextChunk,
@@ -105,8 +109,8 @@ class AnthropicClient:
         # a key the model repeats (in its text or a tool's input) is masked before history
         self._secrets = secrets_from_env()
         self._log = call_log
-        self._client = anthropic.AsyncAnthropic(
-            max_retries=settings.max_retries, timeout=settings.request_timeout_s
+        self._client = anthropic.AsyncAnthropic(  # retried here, visibly: model/retry.py
+            max_retries=0, timeout=settings.request_timeout_s
         )
         self.endpoint_host = self._client.base_url.host
         self._web_search: dict[str, bool] = {}  # model -> does the endpoint offer web search
@@ -152,13 +156,16 @@ class AnthropicClient:
                 f"{request.model}: search is not offered."
             )
         params = build_params(offered)
-        attempts = self._settings.stream_retries + 1
-        for attempt in range(attempts):
-            record = CallRecord.begin(request.model, self.endpoint_host, request.caller)
+        breaks = retries = 0
+        record: CallRecord | None = None  # one line per call, its retries included (SPEC §13)
+        while True:
+            record = record or CallRecord.begin(request.model, self.endpoint_host, request.caller)
             builder = ReplyBuilder()
+            opened = False  # the response's headers came: a failure after this broke a reply
             try:
                 # raw events: the SDK's accumulator would complete a truncated tool input
                 events = await self._client.messages.create(**params, stream=True)
+                opened = True
                 async with events:
                     async for event in events:
                         if (text := builder.feed(event)) is not None:
@@ -168,15 +175,32 @@ class AnthropicClient:
                             for item in _finished_block(builder.blocks, finished):
                                 yield item
             except anthropic.APIStatusError as e:
-                self._finish(record, error=f"{e.status_code} {e.type}")
-                raise map_status_error(e) from e
+                if opened or retries >= self._settings.max_retries or not retry.retryable_status(e):
+                    self._finish(record, error=f"{e.status_code} {e.type}")
+                    raise map_status_error(e) from e
+                retries += 1
+                pause = self._retry(retry.status_reason(e), retries, retry.retry_after(e))
+                yield pause
+                await asyncio.sleep(pause.delay_s)
+                continue
             except _BROKEN_STREAM as e:
+                if not opened:
+                    if retries >= self._settings.max_retries:
+                        self._finish(record, error=f"unreachable: {type(e).__name__}")
+                        raise self._unreachable(e, retries + 1) from e
+                    retries += 1
+                    pause = self._retry(retry.connection_cause(e), retries, None)
+                    yield pause
+                    await asyncio.sleep(pause.delay_s)
+                    continue
                 self._finish(record, error=f"stream broken: {type(e).__name__}")
-                if attempt + 1 >= attempts:
+                record = None
+                breaks += 1
+                if breaks > self._settings.stream_retries:
                     raise errors.StreamBrokenError(
-                        f"The connection to the model broke {attempts} times: {e}"
+                        f"The connection to the model broke {breaks} times: {e}"
                     ) from e
-                yield Restart(attempt=attempt + 1, reason=f"{type(e).__name__}: {e}")
+                yield Restart(attempt=breaks, reason=f"{type(e).__name__}: {e}")
                 continue
             reply = ModelReply(
                 content=redact_blocks(builder.content(), self._secrets),
@@ -188,6 +212,15 @@ class AnthropicClient:
             self._finish(record, usage=reply.usage, stop_reason=reply.stop_reason)
             yield Final(reply)
             return
+
+    def _retry(self, reason: str, attempt: int, retry_after: str | None) -> Retry:
+        wait = retry.delay_s(attempt, retry_after)
+        return Retry(reason, wait, attempt, self._settings.max_retries)
+
+    def _unreachable(self, e: BaseException, attempts: int) -> errors.ConnectionFailedError:
+        endpoint = str(self._client.base_url).rstrip("/")
+        cause = retry.connection_cause(e)
+        return errors.ConnectionFailedError(retry.connection_message(endpoint, cause, attempts))
 
     def _finish(
         self,

@@ -52,6 +52,16 @@ class Restart:
 
 
 @dataclass
+class Retry:
+    """The request failed before any reply came and is sent again after `delay_s`."""
+
+    reason: str  # "529 overloaded", "connection refused"
+    delay_s: float
+    attempt: int  # 1 for the first retry
+    attempts: int  # retries allowed
+
+
+@dataclass
 class ServerToolCall:
     """A server tool (web search) ran inside the reply: its call and its result, as received."""
 
@@ -71,7 +81,7 @@ class Final:
     reply: ModelReply
 
 
-StreamEvent = TextChunk | Restart | ServerToolCall | Notice | Final
+StreamEvent = TextChunk | Restart | Retry | ServerToolCall | Notice | Final
 
 
 class ModelClient(Protocol):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_cli.approval import ApprovalRequest, Approver, Decision
+from agent_cli.approval import ApprovalRequest, Approver, Decision, Denial
 from agent_cli.events import Event, TurnEnd
 from agent_cli.gate import HookVerdict
 from agent_cli.messages import Block, Message
@@ -97,7 +97,7 @@ class NotifyingApprover:
         self.inner = inner
         self.hooks = hooks
 
-    async def approve(self, request: ApprovalRequest) -> Decision:
+    async def approve(self, request: ApprovalRequest) -> Decision | Denial:
         if self.hooks.has("Notification"):
             await self.hooks.fire("Notification", message=f"Permission needed: {request.summary}")
         return await self.inner.approve(request)

@@ -36,7 +36,8 @@ class Session:
     transcript: TranscriptWriter | None = None
     messages: list[Message] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
-    cost_usd: float | None = 0.0
+    priced_usd: float = 0.0  # the cost of the calls whose model has a price
+    unpriced: dict[str, Usage] = field(default_factory=dict)  # model -> usage without a price
     # the user's request of the current turn, verbatim: compaction never loses it (SPEC §8)
     current_request: str | None = None
     # where every model call's usage is announced (the runtime routes it to the turn's events
@@ -73,9 +74,21 @@ class Session:
 
     def add_usage(self, usage: Usage, model: str) -> None:
         self.usage = self.usage + usage
-        price = self.settings.prices.get(model) or self.settings.prices.get(self.model)
-        cost = usage.cost(price)
-        self.cost_usd = None if self.cost_usd is None or cost is None else self.cost_usd + cost
+        cost = usage.cost(self.settings.prices.get(model) or self.settings.prices.get(self.model))
+        if cost is None:
+            self.unpriced[model] = self.unpriced.get(model, Usage()) + usage
+        else:
+            self.priced_usd += cost
+        for name, waiting in list(self.unpriced.items()):  # priced since (settings): it settles
+            settled = waiting.cost(self.settings.prices.get(name))
+            if settled is not None:
+                self.priced_usd += settled
+                del self.unpriced[name]
+
+    @property
+    def cost_usd(self) -> float | None:
+        """The whole session's cost; None while a model used has no price."""
+        return None if self.unpriced else self.priced_usd
 
     def account(self, usage: Usage, caller: str, model: str) -> None:
         """The one place a model call of any caller (main, summariser, episode, subagent) is
@@ -90,6 +103,7 @@ class Session:
                     context_tokens=usage.context_tokens + usage.output_tokens,
                     context_window=self.settings.context_window(self.model),
                     session_cost_usd=self.cost_usd,
+                    priced_cost_usd=self.priced_usd,
                 )
             )
 

@@ -57,6 +57,18 @@ class EditFile(Tool[EditFileInput]):
     def describe_call(self, args: EditFileInput) -> str:
         return f"edit_file {args.path}"
 
+    def preview(self, args: EditFileInput, ctx: ToolContext) -> str:
+        """The diff the edit would make; "" when it would fail (its result will say why)."""
+        try:
+            path = writable_path(ctx, args.path)
+            text = path.read_bytes().decode("utf-8")
+        except (PathRefused, OSError, UnicodeDecodeError):
+            return ""
+        count, after = replace_text(text, args.old_string, args.new_string)
+        if count == 0 or (count > 1 and not args.replace_all):
+            return ""
+        return diff_display(display_path(ctx, path), text, after).diff
+
     async def run(self, args: EditFileInput, ctx: ToolContext) -> ToolResult:
         try:
             path = writable_path(ctx, args.path)

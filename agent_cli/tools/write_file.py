@@ -23,6 +23,14 @@ class WriteFile(Tool[WriteFileInput]):
     def describe_call(self, args: WriteFileInput) -> str:
         return f"write_file {args.path}"
 
+    def preview(self, args: WriteFileInput, ctx: ToolContext) -> str:
+        try:
+            path = writable_path(ctx, args.path)
+        except PathRefused:
+            return ""
+        before = _old_text(path) if path.is_file() else None
+        return diff_display(display_path(ctx, path), before or "", args.content).diff
+
     async def run(self, args: WriteFileInput, ctx: ToolContext) -> ToolResult:
         try:
             path = writable_path(ctx, args.path)

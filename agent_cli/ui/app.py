@@ -48,6 +48,11 @@ def _mcp(booted: dict[str, Any], what: str) -> list[str]:
     return list(mcp_prompts.resource_mentions(repl.runtime.mcp))
 
 
+def _slash_description(name: str) -> str:
+    slash = sys.modules.get("agent_cli.ui.slash")
+    return slash.describe(name) if slash is not None else ""
+
+
 def run_screen(options: Options) -> None:
     """Run the REPL until /exit, Ctrl-D or a double Ctrl-C; print how to resume."""
     workspace = options.workspace
@@ -56,6 +61,7 @@ def run_screen(options: Options) -> None:
         workspace,
         lambda: [*_slash_names(workspace), *_mcp(booted, "commands")],
         lambda: _mcp(booted, "mentions"),
+        _slash_description,
     )
     screen = ChatScreen(history_file(workspace, options.state_dir), completer)
 

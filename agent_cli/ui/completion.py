@@ -9,7 +9,8 @@ from pathlib import Path
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
-SKIP = {".git", ".transcripts", "notes", "logs", ".agent", "__pycache__", ".venv", "node_modules"}
+from agent_cli.ui.file_match import SKIP, WorkspaceFiles, fuzzy
+
 MAX_ENTRIES = 200
 
 
@@ -19,10 +20,13 @@ class ChatCompleter(Completer):
         workspace: Path,
         commands: Callable[[], Iterable[str | tuple[str, str]]],
         mentions: Callable[[], Iterable[str]] = lambda: (),
+        describe: Callable[[str], str] = lambda _name: "",
     ) -> None:
         self.workspace = workspace
         self.commands = commands
         self.mentions = mentions  # `server:uri` of MCP resources
+        self.describe = describe  # the slash menu's second column for built-in commands
+        self.files = WorkspaceFiles(workspace)
 
     def get_completions(
         self, document: Document, complete_event: CompleteEvent
@@ -32,6 +36,7 @@ class ChatCompleter(Completer):
             for item in self.commands():  # a name, or (name, description) for project commands
                 name, meta = item if isinstance(item, tuple) else (item, "")
                 if name.startswith(before):
+                    meta = meta or self.describe(name)
                     yield Completion(name, start_position=-len(before), display_meta=meta)
             return
         word = before.split()[-1] if before and not before[-1].isspace() else ""
@@ -39,7 +44,12 @@ class ChatCompleter(Completer):
             for mention in self.mentions():
                 if mention.startswith(word[1:]):
                     yield Completion(mention, start_position=-len(word) + 1)
-            yield from self._paths(word[1:])
+            listed = self.files.files()
+            if listed is None:  # no ripgrep: the folder typed so far, by prefix
+                yield from self._paths(word[1:])
+                return
+            for path in fuzzy(word[1:], listed):
+                yield Completion(path, start_position=-len(word) + 1, display=path)
 
     def _paths(self, partial: str) -> Iterator[Completion]:
         folder, _, prefix = partial.rpartition("/")

@@ -30,7 +30,8 @@ def restored_panel(runtime: Runtime) -> PanelState:
     state.input_tokens = usage.input_tokens + usage.cache_creation_input_tokens
     state.output_tokens, state.cache_read = usage.output_tokens, usage.cache_read_input_tokens
     price = runtime.settings.prices.get(runtime.session.model)
-    state.cost_usd = usage.cost(price)
+    known = usage.cost(price)
+    state.cost_usd, state.cost_unpriced = known or 0.0, known is None
     if restored.context_tokens is not None:  # the newest request's own figure
         state.context_tokens = restored.context_tokens
     elif restored.messages:  # after a compaction: an estimate until the next request reports
@@ -122,9 +123,15 @@ class ChatCore:
         return self._task
 
     def turn(self, text: str) -> Callable[[], AsyncIterator[Event]]:
+        """A prompt (its `@path` files attached), or `!command` run in the shell."""
         async def events() -> AsyncIterator[Event]:
-            request = await mcp_ui.with_resources(self.runtime, text)  # @server:uri attached
-            async for event in self.runtime.turn(request):
+            stripped = text.strip()
+            if stripped.startswith("!") and stripped[1:].strip():
+                source = self.runtime.shell(stripped[1:].strip())
+            else:
+                request = await mcp_ui.with_resources(self.runtime, text)  # @server:uri attached
+                source = self.runtime.turn_with_files(text, request)
+            async for event in source:
                 yield event
 
         return events

@@ -1,15 +1,15 @@
 """Key bindings of the chat screen: Enter sends, Alt-Enter / Ctrl-J add a line, Ctrl-C stops a turn
-(twice on an empty prompt exits), Ctrl-D exits, Esc stops a turn; while a question is asked its
-answer keys go to the question, never to the input line. F2 cycles the side panel (full, compact,
-hidden). Up on an empty input recalls a queued message; Ctrl-B moves the running command to the
-background."""
+(twice on an empty prompt exits), Ctrl-D exits, Esc stops a turn, Shift-Tab cycles the
+permission mode; while a question is asked its answer keys go to the question, never to the input
+line. F2 cycles the side panel (full, compact, hidden). Up on an empty input recalls a queued
+message; Ctrl-B moves the running command to the background."""
 
 from __future__ import annotations
 
 from typing import Protocol
 
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.filters import Condition
+from prompt_toolkit.filters import Condition, is_searching
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 
@@ -37,6 +37,8 @@ class KeyTarget(Protocol):
 
     def interrupt(self) -> None: ...
 
+    def cycle_mode(self) -> None: ...
+
     def cycle_panel(self) -> None: ...
 
     @property
@@ -45,6 +47,7 @@ class KeyTarget(Protocol):
     def recall_queued(self) -> None: ...
 
     def to_background(self) -> None: ...
+    def show_tools(self) -> None: ...
 
 
 def chat_bindings(screen: KeyTarget) -> KeyBindings:
@@ -52,7 +55,7 @@ def chat_bindings(screen: KeyTarget) -> KeyBindings:
     asking = Condition(lambda: screen.asking)
     busy = Condition(lambda: screen.busy)
 
-    @kb.add("enter", filter=~asking)
+    @kb.add("enter", filter=~asking & ~is_searching)  # Enter in a Ctrl-R search takes the match
     def _send(event: KeyPressEvent) -> None:
         screen.send()
 
@@ -71,8 +74,15 @@ def chat_bindings(screen: KeyTarget) -> KeyBindings:
 
     @kb.add("escape", filter=busy | asking)
     def _escape(event: KeyPressEvent) -> None:
-        if not screen.answer("deny"):
-            screen.interrupt()
+        screen.on_ctrl_c()  # one rule for both keys: deny a pending question, stop the turn
+
+    @kb.add("s-tab", filter=~asking)
+    def _cycle_mode(event: KeyPressEvent) -> None:
+        screen.cycle_mode()
+
+    @kb.add("c-o", filter=~asking)
+    def _tools(event: KeyPressEvent) -> None:
+        screen.show_tools()
 
     @kb.add("up", filter=Condition(lambda: screen.can_recall) & ~asking)
     def _recall(event: KeyPressEvent) -> None:

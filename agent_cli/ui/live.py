@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from prompt_toolkit.layout import (
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.styles import Style
+from prompt_toolkit.widgets import SearchToolbar
 
 from agent_cli.ui.commits import Commits
 from agent_cli.ui.frames import log_frame, one_frame, screen_output
@@ -40,15 +40,15 @@ from agent_cli.ui.question import Question
 from agent_cli.ui.rows import count_rows, side_width, tail_rows
 from agent_cli.ui.screen_contract import Controller
 from agent_cli.ui.screen_jobs import JobKeys
+from agent_cli.ui.screen_keys import KeyActions
 
 PROMPT = "you> "
 FOLD_BELOW = 100  # same rule as side_panel.FOLD_BELOW (not imported: that module is heavy)
-EXIT_WINDOW_S = 2.0  # a second Ctrl-C on an empty prompt within this exits
 PANEL_MODES = ("full", "compact", "hidden")  # F2 cycles them
 STYLE = Style.from_dict({"toolbar": "reverse", "question": "bold", "prompt": "bold"})
 
 
-class ChatScreen(JobKeys):
+class ChatScreen(KeyActions, JobKeys):
     def __init__(self, history_file: Path | None, completer: Completer | None = None) -> None:
         self.controller: Controller | None = None
         self.early: list[str] = []  # sent before the controller was ready
@@ -58,6 +58,7 @@ class ChatScreen(JobKeys):
         self._frame_cache: tuple[object, tuple[str, str]] | None = None
         self._last_ctrl_c = 0.0
         self.question = Question(self.invalidate, self.columns)
+        self.history_search = SearchToolbar(ignore_case=True)
         history = FileHistory(str(history_file)) if history_file else InMemoryHistory()
         self.buffer = Buffer(
             multiline=True,
@@ -75,7 +76,10 @@ class ChatScreen(JobKeys):
             output=screen_output(),
         )
         self.commits = Commits(self.app)
-        self.app.ttimeoutlen = 0.05
+        self.app.ttimeoutlen = 0.02
+        # Esc is also the prefix of Alt-Enter: without this the key processor waits a whole second
+        # to tell them apart. A terminal sends Alt-Enter's two bytes together, so 20 ms is plenty.
+        self.app.timeoutlen = 0.02
         resize = self.app._on_resize
 
         def framed_resize() -> None:  # erase and redraw on resize: one frame, no blank flash
@@ -124,7 +128,8 @@ class ChatScreen(JobKeys):
         controller = self.controller
         if controller is None or self._restoring:
             return "", ""
-        body = rows - 2 - self._input_rows() - self.question.rows()  # status row, one spare
+        searching = 1 if self.app.layout.is_searching else 0
+        body = rows - 2 - self._input_rows() - self.question.rows() - searching  # one spare
         if body < 1:
             return "", ""
         if columns >= FOLD_BELOW:
@@ -155,6 +160,7 @@ class ChatScreen(JobKeys):
                 ),
                 self.question.container(),
                 Window(FormattedTextControl(self._toolbar), height=1, style="class:toolbar"),
+                self.history_search.container,  # Ctrl-R: a row above the input while searching
                 self._input_row(),
             ]
         )
@@ -176,7 +182,10 @@ class ChatScreen(JobKeys):
         )
 
     def _input_row(self) -> VSplit:
-        self._input = Window(BufferControl(self.buffer), height=self._input_height, wrap_lines=True)
+        control = BufferControl(
+            self.buffer, search_buffer_control=self.history_search.control, preview_search=True
+        )
+        self._input = Window(control, height=self._input_height, wrap_lines=True)
         prompt = Window(
             FormattedTextControl([("class:prompt", PROMPT)]),
             width=len(PROMPT),
@@ -203,50 +212,15 @@ class ChatScreen(JobKeys):
             text = f"{text}  ·  {self.notice}"
         return [("class:toolbar", " " + text)]
 
-    # -- keys --------------------------------------------------------------------------------
-
-    @property
-    def asking(self) -> bool:
-        return self.question.asking
-
-    @property
-    def busy(self) -> bool:
-        return bool(self.controller and self.controller.busy)
-
-    def send(self) -> None:
-        text = self.buffer.text
-        if not text.strip():
-            return
-        self.buffer.append_to_history()
-        self.buffer.reset()
-        self.notice = ""
-        if self.controller is None:
-            self.early.append(text)
-        else:
-            self.controller.submit(text)
-
-    def on_ctrl_c(self) -> None:
-        busy = self.controller is not None and self.controller.busy
-        if self.answer("deny") or busy:
-            self.interrupt()
-        elif self.buffer.text:
-            self.buffer.reset()
-        elif time.monotonic() - self._last_ctrl_c < EXIT_WINDOW_S:
-            self.exit()
-        else:
-            self._last_ctrl_c = time.monotonic()
-            self.notice = "press Ctrl-C again to exit"
-            self.invalidate()
-
-    def interrupt(self) -> None:
-        if self.controller is not None:
-            self.controller.interrupt()
-
     # -- questions (the approval port's answers) ---------------------------------------------
 
     async def ask(self, question: str, answers: dict[str, str]) -> str:
         """Ask in the bottom region; a key of `answers` picks its value. Ctrl-C / Esc -> 'deny'."""
         return await self.question.ask(question, answers)
+
+    async def ask_line(self, prompt: str) -> str | None:
+        """A typed answer in the input box (Enter sends); None when Esc or Ctrl-C cancels it."""
+        return await self.question.ask_line(prompt)
 
     def answer_key(self, key: str) -> None:
         self.question.answer_key(key)

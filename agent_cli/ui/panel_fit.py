@@ -9,7 +9,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from agent_cli.payloads import TodoItem
-from agent_cli.ui.render import cost, tokens
+from agent_cli.ui.render import tokens
 from agent_cli.ui.side_panel import (
     FOLD_BELOW,
     MARKS,
@@ -64,7 +64,7 @@ def usage_line(state: PanelState, color: bool) -> str:
     pct = state.context_pct
     ctx = "ctx -" if pct is None else f"ctx {bar(pct, 5, color)} {pct}%"
     return (f"{ctx} {tokens(state.context_tokens or 0)} · in {tokens(state.input_tokens)}"
-            f" out {tokens(state.output_tokens)} · {cost(state.cost_usd)}")
+            f" out {tokens(state.output_tokens)} · {state.cost_label()}")
 
 
 def _compact_jobs(state: PanelState, width: int) -> Text | None:

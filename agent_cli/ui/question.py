@@ -1,25 +1,36 @@
-"""The one question the chat screen may be asking (an approval, a confirmation): a bold row
-above the status bar, answered by one key; Ctrl-C or Esc answers 'deny'."""
+"""The question the chat screen may be asking, in its bottom region above the status bar: an
+approval answered by one key (Ctrl-C or Esc answers 'deny'), or a typed answer in the input box
+(what the agent should do instead: Enter sends it, Esc or Ctrl-C cancels)."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
 
 from prompt_toolkit.filters import Condition
-from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.formatted_text import ANSI
 from prompt_toolkit.layout import ConditionalContainer, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
+
+_SGR = re.compile(r"\x1b\[[0-9;]*m")
 
 
 class Question:
     def __init__(self, invalidate: Callable[[], None], columns: Callable[[], int]) -> None:
         self._invalidate, self._columns = invalidate, columns
         self._pending: tuple[str, dict[str, str], asyncio.Future[str]] | None = None
+        self._line: tuple[str, asyncio.Future[str | None]] | None = None
 
     @property
     def asking(self) -> bool:
+        """A key answer is awaited (the keys go to the question, not the input box)."""
         return self._pending is not None
+
+    @property
+    def typing(self) -> bool:
+        """A typed answer is awaited (Enter sends the input box to it)."""
+        return self._line is not None and not self._line[1].done()
 
     async def ask(self, question: str, answers: dict[str, str]) -> str:
         """A key of `answers` picks its value."""
@@ -32,6 +43,17 @@ class Question:
             self._pending = None
             self._invalidate()
 
+    async def ask_line(self, prompt: str) -> str | None:
+        """A typed answer in the input box; None when it is cancelled."""
+        future: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        self._line = (prompt, future)
+        self._invalidate()
+        try:
+            return await future
+        finally:
+            self._line = None
+            self._invalidate()
+
     def answer_key(self, key: str) -> None:
         if self._pending is not None and key in self._pending[1]:
             self.answer(self._pending[1][key])
@@ -42,22 +64,32 @@ class Question:
         self._pending[2].set_result(value)
         return True
 
-    def rows(self) -> int:
-        if self._pending is None:
-            return 0
-        return 1 + len(self._pending[0]) // max(self._columns(), 1)
+    def answer_line(self, text: str | None) -> bool:
+        """Send (or with None cancel) the typed answer; False when none is awaited."""
+        if self._line is None or self._line[1].done():
+            return False
+        self._line[1].set_result(text)
+        return True
 
     def text(self) -> str:
+        """ANSI: the approval view, or the typed answer's prompt."""
+        if self._line is not None:
+            return self._line[0]
         return self._pending[0] if self._pending else ""
 
-    def _fragments(self) -> StyleAndTextTuples:
-        return [("class:question", self.text())]
+    def rows(self) -> int:
+        text = self.text()
+        if not text:
+            return 0
+        width = max(self._columns(), 1)
+        plain = _SGR.sub("", text)  # the colours take no room
+        return sum(1 + len(line) // width for line in plain.split("\n"))
 
     def container(self) -> ConditionalContainer:
         window = Window(
-            FormattedTextControl(self._fragments),
+            FormattedTextControl(lambda: ANSI(self.text())),
             style="class:question",
             height=lambda: self.rows(),
             wrap_lines=True,
         )
-        return ConditionalContainer(window, filter=Condition(lambda: self.asking))
+        return ConditionalContainer(window, filter=Condition(lambda: bool(self.text())))

@@ -21,10 +21,10 @@ from agent_cli.events import (
     ToolEnd,
     Warning,
 )
-from agent_cli.payloads import DiffDisplay, Note
+from agent_cli.payloads import Note
+from agent_cli.ui import preview
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-MAX_DIFF_LINES = 40
 _FENCES = ("```", "~~~")
 
 
@@ -107,34 +107,15 @@ def spinner_line(label: str, frame: int, color: bool) -> str:
 
 
 def tool_end(event: ToolEnd, width: int, color: bool) -> str:
-    """One line per finished call, then a coloured diff if the tool gave one."""
+    """One line per finished call, then its preview: output lines, an error's reason, a diff."""
     mark, style = ("✗", "red") if event.is_error else ("✔", "green")
     line = Text(f"{mark} ", style=style)
     line.append(_short(event.summary, max(width - 2, 10)), style="red" if event.is_error else "")
     parts = [to_ansi(line, width, color).rstrip("\n")]
-    if isinstance(event.display, DiffDisplay) and event.display.diff.strip():
-        parts.append(render_diff(event.display.diff, width, color))
+    shown = preview.body(event, width)
+    if shown is not None:
+        parts.append(to_ansi(shown, width, color).rstrip("\n"))
     return "\n".join(parts)
-
-
-def render_diff(diff: str, width: int, color: bool) -> str:
-    lines = diff.rstrip("\n").split("\n")
-    shown = lines[:MAX_DIFF_LINES]
-    text = Text()
-    for line in shown:
-        style = ""
-        if line.startswith(("+++", "---")):
-            style = "bold"
-        elif line.startswith("+"):
-            style = "green"
-        elif line.startswith("-"):
-            style = "red"
-        elif line.startswith("@@"):
-            style = "cyan"
-        text.append("  " + line + "\n", style=style)
-    if len(lines) > len(shown):
-        text.append(f"  … {len(lines) - len(shown)} more lines\n", style="dim")
-    return to_ansi(text, width, color).rstrip("\n")
 
 
 def error_line(message: str, width: int, color: bool) -> str:
@@ -191,5 +172,8 @@ def tokens(n: int) -> str:
     return str(n)
 
 
-def cost(usd: float | None) -> str:
-    return "n/a" if usd is None else f"${usd:.3f}"
+def cost(usd: float | None, unpriced: bool = False) -> str:
+    """The priced part, then `+ n/a` for calls of a model without a price."""
+    if usd is None or (unpriced and not usd):
+        return "n/a"
+    return f"${usd:.3f}" + (" + n/a" if unpriced else "")

@@ -8,15 +8,16 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from agent_cli.approval import ApprovalRequest, Decision
+from agent_cli.approval import ApprovalRequest, Decision, Denial
 from agent_cli.events import Event, Steered
 from agent_cli.runtime import Runtime, preload_sdk
-from agent_cli.ui import jobs_ui, mcp_ui, render
+from agent_cli.ui import approval_view, jobs_ui, mcp_ui, render
 from agent_cli.ui.attention import Attention
 from agent_cli.ui.core import ChatCore
 from agent_cli.ui.history import history_lines
 from agent_cli.ui.live import ChatScreen
 from agent_cli.ui.panel_fit import fit_panel
+from agent_cli.ui.tool_log import ToolLog
 from agent_cli.ui.trust_offer import offer_trust
 from agent_cli.ui.turn import TurnView
 
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
 
 SPIN_S = 0.1
 JOBS_TICK_S = 1.0
-ANSWERS: dict[str, Decision] = {"y": "allow", "n": "deny", "a": "always"}
 
 
 def use_color() -> bool:
@@ -33,25 +33,26 @@ def use_color() -> bool:
 
 
 class ScreenApprover:
-    """The approval port, answered with one key in the REPL's own bottom region."""
+    """The approval port: the question with its facts in the REPL's bottom region, answered by
+    a number; "4" asks for what to do instead, which goes to the model with the denial."""
 
     def __init__(self, screen: ChatScreen) -> None:
         self.screen = screen
         self.attention: Attention | None = None  # the ping when a question waits
 
-    async def approve(self, request: ApprovalRequest) -> Decision:
+    async def approve(self, request: ApprovalRequest) -> Decision | Denial:
         if self.attention is not None:
             self.attention.ping("approval", f"agent: allow {request.summary}?")
-        question = (
-            f"Allow {request.summary}?  [y]es  [n]o  [a]lways ({request.pattern})  "
-            "Esc/Ctrl-C denies"
-        )
-        answer = await self.screen.ask(question, dict(ANSWERS))
-        decision: Decision = "allow" if answer == "allow" else "deny"
-        if answer == "always":
-            decision = "always"
-        self.screen.commit(render.info_line(f"{decision}: {request.summary}", 200, use_color()))
-        return decision
+        text = approval_view.question(request, self.screen.columns(), use_color())
+        answer = await self.screen.ask(text, approval_view.answers(request))
+        if answer == "feedback":
+            typed = await self.screen.ask_line(approval_view.FEEDBACK_PROMPT)
+            return Denial(typed) if typed and typed.strip() else "deny"
+        if answer == "project":
+            self.screen.commit(render.info_line(
+                f"✔ {request.pattern} is allowed in this project from now on", 200, use_color()))
+            return "project"
+        return "allow" if answer == "allow" else "deny"
 
 
 class Repl(ChatCore):
@@ -63,6 +64,7 @@ class Repl(ChatCore):
         runtime.jobs.listeners.append(self._jobs_changed)
         runtime.session.tool_ctx.inbox.listeners.append(self._inbox_changed)
         self._jobs_ticker: asyncio.Task[None] | None = None
+        self.tools = ToolLog()  # what Ctrl-O shows
         self._panel_cache: tuple[tuple[int, int, int, str], str] | None = None
         self._ticker: asyncio.Task[None] | None = None
 
@@ -117,7 +119,7 @@ class Repl(ChatCore):
             self.runtime.session.model,
             f"mode {self.runtime.permission_mode}",
             f"ctx {'-' if pct is None else f'{pct}%'}",
-            render.cost(self.panel_state.cost_usd),
+            self.panel_state.cost_label(),
         ]
         servers = mcp_ui.status_part(self.runtime)
         if servers:
@@ -127,6 +129,13 @@ class Repl(ChatCore):
         if self.busy:
             parts.insert(0, "working… Ctrl-C stops")
         return "  ·  ".join(parts)
+
+    def tool_log(self) -> str:
+        return self.tools.text()
+
+    def cycle_mode(self) -> None:
+        mode = self.runtime.cycle_permission_mode()
+        self.say(f"mode: {mode} (Shift-Tab cycles default → accept-edits → plan)", "dim")
 
     def submit(self, text: str) -> None:
         self.screen.commit(render.user_line(text, self.screen.columns(), self.color))
@@ -145,6 +154,7 @@ class Repl(ChatCore):
         self.screen.commit(render.to_ansi(text_, self.screen.columns(), self.color))
 
     def on_event(self, event: Event) -> None:
+        self.tools.feed(event)
         for line in self.view.feed(event):
             self.screen.commit(line)
         if isinstance(event, Steered):
@@ -184,8 +194,12 @@ class Repl(ChatCore):
             self.screen.invalidate()
 
     def on_interrupt(self) -> None:
+        """A stopped turn: what was queued goes back to the input box, not to the model."""
         for line in self.view.interrupted():
             self.screen.commit(line)
+        if self.queued:
+            self.screen.restore_input("\n".join(self.queued))
+            self.queued.clear()
 
     def on_idle(self) -> None:
         for line in self.view.flush():
@@ -216,7 +230,7 @@ class Repl(ChatCore):
 
     def _begin(self, text: str) -> None:
         self.panel_state.drop_finished_todos()  # they stay in /todos
-        self.view.waiting = True
+        self.view.begin()
         self.attention.turn_started()
         self.start(self.turn(text))
         self._spin()
@@ -227,7 +241,8 @@ class Repl(ChatCore):
 
     async def _tick(self) -> None:
         while self.busy:
-            self.view.frame += 1
+            if not self.screen.asking:  # the spinner pauses while the user is asked
+                self.view.frame += 1
             self.screen.invalidate()
             await asyncio.sleep(SPIN_S)
 

@@ -52,7 +52,8 @@ class PanelState:
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read: int = 0
-    cost_usd: float | None = 0.0
+    cost_usd: float = 0.0  # what the calls whose model has a price cost
+    cost_unpriced: bool = False  # some call's model has no price
     calls: int = 0
     files_changed: int | None = None  # files this session's turns changed (None: none ended)
     jobs: list[JobRow] = field(default_factory=list)  # running background jobs (the REPL's)
@@ -76,10 +77,16 @@ class PanelState:
             if event.caller == "main":
                 self.context_tokens = event.context_tokens
                 self.context_window = event.context_window
-                self.cost_usd = event.session_cost_usd
+                known = event.session_cost_usd
+                self.cost_usd = known if known is not None else event.priced_cost_usd or 0.0
+                self.cost_unpriced = known is None
         else:
             return False
         return True
+
+    def cost_label(self) -> str:
+        """`$0.012`, `$0.012 + n/a` (a model without a price), `n/a`; `-` before any call."""
+        return cost(self.cost_usd, self.cost_unpriced) if self.calls else "-"
 
     def drop_finished_todos(self) -> None:
         """A list whose items are all done leaves the panel at the start of the next turn (it
@@ -220,7 +227,7 @@ def _usage(state: PanelState, width: int, color: bool) -> Text:
     section = heading("Usage", color)
     line = f"in {tokens(state.input_tokens)}  out {tokens(state.output_tokens)}"
     section.append(fit(line, width) + "\n")
-    section.append(fit(f"cache {tokens(state.cache_read)}  cost {cost(state.cost_usd)}", width))
+    section.append(fit(f"cache {tokens(state.cache_read)}  cost {state.cost_label()}", width))
     if state.files_changed is not None:
         section.append("\n" + fit(f"files changed {state.files_changed}", width))
     return section
@@ -235,7 +242,7 @@ def folded_footer(state: PanelState, width: int, color: bool) -> Text:
     )
     usage = (
         f"in {tokens(state.input_tokens)} out {tokens(state.output_tokens)}"
-        f" cache {tokens(state.cache_read)} · {cost(state.cost_usd)}"
+        f" cache {tokens(state.cache_read)} · {state.cost_label()}"
     )
     if state.files_changed is not None:
         usage += f" · files {state.files_changed}"

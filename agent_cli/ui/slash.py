@@ -9,7 +9,7 @@ from agent_cli.errors import AgentError
 from agent_cli.events import Event
 from agent_cli.payloads import Note
 from agent_cli.ui import jobs_ui, mcp_ui, project_slash, rewind
-from agent_cli.ui.render import cost, note_line, tokens
+from agent_cli.ui.render import note_line, tokens
 from agent_cli.ui.side_panel import PanelState, todo_counts, todo_lines
 
 if TYPE_CHECKING:
@@ -70,6 +70,10 @@ def names() -> list[str]:
     return [key.split()[0] for key in HELP]
 
 
+def describe(name: str) -> str:
+    return next((text for key, text in HELP.items() if key.split()[0] == name), "")
+
+
 def run(host: Host, line: str) -> None:
     """Run one slash command line; an unknown one says so and lists the known ones."""
     name, _, arg = line.strip().partition(" ")
@@ -90,8 +94,11 @@ def run(host: Host, line: str) -> None:
 def _help(host: Host, arg: str) -> None:
     width = max(len(k) for k in HELP)
     lines = [f"{k:<{width}}  {v}" for k, v in HELP.items()]
-    lines.append("Enter sends; Alt-Enter or Ctrl-J adds a line; @path completes files.")
-    lines.append("Ctrl-C stops a turn; twice on an empty prompt (or Ctrl-D) exits.")
+    lines.append("Enter sends; Alt-Enter or Ctrl-J adds a line; Ctrl-R searches input history.")
+    lines.append("Esc or Ctrl-C stops a turn (queued input comes back); Ctrl-C twice on an empty")
+    lines.append("prompt (or Ctrl-D) exits. Shift-Tab cycles the permission mode. Ctrl-O opens")
+    lines.append("every tool call and its whole output (/ searches, Esc returns). !cmd runs a")
+    lines.append("shell command into the conversation; @path attaches a file (Tab completes it).")
     host.say("\n".join(lines))
 
 
@@ -188,15 +195,15 @@ def _cost(host: Host, arg: str) -> None:
     s = host.panel_state
     host.say(
         f"{s.calls} calls  in {tokens(s.input_tokens)}  out {tokens(s.output_tokens)}  "
-        f"cache reads {tokens(s.cache_read)}  cost {cost(s.cost_usd)}"
+        f"cache reads {tokens(s.cache_read)}  cost {s.cost_label()}"
     )
 
 
 def _model(host: Host, arg: str) -> None:
     session = host.runtime.session
     if arg:
-        session.model = arg
-        host.say(f"Model: {arg} (from the next request on)")
+        host.runtime.set_model(arg)
+        host.say(f"Model: {arg} (from the next request on, /clear keeps it)")
     else:
         host.say(f"Model: {session.model}")
 

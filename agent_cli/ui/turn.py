@@ -6,10 +6,20 @@ live region holds only the unfinished block (cropped to its tail) and the runnin
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_cli.events import SourcesCited, StreamRestart, TextDelta, ToolEnd, ToolStart, TurnEnd
+from agent_cli.events import (
+    Retrying,
+    SourcesCited,
+    StreamRestart,
+    TextDelta,
+    ToolEnd,
+    ToolStart,
+    TurnEnd,
+    UsageUpdate,
+)
 from agent_cli.ui import render
 
 LIVE_LINES = 10  # the unfinished block's tail shown in the live region
@@ -23,34 +33,45 @@ class TurnView:
     running: dict[str, str] = field(default_factory=dict)  # tool_use id -> label
     waiting: bool = False  # a request is out and nothing has streamed yet
     frame: int = 0
+    started: float = 0.0  # monotonic: when the turn began (the spinner's elapsed seconds)
+    out_tokens: int = 0  # the turn's output tokens of finished requests
+    streamed: int = 0  # characters of the request being answered (~4 a token, until it ends)
+    _tool_started: dict[str, float] = field(default_factory=dict)
     _cache: tuple[str, int, str] | None = None
+
+    def begin(self) -> None:
+        self.started, self.out_tokens, self.streamed, self.waiting = time.monotonic(), 0, 0, True
 
     def feed(self, event: Any) -> list[str]:
         """Apply one event; return what goes to scrollback now, in order."""
         if isinstance(event, TextDelta):
             self.waiting = False
             self.text += event.text
+            self.streamed += len(event.text)
             blocks, self.text = render.split_blocks(self.text)
             return [self._block(b) for b in blocks]
         if isinstance(event, StreamRestart):
-            self.text, self.waiting = "", True
-            return [
-                render.info_line(
-                    f"↻ the reply broke ({event.reason}); retrying",
-                    self.width,
-                    self.color,
-                    "yellow",
-                )
-            ]
+            self.text, self.waiting, self.streamed = "", True, 0
+            return [render.info_line(f"↻ the reply broke ({event.reason}); retrying", self.width,
+                                     self.color, "yellow")]
+        if isinstance(event, Retrying):
+            self.waiting = True
+            return [render.info_line(f"↻ {event.line()}", self.width, self.color, "yellow")]
         if isinstance(event, ToolStart):
             out = self.flush()
             self.running[event.id] = render.tool_label(event.name, event.input)
+            self._tool_started[event.id] = time.monotonic()
             return out
         if isinstance(event, ToolEnd):
             self.running.pop(event.id, None)
+            self._tool_started.pop(event.id, None)
             if not self.running:
                 self.waiting = True
             return [render.tool_end(event, self.width, self.color)]
+        if isinstance(event, UsageUpdate) and event.caller == "main":
+            self.out_tokens += event.output_tokens
+            self.streamed = 0
+            return []
         if isinstance(event, TurnEnd):
             self.waiting = False
             return self.flush()
@@ -86,9 +107,18 @@ class TurnView:
                 rendered = render.markdown(self.text, width, self.color)
                 self._cache = (self.text, width, rendered)
             lines = self._cache[2].split("\n")[-LIVE_LINES:]
-        lines += [
-            render.spinner_line(label, self.frame, self.color) for label in self.running.values()
-        ]
+        now = time.monotonic()
+        for id_, label in self.running.items():
+            took = now - self._tool_started.get(id_, now)
+            lines.append(render.spinner_line(f"{label}  {took:.0f}s", self.frame, self.color))
         if self.waiting and not lines:
-            lines.append(render.spinner_line("thinking…", self.frame, self.color))
+            lines.append(render.spinner_line(f"thinking…  {self.status(now)}", self.frame,
+                                             self.color))
         return "\n".join(lines)
+
+    def status(self, now: float) -> str:
+        """`12s · ↓ 340 tokens`: the turn's time and output so far."""
+        elapsed = now - self.started if self.started else 0.0
+        out = self.out_tokens + self.streamed // 4
+        return f"{elapsed:.0f}s · ↓ {render.tokens(out)} tokens"
+

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_cli.history import USER_INTERRUPTED
 from tests.e2e.pty_screen import CTRL_C, CTRL_D, ChatTerm
 from tests.fake_model import FakeAnthropic
 
@@ -45,7 +46,8 @@ def test_ctrl_c_stops_a_slow_reply_and_the_next_request_is_valid(
     screen = term.wait_for("second answer")
     _, second = fake_model.bodies()  # the fake server also checked it against SPEC §16
     texts = [b["text"] for m in second["messages"] for b in m["content"] if b["type"] == "text"]
-    assert texts == ["slow please", "and now?"]
+    assert texts == ["slow please", USER_INTERRUPTED, "and now?"]
+    assert [m["role"] for m in second["messages"]] == ["user"]  # nothing was said: one message
 
 
 def test_slash_commands(fake_model: FakeAnthropic, term: ChatTerm):

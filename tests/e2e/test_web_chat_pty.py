@@ -37,8 +37,8 @@ def test_fetch_and_search_as_the_user_sees_them(
         try:
             term.wait_for("you>")
             term.type("what changed in httpx 0.28?")
-            term.wait_for("[a]lways (web_fetch(domain:127.0.0.1))")
-            term.send("a")
+            term.wait_for("don't ask again for web_fetch(domain:127.0.0.1)")
+            term.send("1")
             screen = term.wait_for(lambda t: "Sources:" in t and "working…" not in t)
         finally:
             term.close()

@@ -14,6 +14,8 @@ so calls chain, and takes these keywords:
   event counts, in order: message_start=1, ping=2, the first content_block_start=3, ...; so
   ``script.text("partial answer", drop_after=4)`` delivers one text chunk and breaks. A
   non-streaming request gets half of the JSON body, then the cut.
+- ``stall_after`` (text replies): stream that many SSE events, then wait ``delay`` seconds
+  before the rest (a reply that stops mid-sentence: what a user interrupts).
 
 Errors: ``script.error(529)`` answers with the API's error body and tiny retry-after headers so the
 SDK's own retry is fast; ``script.error(529, mid_stream=True)`` breaks a stream with an
@@ -56,6 +58,7 @@ class Reply:
     drop_after: int | None = None
     chunks: int = 3  # text_delta pieces per text block
     pace: float = 0.0  # seconds between streamed events (a reply that takes its time)
+    stall_after: int | None = None
 
     def final_stop_reason(self) -> str:
         if self.stop_reason is not None:
@@ -110,10 +113,11 @@ class Script:
         drop_after: int | None = None,
         chunks: int = 3,
         pace: float = 0.0,
+        stall_after: int | None = None,
     ) -> Script:
         """One text block, streamed in `chunks` deltas `pace` seconds apart."""
         block = {"type": "text", "text": text}
-        step = Reply([block], stop_reason, usage, delay, drop_after, chunks, pace)
+        step = Reply([block], stop_reason, usage, delay, drop_after, chunks, pace, stall_after)
         return self.add(step)
 
     def tool_use(

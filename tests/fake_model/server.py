@@ -94,6 +94,7 @@ class Answer:
     delay: float = 0.0
     drop_after: int | None = None
     pace: float = 0.0
+    stall_after: int | None = None  # SSE events sent before waiting `delay` (instead of before)
 
 
 class FakeAnthropic:
@@ -264,6 +265,7 @@ class FakeAnthropic:
         answer = Answer(
             200, headers=_ids(request_id), delay=reply.delay, drop_after=reply.drop_after,
             pace=reply.pace,
+            stall_after=reply.stall_after,
         )
         if body.get("stream"):
             answer.events = stream_events(message, reply.chunks)
@@ -398,7 +400,7 @@ class _Handler(BaseHTTPRequestHandler):
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         headers = {k.lower(): v for k, v in self.headers.items()}
         answer = self.server.fake.answer(self.path, headers, raw)
-        if answer.delay:
+        if answer.delay and answer.stall_after is None:
             time.sleep(answer.delay)
         try:
             if answer.events is not None:
@@ -437,6 +439,8 @@ class _Handler(BaseHTTPRequestHandler):
             if answer.drop_after is not None and sent >= answer.drop_after:
                 self._cut()
                 return
+            if sent == answer.stall_after:
+                time.sleep(answer.delay)
             data = sse(event)
             self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
             self.wfile.flush()

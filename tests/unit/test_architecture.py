@@ -49,6 +49,7 @@ FLOORS: dict[str, int] = {
     "agent_cli.approval": 1,
     "agent_cli.tool_contract": 1,
     "agent_cli.trust": 1,
+    "agent_cli.approved_rules": 1,
     "agent_cli.search_index": 1,
     "agent_cli.system_prompt": 1,
     "agent_cli.lenient_json": 1,
@@ -88,6 +89,7 @@ FLOORS: dict[str, int] = {
     "agent_cli.loop": 4,
     # 5 the runtime and the composition root
     "agent_cli.runtime": 5,
+    "agent_cli.runtime_work": 5,  # the Runtime's jobs, steering and notification part
     "agent_cli.build": 5,
     # 6 the front ends
     "agent_cli.cli": 6,

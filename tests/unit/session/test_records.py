@@ -148,3 +148,20 @@ def test_fold_keeps_the_whole_history_and_the_newest_context_figure(tmp_path: Pa
     assert state.first_prompt == "question of s"
     assert state.exchanges == 2
     assert state.context_tokens == 3100
+
+
+def test_an_unpriced_model_leaves_the_priced_part_known_until_it_is_priced(tmp_path: Path):
+    settings = Settings()
+    session = Session(id="s", model="house-model", settings=settings, tool_ctx=make_ctx(tmp_path))
+    announced: list[UsageUpdate] = []
+    session.usage_sink = announced.append
+    million_in = Usage(input_tokens=1_000_000, output_tokens=0)
+    session.account(million_in, "subagent:a", "claude-sonnet-4-6")  # priced: $3
+    session.account(million_in, "main", "house-model")  # no price
+    assert session.cost_usd is None
+    assert announced[-1].session_cost_usd is None
+    assert announced[-1].priced_cost_usd == pytest.approx(3.0)  # "$3.000 + n/a", not "n/a"
+    settings.prices["house-model"] = settings.prices["claude-sonnet-4-6"]
+    session.account(million_in, "main", "house-model")  # the next call: the earlier one settles
+    assert session.cost_usd == pytest.approx(9.0)
+    assert announced[-1].session_cost_usd == pytest.approx(9.0)

@@ -8,7 +8,7 @@ from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from agent_cli.approval import ApprovalRequest
+from agent_cli.approval import ApprovalRequest, Decision, Denial
 from agent_cli.ui.live import ChatScreen
 from agent_cli.ui.repl import ScreenApprover
 from agent_cli.ui.screen_contract import Controller
@@ -54,16 +54,21 @@ class FakeController:
 
     def to_background(self) -> None:
         return None
+    def cycle_mode(self) -> None:
+        pass
+
+    def tool_log(self) -> str:
+        return ""
 
 
 _checked: type[Controller] = FakeController  # mypy: the fake is a Controller
 
 
-def drive(keys: list[str], controller: FakeController) -> list[str]:
+def drive(keys: list[str], controller: FakeController) -> list[Decision | Denial]:
     """Run the screen, ask the approval question once per key group, return the decisions."""
 
-    async def scenario(screen: ChatScreen, pipe: object) -> list[str]:
-        decisions: list[str] = []
+    async def scenario(screen: ChatScreen, pipe: object) -> list[Decision | Denial]:
+        decisions: list[Decision | Denial] = []
         for group in keys:
             asking = asyncio.ensure_future(ScreenApprover(screen).approve(REQUEST))
             await until(lambda: screen.asking, 5, "the question on screen")
@@ -73,10 +78,10 @@ def drive(keys: list[str], controller: FakeController) -> list[str]:
         screen.exit()
         return decisions
 
-    async def main() -> list[str]:
+    async def main() -> list[Decision | Denial]:
         with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
             screen = ChatScreen(None)
-            result: list[str] = []
+            result: list[Decision | Denial] = []
 
             def boot() -> None:
                 screen.attach(controller)
@@ -91,7 +96,10 @@ def drive(keys: list[str], controller: FakeController) -> list[str]:
 
 def test_approval_is_answered_inside_the_application():
     controller = FakeController()
-    assert drive(["a", "x" + "y", "n"], controller) == ["always", "allow", "deny"]
+    # numbered answers (y and n too); a key that answers nothing is ignored
+    assert drive(["2", "x" + "1", "3", "y", "n"], controller) == [
+        "project", "allow", "deny", "allow", "deny"
+    ]
     assert controller.sent == []  # the answer keys never reached the input line
 
 

@@ -122,7 +122,7 @@ Context
 compactions 0
 Usage
 in 0  out 0
-cache 0  cost $0.000"""
+cache 0  cost -"""
     )
 
 
@@ -219,3 +219,20 @@ Notes
 • Done.
   low 2/3 verified · completed
   n-7"""
+
+
+def _usage(cost: float | None, priced: float | None = None) -> UsageUpdate:
+    return UsageUpdate(caller="main", input_tokens=1, output_tokens=1, cache_read_input_tokens=0,
+                       cache_creation_input_tokens=0, context_tokens=2, context_window=200_000,
+                       session_cost_usd=cost, priced_cost_usd=priced)
+
+
+def test_cost_shows_n_a_only_for_the_unpriced_part_and_nothing_before_a_call():
+    state = PanelState()
+    assert state.cost_label() == "-"  # not "$0.000" before the first call
+    state.apply(_usage(None, 0.0))
+    assert state.cost_label() == "n/a"  # only unpriced calls so far
+    state.apply(_usage(None, 0.012))
+    assert state.cost_label() == "$0.012 + n/a"
+    state.apply(_usage(0.03, 0.03))  # the model got its price: it settles
+    assert state.cost_label() == "$0.030"

@@ -1,0 +1,30 @@
+"""The model client's stream, as the loop's events (the final reply is the loop's own)."""
+
+from __future__ import annotations
+
+from agent_cli.events import Event, Retrying, StreamRestart, TextDelta, Warning
+from agent_cli.loop import server_turn
+from agent_cli.model.client import Notice, Restart, Retry, ServerToolCall, StreamEvent, TextChunk
+
+
+def as_events(item: StreamEvent) -> list[Event]:
+    if isinstance(item, TextChunk):
+        return [TextDelta(text=item.text)]
+    if isinstance(item, ServerToolCall):
+        return server_turn.call_events(item)
+    if isinstance(item, Notice):
+        return [Warning(message=item.message)]
+    if isinstance(item, Restart):
+        return [StreamRestart(attempt=item.attempt, reason=item.reason)]
+    if isinstance(item, Retry):
+        return [Retrying(reason=item.reason, delay_s=item.delay_s, attempt=item.attempt,
+                         attempts=item.attempts)]
+    return []
+
+
+def follow(streamed: list[str], event: Event) -> None:
+    """The text of the reply being streamed (a restart starts it over)."""
+    if isinstance(event, TextDelta):
+        streamed.append(event.text)
+    elif isinstance(event, StreamRestart):
+        streamed.clear()

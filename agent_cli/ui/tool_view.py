@@ -1,0 +1,58 @@
+"""The full-screen view of the session's tool calls (Ctrl-O in `agent chat`): the chat screen
+is suspended and this one runs in the alternate screen; scroll with the arrows and PgUp/PgDn,
+search with / or Ctrl-F (Enter finds, n the next match, N the previous), Esc or q returns.
+Imports only prompt_toolkit, like the screen."""
+
+from __future__ import annotations
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.application.run_in_terminal import in_terminal
+from prompt_toolkit.filters import is_searching
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import HSplit, Layout, Window
+from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.search import start_search
+from prompt_toolkit.widgets import SearchToolbar, TextArea
+
+TITLE = " tool calls · ↑↓ PgUp/PgDn scroll · / search, n next · Esc returns"
+
+
+def tool_view(text: str) -> Application[None]:
+    search = SearchToolbar(ignore_case=True)
+    area = TextArea(text=text, read_only=True, scrollbar=True, search_field=search)
+    kb = KeyBindings()
+
+    @kb.add("escape", filter=~is_searching, eager=True)
+    @kb.add("q", filter=~is_searching)
+    def _close(event: KeyPressEvent) -> None:
+        event.app.exit()
+
+    @kb.add("/", filter=~is_searching)
+    @kb.add("c-f", filter=~is_searching)
+    def _search(event: KeyPressEvent) -> None:
+        start_search(area.control)
+
+    @kb.add("n", filter=~is_searching)
+    @kb.add("N", filter=~is_searching)
+    def _next(event: KeyPressEvent) -> None:
+        state = event.app.current_search_state
+        if event.data == "N":
+            state = ~state  # the other direction
+        area.buffer.apply_search(state, include_current_position=False)
+
+    header = Window(FormattedTextControl(TITLE), height=1, style="reverse")
+    app: Application[None] = Application(
+        layout=Layout(HSplit([header, area, search]), focused_element=area),
+        key_bindings=kb,
+        full_screen=True,
+    )
+    app.ttimeoutlen = app.timeoutlen = 0.02  # Esc returns at once
+    area.buffer.cursor_position = 0
+    return app
+
+
+async def show_tool_view(text: str) -> None:
+    """Suspend the chat screen, show the view until Esc, then redraw the screen."""
+    async with in_terminal():
+        await tool_view(text).run_async()
+

@@ -1,0 +1,101 @@
+"""Approvals in `agent chat` (issue 15): the facts before the answer, numbered answers, a rule
+kept for the project across restarts, and what to do instead reaching the model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.pty_screen import ChatTerm
+from tests.fake_model import FakeAnthropic
+
+OPTIONS = [
+    "1 yes",
+    "2 yes, and don't ask again for edit_file in this project",
+    "3 no",
+    "4 no, and tell the agent what to do instead",
+]
+
+
+def script_edit(fake_model: FakeAnthropic, answer: str = "Edited.") -> None:
+    fake_model.script.tool_use("read_file", path="abc.py")
+    fake_model.script.tool_use("edit_file", path="abc.py", old_string="x = 1", new_string="x = 2")
+    fake_model.script.text(answer)
+
+
+@pytest.mark.parametrize("columns", [80, 140])
+def test_an_edit_approval_shows_the_diff_and_every_option(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path, columns: int
+):
+    (tmp_path / "abc.py").write_text("x = 1\n")
+    script_edit(fake_model)
+    term = ChatTerm(fake_env, tmp_path, columns=columns)
+    try:
+        term.wait_for("you>")
+        term.type("change x")
+        screen = term.wait_for("Esc / Ctrl-C: no, and stop the turn")
+        assert "Allow edit_file abc.py?" in screen
+        assert "-x = 1" in screen
+        assert "+x = 2" in screen
+        for option in OPTIONS:
+            assert option in screen.replace("\n", "")  # wrapped at 80 columns, never cut
+        assert (tmp_path / "abc.py").read_text() == "x = 1\n"  # asked before it ran
+        term.send("1")
+        term.wait_for("Edited.")
+        assert (tmp_path / "abc.py").read_text() == "x = 2\n"
+    finally:
+        term.close()
+
+
+def test_dont_ask_again_survives_a_restart(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    (tmp_path / "abc.py").write_text("x = 1\n")
+    script_edit(fake_model)
+    term = ChatTerm(fake_env, tmp_path)
+    try:
+        term.wait_for("you>")
+        term.type("change x")
+        term.wait_for("Esc / Ctrl-C: no, and stop the turn")
+        term.send("2")
+        term.wait_for("Edited.")
+    finally:
+        term.close()
+    assert "edit_file" not in "".join(p.read_text() for p in tmp_path.glob(".agent/*.json"))
+    fake_model.script.tool_use("read_file", path="abc.py")
+    fake_model.script.tool_use("edit_file", path="abc.py", old_string="x = 2", new_string="x = 3")
+    fake_model.script.text("Edited again.")
+    again = ChatTerm(fake_env, tmp_path)
+    try:
+        again.wait_for("you>")
+        again.type("change x again")
+        screen = again.wait_for("Edited again.")
+        assert "Allow edit_file" not in screen
+        assert (tmp_path / "abc.py").read_text() == "x = 3\n"
+    finally:
+        again.close()
+
+
+def test_no_and_what_to_do_instead_reaches_the_model(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    fake_model.script.tool_use("bash", command="rm -rf build && make all")
+    fake_model.script.text("Understood.")
+    term = ChatTerm(fake_env, tmp_path, columns=80)
+    try:
+        term.wait_for("you>")
+        term.type("rebuild")
+        screen = term.wait_for("Esc / Ctrl-C: no, and stop the turn")
+        assert "$ rm -rf build && make all" in screen
+        term.send("4")
+        term.wait_for("Tell the agent what to do instead")
+        term.type("use make clean instead")
+        term.wait_for("Understood.")
+    finally:
+        term.close()
+    last = fake_model.bodies()[-1]["messages"][-1]["content"]
+    (result,) = [b for b in last if b["type"] == "tool_result"]
+    text = str(result["content"])
+    assert "use make clean instead" in text
+    assert result["is_error"] is True

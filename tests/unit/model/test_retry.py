@@ -1,0 +1,33 @@
+"""The causes a connection failure is named by, and the back-off (model/retry.py)."""
+
+from __future__ import annotations
+
+import socket
+import ssl
+
+import httpx2
+
+from agent_cli.model.retry import connection_cause, delay_s
+
+
+def caused(outer: Exception, inner: BaseException) -> Exception:
+    outer.__cause__ = inner
+    return outer
+
+
+def test_causes_are_named():
+    refused = caused(httpx2.ConnectError("All attempts failed"), ConnectionRefusedError())
+    assert connection_cause(refused) == "connection refused"
+    dns = caused(httpx2.ConnectError("boom"), socket.gaierror(-2, "Name or service not known"))
+    assert connection_cause(dns) == "DNS lookup failed (unknown host)"
+    tls = caused(httpx2.ConnectError("boom"), ssl.SSLCertVerificationError("certificate verify"))
+    assert connection_cause(tls) == "TLS handshake failed"
+    assert connection_cause(httpx2.ConnectTimeout("slow")) == "timed out"
+    assert connection_cause(OSError("odd")) == "OSError: odd"
+
+
+def test_back_off_doubles_and_honours_retry_after():
+    assert [delay_s(k, None) for k in (1, 2, 3, 4, 5, 6)] == [0.5, 1, 2, 4, 8, 8]
+    assert delay_s(1, "0.02") == 0.02
+    assert delay_s(1, "3600") == 8.0
+    assert delay_s(2, "soon") == 1.0
