@@ -53,3 +53,26 @@ def test_ctrl_b_moves_a_command_and_jobs_shows_and_stops_it(
     finally:
         term.close()
     wait_until(lambda: group_members(second) == [], what="the job's group gone after /exit")
+
+
+def test_an_idle_chat_starts_a_turn_for_an_ended_job_when_allowed(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    folder = Path(fake_env["HOME"]) / ".config" / "agent"
+    folder.mkdir(parents=True)
+    (folder / "settings.json").write_text(json.dumps({"jobs": {"wake_on_end": True}}))
+    job = "sleep 0.5; echo all tests passed"
+    fake_model.script.tool_use("bash", command=job, run_in_background=True).text("started")
+    fake_model.script.text("the suite passed")
+    term = ChatTerm(fake_env, tmp_path, "--permission-mode", "bypass")
+    try:
+        term.wait_for("you>")
+        term.type("run the suite in the background")
+        term.wait_for("started")
+        term.wait_for("the suite passed")  # nobody typed: the ended job started the turn
+    finally:
+        term.close()
+    woke = fake_model.bodies()[-1]["messages"][-1]["content"]
+    notice = "\n".join(b["text"] for b in woke if b["type"] == "text")
+    assert "[background job j1 `sleep 0.5; echo all tests passed` ended: exit 0" in notice
+    assert "all tests passed" in notice
