@@ -77,6 +77,10 @@ def run(
         )
         runtime = build_runtime(options, quiet=quiet)
         warn_untrusted(options.workspace)
+        if runtime.past_jobs and not quiet:
+            from agent_cli.jobs.ledger import listing
+
+            sys.stderr.write(listing(runtime.past_jobs) + "\n")
         runtime.options.max_turns = options.max_turns or runtime.settings.max_turns
         session = runtime.session
         outcome = RunOutcome(session_id=session.id)

@@ -10,6 +10,7 @@ from rich.text import Text
 
 from agent_cli.approval import ApprovalRequest, Decision, Denial
 from agent_cli.events import Event, Steered
+from agent_cli.jobs.ledger import listing
 from agent_cli.runtime import Runtime, preload_sdk
 from agent_cli.ui import approval_view, jobs_ui, mcp_ui, render
 from agent_cli.ui.attention import Attention
@@ -94,6 +95,8 @@ class Repl(ChatCore):
         if self.runtime.restored is not None:
             for line in history_lines(self.runtime.restored, self.screen.columns(), self.color):
                 self.screen.commit(line)
+        if self.runtime.past_jobs:  # all ended with the previous run; their output stays
+            self.say(listing(self.runtime.past_jobs), "dim")
 
     def switched(self, message: str) -> None:
         self.runtime.session.tool_ctx.inbox.listeners.append(self._inbox_changed)

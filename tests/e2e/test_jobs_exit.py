@@ -72,3 +72,17 @@ def test_a_signalled_agent_leaves_no_job(
     # the watcher may still be at it just after a kill -9
     gone = lambda: group_members(job) == group_members(foreground) == []  # noqa: E731
     wait_until(gone, timeout=10, what=f"groups {job} and {foreground} gone")
+
+
+def test_a_resumed_run_lists_the_previous_jobs(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    fake_model.script.tool_use("bash", command="sleep 1000", run_in_background=True)
+    fake_model.script.text("started").text("resumed")
+    first = run_agent(fake_env, tmp_path, *ARGS, "start it")
+    session = first.stderr.split("session: ", 1)[1].split()[0]
+    again = run_agent(fake_env, tmp_path, "run", "--resume", session, "-p", "and now?")
+    assert again.returncode == 0, again.stderr
+    assert "Background jobs of this session's previous run (all ended now):" in again.stderr
+    output = tmp_path / ".transcripts" / "jobs" / session / "j1.log"
+    assert f"- j1 `sleep 1000` (stopped at exit); output: {output}" in again.stderr
