@@ -242,10 +242,12 @@ def start_logging(paths: Paths, quiet: bool) -> CallLog:
     return CallLog(paths.llm_calls, key_last4(secrets))
 
 
-def make_client(settings: Settings, call_log: CallLog) -> ModelClient:
+def make_client(
+    settings: Settings, call_log: CallLog, on_sent: Callable[[], None] | None = None
+) -> ModelClient:
     from agent_cli.model.anthropic import AnthropicClient  # the SDK import is slow: only here
 
-    return AnthropicClient(settings, call_log)
+    return AnthropicClient(settings, call_log, on_sent)
 
 
 class Wiring:
@@ -258,8 +260,8 @@ class Wiring:
     def open_session(self, options: Options) -> tuple[Session, Restored | None]:
         return open_session(options, self.settings, self.paths)
 
-    def make_client(self) -> ModelClient:
-        return make_client(self.settings, self.call_log)
+    def make_client(self, on_sent: Callable[[], None] | None = None) -> ModelClient:
+        return make_client(self.settings, self.call_log, on_sent)
 
     def assemble(
         self,

@@ -66,7 +66,7 @@ class Wiring(Protocol):
 
     def open_session(self, options: Options) -> tuple[Session, Restored | None]: ...
 
-    def make_client(self) -> ModelClient: ...
+    def make_client(self, on_sent: Callable[[], None] | None = None) -> ModelClient: ...
 
     def assemble(
         self,
@@ -179,9 +179,10 @@ class Runtime(LongWork):
 
     def start_servers(self, eager: bool = True) -> None:
         """Start the configured MCP servers in the background: the REPL calls it as the prompt
-        is drawn; otherwise a turn starts them once its first request is out (importing `mcp`
-        takes a second of CPU, which must not compete with that request). Nothing ever waits
-        for them."""
+        is drawn; otherwise once the first request is on the wire (importing `mcp` takes a
+        second of CPU, which must not compete with building that request; a server could not
+        serve it anyway). Nothing ever waits for them: a server is offered from the first
+        request after it is ready."""
         if self.mcp is None and not self._mcp_started:
             self._mcp_started = True
             mode = lambda: self.permission_mode  # noqa: E731
@@ -192,7 +193,7 @@ class Runtime(LongWork):
     async def agent(self) -> Agent:
         if self._client is None:
             await asyncio.to_thread(importlib.import_module, SDK_MODULE)
-            self._client = self.wiring.make_client()
+            self._client = self.wiring.make_client(on_sent=self.start_servers)
         self.start_servers(eager=False)
         if self._assembly is None:
             self._assembly = self.wiring.assemble(
@@ -235,7 +236,6 @@ class Runtime(LongWork):
         turn = agent.run_turn(text if content is None else content)
         events = checkpointed(store, self.session.id, transcript, text, turn)
         async for event in self._running(events):
-            self.start_servers()  # the first request is out: the model is answering
             yield event
 
     async def turn_with_files(self, text: str, request: str | None = None) -> AsyncIterator[Event]:

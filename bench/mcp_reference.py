@@ -60,12 +60,21 @@ async def probe(servers: dict[str, tuple[list[str], str, dict[str, Any]]]) -> No
     settings = Settings.model_validate({"mcp_servers": specs, "mcp": {"startup_timeout_s": 120}})
     with tempfile.TemporaryDirectory() as logs:
         manager = build_manager(settings, Path.cwd(), Path(logs))
+        ready_at: dict[str, float] = {}  # each server's own start, not the slowest one's
+
+        def changed() -> None:
+            for status in manager.status():
+                if status.state == "ready":
+                    ready_at.setdefault(status.name, time.perf_counter() - start)
+
+        manager.on_change = changed
         start = time.perf_counter()
         manager.start()
         await manager.wait_started()
-        ready_s = time.perf_counter() - start
+        all_s = time.perf_counter() - start
         try:
             for status in manager.status():
+                ready_s = ready_at.get(status.name, all_s)
                 print(f"{status.name}: {status.state} after {ready_s:.1f} s, "
                       f"{len(status.tools)} tools: {', '.join(status.tools[:8])}"
                       f"{' …' if len(status.tools) > 8 else ''}")

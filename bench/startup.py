@@ -12,6 +12,7 @@ from launch to its prompt being drawn in a pseudo-terminal. Exits 1 when a targe
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import subprocess
@@ -19,8 +20,10 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
-from common import AGENT, REPO, Figure, first_request, report
+from common import AGENT, REPO, Figure, report
 
 from tests.fake_model import FakeAnthropic
 
@@ -43,6 +46,34 @@ def mcp_home(root: str) -> str:
     spec = {"command": sys.executable, "args": [str(server), "--startup-delay", "3"]}
     (config / "mcp.json").write_text(json.dumps({"mcpServers": {"slow": spec}}), encoding="utf-8")
     return str(home)
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of a live process (Linux), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def first_request_cpu(server: Any, env: dict[str, str], ws: str, cpu: list[float]) -> float:
+    """As common.first_request (seconds from launch to the first request's arrival), also
+    appending to `cpu` the CPU seconds the process had used by then: a figure the other
+    programs on a shared machine do not move, as they move the wall clock."""
+    server.script.text("ok")
+    seen = len(server.requests)
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        [*AGENT, "run", "-q", "-p", "hi"], cwd=ws, env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    while len(server.requests) == seen:
+        if proc.poll() is not None:
+            raise RuntimeError("agent run exited before its first request")
+        time.sleep(0.001)
+    with contextlib.suppress(OSError, IndexError, ValueError):  # it may have ended already
+        cpu.append(cpu_seconds(proc.pid))
+    elapsed: float = server.requests[seen].time - start
+    proc.wait()
+    return elapsed
 
 
 def chat_prompt(env: dict[str, str], workspace: str) -> float:
@@ -92,14 +123,17 @@ def main() -> int:
         chat_env = {**run_env, "TERM": "xterm-256color"}
         slow_env = {**run_env, "HOME": mcp_home(workspace)}
         with_mcp = "agent run → first request, 3 s MCP server"
+        cpu: dict[str, list[float]] = {"agent run → first request": [], with_mcp: []}
         probes: dict[str, Callable[[], float]] = {
             "python -c pass": lambda: timed([sys.executable, "-c", "pass"]),
             "import anthropic": lambda: timed([sys.executable, "-c", "import anthropic"]),
             "agent --version": lambda: timed([*AGENT, "--version"], env),
             "agent --help": lambda: timed([*AGENT, "--help"], env),
-            "agent run → first request": lambda: first_request(server, run_env, workspace),
+            "agent run → first request": lambda: first_request_cpu(
+                server, run_env, workspace, cpu["agent run → first request"]
+            ),
             "agent chat → prompt drawn": lambda: chat_prompt(chat_env, workspace),
-            with_mcp: lambda: first_request(server, slow_env, workspace),
+            with_mcp: lambda: first_request_cpu(server, slow_env, workspace, cpu[with_mcp]),
         }
         if args.mcp_only:
             probes = {k: v for k, v in probes.items() if k.startswith("agent run")}
@@ -115,6 +149,16 @@ def main() -> int:
     for name, values in figures.items():
         ok, target = checks.get(name, (True, ""))
         rows.append(Figure.of(name, values, "s", target, ok))
+    base = figures["agent run → first request"]
+    pairs = [m / b for m, b in zip(figures[with_mcp], base, strict=True)]
+    rows.append(Figure.of("  pairwise ratio, 3 s MCP server / none", pairs, "x",
+                          "each repetition's two launches, side by side"))
+    base_cpu, mcp_cpu = cpu["agent run → first request"], cpu[with_mcp]
+    if base_cpu and mcp_cpu:  # the warm-up launches are in these too: alike for both
+        cpu_ratio = statistics.median(mcp_cpu) / statistics.median(base_cpu)
+        rows.append(Figure.of("  CPU by the first request", base_cpu, "s"))
+        rows.append(Figure.of("  CPU by the first request, 3 s MCP server", mcp_cpu, "s",
+                              f"{cpu_ratio:.2f}x without"))
     return report(rows, args.json)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
@@ -80,6 +80,7 @@ class Connection:
         self._stop = asyncio.Event()
         self._ready = asyncio.Event()
         self._stale = False
+        self.on_change: Callable[[], None] = lambda: None  # told when `state` settles
 
     @property
     def ready(self) -> bool:
@@ -117,6 +118,7 @@ class Connection:
                 await self._list_all(client)
                 self.state = "ready"
                 self._ready.set()
+                self.on_change()
                 await self._stop.wait()
         except asyncio.CancelledError:
             raise
@@ -127,6 +129,7 @@ class Connection:
             self._client = None
             if self.state != "stopped":
                 self.state = "failed"
+            self.on_change()
 
     async def _list_all(self, client: Client) -> None:
         caps = client.server_capabilities

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import importlib
 import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,33 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 BUDGET_SHARE = 0.10
 CONNECTION_MODULE = "agent_cli.mcp.connection"
+
+
+async def import_aside(module: str) -> None:
+    """Import `module` off the event loop: importing `mcp` takes a second of CPU. A daemon
+    thread, so an exit meanwhile (a one-shot run already answered) is not held up by it."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[None] = loop.create_future()
+
+    def settle(error: BaseException | None) -> None:
+        if done.done():
+            return
+        if error is None:
+            done.set_result(None)
+        else:
+            done.set_exception(error)
+
+    def work() -> None:
+        error: BaseException | None = None
+        try:
+            importlib.import_module(module)
+        except Exception as e:  # told to the awaiting task, as to_thread would
+            error = e
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+            loop.call_soon_threadsafe(settle, error)
+
+    threading.Thread(target=work, name="import-mcp", daemon=True).start()
+    await done
 
 
 @dataclass
@@ -68,6 +96,7 @@ class McpManager:
         self._search = McpToolSearch(self._candidates, self.selected.update)
         self._deferred = False
         self._boot: asyncio.Task[None] | None = None
+        self.on_change: Callable[[], None] = lambda: None  # a server became ready, or ended
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -89,8 +118,7 @@ class McpManager:
             self._boot = loop.create_task(self._start_all())
 
     async def _start_all(self) -> None:
-        # importing the mcp package takes a second or more: never on the event loop's time
-        await asyncio.to_thread(importlib.import_module, CONNECTION_MODULE)
+        await import_aside(CONNECTION_MODULE)
         for name in self.entries:
             self._spawn(name)
 
@@ -113,7 +141,9 @@ class McpManager:
             errlog = (self.log_dir / f"mcp-{clean(name)}.log").open("a", encoding="utf-8")
             self._logs.append(errlog)
             entry = self.entries[name]
-            self.connections[name] = Connection(entry, self.settings.mcp, self.workspace, errlog)
+            connection = Connection(entry, self.settings.mcp, self.workspace, errlog)
+            connection.on_change = lambda: self.on_change()
+            self.connections[name] = connection
         return self.connections[name]
 
     async def wait_started(self) -> None:

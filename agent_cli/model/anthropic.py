@@ -12,7 +12,7 @@ import asyncio
 import copy
 import dataclasses
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anthropic
@@ -103,9 +103,15 @@ def _finished_block(blocks: list[Block], block: Block) -> list[StreamEvent]:
 
 
 class AnthropicClient:
-    def __init__(self, settings: Settings, call_log: CallLog | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        call_log: CallLog | None = None,
+        on_sent: Callable[[], None] | None = None,
+    ) -> None:
         require_credentials()
         self._settings = settings
+        self._on_sent = on_sent  # told once each request is on the wire (its answer has begun)
         # a key the model repeats (in its text or a tool's input) is masked before history
         self._secrets = secrets_from_env()
         self._log = call_log
@@ -166,6 +172,8 @@ class AnthropicClient:
                 # raw events: the SDK's accumulator would complete a truncated tool input
                 events = await self._client.messages.create(**params, stream=True)
                 opened = True
+                if self._on_sent is not None:
+                    self._on_sent()
                 async with events:
                     async for event in events:
                         if (text := builder.feed(event)) is not None:

@@ -26,12 +26,11 @@ class SubagentProfile:
     color: str = ""
 
     def narrow(self, registry: ToolRegistry, keep: tuple[str, ...]) -> ToolRegistry:
-        """The allow-list minus the disallowed tools; `keep` (submit_note) always stays."""
-        names = [
-            n for n in registry.names()
-            if n in keep or (self._allows(n) and not _listed(n, self.disallowed))
-        ]
-        return registry.without(*(n for n in registry.names() if n not in names))
+        """The allow-list minus the disallowed tools, MCP tools included as they come and go;
+        `keep` (submit_note) always stays."""
+        return registry.narrowed(
+            lambda n: n in keep or (self._allows(n) and not _listed(n, self.disallowed))
+        )
 
 
     def _allows(self, name: str) -> bool:

@@ -45,7 +45,7 @@ from agent_cli.subagent.review import check_evidence, checker_for, reviewed
 from agent_cli.subagent.store import NoteStore
 from agent_cli.subagent.submit_note import SubmitNote
 from agent_cli.tool_contract import ToolContext
-from agent_cli.tools.registry import ToolRegistry
+from agent_cli.tools.registry import SourceView, ToolRegistry
 from agent_cli.turn_hooks import TurnHooks
 
 log = logging.getLogger(__name__)
@@ -108,8 +108,11 @@ class SubagentRunner:
         assert self.tools is not None, "SubagentRunner.bind() was not called"
         profile = run.profile
         gate = (profile.gate if profile else None) or self.tools.gate
-        tools = [*self.tools.without(*EXCLUDED_TOOLS).tools.values(), SubmitNote(run.submit)]
-        registry = ToolRegistry(tools, RecordingGate(gate, run.ledger, skip=("submit_note",)))
+        parent = self.tools.without(*EXCLUDED_TOOLS)
+        tools = [*parent.fixed.values(), SubmitNote(run.submit)]
+        source = SourceView(parent.source) if parent.source else None  # the parent's MCP tools
+        recording = RecordingGate(gate, run.ledger, skip=("submit_note",))
+        registry = ToolRegistry(tools, recording, source)
         return profile.narrow(registry, ("submit_note",)) if profile else registry
 
     async def run(

@@ -6,7 +6,7 @@ Dispatch never raises: every failure becomes an `is_error` result telling the mo
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cached_property
 from typing import Any, Protocol
 
@@ -61,6 +61,21 @@ class ToolSource(Protocol):
     async def aclose(self) -> None: ...
 
 
+class SourceView:
+    """Another registry's source as a subagent sees it: asked afresh at each request (a server
+    ready later, a tool its search found), only the names `keep` allows; closing the view
+    leaves the source to its owner."""
+
+    def __init__(self, source: ToolSource, keep: Callable[[str], bool] = lambda _: True) -> None:
+        self.source, self.keep = source, keep
+
+    def offered(self) -> list[AnyTool]:
+        return [t for t in self.source.offered() if self.keep(t.name)]
+
+    async def aclose(self) -> None:
+        return None
+
+
 class ToolRegistry:
     def __init__(
         self,
@@ -86,6 +101,12 @@ class ToolRegistry:
     def without(self, *names: str) -> ToolRegistry:
         kept = [t for n, t in self.fixed.items() if n not in names]
         return ToolRegistry(kept, self.gate, self.source, self.server_tools)
+
+    def narrowed(self, keep: Callable[[str], bool]) -> ToolRegistry:
+        """Only the tools `keep` names, the source's too as they come and go."""
+        kept = [t for n, t in self.fixed.items() if keep(n)]
+        source = SourceView(self.source, keep) if self.source else None
+        return ToolRegistry(kept, self.gate, source, self.server_tools)
 
     def with_tools(self, *tools: AnyTool) -> ToolRegistry:
         every = [*self.fixed.values(), *tools]

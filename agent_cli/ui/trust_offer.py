@@ -32,3 +32,5 @@ async def offer_trust(screen: ChatScreen, repl: Repl, store: TrustStore | None =
         else:
             repl.say("Not trusted: its MCP servers stay off (trust later: agent trust).", "dim")
     runtime.start_servers()
+    if runtime.mcp is not None:  # the status line's count follows the servers
+        runtime.mcp.on_change = screen.invalidate

@@ -1,4 +1,5 @@
-"""Nothing of `mcp` is imported when no server is configured; with one, it is (off the loop)."""
+"""Nothing of `mcp` is imported when no server is configured; with one, it is (off the loop),
+and only once the first request is on the wire: that request cannot use a server anyway."""
 
 from __future__ import annotations
 
@@ -14,18 +15,27 @@ from tests.e2e.mcp_support import stdio_spec
 from tests.fake_model import FakeAnthropic
 
 PROBE = """
-import sys
+import sys, threading, time
+first = []
+def heard(event, args):
+    if event == "import" and args[0] == "mcp" and not first:
+        first.append(time.monotonic())
+sys.addaudithook(heard)
 sys.argv = ["agent", "run", "-p", "hello", "-q"]
 from agent_cli.cli.entry import main
 try:
     main()
 except SystemExit:
     pass
+for thread in threading.enumerate():
+    if thread.name == "import-mcp":
+        thread.join(30)
 sys.stderr.write("MCP_LOADED=" + str(any(m == "mcp" or m.startswith("mcp.") for m in sys.modules)))
+sys.stderr.write("\\nMCP_IMPORTED_AT=" + repr(first[0] if first else None) + "\\n")
 """
 
 
-def _probe(env: dict[str, str], workspace: Path) -> str:
+def _probe(env: dict[str, str], workspace: Path) -> list[str]:
     proc = subprocess.run(
         [sys.executable, "-c", PROBE],
         cwd=workspace,
@@ -35,7 +45,7 @@ def _probe(env: dict[str, str], workspace: Path) -> str:
         timeout=60,
         check=False,
     )
-    return next(x for x in proc.stderr.splitlines() if x.startswith("MCP_LOADED="))
+    return [x for x in proc.stderr.splitlines() if x.startswith("MCP_")]
 
 
 @pytest.mark.parametrize("configured", [False, True])
@@ -48,4 +58,7 @@ def test_mcp_is_imported_only_when_a_server_is_configured(
         (tmp_path / ".agent").mkdir()
         (tmp_path / ".agent" / "settings.json").write_text(json.dumps(settings))
         fake_env = {**fake_env, "AGENT_TRUST_WORKSPACE": "1"}  # workspace settings need trust
-    assert _probe(fake_env, tmp_path) == f"MCP_LOADED={configured}"
+    loaded, imported_at = _probe(fake_env, tmp_path)
+    assert loaded == f"MCP_LOADED={configured}"
+    if configured:  # the audit hook and the fake model stamp with the same monotonic clock
+        assert float(imported_at.split("=")[1]) > fake_model.requests[0].time

@@ -13,6 +13,7 @@ from agent_cli.events import Event, ToolEnd
 from tests.conftest import FAKE_API_KEY
 from tests.e2e.mcp_support import http_server, make_agent, manager, run, stdio_spec, turns
 from tests.fake_model import FakeAnthropic
+from tests.fake_model.routing import system_contains
 from tests.waiting import until
 
 BYPASS = {"mode": "bypass"}
@@ -198,3 +199,66 @@ def test_subagents_get_the_parents_mcp_tools(fake_model: FakeAnthropic, tmp_path
     assert "mcp__testsrv__echo" in tools_of(child_first)
     assert "task" not in tools_of(child_first)
     assert results_of(child_second)[0]["content"] == "echo: from the child"
+
+
+NARROW_BODY = "You only echo."
+NARROW = (
+    "---\nname: echoer\ndescription: Echoes.\n"
+    "tools: Read, mcp__testsrv__e*, mcp__testsrv__where\n---\n" + NARROW_BODY + "\n"
+)
+NO_MCP_BODY = "You never touch a server."
+NO_MCP = (
+    "---\nname: offline\ndescription: No servers.\n"
+    "disallowedTools: mcp__testsrv__*\n---\n" + NO_MCP_BODY + "\n"
+)
+
+
+def test_a_subagent_type_narrows_the_mcp_tools(fake_model: FakeAnthropic, tmp_path: Path):
+    """`.claude/agents/*.md`: a `tools:` glob or exact name keeps just those MCP tools; a
+    `disallowedTools:` glob takes them all away, the other tools staying."""
+    agents = tmp_path / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "echoer.md").write_text(NARROW)
+    (agents / "offline.md").write_text(NO_MCP)
+    note = '{"conclusion": "ok", "confidence": "high"}'
+    fake_model.route(system_contains(NARROW_BODY)).text(note)
+    fake_model.route(system_contains(NO_MCP_BODY)).text(note)
+    script = fake_model.script
+    script.tool_use("task", description="echo", prompt="echo it", agent_type="echoer")
+    script.tool_use("task", description="offline", prompt="no servers", agent_type="offline")
+    script.text("done")
+    agent = make_agent(tmp_path, {"permissions": BYPASS, "mcp_servers": {"testsrv": stdio_spec()}})
+    run(turns(agent, "delegate"))
+    bodies = fake_model.bodies()
+    (echoer,) = [b for b in bodies if system_contains(NARROW_BODY)(b)]
+    (offline,) = [b for b in bodies if system_contains(NO_MCP_BODY)(b)]
+    parent_mcp = {n for n in tools_of(bodies[0]) if n.startswith("mcp__")}
+    assert {"mcp__testsrv__echo", "mcp__testsrv__where", "mcp__testsrv__crash"} <= parent_mcp
+    assert sorted(tools_of(echoer)) == [
+        "mcp__testsrv__echo", "mcp__testsrv__where", "read_file", "submit_note"]
+    offline_tools = set(tools_of(offline))
+    assert not {n for n in offline_tools if n.startswith("mcp")}
+    assert {"read_file", "bash", "submit_note"} <= offline_tools
+
+
+def test_a_subagent_is_offered_what_its_own_search_found(
+    fake_model: FakeAnthropic, tmp_path: Path
+):
+    """The subagent sees the parent's MCP tools as they are at each of its requests, not as
+    they were when it began: a tool it found over the budget is offered to it next."""
+    fake_model.script.tool_use("task", description="find", prompt="find filler 7")
+    fake_model.script.tool_use("mcp_tool_search", query="mcp__testsrv__filler_7", limit=1)
+    fake_model.script.tool_use("mcp__testsrv__filler_7", query="q")
+    fake_model.script.text('{"conclusion": "found", "confidence": "high"}').text("done")
+    settings = {
+        "permissions": BYPASS,
+        "mcp": {"tool_budget_tokens": 500},
+        "mcp_servers": {"testsrv": stdio_spec("--tools", "30")},
+    }
+    agent = make_agent(tmp_path, settings)
+    run(turns(agent, "delegate"))
+    child_first, child_second, child_third = fake_model.bodies()[1:4]
+    assert [n for n in tools_of(child_first) if n.startswith("mcp")] == ["mcp_tool_search"]
+    assert [n for n in tools_of(child_second) if n.startswith("mcp")] == [
+        "mcp_tool_search", "mcp__testsrv__filler_7"]
+    assert results_of(child_third)[0]["content"] == "filler 7: q (10)"

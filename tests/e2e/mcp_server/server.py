@@ -160,6 +160,10 @@ def main() -> None:
     parser.add_argument("--tools", type=int, default=0)
     parser.add_argument("--name", default="testsrv")
     args = parser.parse_args()
+    starts = os.environ.get("MCP_TEST_STARTS")
+    if starts:  # one line per start: a reconnect shows as a second line
+        with Path(starts).open("a", encoding="utf-8") as handle:
+            handle.write(f"{os.getpid()}\n")
     time.sleep(args.startup_delay)
     server = build(args.name, args.tools)
     if args.transport == "stdio":

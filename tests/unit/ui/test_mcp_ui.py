@@ -23,6 +23,7 @@ from agent_cli.ui.trust_offer import offer_trust
 class FakeRuntime:
     workspace: Path
     started: int = 0
+    mcp: Any = None
 
     @property
     def options(self) -> Any:
