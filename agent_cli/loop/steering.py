@@ -6,14 +6,17 @@ from __future__ import annotations
 
 from agent_cli import history
 from agent_cli.events import Steered
+from agent_cli.redaction import redact
 from agent_cli.session.state import Session
+from agent_cli.unicode_safe import safe_text
 
 
 def deliver(session: Session) -> Steered | None:
     notices, queued = session.tool_ctx.inbox.take()
     if not notices and not queued:
         return None
-    for text in [*notices, *queued]:
+    secrets = session.tool_ctx.secrets  # a job's last lines are its output: redacted like it
+    for text in [*(safe_text(redact(n, secrets)) for n in notices), *queued]:
         session.append(history.user_text(text))
     session.messages = history.repair(session.messages)  # merged into the user turn
     return Steered(texts=queued, notices=len(notices))

@@ -5,6 +5,7 @@ foreground command moved off the turn, and the job-ended notice in the next requ
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -137,3 +138,17 @@ def test_a_resumed_session_lists_its_previous_jobs_as_ended(
     listing = "\n".join(b["text"] for b in told if b["type"] == "text")
     assert "Background jobs of this session's previous run (all ended now)" in listing
     assert f"- j1 `echo hello; sleep 1000` (stopped at exit); output: {output}" in listing
+
+
+@pytest.mark.usefixtures("sdk_env")
+def test_the_notice_never_carries_the_api_key(fake_model: FakeAnthropic, tmp_path: Path):
+    from tests.conftest import FAKE_API_KEY
+
+    (tmp_path / "leak.txt").write_text(f"key={FAKE_API_KEY}\n")
+    wait = "for i in $(seq 100); do [ -e ended ] && break; sleep 0.05; done; sleep 0.3"
+    fake_model.script.tool_use("bash", command="cat leak.txt; touch ended", run_in_background=True)
+    fake_model.script.tool_use("bash", command=wait).text("noted")
+    run(make_assembly(tmp_path, bypass()), "go")
+    notice = fake_model.bodies()[-1]["messages"][-1]["content"][1]["text"]
+    assert "key=[redacted]" in notice
+    assert FAKE_API_KEY not in json.dumps(fake_model.bodies())
