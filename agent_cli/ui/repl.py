@@ -185,16 +185,19 @@ class Repl(ChatCore):
         self.screen.invalidate()
 
     def _jobs_changed(self) -> None:
-        self.panel_state.jobs = jobs_ui.job_rows(self.runtime.jobs)
-        self.screen.invalidate()
+        self._refresh_jobs()
         if self.panel_state.jobs and (self._jobs_ticker is None or self._jobs_ticker.done()):
             self._jobs_ticker = asyncio.get_running_loop().create_task(self._tick_jobs())
 
     async def _tick_jobs(self) -> None:
         while self.panel_state.jobs:  # elapsed seconds and the newest line, once a second
             await asyncio.sleep(JOBS_TICK_S)
-            self.panel_state.jobs = jobs_ui.job_rows(self.runtime.jobs)
-            self.screen.invalidate()
+            self._refresh_jobs()
+
+    def _refresh_jobs(self) -> None:
+        secrets = self.runtime.session.tool_ctx.secrets
+        self.panel_state.jobs = jobs_ui.job_rows(self.runtime.jobs, secrets)
+        self.screen.invalidate()
 
     def on_interrupt(self) -> None:
         """A stopped turn: what was queued goes back to the input box, not to the model."""
