@@ -25,7 +25,6 @@ MAX_OUTPUT_BYTES = 4_000_000
 DRAIN_S = 2.0
 # `bash -c COMMAND` passes the command as one argument: Linux refuses one longer than this
 MAX_COMMAND_BYTES = 131_071
-FIRST = asyncio.FIRST_COMPLETED
 
 
 class BashInput(ToolInput):
