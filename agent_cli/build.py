@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agent_cli import durable
 from agent_cli.approval import Approver, HeadlessApprover
 from agent_cli.approved_rules import ApprovedRules
 from agent_cli.context.pipeline import build_pipeline, request_overhead
@@ -239,6 +240,8 @@ def build_agent(
 def start_logging(paths: Paths, quiet: bool) -> CallLog:
     secrets = secrets_from_env()
     setup_logging(paths, secrets, quiet=quiet)
+    for folder in (paths.transcripts, paths.notes, paths.logs):
+        durable.watch(folder)  # synced before the process ends without teardown
     return CallLog(paths.llm_calls, key_last4(secrets))
 
 

@@ -28,6 +28,7 @@ from agent_cli.settings_features import (
     MemorySettings,
     NotifySettings,
     ProjectFilesSettings,
+    ServerSettings,
     WebSettings,
 )
 from agent_cli.settings_mcp import McpServerSpec, McpSettings
@@ -211,6 +212,7 @@ class Settings(_Strict):
     project_files: ProjectFilesSettings = Field(default_factory=ProjectFilesSettings)
     jobs: JobsSettings = Field(default_factory=JobsSettings)
     notify: NotifySettings = Field(default_factory=NotifySettings)
+    server: ServerSettings = Field(default_factory=ServerSettings)
 
     def context_window(self, model: str | None = None) -> int:
         return self.context_windows.get(model or self.model, UNKNOWN_MODEL_WINDOW)

@@ -149,3 +149,15 @@ class MemorySettings(_Strict):
     recent_episodes: int = Field(
         default=5, ge=0, le=10, description="Newest episodes put in a new session's system prompt."
     )
+
+
+class ServerSettings(_Strict):
+    """The warm per-user process `agent run` goes through (user settings only: it serves every
+    workspace; read by the standard-library client in cli/warm/place.py as well)."""
+
+    enabled: bool = Field(
+        default=True, description="Run `agent run` in a resident process (off when CI is set)."
+    )
+    idle_minutes: float = Field(
+        default=15, gt=0, description="The resident process exits after this long without runs."
+    )

@@ -60,6 +60,9 @@ def agent_env(base_url: str, home: str) -> dict[str, str]:
         ANTHROPIC_API_KEY=FAKE_KEY,
         HOME=home,
         NO_COLOR="1",
+        # in-process figures: a warm process would make the client's RSS and CPU meaningless
+        # (bench/warm_figures.py measures the warm process on its own)
+        AGENT_NO_SERVER="1",
     )
     return env
 

@@ -6,7 +6,9 @@ Prints the median, min and max seconds of: `python -c pass`, `python -c "import 
 `agent --version`, `agent --help`, `agent run` from launch to its first request reaching the
 test model server (also with one stdio MCP server that takes 3 s to start), and `agent chat`
 from launch to its prompt being drawn in a pseudo-terminal. Exits 1 when a target is missed.
-`--mcp-only` measures just the two `agent run` figures.
+`--mcp-only` measures just the two `agent run` figures. Then issue 25's figures (see
+bench/warm_figures.py): in-process against the warm process, beside the bare-SDK loop and a
+bare httpx POST; `--warm-only` measures just those, `--baseline DIR` adds a checkout to compare.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from common import AGENT, REPO, Figure, report
+from warm_figures import warm_rows
 
 from tests.fake_model import FakeAnthropic
 
@@ -109,13 +112,18 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--mcp-only", action="store_true")
+    parser.add_argument("--warm-only", action="store_true", help="Just issue 25's figures.")
+    parser.add_argument("--baseline", help="A checkout to compare with (PYTHONPATH=DIR).")
     args = parser.parse_args()
+    if args.warm_only:
+        return report(warm_rows(args.runs, args.baseline), args.json)
     runs = args.runs
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("XDG_CONFIG_HOME", None)
     with tempfile.TemporaryDirectory() as workspace, FakeAnthropic() as server:
         run_env = {
             **env,
+            "AGENT_NO_SERVER": "1",  # in-process: the warm process's figures are warm_rows'
             "ANTHROPIC_BASE_URL": server.base_url,
             "ANTHROPIC_API_KEY": "sk-test-" + "k" * 32,
             "HOME": workspace,
@@ -159,6 +167,8 @@ def main() -> int:
         rows.append(Figure.of("  CPU by the first request", base_cpu, "s"))
         rows.append(Figure.of("  CPU by the first request, 3 s MCP server", mcp_cpu, "s",
                               f"{cpu_ratio:.2f}x without"))
+    if not args.mcp_only:
+        rows += warm_rows(args.runs, args.baseline)
     return report(rows, args.json)
 
 

@@ -26,6 +26,13 @@ hypothesis_settings.register_profile(
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 
+@pytest.fixture(autouse=True)
+def _in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every `agent` a test starts runs in-process unless the test opts into the warm process
+    (tests/e2e/warm.py): none may start one in the user's real runtime directory."""
+    monkeypatch.setenv("AGENT_NO_SERVER", "1")
+
+
 @pytest.fixture
 def fake_model() -> Iterator[FakeAnthropic]:
     """A started fake model server; the test fails if any request broke SPEC §16."""

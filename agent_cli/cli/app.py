@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+
 import typer
 
 from agent_cli.cli.chat import CHAT_CONTEXT, chat
@@ -13,6 +16,7 @@ from agent_cli.cli.notes import notes_app
 from agent_cli.cli.project_files import agents_app, commands_app, skills_app
 from agent_cli.cli.rewind import rewind
 from agent_cli.cli.run import run
+from agent_cli.cli.server import server_app
 from agent_cli.cli.sessions import sessions_app
 from agent_cli.cli.trust import trust
 
@@ -57,4 +61,12 @@ app.command(
 )(trust)
 app.add_typer(commands_app, name="commands", help="List the slash commands of this workspace.")
 app.add_typer(agents_app, name="agents", help="List the subagent types task can run.")
+app.add_typer(server_app, name="server", help="The warm process `agent run` uses: status, stop.")
 app.add_typer(skills_app, name="skills", help="List skills; `why PROMPT` shows which match.")
+
+
+@functools.cache
+def command() -> Callable[..., object]:
+    """The click command tree typer builds from `app`, built once per process (the warm
+    process builds it for all its children)."""
+    return typer.main.get_command(app)

@@ -1,22 +1,85 @@
-"""Console entry point. `agent --version` answers before anything heavy is imported."""
+"""Console entry point. Only the standard library is imported until this process knows it runs
+the command itself: `agent --version` answers at once, and `agent run` is handed to the warm
+per-user process when one serves (cli/warm/), else it runs here.
+
+`agent run` and `agent chat` end without the interpreter's module teardown (0.6-0.9 s of
+freeing the SDK's objects): once the command returned, everything it wrote is synced and
+the process exits at once with its code."""
 
 from __future__ import annotations
 
+import os
 import sys
+
+from agent_cli import durable
+
+FAST_EXIT = ("run", "chat")
 
 
 def main() -> None:
-    if sys.argv[1:] in (["--version"], ["-V"]):
+    argv = sys.argv[1:]
+    if argv in (["--version"], ["-V"]):
         from agent_cli import __version__
 
         sys.stdout.write(f"agent {__version__}\n")
         sys.stdout.flush()
         return
-    if sys.argv[1:2] == ["chat"]:
-        from agent_cli.cli.chat_start import run_chat
+    if argv[:1] == ["run"]:
+        from agent_cli.cli.warm.client import through_server
 
-        run_chat(sys.argv[2:])  # the prompt appears before typer would have loaded
-        return
-    from agent_cli.cli.app import app
+        code = through_server(argv)
+        if code is not None:
+            flush_std()
+            os._exit(code)
+    code = run_in_process(argv)
+    if argv[:1] and argv[0] in FAST_EXIT:
+        settle()
+        client = sys.modules.get("agent_cli.cli.warm.client")
+        if client is not None:
+            client.start_pending()  # after the run: its start must not compete with the run
+        os._exit(code)
+    sys.exit(code)
 
-    app(prog_name="agent")
+
+def run_in_process(argv: list[str]) -> int:
+    """The command, run in this process (also in a child of the warm process): its exit code."""
+    try:
+        if argv[:1] == ["chat"]:
+            from agent_cli.cli.chat_start import run_chat
+
+            run_chat(argv[1:])  # the prompt appears before typer would have loaded
+        else:
+            from agent_cli.cli.app import command
+
+            command()(args=argv, prog_name="agent")
+    except SystemExit as e:
+        return exit_code(e.code)
+    return 0
+
+
+def exit_code(code: object) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    sys.stderr.write(f"{code}\n")  # what sys.exit("message") would have printed
+    return 1
+
+
+def settle() -> None:
+    """Before `os._exit`: the log handlers flushed and closed, every file the run wrote
+    fsynced, stdout and stderr flushed. Background work was finished or cancelled by the
+    command itself (Runtime.aclose) before it returned."""
+    import logging
+
+    logging.shutdown()
+    durable.sync_written()
+    flush_std()
+
+
+def flush_std() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:  # noqa: SIM105 - contextlib is not imported by the thin client
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nothing more to deliver
+            pass

@@ -51,13 +51,18 @@ def run(
         False, "--wait-jobs", help="Before exiting, wait for the background jobs to end."
     ),
 ) -> None:
+    import gc
+
+    gc.disable()  # importing makes classes, not garbage: collecting meanwhile is wasted work
     from agent_cli.build import build_runtime, resolve_workspace
     from agent_cli.cli.run_output import RunOutcome, RunReporter
     from agent_cli.cli.workspace_trust import warn_untrusted
     from agent_cli.model.call_log import exit_summary
     from agent_cli.options import Options
+    from agent_cli.runtime import preload_sdk
     from agent_cli.signals import Ending
 
+    preload_sdk()  # the agent's modules are in: the SDK imports while the session opens (I/O)
     reporter = RunReporter(output_format, quiet)
     with reporter.failure_reported():  # the json formats get a result object even now
         if resume and continue_last:
@@ -107,6 +112,16 @@ def run(
         raise typer.Exit(outcome.exit_code)
 
 
+def _imported() -> None:
+    """The SDK and the agent are imported: their objects are frozen out of the collector's
+    sight (they live as long as the process) and collection resumes."""
+    import gc
+
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
+
+
 async def _drive(
     runtime: Runtime, reporter: RunReporter, outcome: RunOutcome, text: str, ending: Ending
 ) -> None:
@@ -117,6 +132,7 @@ async def _drive(
     finished = False
     try:
         agent = await runtime.agent()
+        _imported()
         reporter.init(runtime.session.id, runtime.session.model, agent.registry.names())
         async for event in runtime.turn(text):
             reporter.event(event, outcome)

@@ -12,6 +12,8 @@ import asyncio
 import copy
 import dataclasses
 import logging
+import os
+import ssl
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -102,6 +104,20 @@ def _finished_block(blocks: list[Block], block: Block) -> list[StreamEvent]:
     return []
 
 
+_TRUST: dict[tuple[str, ...], ssl.SSLContext] = {}
+_TRUST_ENV = ("SSL_CERT_FILE", "SSL_CERT_DIR")  # what httpcore2 reads
+
+
+def trust_store() -> ssl.SSLContext:
+    """The SDK's default TLS context (httpx2's, honouring SSL_CERT_FILE and the like), made once
+    per process and set of those variables: loading the certificates takes 25 ms, which every
+    child of the warm process would otherwise pay again (the warm-up makes it)."""
+    key = tuple(os.environ.get(name, "") for name in _TRUST_ENV)
+    if key not in _TRUST:
+        _TRUST[key] = httpx2.create_ssl_context()
+    return _TRUST[key]
+
+
 class AnthropicClient:
     def __init__(
         self,
@@ -116,7 +132,9 @@ class AnthropicClient:
         self._secrets = secrets_from_env()
         self._log = call_log
         self._client = anthropic.AsyncAnthropic(  # retried here, visibly: model/retry.py
-            max_retries=0, timeout=settings.request_timeout_s
+            max_retries=0,
+            timeout=settings.request_timeout_s,
+            http_client=anthropic.DefaultAsyncHttpxClient(verify=trust_store()),
         )
         self.endpoint_host = self._client.base_url.host
         self._web_search: dict[str, bool] = {}  # model -> does the endpoint offer web search

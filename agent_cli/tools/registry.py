@@ -5,12 +5,13 @@ Dispatch never raises: every failure becomes an `is_error` result telling the mo
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections.abc import Callable, Iterable
 from functools import cached_property
 from typing import Any, Protocol
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from agent_cli import lenient_json, lenient_values
 from agent_cli.paths import make_dirs, result_file_stem
@@ -38,9 +39,19 @@ def _strip_titles(schema: Any) -> Any:
     return schema
 
 
+_SCHEMAS: dict[type[BaseModel], dict[str, Any]] = {}
+
+
+def model_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """A tool input model's JSON schema, made once per process (pydantic takes ~5 ms a model,
+    which every run paid again; the warm process makes them for all its children)."""
+    if model not in _SCHEMAS:
+        _SCHEMAS[model] = _strip_titles(model.model_json_schema())
+    return _SCHEMAS[model]
+
+
 def input_schema(tool: AnyTool) -> dict[str, Any]:
-    schema: dict[str, Any] = _strip_titles(tool.input_model.model_json_schema())
-    return schema
+    return copy.deepcopy(model_schema(tool.input_model))
 
 
 def format_validation_error(tool_name: str, error: ValidationError) -> str:

@@ -22,11 +22,8 @@ def heard(event, args):
         first.append(time.monotonic())
 sys.addaudithook(heard)
 sys.argv = ["agent", "run", "-p", "hello", "-q"]
-from agent_cli.cli.entry import main
-try:
-    main()
-except SystemExit:
-    pass
+from agent_cli.cli.entry import run_in_process
+run_in_process(sys.argv[1:])  # main() ends with os._exit: the modules are looked at first
 for thread in threading.enumerate():
     if thread.name == "import-mcp":
         thread.join(30)

@@ -57,6 +57,7 @@ FLOORS: dict[str, int] = {
     "agent_cli.unicode_safe": 1,
     "agent_cli.signals": 1,
     "agent_cli.inbox": 1,  # steering messages and job notices waiting for the next request
+    "agent_cli.durable": 1,  # files written are synced before the fast exit
     # 2 capabilities
     "agent_cli.model": 2,
     "agent_cli.tools": 2,

@@ -1,0 +1,73 @@
+"""A child of the warm process: it becomes its client (descriptors, directory, environment,
+umask, argv, signal dispositions) and runs exactly the in-process code path, then tells the
+client its exit code and ends without teardown. It never returns into the server's code."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import signal
+import socket
+import sys
+import time
+from typing import Any
+
+from agent_cli import durable
+from agent_cli.cli.warm.wire import send_line
+
+RESET = (signal.SIGTERM, signal.SIGHUP, signal.SIGWINCH, signal.SIGTSTP, signal.SIGCHLD)
+
+
+def _stdio(fd: int, write: bool) -> io.TextIOWrapper:
+    """sys.stdin/stdout/stderr made anew on the client's descriptors (the server's were
+    /dev/null: their buffering and encoding must not carry over)."""
+    tty = os.isatty(fd)
+    if write:
+        raw: Any = io.FileIO(fd, "w", closefd=False)
+        buffer: Any = io.BufferedWriter(raw) if not tty or fd == 1 else raw
+        errors = "backslashreplace" if fd == 2 else "strict"
+        return io.TextIOWrapper(
+            buffer, encoding="utf-8", errors=errors, line_buffering=tty or fd == 2,
+            write_through=fd == 2,
+        )  # fmt: skip
+    return io.TextIOWrapper(io.BufferedReader(io.FileIO(fd, "r", closefd=False)), encoding="utf-8")
+
+
+def become_client(request: dict[str, Any], fds: list[int]) -> None:
+    os.setpgid(0, 0)  # one group with its tools: the server can end them together
+    signal.set_wakeup_fd(-1)
+    for signum in RESET:
+        signal.signal(signum, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    for target, fd in enumerate(fds):
+        if fd != target:
+            os.dup2(fd, target)
+            os.close(fd)
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    os.umask(int(request["umask"]))
+    sys.argv = [str(request.get("argv0") or "agent"), *request["argv"]]
+    sys.stdin, sys.stdout, sys.stderr = _stdio(0, False), _stdio(1, True), _stdio(2, True)
+    import tempfile
+
+    tempfile.tempdir = None  # chosen again from the client's TMPDIR
+    durable.STARTED = time.time()
+
+
+def run_child(conn: socket.socket, request: dict[str, Any], fds: list[int]) -> None:
+    """In the forked child: never returns."""
+    code = 1
+    try:
+        send_line(conn, {"pid": os.getpid()})
+        become_client(request, fds)
+        from agent_cli.cli.entry import run_in_process, settle
+
+        code = run_in_process(list(request["argv"]))
+        settle()
+    except BaseException:
+        code = 1
+    with contextlib.suppress(OSError):
+        send_line(conn, {"exit": code})
+    os._exit(code)

@@ -1,0 +1,294 @@
+"""The warm process: `python -m agent_cli.cli.warm.server DIR KEY IDLE_S`, started in the
+background by a client. It takes the lock (a second one starting exits at once), warms up,
+listens on DIR/server.sock (0600) and forks one child per run from its single thread. It
+reports each child's end to its client, ends a child whose client vanished (SIGTERM, then
+SIGKILL), retires when a client's version key differs or on `agent server stop`, and exits
+after IDLE_S without runs."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import gc
+import logging
+import os
+import selectors
+import signal
+import socket
+import sys
+import threading
+import time
+from pathlib import Path
+
+from agent_cli.cli.warm.place import LOCK, LOG, SOCKET
+from agent_cli.cli.warm.wire import peer_uid, recv_request, send_line
+
+log = logging.getLogger("agent.warm")
+KILL_AFTER_S = 5.0
+GRACE_S = 0.3
+
+
+class Server:
+    def __init__(self, folder: Path, key: str, idle_s: float, lock: int) -> None:
+        self.folder, self.key, self.idle_s, self.lock = folder, key, idle_s, lock
+        self.started = time.time()
+        self.children: dict[int, socket.socket] = {}  # child pid -> its client's connection
+        self.kill_at: dict[int, float] = {}
+        self.terminated: set[int] = set()
+        self.served = 0
+        self.retiring = ""
+        self.last_active = time.monotonic()
+        self.selector = selectors.DefaultSelector()
+        self.listener: socket.socket | None = None
+        self.wakeup_r, self.wakeup_w = os.pipe()
+
+    # -- start -------------------------------------------------------------------------------
+
+    def listen(self) -> None:
+        path = self.folder / SOCKET
+        path.unlink(missing_ok=True)  # a stale socket: the lock says no one serves it
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old = os.umask(0o177)
+        try:
+            listener.bind(str(path))  # created 0600
+        finally:
+            os.umask(old)
+        listener.listen(64)
+        self.listener = listener
+        self.selector.register(listener, selectors.EVENT_READ, "accept")
+        os.set_blocking(self.wakeup_r, False)
+        os.set_blocking(self.wakeup_w, False)
+        signal.set_wakeup_fd(self.wakeup_w)
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        signal.signal(signal.SIGTERM, lambda *_: self.retire("SIGTERM"))
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        self.selector.register(self.wakeup_r, selectors.EVENT_READ, "wakeup")
+
+    # -- the loop ----------------------------------------------------------------------------
+
+    def serve(self) -> None:
+        while True:
+            for key, _ in self.selector.select(timeout=self._timeout()):
+                if key.data == "accept":
+                    self._accept()
+                elif key.data == "wakeup":
+                    self._drain()
+                else:
+                    self._client_gone(key.data)
+            self._reap()
+            self._kill_overdue()
+            if self.children:
+                self.last_active = time.monotonic()
+            elif self.retiring or time.monotonic() - self.last_active >= self.idle_s:
+                self.retire("idle")
+                log.info("exiting: %s", self.retiring)
+                return
+
+    def _timeout(self) -> float:
+        deadlines = [t - time.monotonic() for t in self.kill_at.values()]
+        idle_left = self.idle_s - (time.monotonic() - self.last_active)
+        return max(0.05, min([idle_left, 1.0, *deadlines]))
+
+    def _drain(self) -> None:
+        try:
+            while os.read(self.wakeup_r, 512):
+                pass
+        except BlockingIOError:
+            pass
+
+    def _accept(self) -> None:
+        assert self.listener is not None
+        try:
+            conn, _ = self.listener.accept()
+        except OSError:
+            return
+        try:
+            self._handle(conn)
+        except Exception as e:  # a broken client: it runs in-process
+            log.warning("request refused: %s: %s", type(e).__name__, e)
+            conn.close()
+
+    def _handle(self, conn: socket.socket) -> None:
+        conn.settimeout(2.0)
+        if peer_uid(conn) != os.getuid():
+            raise PermissionError("a client of another user")
+        request, fds = recv_request(conn)
+        op = request.get("op")
+        if op in ("status", "stop"):
+            for fd in fds:
+                os.close(fd)
+            send_line(conn, self.status())
+            conn.close()
+            if op == "stop":
+                self.retire("agent server stop")
+            return
+        if self.retiring or request.get("key") != self.key:
+            for fd in fds:
+                os.close(fd)
+            send_line(conn, {"retire": self.retiring or "another version"})
+            conn.close()
+            self.retire(self.retiring or "a client of another version")
+            return
+        self._fork(conn, request, fds)
+
+    def _fork(self, conn: socket.socket, request: dict[str, object], fds: list[int]) -> None:
+        if threading.active_count() != 1:  # forking with threads: their locks come along
+            raise RuntimeError("the warm process has threads; it cannot fork safely")
+        pid = os.fork()
+        if pid == 0:
+            self._in_child()
+            from agent_cli.cli.warm.child import run_child
+
+            run_child(conn, request, fds)  # never returns
+        for fd in fds:
+            os.close(fd)
+        conn.settimeout(None)
+        self.children[pid] = conn
+        self.served += 1
+        self.selector.register(conn, selectors.EVENT_READ, pid)
+        log.info("run %d: child %d", self.served, pid)
+
+    def _in_child(self) -> None:
+        self.selector.close()
+        if self.listener is not None:
+            self.listener.close()
+        for other in self.children.values():
+            other.close()
+        for fd in (self.wakeup_r, self.wakeup_w, self.lock):
+            os.close(fd)
+        for handler in list(log.handlers):
+            log.removeHandler(handler)  # the child logs where its run logs
+
+    def _client_gone(self, pid: int) -> None:
+        conn = self.children.get(pid)
+        if conn is None:
+            return
+        try:
+            data = conn.recv(4096)
+        except OSError:
+            data = b""
+        if data:
+            return  # a client sends nothing after its request; ignored
+        self.selector.unregister(conn)
+        # a client also goes once told the exit code, as its child ends: a moment's grace
+        self.kill_at[pid] = time.monotonic() + GRACE_S
+
+    def _signal(self, pid: int, signum: int) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signum)
+
+    def _kill_overdue(self) -> None:
+        """A child whose client vanished (killed, even with SIGKILL) is ended as a closed
+        terminal ends a run: SIGTERM to its group, then SIGKILL if it lingers."""
+        now = time.monotonic()
+        for pid, when in list(self.kill_at.items()):
+            if now < when:
+                continue
+            if pid in self.terminated:
+                self._signal(pid, signal.SIGKILL)
+                del self.kill_at[pid]
+            else:
+                log.info("child %d: its client is gone; ending it", pid)
+                self.terminated.add(pid)
+                self._signal(pid, signal.SIGTERM)
+                self.kill_at[pid] = now + KILL_AFTER_S
+
+    def _reap(self) -> None:
+        while self.children:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            conn = self.children.pop(pid, None)
+            self.kill_at.pop(pid, None)
+            self.terminated.discard(pid)
+            if conn is None:
+                continue
+            code = os.waitstatus_to_exitcode(status)
+            with contextlib.suppress(OSError):
+                send_line(conn, {"exit": code} if code >= 0 else {"signal": -code})
+            with contextlib.suppress(KeyError, ValueError):
+                self.selector.unregister(conn)
+            conn.close()
+
+    # -- end ---------------------------------------------------------------------------------
+
+    def retire(self, why: str) -> None:
+        """No new runs; the running ones finish; then the process exits."""
+        if self.retiring:
+            return
+        self.retiring = why
+        log.info("retiring: %s", why)
+        if self.listener is not None:
+            self.selector.unregister(self.listener)
+            self.listener.close()
+            self.listener = None
+            (self.folder / SOCKET).unlink(missing_ok=True)
+
+    def status(self) -> dict[str, object]:
+        return {
+            "pid": os.getpid(),
+            "key": self.key,
+            "started": self.started,
+            "served": self.served,
+            "running": len(self.children),
+            "idle_s": self.idle_s,
+            "rss_kib": _rss_kib(),
+        }
+
+
+def _rss_kib() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def _take_lock(folder: Path) -> int | None:
+    fd = os.open(folder / LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+    deadline = time.monotonic() + 5  # a retiring predecessor lets go once its runs end
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                os.close(fd)
+                return None
+            time.sleep(0.05)
+
+
+def main(argv: list[str]) -> int:
+    folder, key, idle_s = Path(argv[0]), argv[1], float(argv[2])
+    lock = _take_lock(folder)
+    if lock is None:
+        return 0  # another one is starting or serving
+    os.set_inheritable(lock, False)
+    handler = logging.FileHandler(folder / LOG, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s server %(process)d: %(message)s"))
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    log.propagate = False
+    started = time.monotonic()
+    gc.disable()  # class building makes no garbage worth collecting; freezing keeps pages shared
+    try:
+        from agent_cli.cli.warm.warmup import warm_up
+
+        events = warm_up()
+    except Exception as e:
+        log.warning("warm-up failed: %s: %s", type(e).__name__, e)
+        return 1
+    finally:
+        gc.enable()
+    gc.freeze()  # the children never touch these objects' GC headers: their pages stay shared
+    server = Server(folder, key, idle_s, lock)
+    server.listen()
+    log.info("serving after %.2f s warm-up (%d events)", time.monotonic() - started, events)
+    server.serve()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,213 @@
+"""Issue 25's figures for bench/startup.py: `agent run` in-process (cold) and through the warm
+process, beside the floors (the bare-SDK reference loop, a bare httpx POST), and optionally
+beside a baseline checkout (`--baseline DIR`: the same probes with PYTHONPATH=DIR), measured
+interleaved in one run.
+
+Per launch: launch -> first request at the test server; last reply -> exit (from the last
+request's arrival, so it includes streaming the short reply); the whole wall time of a one-tool
+run. Once: the warm process's idle RSS and a run's private memory (Private_Dirty of the run's
+process, from /proc/<pid>/smaps_rollup, sampled while its tool runs).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from common import AGENT, REPO, Figure, agent_env
+
+HTTPX_POST = (
+    "import sys, httpx2\n"
+    "httpx2.post(sys.argv[1] + '/v1/messages', json={'model': 'm', 'max_tokens': 1, 'messages': "
+    "[{'role': 'user', 'content': 'hi'}]}, headers={'x-api-key': sys.argv[2], "
+    "'anthropic-version': '2023-06-01'})\n"
+)
+
+
+def launch(server: Any, cmd: list[str], env: dict[str, str], ws: str) -> tuple[float, float, float]:
+    """(launch -> first request, last request -> exit, wall) of one process."""
+    seen = len(server.requests)
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        cmd, cwd=ws, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    proc.wait()
+    end = time.monotonic()
+    if proc.returncode != 0 or len(server.requests) == seen:
+        raise RuntimeError(f"{cmd[:4]} failed: exit {proc.returncode}")
+    first, last = server.requests[seen].time, server.requests[-1].time
+    return first - start, end - last, end - start
+
+
+def one_tool(server: Any, env: dict[str, str], ws: str) -> tuple[float, float, float]:
+    server.script.tool_use("read_file", path="a.txt").text("ok")
+    return launch(server, [*AGENT, "run", "-q", "-p", "hi"], env, ws)
+
+
+def private_dirty_mib(server: Any, env: dict[str, str], ws: str) -> float:
+    """Private_Dirty of the run's process (the tool's parent) while its tool runs."""
+    folder = Path(ws)
+    for name in ("go", "agent.pid"):
+        (folder / name).unlink(missing_ok=True)
+    wait = "echo $PPID > agent.pid; while [ ! -f go ]; do sleep 0.01; done"
+    server.script.tool_use("bash", command=wait).text("ok")
+    cmd = [*AGENT, "run", "-q", "-p", "hi", "--permission-mode", "bypass"]
+    proc = subprocess.Popen(
+        cmd, cwd=ws, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    while not (folder / "agent.pid").exists() or not (folder / "agent.pid").read_text().strip():
+        if proc.poll() is not None:
+            raise RuntimeError("the run ended before its tool")
+        time.sleep(0.01)
+    pid = int((folder / "agent.pid").read_text())
+    kib = 0
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        if line.startswith("Private_Dirty:"):
+            kib = int(line.split()[1])
+    (folder / "go").touch()
+    proc.wait()
+    return kib / 1024
+
+
+class WarmServer:
+    """A warm process of the benchmark's own, in a private runtime directory."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.runtime = Path(tempfile.mkdtemp(prefix="agent-bench-", dir="/tmp"))
+        self.runtime.chmod(0o700)
+        base = {k: v for k, v in env.items() if k not in ("AGENT_NO_SERVER", "CI")}
+        self.env = {**base, "AGENT_SERVER": "1", "XDG_RUNTIME_DIR": str(self.runtime)}
+
+    def start(self) -> None:
+        code = (
+            "from agent_cli.cli.warm.client import start_server\n"
+            "from agent_cli.cli.warm.place import private_dir, version_key\n"
+            "start_server(private_dir(), version_key(), 600)\n"
+        )
+        subprocess.run([sys.executable, "-c", code], env=self.env, check=True)
+        deadline = time.monotonic() + 120
+        while self.status() is None:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the warm process did not start")
+            time.sleep(0.05)
+
+    def ask(self, op: str) -> dict[str, Any] | None:
+        out = subprocess.run(
+            [*AGENT, "server", op, *(["--json"] if op == "status" else [])],
+            env=self.env, capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        return json.loads(out.stdout) if op == "status" and out.stdout.startswith("{") else None
+
+    def status(self) -> dict[str, Any] | None:
+        return self.ask("status")
+
+    def stop(self) -> None:
+        self.ask("stop")
+        shutil.rmtree(self.runtime, ignore_errors=True)
+
+
+def probes(
+    server: Any, env: dict[str, str], ws: str, warm: WarmServer, baseline: str | None
+) -> dict[str, Callable[[], tuple[float, ...]]]:
+    """Name -> probe returning (first request, last reply -> exit, wall)."""
+    cold = {**env, "AGENT_NO_SERVER": "1"}
+    key = env["ANTHROPIC_API_KEY"]
+    found: dict[str, Callable[[], tuple[float, ...]]] = {
+        "bare SDK (bench/ref_loop.py)": lambda: _text(
+            server, [sys.executable, str(REPO / "bench" / "ref_loop.py"), "hi", ws], env, ws
+        ),
+        "bare httpx POST": lambda: _text(
+            server, [sys.executable, "-c", HTTPX_POST, server.base_url, key], env, ws
+        ),
+        "agent run, in-process (cold)": lambda: one_tool(server, cold, ws),
+        "agent run, warm process": lambda: one_tool(server, warm.env, ws),
+    }
+    if baseline:
+        before = {**cold, "PYTHONPATH": baseline}
+        found["agent run, baseline checkout"] = lambda: one_tool(server, before, ws)
+    return found
+
+
+def _text(server: Any, cmd: list[str], env: dict[str, str], ws: str) -> tuple[float, float, float]:
+    server.script.text("ok")
+    return launch(server, cmd, env, ws)
+
+
+def measure(
+    found: dict[str, Callable[[], tuple[float, ...]]], runs: int
+) -> dict[str, list[tuple[float, ...]]]:
+    """Interleaved, as bench/startup.py measures: every repetition runs every probe once."""
+    for probe in found.values():
+        probe()  # warm the file cache (and the warm process's first fork)
+    figures: dict[str, list[tuple[float, ...]]] = {name: [] for name in found}
+    for _ in range(runs):
+        for name, probe in found.items():
+            figures[name].append(probe())
+    return figures
+
+
+def warm_rows(runs: int, baseline: str | None) -> list[Figure]:
+    from tests.fake_model import FakeAnthropic
+
+    with tempfile.TemporaryDirectory() as ws, FakeAnthropic() as server:
+        (Path(ws) / "a.txt").write_text("alpha\n")
+        env = agent_env(server.base_url, ws)
+        warm = WarmServer(env)
+        warm.start()
+        try:
+            found = probes(server, env, ws, warm, baseline)
+            figures = measure(found, runs)
+            status = warm.status() or {}
+            idle_mib = int(status.get("rss_kib", 0)) / 1024
+            cold = {**env, "AGENT_NO_SERVER": "1"}
+            private = {
+                way: [private_dirty_mib(server, e, ws) for _ in range(3)]
+                for way, e in (("warm process", warm.env), ("in-process", cold))
+            }
+        finally:
+            warm.stop()
+    return _rows(figures, idle_mib, private, baseline)
+
+
+def _rows(
+    figures: dict[str, list[tuple[float, ...]]],
+    idle_mib: float,
+    private: dict[str, list[float]],
+    baseline: str | None,
+) -> list[Figure]:
+    med = {name: statistics.median(v[0] for v in values) for name, values in figures.items()}
+    rows = []
+    for name, values in figures.items():
+        first, to_exit, wall = ([v[i] for v in values] for i in range(3))
+        target, ok = "", True
+        if name == "agent run, warm process":
+            target, ok = "target ≤ 0.15 s", med[name] <= 0.15
+        elif name == "agent run, in-process (cold)" and baseline:
+            ratio = med[name] / med["agent run, baseline checkout"]
+            target, ok = f"{ratio:.2f}x baseline (target ≤ 1.05x)", ratio <= 1.05
+        rows.append(Figure.of(f"{name} → first request", first, "s", target, ok))
+        if name.startswith("agent run"):
+            ends = statistics.median(to_exit)
+            goal = "target ≤ 0.05 s" if "baseline" not in name else ""
+            rows.append(
+                Figure.of(
+                    f"{name}: last reply → exit", to_exit, "s", goal, ends <= 0.05 or not goal
+                )
+            )
+        rows.append(Figure.of(f"{name}: wall, one tool", wall, "s"))
+    rows.append(
+        Figure.of("warm process idle RSS", [idle_mib], "MiB", "target ≤ 120 MiB", idle_mib <= 120)
+    )
+    for way, values in private.items():
+        ok = way != "warm process" or statistics.median(values) <= 20
+        target = "target ≤ 20 MiB" if way == "warm process" else ""
+        rows.append(Figure.of(f"private memory of a run, {way}", values, "MiB", target, ok))
+    return rows
