@@ -14,6 +14,7 @@ import pytest
 
 from tests.e2e.helpers import REPO, run_agent
 from tests.e2e.jobs_support import group_members, job_pid, results
+from tests.e2e.warm import Warm
 from tests.fake_model import FakeAnthropic
 from tests.waiting import wait_until
 
@@ -49,9 +50,24 @@ def test_wait_jobs_waits_for_them(
 def test_a_signalled_agent_leaves_no_job(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path, signum: int
 ):
+    signalled_run(fake_model, fake_env, tmp_path, signum)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL])
+def test_through_the_warm_process_a_signalled_run_leaves_no_job(
+    fake_model: FakeAnthropic, warm: Warm, tmp_path: Path, signum: int
+):
+    warm.start()
+    signalled_run(fake_model, warm.env, tmp_path, signum)
+    assert warm.served() == 1  # it did go through the warm process
+
+
+def signalled_run(
+    fake_model: FakeAnthropic, base_env: dict[str, str], tmp_path: Path, signum: int
+) -> None:
     fake_model.script.tool_use("bash", command=JOB, run_in_background=True)
     fake_model.script.tool_use("bash", command="echo $$ > fg.pid; sleep 60").text("never")
-    env = {**fake_env, "PYTHONPATH": str(REPO)}
+    env = {**base_env, "PYTHONPATH": str(REPO)}
     agent = subprocess.Popen(
         [sys.executable, "-m", "agent_cli", *ARGS, "work"],
         cwd=tmp_path,
