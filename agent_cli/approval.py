@@ -24,6 +24,9 @@ class ApprovalRequest:
     reusable: bool = True  # False: no pattern can answer it again (a protected file)
 
 
+USER_DENIED = "The user denied"  # how the tool result of a "no" begins (the UI says it shorter)
+
+
 @dataclass(frozen=True)
 class Denial:
     """A no with what to do instead: `feedback` reaches the model with the denial."""

@@ -67,6 +67,15 @@ class ToolEnd(BaseModel):
     )
 
 
+class SubagentProgress(BaseModel):
+    """A subagent (a `task` call still running) finished one of its own tool calls."""
+
+    type: Literal["subagent_progress"] = "subagent_progress"
+    id: str = Field(description="The tool_use id of the task call running the subagent.")
+    tool_calls: int = Field(description="Tool calls the subagent has finished so far.")
+    elapsed_s: float = Field(description="Seconds since the subagent started.")
+
+
 class TodosUpdated(BaseModel):
     """The session's todo list changed."""
 
@@ -184,6 +193,7 @@ Event = Annotated[
     | Retrying
     | ToolStart
     | ToolEnd
+    | SubagentProgress
     | TodosUpdated
     | NoteAdded
     | CompactionDone

@@ -21,7 +21,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_cli.approval import ApprovalRequest, Approver, Denial, HeadlessApprover
+from agent_cli.approval import (
+    USER_DENIED,
+    ApprovalRequest,
+    Approver,
+    Denial,
+    HeadlessApprover,
+)
 from agent_cli.settings import PermissionSettings
 from agent_cli.shell_rules import SEPARATORS, UNSAFE, denied, is_read_only, normalised
 from agent_cli.tool_contract import AnyTool, ToolContext, ToolInput
@@ -172,7 +178,7 @@ class Permissions:
             return None
         if isinstance(answer, Denial):
             return (
-                f"The user denied {ask.summary} and said what to do instead: {answer.feedback}"
+                f"{USER_DENIED} {ask.summary} and said what to do instead: {answer.feedback}"
             )
         if isinstance(self.approver, HeadlessApprover):
             return (
@@ -180,7 +186,7 @@ class Permissions:
                 f"one can be asked in a non-interactive run. To allow it: {self._hint(ask)}."
             )
         return (
-            f"The user denied {ask.summary}. Do not retry it unchanged; ask the user how to go on."
+            f"{USER_DENIED} {ask.summary}. Do not retry it unchanged; ask the user how to go on."
         )
 
     def _remember(self, answer: object, ask: Ask) -> None:

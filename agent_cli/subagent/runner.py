@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field, replace
 from functools import partial
 
-from agent_cli.events import ErrorEvent, NoteAdded, TurnEnd, UsageUpdate
+from agent_cli.events import ErrorEvent, NoteAdded, SubagentProgress, TurnEnd, UsageUpdate
 from agent_cli.events import ToolEnd as ToolEndEvent
 from agent_cli.history import last_assistant_text
 from agent_cli.model.client import ModelClient
@@ -199,11 +199,15 @@ class SubagentRunner:
         return run.submitted or extract_body(end.text) or body
 
     async def _turn(self, child: ChildLoop, run: _Run, prompt: str) -> TurnEnd:
-        """One turn of the child; its events are counted here and never reach the parent."""
+        """One turn of the child; its events are counted here and never reach the parent (the
+        count of its tool calls does, for the parent's spinner)."""
         end = TurnEnd(stop="error", text="", rounds=0)
         async for event in child.run_turn(prompt):
             if isinstance(event, ToolEndEvent) and event.name != "submit_note":
                 run.tool_calls += 1
+                took = time.monotonic() - run.started
+                run.ctx.emit(SubagentProgress(id=run.call_id, tool_calls=run.tool_calls,
+                                              elapsed_s=round(took, 1)))
             elif isinstance(event, ErrorEvent):
                 run.error = event.message
             elif isinstance(event, TurnEnd):

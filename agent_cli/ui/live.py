@@ -76,10 +76,10 @@ class ChatScreen(KeyActions, JobKeys):
             output=screen_output(),
         )
         self.commits = Commits(self.app)
-        self.app.ttimeoutlen = 0.02
-        # Esc is also the prefix of Alt-Enter: without this the key processor waits a whole second
-        # to tell them apart. A terminal sends Alt-Enter's two bytes together, so 20 ms is plenty.
-        self.app.timeoutlen = 0.02
+        # Esc stops a turn at once: a terminal sends an escape sequence (and Alt-Enter's two bytes)
+        # in one write, so 20 ms tells a lone Esc from one; once the reader has seen it alone, the
+        # key processor need not wait again for an Enter (its default: a whole second).
+        self.app.ttimeoutlen, self.app.timeoutlen = 0.02, 0
         resize = self.app._on_resize
 
         def framed_resize() -> None:  # erase and redraw on resize: one frame, no blank flash

@@ -8,6 +8,7 @@ import re
 
 from rich.text import Text
 
+from agent_cli.approval import USER_DENIED
 from agent_cli.events import ToolEnd
 from agent_cli.payloads import DiffDisplay, NoteDisplay, TodosDisplay
 
@@ -34,7 +35,7 @@ def body(event: ToolEnd, width: int) -> Text | None:
     if isinstance(event.display, (TodosDisplay, NoteDisplay)):
         return None  # the side panel and the note line show these
     lines = output_lines(event)
-    if not lines:
+    if not lines or event.output.startswith(USER_DENIED):  # the user's own "no": the line says it
         return None
     limit = ERROR_LINES if event.is_error else OUTPUT_LINES
     style = "red" if event.is_error else "dim"

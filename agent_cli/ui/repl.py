@@ -203,6 +203,7 @@ class Repl(ChatCore):
         """A stopped turn: what was queued goes back to the input box, not to the model."""
         for line in self.view.interrupted():
             self.screen.commit(line)
+        self.screen.commits.hurry()
         if self.queued:
             self.screen.restore_input("\n".join(self.queued))
             self.queued.clear()

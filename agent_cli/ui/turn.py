@@ -14,6 +14,7 @@ from agent_cli.events import (
     Retrying,
     SourcesCited,
     StreamRestart,
+    SubagentProgress,
     TextDelta,
     ToolEnd,
     ToolStart,
@@ -37,6 +38,7 @@ class TurnView:
     out_tokens: int = 0  # the turn's output tokens of finished requests
     streamed: int = 0  # characters of the request being answered (~4 a token, until it ends)
     _tool_started: dict[str, float] = field(default_factory=dict)
+    _subagent_tools: dict[str, int] = field(default_factory=dict)  # task call id -> its calls
     _cache: tuple[str, int, str] | None = None
 
     def begin(self) -> None:
@@ -65,9 +67,13 @@ class TurnView:
         if isinstance(event, ToolEnd):
             self.running.pop(event.id, None)
             self._tool_started.pop(event.id, None)
+            self._subagent_tools.pop(event.id, None)
             if not self.running:
                 self.waiting = True
             return [render.tool_end(event, self.width, self.color)]
+        if isinstance(event, SubagentProgress):
+            self._subagent_tools[event.id] = event.tool_calls
+            return []
         if isinstance(event, UsageUpdate) and event.caller == "main":
             self.out_tokens += event.output_tokens
             self.streamed = 0
@@ -110,7 +116,10 @@ class TurnView:
         now = time.monotonic()
         for id_, label in self.running.items():
             took = now - self._tool_started.get(id_, now)
-            lines.append(render.spinner_line(f"{label}  {took:.0f}s", self.frame, self.color))
+            calls = self._subagent_tools.get(id_)
+            done = "" if calls is None else f" · {calls} tool call{'s' if calls != 1 else ''}"
+            lines.append(render.spinner_line(f"{label}{done}  {took:.0f}s", self.frame,
+                                             self.color))
         if self.waiting and not lines:
             lines.append(render.spinner_line(f"thinking…  {self.status(now)}", self.frame,
                                              self.color))

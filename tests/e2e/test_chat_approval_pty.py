@@ -3,6 +3,7 @@ kept for the project across restarts, and what to do instead reaching the model.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,10 @@ OPTIONS = [
     "3 no",
     "4 no, and tell the agent what to do instead",
 ]
+
+
+def spinner_glyph(screen: str) -> str:
+    return next(line for line in screen.split("\n") if "edit_file abc.py" in line)[0]
 
 
 def script_edit(fake_model: FakeAnthropic, answer: str = "Edited.") -> None:
@@ -99,3 +104,48 @@ def test_no_and_what_to_do_instead_reaches_the_model(
     text = str(result["content"])
     assert "use make clean instead" in text
     assert result["is_error"] is True
+
+
+def test_no_gives_one_line_and_the_spinner_waits_while_asked(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    (tmp_path / "abc.py").write_text("x = 1\n")
+    script_edit(fake_model, "Left it.")
+    term = ChatTerm(fake_env, tmp_path, columns=80)
+    try:
+        term.wait_for("you>")
+        term.type("change x")
+        asked = term.wait_for("Esc / Ctrl-C: no, and stop the turn")
+        watched_until = time.monotonic() + 0.6  # six spinner ticks, were it turning
+        while time.monotonic() < watched_until:
+            term.pump(0.05)
+        later = term.wait_for("Esc / Ctrl-C: no, and stop the turn")
+        assert spinner_glyph(later) == spinner_glyph(asked)
+        term.send("3")
+        screen = term.wait_for(lambda t: "Left it." in t and "✗ edit_file abc.py" in t)
+    finally:
+        term.close()
+    outcome = [line for line in screen.split("\n") if "denied" in line or "deny" in line]
+    assert outcome == ["✗ edit_file abc.py: denied"], screen  # one line per outcome
+    assert (tmp_path / "abc.py").read_text() == "x = 1\n"
+
+
+@pytest.mark.parametrize("key", ["\x03", "\x1b"], ids=["ctrl-c", "esc"])
+def test_a_stop_key_at_an_approval_denies_and_stops_the_turn(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path, key: str
+):
+    (tmp_path / "abc.py").write_text("x = 1\n")
+    script_edit(fake_model, "never sent")
+    term = ChatTerm(fake_env, tmp_path, columns=80)
+    try:
+        term.wait_for("you>")
+        term.type("change x")
+        term.wait_for("Esc / Ctrl-C: no, and stop the turn")
+        requests = len(fake_model.requests)
+        term.send(key)
+        screen = term.wait_for(lambda t: "⏹ interrupted" in t and "working…" not in t)
+        assert "Esc / Ctrl-C" not in screen  # the question is gone
+        assert len(fake_model.requests) == requests  # the turn did not go on
+        assert (tmp_path / "abc.py").read_text() == "x = 1\n"
+    finally:
+        term.close()

@@ -33,7 +33,8 @@ def texts(body: dict[str, object]) -> list[tuple[str, str]]:
 def test_bash_output_is_previewed(fake_model: FakeAnthropic, bypass: ChatTerm):
     fake_model.script.tool_use("bash", command="python3 -c 'print(1+1)'").text("It printed 2.")
     bypass.type("run it")
-    screen = bypass.wait_for("It printed 2.")
+    # the reply streams into the live region before the tool line's commit reaches scrollback
+    screen = bypass.wait_for(lambda t: "It printed 2." in t and "✔ bash python3 -c" in t)
     lines = screen.split("\n")
     at = next((i for i, line in enumerate(lines) if "✔ bash python3 -c" in line), None)
     assert at is not None, screen
@@ -47,7 +48,7 @@ def test_a_failed_edit_shows_its_reason(
     fake_model.script.tool_use("edit_file", path="abc.py", old_string="x = 1", new_string="x = 2")
     fake_model.script.text("The edit failed.")
     bypass.type("edit it")
-    screen = bypass.wait_for("The edit failed.")
+    screen = bypass.wait_for(lambda t: "The edit failed." in t and "✗ edit_file abc.py" in t)
     assert "✗ edit_file abc.py" in screen
     assert "read_file" in screen.split("✗ edit_file abc.py", 1)[1]  # the reason, inline
 

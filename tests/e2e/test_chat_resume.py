@@ -92,14 +92,15 @@ def test_without_a_terminal_lines_are_messages(
     assert proc.stdout.splitlines() == [
         "… read_file a.py",
         "✔ read_file a.py (1 lines)",
+        "  │      1      print('hi')",  # the preview of what it read
         "It prints hi.",
-        proc.stdout.splitlines()[3],
+        proc.stdout.splitlines()[4],
         "Unknown command /bogus. Known: /help /todos /notes /compact /clear /sessions /resume "
         "/cost /model /memory /remember /mcp /undo /rewind /diff /jobs /commands /agents /skills "
         "/exit",
         "welcome",
     ]
-    assert proc.stdout.splitlines()[3].startswith("2 calls  in ")
+    assert proc.stdout.splitlines()[4].startswith("2 calls  in ")
     assert "Resume it with: agent chat --resume" in proc.stderr
 
 
@@ -120,7 +121,7 @@ def test_model_clear_and_resume_commands(
     (body,) = fake_model.bodies()
     assert body["model"] == "claude-haiku-4-5"
     lines = proc.stdout.splitlines()
-    assert lines[0] == "Model: claude-haiku-4-5 (from the next request on)"
+    assert lines[0] == "Model: claude-haiku-4-5 (from the next request on, /clear keeps it)"
     assert lines[1] == "hello"
     assert lines[2].startswith("New session ")
     assert "(the previous one: --resume " in lines[2]

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from agent_cli.build import make_client, open_session
-from agent_cli.events import NoteAdded
+from agent_cli.events import NoteAdded, SubagentProgress, ToolStart
 from agent_cli.loop.agent import Agent
 from agent_cli.model.call_log import CallLog
 from agent_cli.options import Options
@@ -316,3 +316,20 @@ def test_a_subagent_cannot_write_outside_the_workspace(fake_model: FakeAnthropic
     (result,) = [b for b in fake_model.bodies() if SUBAGENT(b)][1]["messages"][-1]["content"]
     assert result["is_error"] is True
     assert not (tmp_path / "outside.txt").exists()
+
+
+def test_the_parent_hears_the_subagents_tool_count_as_it_works(
+    fake_model: FakeAnthropic, tmp_path: Path
+):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    child = delegate(fake_model)
+    child.tool_use("read_file", path="a.py").tool_use("read_file", path="a.py")
+    child.tool_use("submit_note", conclusion="x is 1")
+    events = asyncio.run(collect(make_agent(tmp_path, no_retries()), "go"))
+    (task_id,) = [e.id for e in events if isinstance(e, ToolStart) and e.name == "task"]
+    progress = [e for e in events if isinstance(e, SubagentProgress)]
+    assert [(e.id, e.tool_calls) for e in progress] == [(task_id, 1), (task_id, 2)]
+    assert progress[0].elapsed_s <= progress[1].elapsed_s
+    kinds = [type(e).__name__ for e in events]
+    # the count comes while the task call runs, the note before its end
+    assert kinds.index("SubagentProgress") < kinds.index("NoteAdded") < kinds.index("ToolEnd")

@@ -119,7 +119,8 @@ def test_enter_sends_and_ctrl_j_adds_a_line():
             async def scenario() -> None:
                 pipe.send_text("first line\nsecond\r")
                 pipe.send_text("\x1b[200~pasted\rtwo lines\x1b[201~\r")
-                await until(lambda: len(controller.sent) >= 2, 5, "both inputs sent")
+                pipe.send_text("alt\x1b\renter\r")  # Alt-Enter: its two bytes come together
+                await until(lambda: len(controller.sent) >= 3, 5, "the inputs sent")
                 screen.exit()
 
             started: list[asyncio.Future[None]] = []
@@ -131,4 +132,4 @@ def test_enter_sends_and_ctrl_j_adds_a_line():
             await screen.run(boot)
 
     asyncio.run(main())
-    assert controller.sent == ["first line\nsecond", "pasted\ntwo lines"]
+    assert controller.sent == ["first line\nsecond", "pasted\ntwo lines", "alt\nenter"]

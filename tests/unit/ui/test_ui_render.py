@@ -6,6 +6,7 @@ from agent_cli.events import (
     ErrorEvent,
     NoteAdded,
     StreamRestart,
+    SubagentProgress,
     TextDelta,
     ToolEnd,
     ToolStart,
@@ -129,3 +130,13 @@ def test_tool_previews_show_output_reasons_and_counts():
     (_, cropped) = tool_end(wide, 40, color=False).split("\n")
     assert len(cropped) == 40
     assert cropped.endswith("…")
+
+
+def test_a_subagents_spinner_shows_its_tool_count_and_seconds():
+    view = TurnView(width=80, color=False)
+    view.feed(ToolStart(id="t", name="task", input={"description": "find the bug"}))
+    assert view.live(80) == "⠋ task find the bug  0s"
+    view.feed(SubagentProgress(id="t", tool_calls=3, elapsed_s=4.2))
+    assert view.live(80) == "⠋ task find the bug · 3 tool calls  0s"
+    view.feed(ToolEnd(id="t", name="task", is_error=False, summary="task find the bug"))
+    assert "tool calls" not in view.live(80)
