@@ -19,6 +19,12 @@ from tests.e2e.jobs_support import group_members, job_output, job_pid, results, 
 from tests.fake_model import FakeAnthropic, Script
 
 SERVER = "python3 -u -m http.server 0 --bind 127.0.0.1"
+# a foreground call that lasts until the board has recorded the job's end (the notice is posted
+# in the same step), so the request after it is the one that must carry the notice
+ENDED_RECORDED = (
+    "for i in $(seq 400); do grep -qs '\"event\":\"end\"' .transcripts/jobs/*/jobs.jsonl "
+    "&& break; sleep 0.05; done"
+)
 
 
 def run(assembly: Assembly, prompt: str) -> list[Event]:
@@ -99,11 +105,9 @@ def test_a_long_foreground_command_moves_to_the_background(
 
 @pytest.mark.usefixtures("sdk_env")
 def test_the_job_ended_notice_is_in_the_next_request(fake_model: FakeAnthropic, tmp_path: Path):
-    marker = tmp_path / "ended"
-    job = "sleep 0.2; echo tail-of-the-job; touch ended; exit 3"
-    wait = f"for i in $(seq 100); do [ -e {marker} ] && break; sleep 0.05; done; sleep 0.3"
+    job = "sleep 0.2; echo tail-of-the-job; exit 3"
     fake_model.script.tool_use("bash", command=job, run_in_background=True)
-    fake_model.script.tool_use("bash", command=wait).text("noted")
+    fake_model.script.tool_use("bash", command=ENDED_RECORDED).text("noted")
     run(make_assembly(tmp_path, bypass()), "go")
 
     bodies = fake_model.bodies()
@@ -145,9 +149,8 @@ def test_the_notice_never_carries_the_api_key(fake_model: FakeAnthropic, tmp_pat
     from tests.conftest import FAKE_API_KEY
 
     (tmp_path / "leak.txt").write_text(f"key={FAKE_API_KEY}\n")
-    wait = "for i in $(seq 100); do [ -e ended ] && break; sleep 0.05; done; sleep 0.3"
-    fake_model.script.tool_use("bash", command="cat leak.txt; touch ended", run_in_background=True)
-    fake_model.script.tool_use("bash", command=wait).text("noted")
+    fake_model.script.tool_use("bash", command="cat leak.txt", run_in_background=True)
+    fake_model.script.tool_use("bash", command=ENDED_RECORDED).text("noted")
     run(make_assembly(tmp_path, bypass()), "go")
     notice = fake_model.bodies()[-1]["messages"][-1]["content"][1]["text"]
     assert "key=[redacted]" in notice
