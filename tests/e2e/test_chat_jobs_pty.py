@@ -61,7 +61,8 @@ def test_an_idle_chat_starts_a_turn_for_an_ended_job_when_allowed(
     folder = Path(fake_env["HOME"]) / ".config" / "agent"
     folder.mkdir(parents=True)
     (folder / "settings.json").write_text(json.dumps({"jobs": {"wake_on_end": True}}))
-    job = "sleep 0.5; echo all tests passed"
+    wait = "for i in $(seq 400); do [ -e go ] && break; sleep 0.05; done"
+    job = f"{wait}; echo all tests passed"
     fake_model.script.tool_use("bash", command=job, run_in_background=True).text("started")
     fake_model.script.text("the suite passed")
     term = ChatTerm(fake_env, tmp_path, "--permission-mode", "bypass")
@@ -69,10 +70,12 @@ def test_an_idle_chat_starts_a_turn_for_an_ended_job_when_allowed(
         term.wait_for("you>")
         term.type("run the suite in the background")
         term.wait_for("started")
+        term.wait_idle()
+        (tmp_path / "go").touch()  # the job ends while the chat is idle
         term.wait_for("the suite passed")  # nobody typed: the ended job started the turn
     finally:
         term.close()
     woke = fake_model.bodies()[-1]["messages"][-1]["content"]
     notice = "\n".join(b["text"] for b in woke if b["type"] == "text")
-    assert "[background job j1 `sleep 0.5; echo all tests passed` ended: exit 0" in notice
+    assert f"[background job j1 `{job}` ended: exit 0" in notice
     assert "all tests passed" in notice

@@ -21,6 +21,7 @@ from tests.fake_model import FakeAnthropic, Script
 SERVER = "python3 -u -m http.server 0 --bind 127.0.0.1"
 # a foreground call that lasts until the board has recorded the job's end (the notice is posted
 # in the same step), so the request after it is the one that must carry the notice
+GO_WAIT = "for i in $(seq 400); do [ -e go ] && break; sleep 0.05; done"
 ENDED_RECORDED = (
     "for i in $(seq 400); do grep -qs '\"event\":\"end\"' .transcripts/jobs/*/jobs.jsonl "
     "&& break; sleep 0.05; done"
@@ -105,9 +106,10 @@ def test_a_long_foreground_command_moves_to_the_background(
 
 @pytest.mark.usefixtures("sdk_env")
 def test_the_job_ended_notice_is_in_the_next_request(fake_model: FakeAnthropic, tmp_path: Path):
-    job = "sleep 0.2; echo tail-of-the-job; exit 3"
+    # the job ends only once the second call has started: its notice belongs to the third request
+    job = f"{GO_WAIT}; echo tail-of-the-job; exit 3"
     fake_model.script.tool_use("bash", command=job, run_in_background=True)
-    fake_model.script.tool_use("bash", command=ENDED_RECORDED).text("noted")
+    fake_model.script.tool_use("bash", command=f"touch go; {ENDED_RECORDED}").text("noted")
     run(make_assembly(tmp_path, bypass()), "go")
 
     bodies = fake_model.bodies()
@@ -149,8 +151,9 @@ def test_the_notice_never_carries_the_api_key(fake_model: FakeAnthropic, tmp_pat
     from tests.conftest import FAKE_API_KEY
 
     (tmp_path / "leak.txt").write_text(f"key={FAKE_API_KEY}\n")
-    fake_model.script.tool_use("bash", command="cat leak.txt", run_in_background=True)
-    fake_model.script.tool_use("bash", command=ENDED_RECORDED).text("noted")
+    job = f"{GO_WAIT}; cat leak.txt"
+    fake_model.script.tool_use("bash", command=job, run_in_background=True)
+    fake_model.script.tool_use("bash", command=f"touch go; {ENDED_RECORDED}").text("noted")
     run(make_assembly(tmp_path, bypass()), "go")
     notice = fake_model.bodies()[-1]["messages"][-1]["content"][1]["text"]
     assert "key=[redacted]" in notice
