@@ -19,6 +19,7 @@ from agent_cli.events import Event
 from agent_cli.gate import PolicyGate
 from agent_cli.hooks import Hooks
 from agent_cli.instructions import project_instructions
+from agent_cli.jobs.board import JobBoard
 from agent_cli.logs import secrets_from_env, setup_logging
 from agent_cli.loop.agent import Agent
 from agent_cli.mcp.manager import McpManager
@@ -54,6 +55,7 @@ from agent_cli.todo.reminder import TodoReminder
 from agent_cli.todo.tracker import TodoTracker
 from agent_cli.tool_contract import AnyTool, ToolContext
 from agent_cli.tools.bash import Bash
+from agent_cli.tools.bash_jobs import BashKill, BashOutput
 from agent_cli.tools.compact import Compact
 from agent_cli.tools.edit_file import EditFile
 from agent_cli.tools.glob import Glob
@@ -90,16 +92,14 @@ def load(options: Options) -> tuple[Settings, Paths]:
     return settings, Paths(state.expanduser().resolve())
 
 
-def base_tools() -> list[AnyTool]:
-    return [
-        ReadFile(),
-        WriteFile(),
-        EditFile(),
-        Bash(),
-        Glob(),
-        Grep(),
-        Recall(notes=search_notes),
-    ]
+def base_tools(jobs: JobBoard | None = None) -> list[AnyTool]:
+    """`jobs`: where background shells go; None offers no background jobs."""
+    shell: list[AnyTool] = [Bash(jobs)] if jobs is None else [Bash(jobs), *job_tools(jobs)]
+    return [ReadFile(), WriteFile(), EditFile(), *shell, Glob(), Grep(), Recall(search_notes)]
+
+
+def job_tools(jobs: JobBoard) -> list[AnyTool]:
+    return [BashOutput(jobs), BashKill(jobs)]
 
 
 def restore_target(options: Options, paths: Paths) -> Restored | None:
@@ -156,11 +156,14 @@ def assemble(
     approver: Approver | None = None,
     publish: Callable[[Event], None] | None = None,
     mcp: McpManager | None = None,
+    jobs: JobBoard | None = None,
 ) -> Assembly:
     """The agent of a session with everything wired: tools, gate, subagents, context pipeline,
     todo reminder, hooks and episodic memory. `approver` answers permission questions (the
     REPL's; None denies them, headless); `publish` hears what happens outside a turn. `mcp`:
-    servers already started by the runtime; None starts the configured ones here."""
+    servers already started by the runtime; None starts the configured ones here. `jobs`: the
+    run's background jobs (None: a board of this session's own)."""
+    jobs = jobs or JobBoard(session.paths, session.settings.jobs)
     hooks = Hooks(session.settings.hooks, session.id, options.workspace)
     permissions = Permissions(session.settings.permissions, approver or HeadlessApprover())
     resumed = bool(session.messages)
@@ -174,7 +177,8 @@ def assemble(
     )
     todo_write = TodoWrite(session.todos, session.record)
     task = Task(runner, project.agent_types if project else None)
-    tools = [*base_tools(), todo_write, task, Compact(session), *(project.tools if project else [])]
+    tools = [*base_tools(jobs), todo_write, task, Compact(session)]
+    tools += project.tools if project else []
     if session.settings.web.fetch:
         tools.append(WebFetch())
     if mcp is None:  # in the background: the first request does not wait for any server
@@ -216,7 +220,7 @@ def assemble(
         agent.turn_hooks = TurnHooksChain(project.turn_hooks(hooks))
         limit = session.settings.project_files.stop_blocks_per_turn
         runner.child_hooks = project.child_hooks(limit)
-    assembly = Assembly(agent, memory)
+    assembly = Assembly(agent, memory, jobs)
     if project is not None:
         assembly.on_end.append(project.session_end)
     return assembly
@@ -254,6 +258,7 @@ class Wiring:
 
     def __init__(self, settings: Settings, paths: Paths, call_log: CallLog) -> None:
         self.settings, self.paths, self.call_log = settings, paths, call_log
+        self.jobs = JobBoard(paths, settings.jobs)
 
     def open_session(self, options: Options) -> tuple[Session, Restored | None]:
         return open_session(options, self.settings, self.paths)
@@ -269,8 +274,9 @@ class Wiring:
         approver: Approver | None,
         publish: Callable[[Event], None],
         mcp: McpManager | None = None,
+        jobs: JobBoard | None = None,
     ) -> Assembly:
-        return assemble(session, client, options, approver, publish, mcp)
+        return assemble(session, client, options, approver, publish, mcp, jobs)
 
     def start_mcp(
         self, workspace: Path, mode: Callable[[], str], eager: bool
@@ -288,5 +294,7 @@ def build_runtime(
     paths.require_writable()  # a read-only workspace: one line, before any work
     call_log = start_logging(paths, quiet)
     wiring = Wiring(settings, paths, call_log)
+    if options.one_shot and not settings.jobs.move_in_run:
+        wiring.jobs.move_after_s = None  # `agent run` waits for its commands unless asked
     session, restored = wiring.open_session(options)
     return Runtime(wiring, options, session, restored, approver)

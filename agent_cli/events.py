@@ -170,6 +170,14 @@ class FilesChanged(BaseModel):
     session_files: int = Field(description="Files changed since the session's first turn.")
 
 
+class Steered(BaseModel):
+    """Messages the user typed during the turn are now in history: the model reads them next."""
+
+    type: Literal["steered"] = "steered"
+    texts: list[str] = Field(description="The user's messages, oldest first.")
+    notices: int = Field(default=0, description="Background-job notices delivered with them.")
+
+
 class TurnEnd(BaseModel):
     """The turn is over."""
 
@@ -195,6 +203,7 @@ Event = Annotated[
     | ErrorEvent
     | CheckpointSaved
     | FilesChanged
+    | Steered
     | TurnEnd,
     Field(discriminator="type"),
 ]

@@ -64,6 +64,11 @@ class Hooks:
         payload = self._payload("stop", stop_reason=stop, text=text)
         await self._fire(self.settings.stop, payload, None)
 
+    async def notification(self, kind: str, message: str) -> None:
+        """The agent needs the user: `kind` is "turn_done", "approval" or "question"."""
+        payload = self._payload("notification", kind=kind, message=message)
+        await self._fire(self.settings.notification, payload, None)
+
     # the loop's TurnHooks port
     async def before_turn(self, blocks: list[Block]) -> list[Event]:
         reason = await self.user_prompt_submit(prompt_text(blocks))

@@ -21,3 +21,5 @@ class Options:
     continue_last: bool = False
     max_turns: int | None = None
     quiet: bool = False
+    one_shot: bool = False  # `agent run`: long commands are not moved to the background
+    wait_jobs: bool = False  # `agent run --wait-jobs`: the run ends when its jobs have ended

@@ -21,16 +21,20 @@ from agent_cli.approval import Approver
 from agent_cli.checkpoints.rewind import open_store
 from agent_cli.checkpoints.turn import checkpointed
 from agent_cli.events import Event
+from agent_cli.jobs.ledger import PastJob
 from agent_cli.loop.user_input import user_shell, with_files
 from agent_cli.memory.setup import finish
 from agent_cli.messages import Block
 from agent_cli.options import Options, PermissionMode
+from agent_cli.runtime_work import LongWork
 from agent_cli.session.resume import Restored
 from agent_cli.session.state import Session
 
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from agent_cli.jobs.board import JobBoard
+    from agent_cli.jobs.job import Job
     from agent_cli.loop.agent import Agent
     from agent_cli.mcp.manager import McpManager
     from agent_cli.memory.episode import Episode
@@ -49,6 +53,7 @@ class Assembly:
 
     agent: Agent
     memory: EpisodeManager
+    jobs: JobBoard | None = None
     # run when the session ends (SessionEnd hooks), told why: "exit", "clear"
     on_end: list[Callable[[str], Awaitable[None]]] = field(default_factory=list)
 
@@ -57,6 +62,7 @@ class Wiring(Protocol):
     settings: Settings
     paths: Paths
     call_log: CallLog
+    jobs: JobBoard  # the background jobs of the whole run, whichever session started them
 
     def open_session(self, options: Options) -> tuple[Session, Restored | None]: ...
 
@@ -70,6 +76,7 @@ class Wiring(Protocol):
         approver: Approver | None,
         publish: Callable[[Event], None],
         mcp: McpManager | None = None,
+        jobs: JobBoard | None = None,
     ) -> Assembly: ...
 
     def start_mcp(
@@ -87,7 +94,7 @@ def preload_sdk() -> threading.Thread:
 MODE_CYCLE: tuple[PermissionMode, ...] = ("default", "accept-edits", "plan")
 
 
-class Runtime:
+class Runtime(LongWork):
     def __init__(
         self,
         wiring: Wiring,
@@ -107,6 +114,8 @@ class Runtime:
         self.mcp: McpManager | None = None  # the MCP servers, shared by every session of the run
         self._mcp_started = False
         self._ending: list[tuple[Callable[[str], Awaitable[None]], str]] = []
+        self.past_jobs: list[PastJob] = []  # the resumed session's previous run left these
+        self.kept_jobs: list[Job] = []  # the user kept these running past the exit
         self._adopt(session, restored, options)
 
     @property
@@ -143,6 +152,10 @@ class Runtime:
         self.options.model = model
 
     @property
+    def jobs(self) -> JobBoard:
+        return self.wiring.jobs
+
+    @property
     def remembering(self) -> bool:
         """Episode work of this run is still going on (the exit will wait for it)."""
         return any(m.busy for m in self._memories)
@@ -155,6 +168,7 @@ class Runtime:
         if self._assembly is not None:  # the session before a switch ends (SessionEnd hooks)
             self._ending += [(end, "clear") for end in self._assembly.on_end]
         self._assembly = None
+        self.adopt_jobs(self.paths, session, restored is not None)
 
     def switch(self, resume: str | None = None) -> None:
         """A new session (None), or the one `resume` names (UsageError if none matches)."""
@@ -183,7 +197,13 @@ class Runtime:
         self.start_servers(eager=False)
         if self._assembly is None:
             self._assembly = self.wiring.assemble(
-                self.session, self._client, self.options, self.approver, self.publish, self.mcp
+                self.session,
+                self._client,
+                self.options,
+                self.approver,
+                self.publish,
+                self.mcp,
+                self.jobs,
             )
             self._assembly.memory.on_saved = self.on_episode
             self._memories.append(self._assembly.memory)
@@ -264,6 +284,7 @@ class Runtime:
         for end, reason in self._ending:
             await end(reason)
         self._ending = []
+        self.kept_jobs = await self.jobs.aclose()  # every other job's process group is gone
         if self.mcp is not None:
             await self.mcp.aclose()
         if self._client is not None:

@@ -24,6 +24,9 @@ from agent_cli.options import PermissionMode
 from agent_cli.settings_features import DEFAULT_MODEL as DEFAULT_MODEL
 from agent_cli.settings_features import (
     CheckpointSettings,
+    JobsSettings,
+    MemorySettings,
+    NotifySettings,
     ProjectFilesSettings,
     ServerSettings,
     WebSettings,
@@ -92,6 +95,7 @@ class HooksSettings(_Strict):
         default_factory=list, description="May veto a prompt."
     )
     stop: list[HookSpec] = Field(default_factory=list, description="When a turn ends.")
+    notification: list[HookSpec] = Field(default_factory=list, description="When it needs you.")
 
 
 class PermissionSettings(_Strict):
@@ -155,18 +159,6 @@ class ContextSettings(_Strict):
         return self
 
 
-class MemorySettings(_Strict):
-    episode_rounds: int = Field(
-        default=40, ge=1, description="Tool rounds since the last episode that trigger one."
-    )
-    episode_tokens: int = Field(
-        default=150_000, ge=1_000, description="Tokens since the last episode that trigger one."
-    )
-    recent_episodes: int = Field(
-        default=5, ge=0, le=10, description="Newest episodes put in a new session's system prompt."
-    )
-
-
 class Settings(_Strict):
     """Everything configurable. Every field is documented and bounded."""
 
@@ -218,6 +210,8 @@ class Settings(_Strict):
     mcp: McpSettings = Field(default_factory=McpSettings)
     checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
     project_files: ProjectFilesSettings = Field(default_factory=ProjectFilesSettings)
+    jobs: JobsSettings = Field(default_factory=JobsSettings)
+    notify: NotifySettings = Field(default_factory=NotifySettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
 
     def context_window(self, model: str | None = None) -> int:

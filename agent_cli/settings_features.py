@@ -106,6 +106,51 @@ class CheckpointSettings(_Strict):
     )
 
 
+class JobsSettings(_Strict):
+    """Background shells: `bash(run_in_background)`, `bash_output`, `bash_kill`."""
+
+    max_jobs: int = Field(default=8, ge=1, le=64, description="Background jobs running at once.")
+    background_after_s: float = Field(
+        default=15,
+        ge=0,
+        le=600,
+        description="A foreground command still running after this is moved to the background "
+        "instead of killed (0: never).",
+    )
+    move_in_run: bool = Field(
+        default=False, description="Also move long commands to the background in `agent run`."
+    )
+    wake_on_end: bool = Field(
+        default=False, description="In `agent chat`, a job that ends starts a turn when idle."
+    )
+    notice_tail_lines: int = Field(
+        default=5, ge=0, le=100, description="Last output lines in the job-ended notice."
+    )
+
+
+class NotifySettings(_Strict):
+    """The ping when the agent needs the user: a long turn ended, an approval waits."""
+
+    after_s: float = Field(
+        default=30, ge=0, le=86_400, description="A turn at least this long pings when it ends."
+    )
+    bell: bool = Field(default=True, description="Ring the terminal bell (BEL).")
+    osc: bool = Field(default=True, description="A desktop notification escape (OSC 9 / 777 / 99).")
+    hook: bool = Field(default=True, description="Run the `notification` hooks.")
+
+
+class MemorySettings(_Strict):
+    episode_rounds: int = Field(
+        default=40, ge=1, description="Tool rounds since the last episode that trigger one."
+    )
+    episode_tokens: int = Field(
+        default=150_000, ge=1_000, description="Tokens since the last episode that trigger one."
+    )
+    recent_episodes: int = Field(
+        default=5, ge=0, le=10, description="Newest episodes put in a new session's system prompt."
+    )
+
+
 class ServerSettings(_Strict):
     """The warm per-user process `agent run` goes through (user settings only: it serves every
     workspace; read by the standard-library client in cli/warm/place.py as well)."""

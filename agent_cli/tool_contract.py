@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from agent_cli.inbox import Inbox
+
 if TYPE_CHECKING:
     from agent_cli.events import Event
     from agent_cli.paths import Paths
@@ -57,6 +59,8 @@ class ToolContext:
     file_state: dict[Path, str] = field(default_factory=dict)
     # paths written or edited in this session, for notes and episodes
     touched: set[Path] = field(default_factory=set)
+    # notices and the user's queued messages for the main agent's next request (shared by copies)
+    inbox: Inbox = field(default_factory=Inbox)
 
     def resolve(self, path: str) -> Path:
         p = Path(path).expanduser()

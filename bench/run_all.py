@@ -29,6 +29,7 @@ SCRIPTS: list[tuple[str, list[str], list[str]]] = [
     ("subagent_context.py", [], []),
     ("subagent_parallel.py", ["--runs", "3"], ["--runs", "1"]),
     ("web_fetch.py", ["--runs", "10"], ["--runs", "2"]),
+    ("steering.py", ["--runs", "6"], ["--runs", "2"]),
     ("stop_latency.py", ["--runs", "10"], ["--runs", "3"]),
     ("checkpoint.py", ["--runs", "11"],
      ["--files", "2000", "--megabytes", "20", "--runs", "3", "--turns", "20"]),

@@ -47,6 +47,9 @@ def run(
     workspace: Path = opt.WORKSPACE,
     state_dir: Path | None = opt.STATE_DIR,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress or exit summary."),
+    wait_jobs: bool = typer.Option(
+        False, "--wait-jobs", help="Before exiting, wait for the background jobs to end."
+    ),
 ) -> None:
     import gc
 
@@ -74,9 +77,15 @@ def run(
             continue_last=continue_last,
             max_turns=max_turns,
             quiet=quiet,
+            one_shot=True,
+            wait_jobs=wait_jobs,
         )
         runtime = build_runtime(options, quiet=quiet)
         warn_untrusted(options.workspace)
+        if runtime.past_jobs and not quiet:
+            from agent_cli.jobs.ledger import listing
+
+            sys.stderr.write(listing(runtime.past_jobs) + "\n")
         runtime.options.max_turns = options.max_turns or runtime.settings.max_turns
         session = runtime.session
         outcome = RunOutcome(session_id=session.id)
@@ -127,6 +136,8 @@ async def _drive(
         reporter.init(runtime.session.id, runtime.session.model, agent.registry.names())
         async for event in runtime.turn(text):
             reporter.event(event, outcome)
+        if runtime.options.wait_jobs:
+            await runtime.wait_jobs()
         finished = True
     finally:  # episode work finishes (bounded) before the client closes, unless interrupted
         await runtime.aclose(wait=finished)

@@ -20,7 +20,7 @@ from agent_cli.events import (
     TurnEnd,
 )
 from agent_cli.logs import FILE_ONLY
-from agent_cli.loop import server_turn
+from agent_cli.loop import server_turn, steering
 from agent_cli.loop.outbox import Outbox, Passed
 from agent_cli.loop.rounds import not_run_calls, run_round
 from agent_cli.loop.stream_events import as_events, follow
@@ -175,6 +175,8 @@ class Agent:
                 continuations += 1
                 self.session.append(history.user_text(CONTINUE_PROMPT))
                 continue
+            if self.caller == "main" and steering.waiting(self.session):
+                continue  # typed while the model answered: it reads it before the turn ends
             yield TurnEnd(stop="done", text="".join(text_parts), rounds=requests)
             return
 
@@ -186,6 +188,8 @@ class Agent:
         """One model request, with at most one reactive compaction on prompt-too-long."""
         recovered = False
         while True:
+            if self.caller == "main" and (steered := steering.deliver(self.session)):
+                yield steered
             async for event in self._prepare():
                 yield event
             request = self._build_request()
@@ -276,7 +280,6 @@ class Agent:
             guide.after_round(calls, results)
         for observer in self.observers:
             observer.on_round_end()
-
 
 
 def _result_block(tool_use_id: str, result: ToolResult) -> Block:

@@ -17,7 +17,7 @@ from typing import Literal
 
 from agent_cli.messages import Message
 from agent_cli.payloads import TodoItem
-from agent_cli.settings import MemorySettings
+from agent_cli.settings_features import MemorySettings
 
 Trigger = Literal["todos", "done", "topic", "length", "remember", "retry"]
 

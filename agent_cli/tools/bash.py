@@ -5,14 +5,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import signal
+import time
+from typing import Literal
 
 from pydantic import Field, field_validator
 
+from agent_cli.jobs.board import JobBoard
+from agent_cli.jobs.spawn import exited as _exited
+from agent_cli.jobs.spawn import kill_group
 from agent_cli.model.credentials import CREDENTIAL_VARS
 from agent_cli.shell_rules import is_read_only
 from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.tools import git_guard
+from agent_cli.tools.bash_jobs import move_to_background, start_background
 
 # output kept in memory; the registry saves anything over the per-result limit to a file
 MAX_OUTPUT_BYTES = 4_000_000
@@ -26,6 +31,9 @@ class BashInput(ToolInput):
     command: str = Field(min_length=1, description="The shell command to run.")
     timeout_s: float | None = Field(
         default=None, gt=0, le=600, description="Seconds before it is killed (default 120)."
+    )
+    run_in_background: bool = Field(
+        default=False, description="Start it as a background job and return at once with its id."
     )
 
     @field_validator("command")
@@ -47,11 +55,6 @@ class BashInput(ToolInput):
 def clean_env() -> dict[str, str]:
     """The agent's own credentials never reach the commands the model runs."""
     return {k: v for k, v in os.environ.items() if k not in CREDENTIAL_VARS}
-
-
-def kill_group(proc: asyncio.subprocess.Process) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
 
 
 class _Output:
@@ -78,6 +81,9 @@ class Bash(Tool[BashInput]):
     name = "bash"
     input_model = BashInput
 
+    def __init__(self, jobs: JobBoard | None = None) -> None:
+        self.jobs = jobs  # None: no background jobs (no board wired)
+
     def describe_call(self, args: BashInput) -> str:
         return f"bash {args.command}"
 
@@ -86,15 +92,23 @@ class Bash(Tool[BashInput]):
         env = clean_env()
         if "git" in args.command and is_read_only(args.command, ctx.workspace):
             env = await git_guard.neutral_env(ctx.workspace, env)  # it may have run unasked
+        if args.run_in_background:
+            return await start_background(self.jobs, args.command, ctx, env)
         proc = await _spawn(args.command, ctx, env)
         assert proc.stdout is not None
         output = _Output()
         reader = asyncio.ensure_future(output.collect(proc.stdout))
-        timed_out = False
+        started = time.monotonic()
         try:
-            await asyncio.wait_for(_exited(proc), timeout)
-        except TimeoutError:
-            timed_out = True
+            ending = await self._wait(proc, timeout)
+            if ending == "move" and self.jobs is not None:
+                waited = time.monotonic() - started
+                args_ = (self.jobs, proc, reader, output.data, args.command, ctx, waited)
+                moved = await move_to_background(*args_)
+                if moved is not None:
+                    return moved
+                left = max(0.0, timeout - waited)  # no job may start: it stays in the foreground
+                ending = "exited" if await _within(proc, left) else "timeout"
         except BaseException:
             kill_group(proc)
             reader.cancel()
@@ -106,12 +120,44 @@ class Bash(Tool[BashInput]):
         await _exited(proc)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(reader, DRAIN_S)
-        return _result(args.command, output.text(), proc.returncode, timeout if timed_out else None)
+        timed_out = timeout if ending == "timeout" else None
+        return _result(args.command, output.text(), proc.returncode, timed_out)
+
+    async def _wait(
+        self, proc: asyncio.subprocess.Process, timeout: float
+    ) -> Literal["exited", "timeout", "move"]:
+        """Until the shell exits, the timeout, or the move to the background (after the
+        threshold, or when the user presses the key for it)."""
+        if self.jobs is None:
+            return "exited" if await _within(proc, timeout) else "timeout"
+        move_after = self.jobs.move_after_s
+        with self.jobs.foreground(proc.pid) as asked:
+            exit_task = asyncio.ensure_future(_exited(proc))
+            ask_task = asyncio.ensure_future(asked.wait())
+            limit = timeout if move_after is None else min(timeout, move_after)
+            try:
+                await asyncio.wait(
+                    {exit_task, ask_task}, timeout=limit, return_when="FIRST_COMPLETED"
+                )
+            finally:
+                exit_task.cancel()
+                ask_task.cancel()
+            if proc.returncode is not None:
+                return "exited"
+            if asked.is_set() or (move_after is not None and move_after < timeout):
+                return "move"
+            return "timeout"
 
 
-async def _spawn(
-    command: str, ctx: ToolContext, env: dict[str, str]
-) -> asyncio.subprocess.Process:
+async def _within(proc: asyncio.subprocess.Process, seconds: float) -> bool:
+    try:
+        await asyncio.wait_for(_exited(proc), seconds)
+    except TimeoutError:
+        return False
+    return True
+
+
+async def _spawn(command: str, ctx: ToolContext, env: dict[str, str]) -> asyncio.subprocess.Process:
     """The shell, in its own process group. A cancel while the pipes are still being set up
     (the command may already run) waits for the process and kills its group before going on."""
     spawning = asyncio.ensure_future(
@@ -135,13 +181,6 @@ async def _spawn(
             kill_group(proc)
             await proc.wait()
         raise
-
-
-async def _exited(proc: asyncio.subprocess.Process) -> None:
-    """Until the shell itself exits. `proc.wait()` also waits for the pipe to close, which a
-    background child (`server &`) would hold open until the timeout."""
-    while proc.returncode is None:
-        await asyncio.sleep(0.02)
 
 
 def _result(command: str, text: str, code: int | None, timed_out: float | None) -> ToolResult:

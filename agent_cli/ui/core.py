@@ -12,7 +12,7 @@ from agent_cli.errors import AgentError
 from agent_cli.events import CompactionDone, Event
 from agent_cli.memory.episode import Episode
 from agent_cli.runtime import Runtime
-from agent_cli.ui import mcp_ui, rewind, slash
+from agent_cli.ui import jobs_ui, mcp_ui, rewind, slash
 from agent_cli.ui.side_panel import PanelState
 
 log = logging.getLogger(__name__)
@@ -192,4 +192,5 @@ class ChatCore:
 
     def exit_message(self) -> str:
         sid = self.runtime.session.id
-        return f"Session {sid}. Resume it with: agent chat --resume {sid}"
+        kept = jobs_ui.kept_listing(self.runtime.kept_jobs) + "\n" if self.runtime.kept_jobs else ""
+        return f"{kept}Session {sid}. Resume it with: agent chat --resume {sid}"

@@ -2,7 +2,8 @@
 (twice on an empty prompt exits), Ctrl-D exits, Esc stops a turn, Shift-Tab cycles the
 permission mode; while a question is asked its answer keys go to the question, never to the input
 line. F2 cycles the side panel (full, compact, hidden). A picker open (/resume) takes
-Up/Down/Enter/Esc."""
+Up/Down/Enter/Esc. Up on an empty input recalls a queued message; Ctrl-B moves the running command
+to the background."""
 
 from __future__ import annotations
 
@@ -42,6 +43,13 @@ class KeyTarget(Protocol):
     def cycle_mode(self) -> None: ...
 
     def cycle_panel(self) -> None: ...
+
+    @property
+    def can_recall(self) -> bool: ...
+
+    def recall_queued(self) -> None: ...
+
+    def to_background(self) -> None: ...
 
     def show_tools(self) -> None: ...
 
@@ -83,6 +91,14 @@ def chat_bindings(screen: KeyTarget) -> KeyBindings:
     @kb.add("c-o", filter=~asking)
     def _tools(event: KeyPressEvent) -> None:
         screen.show_tools()
+
+    @kb.add("up", filter=Condition(lambda: screen.can_recall) & ~asking)
+    def _recall(event: KeyPressEvent) -> None:
+        screen.recall_queued()
+
+    @kb.add("c-b", filter=busy & ~asking)
+    def _to_background(event: KeyPressEvent) -> None:
+        screen.to_background()
 
     @kb.add("f2")
     def _panel(event: KeyPressEvent) -> None:

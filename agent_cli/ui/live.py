@@ -41,6 +41,7 @@ from agent_cli.ui.question import Question
 from agent_cli.ui.reflow import SteadyWindow, fit_region, relay_after_resize
 from agent_cli.ui.rows import FOLD_BELOW, lay_out, side_width
 from agent_cli.ui.screen_contract import Controller
+from agent_cli.ui.screen_jobs import JobKeys
 from agent_cli.ui.screen_keys import KeyActions
 
 PROMPT = "you> "
@@ -50,7 +51,7 @@ STYLE = Style.from_dict(
 )
 
 
-class ChatScreen(KeyActions):
+class ChatScreen(KeyActions, JobKeys):
     def __init__(self, history_file: Path | None, completer: Completer | None = None) -> None:
         self.controller: Controller | None = None
         self.early: list[str] = []  # sent before the controller was ready

@@ -67,9 +67,16 @@ def usage_line(state: PanelState, color: bool) -> str:
             f" out {tokens(state.output_tokens)} · {state.cost_label()}")
 
 
+def _compact_jobs(state: PanelState, width: int) -> Text | None:
+    if not state.jobs:
+        return None
+    newest = state.jobs[-1]
+    return Text(fit(f"Jobs {len(state.jobs)}: {newest.id} {newest.command}", width) + "\n")
+
+
 def compact_sections(state: PanelState, columns: int, inner: int, color: bool) -> list[Text]:
-    sections = [s for s in (_compact_todos(state, inner, color), _compact_notes(state, inner))
-                if s]
+    parts = (_compact_todos(state, inner, color), _compact_jobs(state, inner))
+    sections = [s for s in (*parts, _compact_notes(state, inner)) if s]
     sections.append(Text(fit(usage_line(state, color), inner)))
     return sections
 
@@ -80,6 +87,8 @@ def summary_line(state: PanelState, columns: int, color: bool) -> str:
     if state.shown_todos:
         done, total = todo_counts(state.todos)
         parts.append(f"todos {done}/{total}")
+    if state.jobs:
+        parts.append(f"jobs {len(state.jobs)}")
     if state.notes:
         parts.append(f"notes {len(state.notes)}")
     parts.append(usage_line(state, color))

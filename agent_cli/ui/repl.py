@@ -9,9 +9,11 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from agent_cli.approval import ApprovalRequest, Decision, Denial
-from agent_cli.events import Event
+from agent_cli.events import Event, Steered
+from agent_cli.jobs.ledger import listing
 from agent_cli.runtime import Runtime, preload_sdk
-from agent_cli.ui import approval_view, mcp_ui, render
+from agent_cli.ui import approval_view, jobs_ui, mcp_ui, render
+from agent_cli.ui.attention import Attention
 from agent_cli.ui.core import ChatCore
 from agent_cli.ui.history import history_lines
 from agent_cli.ui.live import ChatScreen
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
     from agent_cli.options import Options
 
 SPIN_S = 0.1
+JOBS_TICK_S = 1.0
 
 
 def use_color() -> bool:
@@ -36,8 +39,11 @@ class ScreenApprover:
 
     def __init__(self, screen: ChatScreen) -> None:
         self.screen = screen
+        self.attention: Attention | None = None  # the ping when a question waits
 
     async def approve(self, request: ApprovalRequest) -> Decision | Denial:
+        if self.attention is not None:
+            self.attention.ping("approval", f"agent: allow {request.summary}?")
         text = approval_view.question(request, self.screen.columns(), use_color())
         answer = await self.screen.ask(text, approval_view.answers(request))
         if answer == "feedback":
@@ -55,8 +61,11 @@ class Repl(ChatCore):
         super().__init__(runtime)
         self.screen, self.color = screen, color
         self.view = TurnView(color=color)
+        self.attention = Attention(runtime, screen.ping)
+        runtime.jobs.listeners.append(self._jobs_changed)
+        runtime.session.tool_ctx.inbox.listeners.append(self._inbox_changed)
+        self._jobs_ticker: asyncio.Task[None] | None = None
         self.tools = ToolLog()  # what Ctrl-O shows
-        self.queued: list[str] = []
         self._panel_cache: tuple[tuple[int, int, int, str], str] | None = None
         self._ticker: asyncio.Task[None] | None = None
 
@@ -67,6 +76,8 @@ class Repl(ChatCore):
         runtime = build_runtime(options, ScreenApprover(screen), quiet=True)  # stderr: the screen
         preload_sdk()
         repl = cls(screen, runtime, use_color())
+        if isinstance(runtime.approver, ScreenApprover):
+            runtime.approver.attention = repl.attention
         verb = "Resumed" if runtime.restored else "New"
         repl.redraw_history()
         repl.say(f"{verb} session {runtime.session.id}. /help lists commands.", "dim")
@@ -74,13 +85,21 @@ class Repl(ChatCore):
         asyncio.get_running_loop().create_task(offer_trust(screen, repl))  # then MCP servers
         return repl
 
+    @property
+    def queued(self) -> list[str]:
+        """Typed during the turn: the model reads them at its next tool boundary."""
+        return self.runtime.session.tool_ctx.inbox.queued
+
     def redraw_history(self) -> None:
         """A resumed conversation goes back into scrollback before anything else."""
         if self.runtime.restored is not None:
             for line in history_lines(self.runtime.restored, self.screen.columns(), self.color):
                 self.screen.commit(line)
+        if self.runtime.past_jobs:  # all ended with the previous run; their output stays
+            self.say(listing(self.runtime.past_jobs), "dim")
 
     def switched(self, message: str) -> None:
+        self.runtime.session.tool_ctx.inbox.listeners.append(self._inbox_changed)
         self.redraw_history()
         super().switched(message)
 
@@ -108,10 +127,10 @@ class Repl(ChatCore):
         servers = mcp_ui.status_part(self.runtime)
         if servers:
             parts.append(servers)
-        if self.busy:  # first: on a narrow screen the end of the bar is cut off
+        if self.queued:  # near the start: on a narrow screen the end of the bar is cut off
+            parts.insert(0, f"{len(self.queued)} queued")
+        if self.busy:
             parts.insert(0, "working… Ctrl-C stops")
-        if self.queued:
-            parts.append(f"{len(self.queued)} queued")
         return "  ·  ".join(parts)
 
     def tool_log(self) -> str:
@@ -126,8 +145,8 @@ class Repl(ChatCore):
         if text.strip().startswith("/"):
             self.command(text.strip())
         elif self.busy:
-            self.queued.append(text)
-            self.say("(queued until this turn ends)", "dim")
+            self.runtime.steer(text)
+            self.say("(queued: the model reads it at the next tool boundary; Up edits it)", "dim")
         else:
             self._begin(text)
 
@@ -141,6 +160,43 @@ class Repl(ChatCore):
         self.tools.feed(event)
         for line in self.view.feed(event):
             self.screen.commit(line)
+        if isinstance(event, Steered):
+            for text in event.texts:
+                self.say(f"↳ sent to the model: {' '.join(text.split())[:200]}", "dim")
+        self.screen.invalidate()
+
+    # -- queued messages and jobs ------------------------------------------------------------
+
+    def queued_count(self) -> int:
+        return len(self.queued)
+
+    def recall_queued(self) -> str | None:
+        return self.runtime.session.tool_ctx.inbox.recall()
+
+    def to_background(self) -> None:
+        if not self.runtime.jobs.move_foreground():
+            self.say("No command is running in the foreground.", "dim")
+
+    def _inbox_changed(self) -> None:
+        inbox = self.runtime.session.tool_ctx.inbox
+        wake = self.runtime.settings.jobs.wake_on_end
+        if wake and inbox.notices and not self.busy:  # a job ended while idle: the user allowed it
+            self._begin("(a background job ended)")
+        self.screen.invalidate()
+
+    def _jobs_changed(self) -> None:
+        self._refresh_jobs()
+        if self.panel_state.jobs and (self._jobs_ticker is None or self._jobs_ticker.done()):
+            self._jobs_ticker = asyncio.get_running_loop().create_task(self._tick_jobs())
+
+    async def _tick_jobs(self) -> None:
+        while self.panel_state.jobs:  # elapsed seconds and the newest line, once a second
+            await asyncio.sleep(JOBS_TICK_S)
+            self._refresh_jobs()
+
+    def _refresh_jobs(self) -> None:
+        secrets = self.runtime.session.tool_ctx.secrets
+        self.panel_state.jobs = jobs_ui.job_rows(self.runtime.jobs, secrets)
         self.screen.invalidate()
 
     def on_interrupt(self) -> None:
@@ -156,6 +212,7 @@ class Repl(ChatCore):
         for line in self.view.flush():
             self.screen.commit(line)
         self.view.waiting = False
+        self.attention.turn_ended()
         self.screen.invalidate()
         if self.queued:
             self._begin(self.queued.pop(0))
@@ -186,6 +243,7 @@ class Repl(ChatCore):
     def _begin(self, text: str) -> None:
         self.panel_state.drop_finished_todos()  # they stay in /todos
         self.view.begin()
+        self.attention.turn_started()
         self.start(self.turn(text))
         self._spin()
 

@@ -20,6 +20,11 @@ class Controller(Protocol):
 
     def interrupt(self) -> None: ...  # cancel the running turn
 
+    def queued_count(self) -> int: ...  # messages waiting for the next tool boundary
+
+    def recall_queued(self) -> str | None: ...  # the newest one, taken back to edit
+
+    def to_background(self) -> None: ...  # the running foreground command becomes a job
     def cycle_mode(self) -> None: ...  # the next permission mode
 
     def tool_log(self) -> str: ...  # the session's tool calls, for the full-screen view

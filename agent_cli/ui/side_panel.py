@@ -29,6 +29,17 @@ PLAIN_MARKS = {"completed": "[x]", "in_progress": "[>]", "pending": "[ ]"}
 STYLES = {"completed": "green", "in_progress": "bold yellow", "pending": ""}
 
 
+@dataclass(frozen=True)
+class JobRow:
+    """A running background job as the panel shows it."""
+
+    id: str
+    command: str
+    elapsed_s: int
+    last_line: str
+    kept: bool = False
+
+
 @dataclass
 class PanelState:
     todos: list[TodoItem] = field(default_factory=list)
@@ -45,6 +56,7 @@ class PanelState:
     cost_unpriced: bool = False  # some call's model has no price
     calls: int = 0
     files_changed: int | None = None  # files this session's turns changed (None: none ended)
+    jobs: list[JobRow] = field(default_factory=list)  # running background jobs (the REPL's)
 
     def apply(self, event: Any) -> bool:
         """Fold one event in; True when the panel changed."""
@@ -88,9 +100,8 @@ class PanelState:
 
     @property
     def empty(self) -> bool:
-        return not (
-            self.shown_todos or self.notes or self.episode or self.calls or self.context_tokens
-        )
+        shown = self.shown_todos or self.notes or self.episode or self.jobs
+        return not (shown or self.calls or self.context_tokens)
 
     @property
     def context_pct(self) -> int | None:
@@ -138,6 +149,19 @@ def _todos(state: PanelState, width: int, color: bool) -> Text | None:
     done, total = todo_counts(state.todos)
     section = heading(f"Todos {done}/{total}", color)
     section.append_text(todo_lines(state.todos, width - 1, color))
+    return section
+
+
+def jobs_section(state: PanelState, width: int, color: bool) -> Text | None:
+    """Running jobs: command and elapsed time, then the last line each printed."""
+    if not state.jobs:
+        return None
+    section = heading(f"Jobs {len(state.jobs)}", color)
+    for row in state.jobs:
+        kept = " kept" if row.kept else ""
+        section.append(fit(f"{row.id} {row.elapsed_s}s{kept} {row.command}", width) + "\n")
+        if row.last_line:
+            section.append(fit(f"  {row.last_line}", width) + "\n", style="dim")
     return section
 
 
@@ -228,7 +252,8 @@ def folded_footer(state: PanelState, width: int, color: bool) -> Text:
 
 
 def full_sections(state: PanelState, columns: int, inner: int, color: bool) -> list[Text]:
-    sections = [s for s in (_todos(state, inner, color), _notes(state, inner, color)) if s]
+    parts = (_todos(state, inner, color), jobs_section(state, inner, color))
+    sections = [s for s in (*parts, _notes(state, inner, color)) if s]
     if columns < FOLD_BELOW:
         sections.append(folded_footer(state, inner, color))
     else:

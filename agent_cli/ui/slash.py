@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Protocol
 from agent_cli.errors import AgentError
 from agent_cli.events import Event
 from agent_cli.payloads import Note
-from agent_cli.ui import mcp_ui, project_slash, rewind
+from agent_cli.ui import jobs_ui, mcp_ui, project_slash, rewind
 from agent_cli.ui.render import note_line, tokens
 from agent_cli.ui.side_panel import PanelState, todo_counts, todo_lines
 
@@ -62,6 +62,7 @@ HELP = {
     "/undo": "take the last turn back: code and conversation (asks first)",
     "/rewind": "pick a turn of this session to go back to: code, conversation or both",
     "/diff [N]": "what the last N turns changed (default 1)",
+    **jobs_ui.HELP,
     **project_slash.HELP,
     "/exit": "leave (Ctrl-D does too)",
 }
@@ -279,5 +280,6 @@ COMMANDS: dict[str, Command] = {
     "/undo": rewind.undo,
     "/rewind": rewind.rewind_picker,
     "/diff": rewind.diff,
+    "/jobs": jobs_ui.jobs_command,
     "/exit": _exit,
 }

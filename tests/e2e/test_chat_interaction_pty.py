@@ -63,7 +63,7 @@ def test_a_stopped_reply_stays_in_history_with_the_marker(
     bypass.type("slow please")
     bypass.wait_for("Partial")  # the first chunk is on screen, the rest never comes
     bypass.type("queued text")
-    bypass.wait_for("(queued until this turn ends)")
+    bypass.wait_for("(queued: the model reads it at the next tool boundary")
     bypass.send(key)
     bypass.wait_for("interrupted")
     bypass.wait_for(lambda _: bypass.prompt_line() == "you> queued text")  # back in the input

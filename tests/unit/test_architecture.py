@@ -56,6 +56,7 @@ FLOORS: dict[str, int] = {
     "agent_cli.lenient_values": 1,
     "agent_cli.unicode_safe": 1,
     "agent_cli.signals": 1,
+    "agent_cli.inbox": 1,  # steering messages and job notices waiting for the next request
     "agent_cli.durable": 1,  # files written are synced before the fast exit
     # 2 capabilities
     "agent_cli.model": 2,
@@ -77,6 +78,7 @@ FLOORS: dict[str, int] = {
     "agent_cli.mcp.expand": 2,
     "agent_cli.loop_ports": 2,  # the loop's extension points, which stages and guides implement
     "agent_cli.web": 2,
+    "agent_cli.jobs": 2,  # background shells: process groups, output files, the watcher
     # 3 composites: built from capabilities
     "agent_cli.subagent": 3,
     "agent_cli.memory": 3,
@@ -88,6 +90,7 @@ FLOORS: dict[str, int] = {
     "agent_cli.loop": 4,
     # 5 the runtime and the composition root
     "agent_cli.runtime": 5,
+    "agent_cli.runtime_work": 5,  # the Runtime's jobs, steering and notification part
     "agent_cli.build": 5,
     # 6 the front ends
     "agent_cli.cli": 6,

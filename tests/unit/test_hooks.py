@@ -84,3 +84,15 @@ def test_hooks_never_see_the_api_key(tmp_path: Path, monkeypatch: pytest.MonkeyP
     h = hooks(tmp_path, stop=[{"command": 'echo "key=$ANTHROPIC_API_KEY" > env.txt'}])
     asyncio.run(h.stop("done", ""))
     assert (tmp_path / "env.txt").read_text() == "key=\n"
+
+
+def test_the_notification_hook_hears_why_the_agent_waits(tmp_path: Path):
+    h = hooks(tmp_path, notification=[{"command": "cat > seen.json; exit 2"}])
+    asyncio.run(h.notification("approval", "Allow bash make?"))  # it cannot deny anything
+    assert json.loads((tmp_path / "seen.json").read_text()) == {
+        "event": "notification",
+        "session_id": "sess-1",
+        "workspace": str(tmp_path),
+        "kind": "approval",
+        "message": "Allow bash make?",
+    }

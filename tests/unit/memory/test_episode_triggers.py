@@ -8,7 +8,7 @@ import pytest
 
 from agent_cli.memory import triggers
 from agent_cli.payloads import TodoItem
-from agent_cli.settings import MemorySettings
+from agent_cli.settings_features import MemorySettings
 
 OPEN = [TodoItem(content="a", status="completed"), TodoItem(content="b", status="in_progress")]
 DONE = [TodoItem(content="a", status="completed"), TodoItem(content="b", status="completed")]

@@ -46,6 +46,14 @@ class FakeController:
     def interrupt(self) -> None:
         self.interrupts += 1
 
+    def queued_count(self) -> int:
+        return 0
+
+    def recall_queued(self) -> str | None:
+        return None
+
+    def to_background(self) -> None:
+        return None
     def cycle_mode(self) -> None:
         pass
 

@@ -1,0 +1,20 @@
+"""The process-group helpers every shell of the agent shares."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+
+
+def kill_group(proc: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+async def exited(proc: asyncio.subprocess.Process, poll_s: float = 0.02) -> None:
+    """Until the shell itself exits. `proc.wait()` also waits for the pipe to close, which a
+    background child (`server &`) would hold open until the timeout."""
+    while proc.returncode is None:
+        await asyncio.sleep(poll_s)

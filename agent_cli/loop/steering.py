@@ -1,0 +1,27 @@
+"""What the inbox holds reaches the model: before a request of the main agent (every tool_use
+has its tool_result by then), the job notices and the user's queued messages become user text
+after the results (SPEC §16), and are stored in history like any message."""
+
+from __future__ import annotations
+
+from agent_cli import history
+from agent_cli.events import Steered
+from agent_cli.redaction import redact
+from agent_cli.session.state import Session
+from agent_cli.unicode_safe import safe_text
+
+
+def deliver(session: Session) -> Steered | None:
+    notices, queued = session.tool_ctx.inbox.take()
+    if not notices and not queued:
+        return None
+    secrets = session.tool_ctx.secrets  # a job's last lines are its output: redacted like it
+    for text in [*(safe_text(redact(n, secrets)) for n in notices), *queued]:
+        session.append(history.user_text(text))
+    session.messages = history.repair(session.messages)  # merged into the user turn
+    return Steered(texts=queued, notices=len(notices))
+
+
+def waiting(session: Session) -> bool:
+    """The user queued a message the model has not seen: the turn goes on for it."""
+    return bool(session.tool_ctx.inbox.queued)

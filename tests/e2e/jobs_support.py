@@ -1,0 +1,58 @@
+"""What the background-job tests share: the real process table, and reading a job's id, pid and
+output file back from the tool results the fake model received."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+
+def group_members(pgid: int) -> list[int]:
+    """Live processes whose process group is `pgid` (zombies count as gone), from /proc."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+def results(body: dict[str, Any]) -> list[str]:
+    """Every tool_result text of a request, oldest first."""
+    found = []
+    for message in body["messages"]:
+        if message["role"] != "user" or isinstance(message["content"], str):
+            continue
+        for block in message["content"]:
+            if block.get("type") == "tool_result":
+                content = block["content"]
+                found.append(content if isinstance(content, str) else content[0]["text"])
+    return found
+
+
+def job_pid(text: str) -> int:
+    found = re.search(r"\(pid (\d+)\)", text)
+    assert found, f"no pid in {text!r}"
+    return int(found.group(1))
+
+
+def job_output(text: str) -> Path:
+    found = re.search(r"its output goes to (\S+?)\. ", text)
+    assert found, f"no output file in {text!r}"
+    return Path(found.group(1))
+
+
+def wait_for_text(path: Path, pattern: str, timeout: float = 10) -> re.Match[str]:
+    """Polls the file until `pattern` matches in it (the fake model's thread waits on a job)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        text = path.read_text(errors="replace") if path.exists() else ""
+        if found := re.search(pattern, text):
+            return found
+        time.sleep(0.02)
+    raise AssertionError(f"{pattern!r} never appeared in {path}")
