@@ -85,12 +85,7 @@ def check(scrollback: str) -> None:
     assert len(panels) == 1, f"{len(panels)} copies of the panel in scrollback"
 
 
-STREAMING_RACE = pytest.mark.xfail(
-    reason="not fixed yet: a resize mid-reply, while the region is not on the screen's last rows, "
-    "lets tmux push its top into scrollback", strict=False)
-
-
-@pytest.mark.parametrize("moment", ["idle", pytest.param("streaming", marks=STREAMING_RACE)])
+@pytest.mark.parametrize("moment", ["idle", "streaming"])
 def test_resizes_leave_nothing_of_the_live_area_in_scrollback(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path, moment: str
 ):
