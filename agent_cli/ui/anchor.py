@@ -65,7 +65,9 @@ class BottomAnchor:
         if self.anchored or self.asked is not None or not app.output.responds_to_cpr:
             return
         renderer = app.renderer
-        if renderer._last_screen is None or app._running_in_terminal:
+        # prompt-toolkit's own question (asked from the region's top) must be answered first:
+        # answers carry no name, so one asked from another row would be taken for ours
+        if renderer._last_screen is None or app._running_in_terminal or renderer.waiting_for_cpr:
             return
         self.asked = Asked(app.render_counter, renderer._cursor_pos.y)
         app.output.ask_for_cpr()  # answered as a key: `reported` above
