@@ -9,6 +9,8 @@ up (a fresh terminal, early in a session) is therefore moved down once, together
 everything above it: blank lines inserted at the top of the screen push it all down over the
 blank rows below the prompt. The row is learnt from a cursor position report; a terminal that
 does not answer one keeps the region where it is.
+(A commit written after the terminal reflowed but before it told the new size is another
+matter: ui/commits.py writes it again when the region is re-laid.)
 Imports only prompt_toolkit: the screen is drawn before anything heavy is loaded.
 """
 
