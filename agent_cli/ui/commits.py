@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
+import time
 
 from prompt_toolkit.application import Application, run_in_terminal
 from prompt_toolkit.data_structures import Point
@@ -20,6 +21,7 @@ from agent_cli.ui.frames import one_frame
 from agent_cli.ui.reflow import commit_bytes, open_rows, relay_after_resize, shift_up
 
 COALESCE_S = 0.1
+UNSETTLED_S = 0.4  # tmux tells a new size up to 250 ms after it reflowed: what was written since
 
 
 class Commits:
@@ -27,6 +29,7 @@ class Commits:
         self.app = app
         self._queue: asyncio.Queue[str] | None = None
         self._hurry = asyncio.Event()  # the next batch goes out without waiting for more
+        self._recent: list[tuple[float, str]] = []  # over the region, since the last re-lay
 
     def commit(self, text: str) -> None:
         if not self.app.is_running:
@@ -59,7 +62,7 @@ class Commits:
         renderer, output = self.app.renderer, self.app.output
         if self.app._running_in_terminal:
             return False
-        relay_after_resize(self.app)  # a resize not yet handled: the region's top moved
+        self.relay()  # a resize not yet handled: the region's top moved
         size = output.get_size()
         data, rows = commit_bytes(text, size.columns)
         cursor, last = renderer._cursor_pos, renderer._last_screen
@@ -71,9 +74,17 @@ class Commits:
             if last is not None:
                 renderer._last_screen = shift_up(last, rows)
         output.write_raw(data)  # buffered: flushed with the redraw below, as one frame
+        self._recent.append((time.monotonic(), text))
         renderer._cursor_pos = Point(x=0, y=0)
         self.app._redraw()
         return True
+
+    def relay(self) -> None:
+        """Re-lay the region if the columns changed, with what was committed over it lately."""
+        since = time.monotonic() - UNSETTLED_S
+        unsettled = tuple(text for at, text in self._recent if at >= since)
+        if relay_after_resize(self.app, unsettled):
+            self._recent.clear()
 
     def hurry(self) -> None:
         """What is committed now is shown now (a stopped turn: the user waits for the prompt)."""

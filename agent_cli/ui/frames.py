@@ -52,6 +52,11 @@ class FramedOutput(Vt100_Output):
             self._buffer.append(END)
         super().flush()
 
+    def erase_down(self) -> None:
+        # tmux (scroll-on-clear) copies the whole screen into scrollback when the erase starts
+        # at its top-left cell: erase this row's rest, then from the next cell on
+        self.write_raw("\x1b[K\x1b7\x1b[C\x1b[J\x1b8")
+
     @contextmanager
     def hold(self) -> Iterator[None]:
         """Everything written inside is one frame."""

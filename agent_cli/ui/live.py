@@ -33,12 +33,13 @@ from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import SearchToolbar
 
+from agent_cli.ui.anchor import BottomAnchor
 from agent_cli.ui.commits import Commits
 from agent_cli.ui.frames import log_frame, one_frame, screen_output
 from agent_cli.ui.keys import chat_bindings
 from agent_cli.ui.picker import Picker
 from agent_cli.ui.question import Question
-from agent_cli.ui.reflow import SteadyWindow, fit_region, relay_after_resize
+from agent_cli.ui.reflow import SteadyWindow, fit_region
 from agent_cli.ui.rows import FOLD_BELOW, lay_out, side_width
 from agent_cli.ui.screen_contract import Controller
 from agent_cli.ui.screen_jobs import JobKeys
@@ -80,6 +81,8 @@ class ChatScreen(KeyActions, JobKeys):
             output=screen_output(),
         )
         self.commits = Commits(self.app)
+        self.anchor = BottomAnchor(self.app)  # room above the region for a resize to reflow
+        self.app.after_render += self.anchor.after_render
         # Esc stops a turn at once: a terminal sends an escape sequence (and Alt-Enter's two bytes)
         # in one write, so 20 ms tells a lone Esc from one; once the reader has seen it alone, the
         # key processor need not wait again for an Enter (its default: a whole second).
@@ -88,13 +91,18 @@ class ChatScreen(KeyActions, JobKeys):
 
         def framed_resize() -> None:  # erase and redraw on resize: one frame, no blank flash
             with one_frame(self.app.output):
-                relay_after_resize(self.app)  # the rows the terminal reflowed, not the old ones
+                self.commits.relay()  # the rows the terminal reflowed, not the old ones
                 resize()
+            self.anchor.again()
 
         setattr(self.app, "_on_resize", framed_resize)  # noqa: B010 - a method, replaced
-        self.app.before_render += fit_region  # a frame drawn before the resize is noticed too
+        self.app.before_render += self._before_frame
         if os.environ.get("AGENT_FRAME_LOG"):  # diagnostics: the height of every frame
             self.app.after_render += log_frame
+
+    def _before_frame(self, app: Application[None]) -> None:
+        self.commits.relay()  # a frame drawn before the resize is noticed re-lays it too
+        fit_region(app)
 
     # -- layout ------------------------------------------------------------------------------
 

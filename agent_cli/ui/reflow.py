@@ -66,33 +66,46 @@ def climb_after_reflow(renderer: Renderer, columns: int) -> Point:
     return Point(x=size.columns, y=above + cursor.x // max(columns, 1))
 
 
-def relay_after_resize(app: Application[None]) -> None:
+def relay_after_resize(app: Application[None], unsettled: tuple[str, ...] = ()) -> bool:
     """The columns changed: erase the region as the terminal reflowed it, and start the new one
     so that the prompt stays on the row the terminal kept the cursor on. A terminal that
     reflows keeps that row and pushes what grew above it into scrollback: a prompt left higher
     up (a shorter region drawn from the old top) would let the next narrowing push the top of
-    the region out of reach. The rows given up stay blank above the region."""
+    the region out of reach. The rows given up stay blank above the region.
+
+    `unsettled` was committed just before (oldest first), perhaps after the terminal had
+    reflowed but before it told the new size (tmux waits up to 250 ms): placed by the old rows,
+    it went inside the reflowed region. The newest of it that the screen holds above the
+    region is erased with the region and written again, which is right wherever it landed.
+    Whether the region was re-laid."""
     renderer, size = app.renderer, app.output.get_size()
     if renderer._last_size is None or renderer._last_size.columns == size.columns:
-        return
+        return False
     climbed = climb_after_reflow(renderer, size.columns)
+    data, rows = "", 0
+    for text in reversed(unsettled):  # newest first, while it is on screen: within reach
+        more, taken = commit_bytes(text, size.columns)
+        if climbed.y + rows + taken >= size.rows:
+            break
+        data, rows = more + data, rows + taken
     output = app.output
-    output.cursor_up(climbed.y)
+    output.cursor_up(climbed.y + rows)
     output.write_raw("\r")
     output.erase_down()
+    output.write_raw(data)
     region = app.layout.container.preferred_height(size.columns, size.rows).preferred
     output.write_raw("\n" * max(climbed.y - (region - 1), 0))
     renderer._cursor_pos = Point(x=0, y=0)
     renderer._last_screen, renderer._last_size = None, size  # drawn whole at the new width
+    return True
 
 
 def fit_region(app: Application[None]) -> None:
-    """Before each frame: the region is exactly as tall as its content, never padded with
-    blank rows below the prompt (prompt-toolkit pads to the screen's bottom and never shrinks),
-    and a width change not yet announced by the resize signal is re-laid as one."""
+    """Before each frame (after a width change not yet announced by the resize signal is
+    re-laid, ui/commits.py): the region is exactly as tall as its content, never padded with
+    blank rows below the prompt (prompt-toolkit pads to the screen's bottom, never shrinks)."""
     renderer, size, output = app.renderer, app.output.get_size(), app.output
     renderer._min_available_height = 0
-    relay_after_resize(app)
     last = renderer._last_screen
     if last is None or renderer._last_size != size:
         return

@@ -1,0 +1,91 @@
+"""The bottom region kept low on the screen, so that a resize cannot push its top out of reach.
+
+When the columns shrink, a terminal that reflows (tmux, most emulators) splits the region's
+long rows and keeps the cursor on its row: the rows that grew above it are pushed off the top
+of the screen into scrollback, where no erase can reach them. The rows above the region are
+its room to grow in; the region takes at most half the screen (ui/rows.py), so with the region
+ending on the screen's last row, a resize to half the columns still fits. A region drawn high
+up (a fresh terminal, early in a session) is therefore moved down once, together with
+everything above it: blank lines inserted at the top of the screen push it all down over the
+blank rows below the prompt. The row is learnt from a cursor position report; a terminal that
+does not answer one keeps the region where it is.
+(A commit written after the terminal reflowed but before it told the new size is another
+matter: ui/commits.py writes it again when the region is re-laid.)
+Imports only prompt_toolkit: the screen is drawn before anything heavy is loaded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from prompt_toolkit.application import Application
+
+from agent_cli.ui.reflow import terminal_reflows
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What the region looked like when the position was asked for."""
+
+    frame: int  # the renderer's frame count: any frame since may have moved the region
+    cursor_row: int  # the cursor's row inside the region
+
+
+def anchor_bytes(top: int, height: int, rows: int, cursor: tuple[int, int]) -> str:
+    """Bytes that move a region of `height` rows whose top is on screen row `top` (0-based)
+    down to the screen's last rows, everything above it with it; the cursor is put back on
+    (row, column) `cursor` of the region. Empty when the region already ends on the last row."""
+    gap = rows - top - height  # blank rows below the region
+    if gap <= 0:
+        return ""
+    row, column = cursor
+    return f"\x1b[H\x1b[{gap}L\x1b[{top + gap + row + 1};{column + 1}H"
+
+
+class BottomAnchor:
+    def __init__(self, app: Application[None]) -> None:
+        self.app = app
+        self.anchored = not terminal_reflows()  # a terminal that cuts rows leaves none behind
+        self.asked: Asked | None = None
+        renderer = app.renderer
+        report: Callable[[int], None] = renderer.report_absolute_cursor_row
+
+        def reported(row: int) -> None:
+            report(row)
+            self.on_report(row)
+
+        setattr(renderer, "report_absolute_cursor_row", reported)  # noqa: B010 - wrapped
+
+    def again(self) -> None:
+        """The screen changed size: the room above the region is learnt anew."""
+        self.anchored = not terminal_reflows()
+        self.asked = None
+
+    def after_render(self, app: Application[None]) -> None:
+        """Ask where the cursor is, once a frame is on screen and nothing else is asked."""
+        if self.anchored or self.asked is not None or not app.output.responds_to_cpr:
+            return
+        renderer = app.renderer
+        # prompt-toolkit's own question (asked from the region's top) must be answered first:
+        # answers carry no name, so one asked from another row would be taken for ours
+        if renderer._last_screen is None or app._running_in_terminal or renderer.waiting_for_cpr:
+            return
+        self.asked = Asked(app.render_counter, renderer._cursor_pos.y)
+        app.output.ask_for_cpr()  # answered as a key: `reported` above
+
+    def on_report(self, row: int) -> None:
+        asked, self.asked = self.asked, None
+        renderer, output = self.app.renderer, self.app.output
+        last = renderer._last_screen
+        if asked is None or self.anchored or last is None:
+            return
+        if self.app.render_counter != asked.frame or self.app._running_in_terminal:
+            self.app.invalidate()  # the region may have moved since: ask after the next frame
+            return
+        cursor = renderer._cursor_pos
+        top = row - 1 - asked.cursor_row
+        output.write_raw(anchor_bytes(top, last.height, output.get_size().rows,
+                                      (cursor.y, cursor.x)))
+        output.flush()
+        self.anchored = True

@@ -1,0 +1,106 @@
+"""The region moved down to the screen's last rows (ui/anchor.py): the bytes, replayed on a
+terminal emulator, and the screen asking where its cursor is and moving on the answer."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+
+import pyte
+import pytest
+from prompt_toolkit.application import create_app_session
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.input import create_pipe_input
+
+from agent_cli.ui.anchor import anchor_bytes
+from agent_cli.ui.frames import FramedOutput
+from agent_cli.ui.live import ChatScreen
+from tests.waiting import until
+
+ASK = "\x1b[6n"
+
+
+def emulate(rows: int, lines: list[str], then: str) -> pyte.Screen:
+    screen = pyte.Screen(30, rows)
+    stream = pyte.Stream(screen)
+    stream.feed("\r\n".join(lines))
+    stream.feed(then)
+    return screen
+
+
+def test_the_region_and_all_above_it_move_down_over_the_blank_rows():
+    # a shell line, a committed line, then a region of 3 rows (the cursor on its 2nd row, col 4)
+    lines = ["$ agent chat", "New session", "reply tail", "status", "you> x"]
+    moved = emulate(10, lines, anchor_bytes(top=2, height=3, rows=10, cursor=(1, 4)))
+    assert [row.rstrip() for row in moved.display] == ["", "", "", "", "", *lines]
+    assert (moved.cursor.y, moved.cursor.x) == (8, 4)  # the same cell of the region
+
+
+def test_a_region_on_the_last_rows_is_left_alone():
+    assert anchor_bytes(top=7, height=3, rows=10, cursor=(2, 0)) == ""
+    assert anchor_bytes(top=8, height=3, rows=10, cursor=(2, 0)) == ""  # scrolled: no gap
+
+
+class FakeTty(io.StringIO):
+    def isatty(self) -> bool:  # prompt-toolkit asks a terminal for its cursor, not a file
+        return True
+
+
+def run_screen_answering(rows: list[int]) -> str:
+    """Run the screen on a 24x80 terminal, answering its cursor questions with `rows` in turn;
+    everything it wrote."""
+    tty = FakeTty()
+    output = FramedOutput(tty, lambda: Size(rows=24, columns=80), term="xterm-256color")
+
+    async def main() -> None:
+        with create_pipe_input() as pipe, create_app_session(input=pipe, output=output):
+            screen = ChatScreen(None)
+
+            async def answer() -> None:
+                for n, row in enumerate(rows, 1):
+                    def asked(n: int = n) -> bool:
+                        return tty.getvalue().count(ASK) >= n
+
+                    await until(asked, 5, f"question {n}")
+                    pipe.send_text(f"\x1b[{row};1R")
+                await until(lambda: screen.anchor.anchored, 5, "the region moved")
+                screen.exit()
+
+            started: list[asyncio.Future[None]] = []
+            await screen.run(lambda: started.append(asyncio.ensure_future(answer())))
+
+    asyncio.run(main())
+    return tty.getvalue()
+
+
+def test_the_screen_asks_once_drawn_and_moves_its_region_down(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("AGENT_REFLOW", "1")
+    # prompt-toolkit asks first, from the region's top; the screen asks after its first frame,
+    # with the cursor on the prompt (the region's 2nd row: status bar, prompt)
+    written = run_screen_answering([3, 4])
+    # the region's top is row 3 (1-based: 4 - 1): 20 blank rows below its 2 rows
+    assert "\x1b[H\x1b[20L\x1b[24;6H" in written
+    assert written.count(ASK) == 2  # the first answer was not taken for the screen's own
+
+
+def test_a_terminal_that_cuts_rows_is_never_asked(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("AGENT_REFLOW", "0")
+    tty = FakeTty()
+    output = FramedOutput(tty, lambda: Size(rows=24, columns=80), term="xterm-256color")
+
+    async def main() -> None:
+        with create_pipe_input() as pipe, create_app_session(input=pipe, output=output):
+            screen = ChatScreen(None)
+
+            async def answer() -> None:
+                await until(lambda: ASK in tty.getvalue(), 5, "prompt-toolkit's question")
+                pipe.send_text("\x1b[3;1R")
+                await until(lambda: screen.app.render_counter >= 2, 5, "a frame after it")
+                screen.exit()
+
+            started: list[asyncio.Future[None]] = []
+            await screen.run(lambda: started.append(asyncio.ensure_future(answer())))
+
+    asyncio.run(main())
+    assert tty.getvalue().count(ASK) == 1
+    assert "L\x1b[" not in tty.getvalue()
