@@ -7,14 +7,12 @@ nothing lands in files that get committed.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import tempfile
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agent_cli.private_file import write_private
 from agent_cli.settings import user_config_dir
 
 
@@ -50,14 +48,4 @@ class ApprovedRules:
             return RulesFile()
 
     def _save(self, data: RulesFile) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".rules-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                out.write(data.model_dump_json(indent=2))
-            Path(tmp).chmod(0o600)
-            Path(tmp).replace(self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                Path(tmp).unlink()
-            raise
+        write_private(self.path, data.model_dump_json(indent=2))

@@ -13,16 +13,15 @@ again.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
-import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agent_cli.private_file import write_private
 from agent_cli.settings import user_config_dir
 
 ENV_TRUST = "AGENT_TRUST_WORKSPACE"
@@ -70,17 +69,7 @@ class TrustStore:
             return TrustFile()
 
     def _save(self, data: TrustFile) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".trusted-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                out.write(data.model_dump_json(indent=2))
-            Path(tmp).chmod(0o600)
-            Path(tmp).replace(self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                Path(tmp).unlink()
-            raise
+        write_private(self.path, data.model_dump_json(indent=2))
 
     def grant(self, workspace: Path) -> TrustGrant | None:
         return self._load().workspaces.get(_key(workspace))

@@ -6,6 +6,7 @@ Every script prints one line per figure and, with `--json`, one JSON object per 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import statistics
@@ -73,9 +74,13 @@ def report(figures: list[Figure], as_json: bool) -> int:
     return 0 if all(f.ok for f in figures) else 1
 
 
-def first_request(server: Any, env: dict[str, str], ws: Path | str, *args: str) -> float:
+def first_request(
+    server: Any, env: dict[str, str], ws: Path | str, *args: str, cpu: list[float] | None = None
+) -> float:
     """Seconds from launching `agent run -p hi [args]` in `ws` to its first request arriving
-    at the test model server (which stamps arrivals with time.monotonic())."""
+    at the test model server (which stamps arrivals with time.monotonic()). With `cpu`, also
+    appends the CPU seconds the process had used by then: a figure the other programs on a
+    shared machine do not move, as they move the wall clock."""
     server.script.text("ok")
     seen = len(server.requests)
     start = time.monotonic()  # the server stamps arrivals with time.monotonic()
@@ -87,6 +92,15 @@ def first_request(server: Any, env: dict[str, str], ws: Path | str, *args: str) 
         if proc.poll() is not None:
             raise RuntimeError("agent run exited before its first request")
         time.sleep(0.001)
-    elapsed = server.requests[seen].time - start
+    if cpu is not None:
+        with contextlib.suppress(OSError, IndexError, ValueError):  # it may have ended already
+            cpu.append(cpu_seconds(proc.pid))
+    elapsed: float = server.requests[seen].time - start
     proc.wait()
     return elapsed
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of a live process (Linux), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

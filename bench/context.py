@@ -41,6 +41,7 @@ def run_session(server: FakeAnthropic, workspace: Path) -> None:
         ANTHROPIC_API_KEY="sk-bench-" + "k" * 32,
         HOME=str(workspace / "home"),
         PYTHONPATH=str(REPO),
+        AGENT_NO_SERVER="1",  # in-process, and no warm process left behind by a benchmark
     )
     (workspace / "home").mkdir()
     subprocess.run(

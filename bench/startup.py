@@ -14,7 +14,6 @@ bare httpx POST; `--warm-only` measures just those, `--baseline DIR` adds a chec
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import statistics
 import subprocess
@@ -23,9 +22,8 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from common import AGENT, REPO, Figure, report
+from common import AGENT, REPO, Figure, first_request, report
 from warm_figures import warm_rows
 
 from tests.fake_model import FakeAnthropic
@@ -40,7 +38,6 @@ def timed(cmd: list[str], env: dict[str, str] | None = None) -> float:
 def mcp_home(root: str) -> str:
     """A HOME whose user config has one stdio MCP server that sleeps 3 s before serving."""
     import json
-    from pathlib import Path
 
     home = Path(root) / "mcp-home"
     config = home / ".config" / "agent"
@@ -49,34 +46,6 @@ def mcp_home(root: str) -> str:
     spec = {"command": sys.executable, "args": [str(server), "--startup-delay", "3"]}
     (config / "mcp.json").write_text(json.dumps({"mcpServers": {"slow": spec}}), encoding="utf-8")
     return str(home)
-
-
-def cpu_seconds(pid: int) -> float:
-    """utime + stime of a live process (Linux), from /proc."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def first_request_cpu(server: Any, env: dict[str, str], ws: str, cpu: list[float]) -> float:
-    """As common.first_request (seconds from launch to the first request's arrival), also
-    appending to `cpu` the CPU seconds the process had used by then: a figure the other
-    programs on a shared machine do not move, as they move the wall clock."""
-    server.script.text("ok")
-    seen = len(server.requests)
-    start = time.monotonic()
-    proc = subprocess.Popen(
-        [*AGENT, "run", "-q", "-p", "hi"], cwd=ws, env=env,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    while len(server.requests) == seen:
-        if proc.poll() is not None:
-            raise RuntimeError("agent run exited before its first request")
-        time.sleep(0.001)
-    with contextlib.suppress(OSError, IndexError, ValueError):  # it may have ended already
-        cpu.append(cpu_seconds(proc.pid))
-    elapsed: float = server.requests[seen].time - start
-    proc.wait()
-    return elapsed
 
 
 def chat_prompt(env: dict[str, str], workspace: str) -> float:
@@ -137,11 +106,11 @@ def main() -> int:
             "import anthropic": lambda: timed([sys.executable, "-c", "import anthropic"]),
             "agent --version": lambda: timed([*AGENT, "--version"], env),
             "agent --help": lambda: timed([*AGENT, "--help"], env),
-            "agent run → first request": lambda: first_request_cpu(
-                server, run_env, workspace, cpu["agent run → first request"]
+            "agent run → first request": lambda: first_request(
+                server, run_env, workspace, cpu=cpu["agent run → first request"]
             ),
             "agent chat → prompt drawn": lambda: chat_prompt(chat_env, workspace),
-            with_mcp: lambda: first_request_cpu(server, slow_env, workspace, cpu[with_mcp]),
+            with_mcp: lambda: first_request(server, slow_env, workspace, cpu=cpu[with_mcp]),
         }
         if args.mcp_only:
             probes = {k: v for k, v in probes.items() if k.startswith("agent run")}

@@ -78,6 +78,7 @@ def run(workspace: Path, server: FakeAnthropic) -> list[dict[str, Any]]:
         "ANTHROPIC_BASE_URL": server.base_url,
         "ANTHROPIC_API_KEY": "sk-test-" + "k" * 32,
         "HOME": str(workspace),
+        "AGENT_NO_SERVER": "1",  # in-process, and no warm process left behind by a benchmark
     }
     env.pop("ANTHROPIC_AUTH_TOKEN", None)
     subprocess.run(

@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from agent_cli.errors import ConfigError
+from agent_cli.private_file import write_private
 from agent_cli.settings_mcp import McpServerSpec
 
 
@@ -30,12 +29,7 @@ def _read(path: Path) -> dict[str, Any]:
 
 
 def _write(path: Path, data: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".mcp-", suffix=".json")
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        out.write(json.dumps(data, indent=2) + "\n")
-    Path(tmp).chmod(0o600)  # headers may carry tokens
-    Path(tmp).replace(path)
+    write_private(path, json.dumps(data, indent=2) + "\n")  # headers may carry tokens
 
 
 def add_server(path: Path, name: str, spec: McpServerSpec) -> bool:

@@ -50,6 +50,7 @@ FLOORS: dict[str, int] = {
     "agent_cli.tool_contract": 1,
     "agent_cli.trust": 1,
     "agent_cli.approved_rules": 1,
+    "agent_cli.private_file": 1,
     "agent_cli.search_index": 1,
     "agent_cli.system_prompt": 1,
     "agent_cli.lenient_json": 1,
