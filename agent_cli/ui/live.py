@@ -205,6 +205,10 @@ class ChatScreen(KeyActions, JobKeys):
             return min(max(rows, 9), max(cap, self.rows() // 3))
         return min(rows, cap)
 
+    def notice_width(self) -> int:
+        """Columns the status bar's notice takes (with its separator): the rest is the bar's."""
+        return len(self.notice) + 5 if self.notice else 0
+
     def _toolbar(self) -> StyleAndTextTuples:
         text = self.controller.toolbar() if self.controller else "starting…"
         if self.notice:

@@ -18,6 +18,7 @@ from agent_cli.ui.core import ChatCore
 from agent_cli.ui.history import history_lines
 from agent_cli.ui.live import ChatScreen
 from agent_cli.ui.panel_fit import fit_panel
+from agent_cli.ui.status_fit import fit_parts
 from agent_cli.ui.tool_log import ToolLog
 from agent_cli.ui.trust_offer import offer_trust
 from agent_cli.ui.turn import TurnView
@@ -118,20 +119,17 @@ class Repl(ChatCore):
 
     def toolbar(self) -> str:
         pct = self.panel_state.context_pct
-        parts = [
-            self.runtime.session.model,
-            f"mode {self.runtime.permission_mode}",
-            f"ctx {'-' if pct is None else f'{pct}%'}",
-            self.panel_state.cost_label(),
+        queued = f"{len(self.queued)} queued" if self.queued else ""
+        parts = [  # (text, priority): a narrow screen leaves out the lowest first
+            ("working… Ctrl-C stops" if self.busy else "", 9),
+            (queued, 8),
+            (self.runtime.session.model, 3),
+            (f"mode {self.runtime.permission_mode}", 7),
+            (f"ctx {'-' if pct is None else f'{pct}%'}", 5),
+            (self.panel_state.cost_label(), 6),
+            (mcp_ui.status_part(self.runtime) or "", 4),
         ]
-        servers = mcp_ui.status_part(self.runtime)
-        if servers:
-            parts.append(servers)
-        if self.queued:  # near the start: on a narrow screen the end of the bar is cut off
-            parts.insert(0, f"{len(self.queued)} queued")
-        if self.busy:
-            parts.insert(0, "working… Ctrl-C stops")
-        return "  ·  ".join(parts)
+        return fit_parts(parts, self.screen.columns() - 1 - self.screen.notice_width())
 
     def tool_log(self) -> str:
         return self.tools.text()
