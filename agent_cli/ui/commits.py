@@ -21,7 +21,10 @@ from agent_cli.ui.frames import one_frame
 from agent_cli.ui.reflow import commit_bytes, open_rows, relay_after_resize, shift_up
 
 COALESCE_S = 0.1
-UNSETTLED_S = 0.4  # tmux tells a new size up to 250 ms after it reflowed: what was written since
+# tmux tells a new size up to 250 ms after it reflowed: what was written over the region this
+# lately is rewritten when the columns change (older commits are forgotten, so a long session's
+# list stays short)
+UNSETTLED_S = 0.4
 
 
 class Commits:
@@ -74,7 +77,9 @@ class Commits:
             if last is not None:
                 renderer._last_screen = shift_up(last, rows)
         output.write_raw(data)  # buffered: flushed with the redraw below, as one frame
-        self._recent.append((time.monotonic(), text))
+        now = time.monotonic()
+        self._recent = [(at, t) for at, t in self._recent if at >= now - UNSETTLED_S]
+        self._recent.append((now, text))
         renderer._cursor_pos = Point(x=0, y=0)
         self.app._redraw()
         return True
