@@ -44,6 +44,7 @@ from agent_cli.ui.rows import FOLD_BELOW, lay_out, side_width
 from agent_cli.ui.screen_contract import Controller
 from agent_cli.ui.screen_jobs import JobKeys
 from agent_cli.ui.screen_keys import KeyActions
+from agent_cli.ui.status_fit import SEPARATOR
 
 PROMPT = "you> "
 PANEL_MODES = ("full", "compact", "hidden")  # F2 cycles them
@@ -207,12 +208,12 @@ class ChatScreen(KeyActions, JobKeys):
 
     def notice_width(self) -> int:
         """Columns the status bar's notice takes (with its separator): the rest is the bar's."""
-        return len(self.notice) + 5 if self.notice else 0
+        return len(SEPARATOR) + len(self.notice) if self.notice else 0
 
     def _toolbar(self) -> StyleAndTextTuples:
         text = self.controller.toolbar() if self.controller else "starting…"
         if self.notice:
-            text = f"{text}  ·  {self.notice}"
+            text = f"{text}{SEPARATOR}{self.notice}"
         return [("class:toolbar", " " + text)]
 
     def on_ctrl_c(self) -> None:
