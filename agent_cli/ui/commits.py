@@ -5,7 +5,12 @@ A commit opens rows above the bottom region and is written there, so the region 
 and prompt-toolkit's next diff sends only the cells that changed (ui/reflow.py: `open_rows`);
 a commit taller than the screen is written over the region, then diffed against its last frame
 shifted by those rows. While another program has the terminal,
-prompt-toolkit's `run_in_terminal` erases the region, prints and draws it again."""
+prompt-toolkit's `run_in_terminal` erases the region, prints and draws it again.
+
+A resize re-lays the region where the terminal reflowed it (ui/reflow.py); when the terminal
+drew a frame at another width than it was laid out for (ui/width_probe.py), nothing on screen
+can be trusted to be where the arithmetic puts it, and everything committed is written again
+from the top instead."""
 
 from __future__ import annotations
 
@@ -13,29 +18,37 @@ import asyncio
 import contextlib
 import sys
 import time
+from collections import deque
+from collections.abc import Callable
 
 from prompt_toolkit.application import Application, run_in_terminal
 from prompt_toolkit.data_structures import Point
 
-from agent_cli.ui.frames import one_frame
-from agent_cli.ui.reflow import commit_bytes, open_rows, relay_after_resize, shift_up
+from agent_cli.ui.frames import FramedOutput, one_frame
+from agent_cli.ui.reflow import commit_bytes, open_rows, relay_after_resize, shift_up, write_again
+from agent_cli.ui.width_probe import WidthProbes
 
 COALESCE_S = 0.1
 # tmux tells a new size up to 250 ms after it reflowed: what was written over the region this
 # lately is rewritten when the columns change (older commits are forgotten, so a long session's
 # list stays short)
 UNSETTLED_S = 0.4
+KEPT_LINES = 10_000  # what is written again after an untrusted resize: a terminal keeps no more
 
 
 class Commits:
-    def __init__(self, app: Application[None]) -> None:
+    def __init__(self, app: Application[None], on_relay: Callable[[], None]) -> None:
         self.app = app
+        self.on_relay = on_relay  # the region was placed anew: the bottom anchor learns its row
         self._queue: asyncio.Queue[str] | None = None
         self._hurry = asyncio.Event()  # the next batch goes out without waiting for more
         self._recent: list[tuple[float, str]] = []  # over the region, since the last re-lay
+        self._written: deque[tuple[int, str]] = deque()  # (lines, text), oldest first
+        self._written_lines = 0
 
     def commit(self, text: str) -> None:
         if not self.app.is_running:
+            self._remember(text)
             write(text + "\n")
             return
         if self._queue is None:
@@ -54,6 +67,7 @@ class Commits:
                 batch.append(self._queue.get_nowait())
             text = "\n".join(batch)
             if not self._over_region(text):
+                self._remember(text)
                 with one_frame(self.app.output):  # erase, print, redraw: shown as one frame
                     await run_in_terminal(lambda t=text: write(t + "\n"))  # type: ignore[misc]
             for _ in batch:
@@ -77,6 +91,7 @@ class Commits:
             if last is not None:
                 renderer._last_screen = shift_up(last, rows)
         output.write_raw(data)  # buffered: flushed with the redraw below, as one frame
+        self._remember(text)
         now = time.monotonic()
         self._recent = [(at, t) for at, t in self._recent if at >= now - UNSETTLED_S]
         self._recent.append((now, text))
@@ -84,12 +99,37 @@ class Commits:
         self.app._redraw()
         return True
 
-    def relay(self) -> None:
-        """Re-lay the region if the columns changed, with what was committed over it lately."""
+    def relay(self, resized: bool = False) -> None:
+        """Re-lay the region if the columns changed (or the terminal said it was `resized`),
+        with what was committed over it lately; everything, if the screen is untrusted."""
+        renderer, probes = self.app.renderer, self._probes()
+        last, size = renderer._last_size, self.app.output.get_size()
+        changed = last is not None and last.columns != size.columns
+        if probes is not None and (changed or resized) and not probes.trusted():
+            write_again(self.app, [text for _, text in self._written])
+            probes.written_again()
+            self._recent.clear()
+            self.on_relay()
+            return
         since = time.monotonic() - UNSETTLED_S
-        unsettled = tuple(text for at, text in self._recent if at >= since)
+        # a terminal that answers the probes drew everything where it was laid out
+        unsettled = () if probes is not None else tuple(
+            text for at, text in self._recent if at >= since)
         if relay_after_resize(self.app, unsettled):
             self._recent.clear()
+
+    def _probes(self) -> WidthProbes | None:
+        output = self.app.output
+        if isinstance(output, FramedOutput) and output.probes.enabled:
+            return output.probes
+        return None
+
+    def _remember(self, text: str) -> None:
+        lines = text.count("\n") + 1
+        self._written.append((lines, text))
+        self._written_lines += lines
+        while self._written_lines > KEPT_LINES and len(self._written) > 1:
+            self._written_lines -= self._written.popleft()[0]
 
     def hurry(self) -> None:
         """What is committed now is shown now (a stopped turn: the user waits for the prompt)."""

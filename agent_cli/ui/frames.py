@@ -2,7 +2,8 @@
 terminal that supports it shows the frame whole (no flicker); others ignore the brackets.
 
 A commit to scrollback (erase the bottom region, print, draw it again) is held in one bracket.
-`AGENT_NO_SYNC_OUTPUT=1` leaves the brackets out.
+`AGENT_NO_SYNC_OUTPUT=1` leaves the brackets out. Each frame that draws something ends with a
+width probe (ui/width_probe.py).
 """
 
 from __future__ import annotations
@@ -10,14 +11,17 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.application.current import get_app_session
 from prompt_toolkit.output import Output
 from prompt_toolkit.output.vt100 import Vt100_Output
+
+from agent_cli.ui.width_probe import WidthProbes
 
 BEGIN, END = "\x1b[?2026h", "\x1b[?2026l"
 # what prompt-toolkit writes around every frame, changed or not: alone, they net to nothing
@@ -39,6 +43,11 @@ class FramedOutput(Vt100_Output):
 
     held = False
     rows_exist = False  # this frame only moves over rows already drawn (ui/reflow.fit_region)
+    laid_out: Callable[[], int] | None = None  # the columns the renderer drew this frame for
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.probes = WidthProbes()
 
     def flush(self) -> None:
         if self._buffer and not self.held and _nothing_drawn(self._buffer):
@@ -49,8 +58,19 @@ class FramedOutput(Vt100_Output):
         self.rows_exist = False
         if self._buffer and not self.held:
             self._buffer.insert(0, BEGIN)
-            self._buffer.append(END)
+            self._buffer.append(self._probe() + END)
         super().flush()
+
+    def _probe(self) -> str:
+        columns = self.laid_out() if self.laid_out is not None else self.get_size().columns
+        return self.probes.probe(columns)
+
+    def ask_for_cpr(self) -> None:
+        if self._buffer:
+            self.flush()  # what is pending is a frame, and its probe is answered first
+        self.probes.asked_elsewhere()
+        self.write_raw("\x1b[6n")
+        super().flush()  # a question, not a frame: no probe of its own
 
     def erase_down(self) -> None:
         # tmux (scroll-on-clear) copies the whole screen into scrollback when the erase starts
@@ -67,7 +87,7 @@ class FramedOutput(Vt100_Output):
             yield
         finally:
             self.held = False
-            self.write_raw(END)
+            self.write_raw(self._probe() + END)
             super().flush()
 
 

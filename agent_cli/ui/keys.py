@@ -12,6 +12,7 @@ from typing import Protocol
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition, is_searching
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
 
 from agent_cli.ui.picker import Picker
 
@@ -56,6 +57,8 @@ class KeyTarget(Protocol):
     @property
     def picker(self) -> Picker: ...
 
+    def on_cursor_report(self, row: int, column: int) -> None: ...
+
 
 def chat_bindings(screen: KeyTarget) -> KeyBindings:
     kb = KeyBindings()
@@ -99,6 +102,13 @@ def chat_bindings(screen: KeyTarget) -> KeyBindings:
     @kb.add("c-b", filter=busy & ~asking)
     def _to_background(event: KeyPressEvent) -> None:
         screen.to_background()
+
+    # every position report, prompt-toolkit's own included: the screen's width probes are
+    # answered on the same channel, in order (ui/width_probe.py)
+    @kb.add(Keys.CPRResponse, save_before=lambda e: False)
+    def _cursor_report(event: KeyPressEvent) -> None:
+        row, column = map(int, event.data[2:-1].split(";"))
+        screen.on_cursor_report(row, column)
 
     @kb.add("f2")
     def _panel(event: KeyPressEvent) -> None:

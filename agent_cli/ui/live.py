@@ -35,7 +35,7 @@ from prompt_toolkit.widgets import SearchToolbar
 
 from agent_cli.ui.anchor import BottomAnchor
 from agent_cli.ui.commits import Commits
-from agent_cli.ui.frames import log_frame, one_frame, screen_output
+from agent_cli.ui.frames import FramedOutput, log_frame, one_frame, screen_output
 from agent_cli.ui.keys import chat_bindings
 from agent_cli.ui.picker import Picker
 from agent_cli.ui.question import Question
@@ -60,7 +60,8 @@ class ChatScreen(KeyActions, JobKeys):
         self.notice = ""
         self.panel_mode = PANEL_MODES[0]
         self._restoring = False
-        self._frame_cache: tuple[object, tuple[str, str]] | None = None
+        # (render counter, size, panel mode, input text) -> (live tail, panel)
+        self._frame_cache: tuple[tuple[object, ...], tuple[str, str]] | None = None
         self._last_ctrl_c = 0.0
         self.question = Question(self.invalidate, self.columns)
         self.picker = Picker(self.invalidate, self.rows)
@@ -81,8 +82,11 @@ class ChatScreen(KeyActions, JobKeys):
             erase_when_done=True,
             output=screen_output(),
         )
-        self.commits = Commits(self.app)
         self.anchor = BottomAnchor(self.app)  # room above the region for a resize to reflow
+        self.commits = Commits(self.app, on_relay=self.anchor.again)
+        output = self.app.output
+        if isinstance(output, FramedOutput):  # its probes compare with the width drawn for
+            output.laid_out = lambda: (self.app.renderer._last_size or output.get_size()).columns
         self.app.after_render += self.anchor.after_render
         # Esc stops a turn at once: a terminal sends an escape sequence (and Alt-Enter's two bytes)
         # in one write, so 20 ms tells a lone Esc from one; once the reader has seen it alone, the
@@ -92,7 +96,7 @@ class ChatScreen(KeyActions, JobKeys):
 
         def framed_resize() -> None:  # erase and redraw on resize: one frame, no blank flash
             with one_frame(self.app.output):
-                self.commits.relay()  # the rows the terminal reflowed, not the old ones
+                self.commits.relay(resized=True)  # the rows the terminal reflowed, not the old
                 resize()
             self.anchor.again()
 
@@ -131,13 +135,15 @@ class ChatScreen(KeyActions, JobKeys):
         (ui/rows.py: `lay_out`)."""
         size = self.app.output.get_size()
         key = (self.app.render_counter, size, self.panel_mode, self.buffer.text)
-        if self._frame_cache is None or self._frame_cache[0] != key:
-            controller = None if self._restoring else self.controller
-            searching = 1 if self.app.layout.is_searching else 0  # the Ctrl-R search row
-            reserved = self._input_rows() + self.question.rows() + self.picker.rows() + searching
-            frame = lay_out(controller, size.columns, size.rows, reserved, self.panel_mode)
-            self._frame_cache = (key, frame)
-        return self._frame_cache[1]
+        cached = self._frame_cache
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        controller = None if self._restoring else self.controller
+        searching = 1 if self.app.layout.is_searching else 0  # the Ctrl-R search row
+        reserved = self._input_rows() + self.question.rows() + self.picker.rows() + searching
+        frame = lay_out(controller, size.columns, size.rows, reserved, self.panel_mode)
+        self._frame_cache = (key, frame)
+        return frame
 
     def _root(self) -> FloatContainer:
         has_panel = Condition(lambda: bool(self._panel_text()))
@@ -215,6 +221,11 @@ class ChatScreen(KeyActions, JobKeys):
         if self.notice:
             text = f"{text}{SEPARATOR}{self.notice}"
         return [("class:toolbar", " " + text)]
+
+    def on_cursor_report(self, row: int, column: int) -> None:
+        output = self.app.output
+        if not isinstance(output, FramedOutput) or output.probes.answer(column):
+            self.app.renderer.report_absolute_cursor_row(row)  # its asker's, not a probe's
 
     def on_ctrl_c(self) -> None:
         if not self.picker.done(None):  # Ctrl-C first closes an open picker

@@ -15,6 +15,7 @@ from prompt_toolkit.input import create_pipe_input
 from agent_cli.ui.anchor import anchor_bytes
 from agent_cli.ui.frames import FramedOutput
 from agent_cli.ui.live import ChatScreen
+from agent_cli.ui.width_probe import PROBE
 from tests.waiting import until
 
 ASK = "\x1b[6n"
@@ -46,9 +47,16 @@ class FakeTty(io.StringIO):
         return True
 
 
+def questions(written: str) -> list[bool]:
+    """Each cursor question in `written`, in order: whether it is a width probe (the cursor
+    sent to the last column first, ui/width_probe.py) rather than a question of position."""
+    return [written[:at].endswith(PROBE[:PROBE.index(ASK)])
+            for at in range(len(written)) if written.startswith(ASK, at)]
+
+
 def run_screen_answering(rows: list[int]) -> str:
-    """Run the screen on a 24x80 terminal, answering its cursor questions with `rows` in turn;
-    everything it wrote."""
+    """Run the screen on a 24x80 terminal, answering its cursor questions with `rows` in turn
+    (and its width probes as a terminal 80 columns wide would); everything it wrote."""
     tty = FakeTty()
     output = FramedOutput(tty, lambda: Size(rows=24, columns=80), term="xterm-256color")
 
@@ -57,17 +65,27 @@ def run_screen_answering(rows: list[int]) -> str:
             screen = ChatScreen(None)
 
             async def answer() -> None:
-                for n, row in enumerate(rows, 1):
-                    def asked(n: int = n) -> bool:
-                        return tty.getvalue().count(ASK) >= n
-
-                    await until(asked, 5, f"question {n}")
-                    pipe.send_text(f"\x1b[{row};1R")
-                await until(lambda: screen.anchor.anchored, 5, "the region moved")
-                screen.exit()
+                answered, positions = 0, iter(rows)
+                try:
+                    while not screen.anchor.anchored:
+                        asked = questions(tty.getvalue())
+                        if len(asked) == answered:
+                            await asyncio.sleep(0.01)
+                            continue
+                        if asked[answered]:
+                            pipe.send_text("\x1b[24;80R")
+                        else:
+                            row = next(positions, None)
+                            assert row is not None, "asked more often than expected"
+                            pipe.send_text(f"\x1b[{row};1R")
+                        answered += 1
+                finally:
+                    screen.exit()
 
             started: list[asyncio.Future[None]] = []
-            await screen.run(lambda: started.append(asyncio.ensure_future(answer())))
+            await screen.run(lambda: started.append(asyncio.ensure_future(
+                asyncio.wait_for(answer(), 5))))
+            started[0].result()  # what went wrong in the answers, if anything
 
     asyncio.run(main())
     return tty.getvalue()
@@ -80,7 +98,9 @@ def test_the_screen_asks_once_drawn_and_moves_its_region_down(monkeypatch: pytes
     written = run_screen_answering([3, 4])
     # the region's top is row 3 (1-based: 4 - 1): 20 blank rows below its 2 rows
     assert "\x1b[H\x1b[20L\x1b[24;6H" in written
-    assert written.count(ASK) == 2  # the first answer was not taken for the screen's own
+    asked = questions(written)
+    assert asked.count(False) == 2  # the first answer was not taken for the screen's own
+    assert asked.count(True) >= 1  # frames drawn once the terminal answered end with a probe
 
 
 def test_a_terminal_that_cuts_rows_is_never_asked(monkeypatch: pytest.MonkeyPatch):
@@ -102,5 +122,5 @@ def test_a_terminal_that_cuts_rows_is_never_asked(monkeypatch: pytest.MonkeyPatc
             await screen.run(lambda: started.append(asyncio.ensure_future(answer())))
 
     asyncio.run(main())
-    assert tty.getvalue().count(ASK) == 1
+    assert questions(tty.getvalue()).count(False) == 1
     assert "L\x1b[" not in tty.getvalue()
