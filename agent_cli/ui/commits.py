@@ -45,6 +45,9 @@ class Commits:
         self._recent: list[tuple[float, str]] = []  # over the region, since the last re-lay
         self._written: deque[tuple[int, str]] = deque()  # (lines, text), oldest first
         self._written_lines = 0
+        # committed but not on screen yet: the screen keeps showing its last frame meanwhile,
+        # which still holds that text, so it never vanishes for the coalescing moment
+        self.unwritten = 0
 
     def commit(self, text: str) -> None:
         if not self.app.is_running:
@@ -53,6 +56,7 @@ class Commits:
             return
         if self._queue is None:
             self._queue = asyncio.Queue()
+        self.unwritten += 1
         self._queue.put_nowait(text)
 
     async def run(self) -> None:
@@ -66,6 +70,7 @@ class Commits:
             while not self._queue.empty():
                 batch.append(self._queue.get_nowait())
             text = "\n".join(batch)
+            self.unwritten -= len(batch)  # the redraw that writes them lays out afresh
             if not self._over_region(text):
                 self._remember(text)
                 with one_frame(self.app.output):  # erase, print, redraw: shown as one frame

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_cli.ui.render import SPINNER
 from tests.e2e.pty_screen import ChatTerm
 from tests.fake_model import FakeAnthropic
 
@@ -115,7 +116,10 @@ def test_no_gives_one_line_and_the_spinner_waits_while_asked(
     try:
         term.wait_for("you>")
         term.type("change x")
-        asked = term.wait_for("Esc / Ctrl-C: no, and stop the turn")
+        # the question is drawn at once; the running call's line once the line committed just
+        # before it (read_file's) is written above the region
+        asked = term.wait_for(lambda t: "Esc / Ctrl-C: no, and stop the turn" in t
+                              and spinner_glyph(t) in SPINNER)
         watched_until = time.monotonic() + 0.6  # six spinner ticks, were it turning
         while time.monotonic() < watched_until:
             term.pump(0.05)
