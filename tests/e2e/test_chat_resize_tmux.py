@@ -1,8 +1,8 @@
 """Resizes in tmux (issue 14): tmux re-wraps its rows when the window narrows, as most terminals
 do (pyte does not), so a live region erased by the rows prompt-toolkit drew leaves the top of
-its reflowed copy in scrollback. 140 -> 100 -> 80 -> 140 columns, while idle and during a
-streamed reply; the whole scrollback (`capture-pane -S -`) must hold each reply line once and
-one copy of the panel."""
+its reflowed copy in scrollback. 140 -> 100 -> 80 -> 140 columns at 140x45 and 80 -> 60 -> 40
+-> 80 at 80x24, while idle and during a streamed reply; the whole scrollback (`capture-pane -S
+-`) must hold each reply line once and one copy of the panel."""
 
 from __future__ import annotations
 
@@ -28,8 +28,10 @@ REPLY = "\n\n".join(f"- L{n:03d} point number {n} of the answer, long enough to 
 
 
 class Tmux:
-    def __init__(self, socket: Path, env: dict[str, str], workspace: Path) -> None:
+    def __init__(self, socket: Path, env: dict[str, str], workspace: Path,
+                 size: tuple[int, int]) -> None:
         self.socket, self.frames = str(socket), socket.parent / "frames.log"
+        self.rows = size[1]
         env = {**env, "PYTHONPATH": str(REPO), "TERM": "xterm-256color",
                "AGENT_FRAME_LOG": str(self.frames)}
         names = ("PYTHONPATH", "TERM", "HOME", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY",
@@ -37,7 +39,8 @@ class Tmux:
         exports = " ".join(f"{k}={shlex.quote(env[k])}" for k in names)
         command = (f"cd {shlex.quote(str(workspace))} && env {exports} {sys.executable} "
                    "-m agent_cli chat --permission-mode bypass")
-        self.run("-f", "/dev/null", "new-session", "-d", "-x", "140", "-y", "45", command)
+        self.run("-f", "/dev/null", "new-session", "-d", "-x", str(size[0]), "-y", str(size[1]),
+                 command)
         self.run("set-option", "-g", "history-limit", "10000")
 
     def run(self, *args: str) -> str:
@@ -53,7 +56,7 @@ class Tmux:
     def width(self, columns: int) -> None:
         """Resize, then wait for a frame drawn at the new width (a person resizes once, then
         looks; two resizes before a frame are one resize to the program)."""
-        self.run("resize-window", "-x", str(columns), "-y", "45")
+        self.run("resize-window", "-x", str(columns), "-y", str(self.rows))
         wait_until(lambda: self.last_frame_width() == columns, timeout=15,
                    what=f"a frame at {columns} columns")
 
@@ -86,28 +89,27 @@ def check(scrollback: str) -> None:
 
 
 # tmux reflows at once but tells the program the new size up to 250 ms after the resize before:
-# resizes in quick succession early in the reply land commits in that gap
-# On a loaded machine (a parallel suite on 2 cores) a resize mid-reply still loses or repeats a
-# line now and then: the terminal's re-wrap and the program's redraw race. Not fixed yet.
-_LOADED = pytest.mark.xfail(
-    reason="a resize mid-reply on a loaded machine can still lose or repeat a line", strict=False
-)
+# resizes in quick succession early in the reply land frames and commits in that gap, which the
+# screen's width probes find (ui/width_probe.py)
+WIDE, SMALL = (140, 45), (80, 24)
 
 
-@pytest.mark.parametrize(("moment", "pace", "start"), [
-    pytest.param("idle", 0.05, "", id="idle"),
-    pytest.param("streaming", 0.12, "L005", id="streaming", marks=_LOADED),
-    pytest.param("streaming", 0.05, "L002", id="streaming-quick-resizes", marks=_LOADED),
+@pytest.mark.parametrize(("moment", "pace", "start", "size", "widths"), [
+    pytest.param("idle", 0.05, "", WIDE, (100, 80, 140), id="idle"),
+    pytest.param("streaming", 0.12, "L005", WIDE, (100, 80, 140), id="streaming"),
+    pytest.param("streaming", 0.05, "L002", WIDE, (100, 80, 140), id="streaming-quick-resizes"),
+    pytest.param("idle", 0.05, "", SMALL, (60, 40, 80), id="idle-80x24"),
+    pytest.param("streaming", 0.08, "L003", SMALL, (60, 40, 80), id="streaming-80x24"),
 ])
 def test_resizes_leave_nothing_of_the_live_area_in_scrollback(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path, moment: str,
-    pace: float, start: str
+    pace: float, start: str, size: tuple[int, int], widths: tuple[int, ...]
 ):
     fake_model.script.tool_use("todo_write", todos=TODOS)
     fake_model.script.text(REPLY, chunks=60, pace=pace)
     workspace = tmp_path / "project"
     workspace.mkdir()
-    tmux = Tmux(tmp_path / "tmux.sock", fake_env, workspace)
+    tmux = Tmux(tmp_path / "tmux.sock", fake_env, workspace, size)
     try:
         wait_until(lambda: "you>" in tmux.screen(), timeout=30, what="the prompt")
         tmux.run("send-keys", "plan and explain", "Enter")
@@ -116,7 +118,7 @@ def test_resizes_leave_nothing_of_the_live_area_in_scrollback(
                        and "working" not in tmux.screen(), timeout=60, what="the reply")
         else:
             wait_until(lambda: start in tmux.scrollback(), timeout=60, what="the stream")
-        for columns in (100, 80, 140):
+        for columns in widths:
             tmux.width(columns)
             if moment == "idle":
                 settled(tmux, columns)
@@ -124,7 +126,7 @@ def test_resizes_leave_nothing_of_the_live_area_in_scrollback(
                 streamed_on(tmux, tmux.scrollback().count(" L0"))
         wait_until(lambda: f"L{LINES:03d}" in tmux.scrollback()
                    and "working" not in tmux.screen(), timeout=60, what="the reply's end")
-        settled(tmux, 140)
+        settled(tmux, widths[-1])
         check(tmux.scrollback())
     finally:
         tmux.close()
