@@ -63,14 +63,15 @@ def one_run(tree: Path, seconds: float) -> dict[str, float]:
         child = pexpect.spawn(sys.executable, ["-m", "agent_cli", "chat", "--permission-mode",
                                                "bypass"], cwd=workspace, env=env,
                               dimensions=(ROWS, COLUMNS))
+        terminal = Answering(child)
         child.expect("you>", timeout=60)
+        terminal.answer(child.before + child.after)
         child.send(b"explain it all\r")
-        raw = b""
         while len(server.requests) < 2:  # the streamed reply is the second request
-            raw += _read(child)
+            terminal.read()
         start, raw = time.monotonic(), b""
         while b"END-OF-REPLY" not in raw:
-            raw += _read(child)
+            raw += terminal.read()
         elapsed = time.monotonic() - start
         child.close(force=True)
     return {
@@ -81,11 +82,25 @@ def one_run(tree: Path, seconds: float) -> dict[str, float]:
     }
 
 
-def _read(child: pexpect.spawn) -> bytes:  # type: ignore[type-arg]
-    try:
-        return bytes(child.read_nonblocking(65536, timeout=0.05))
-    except pexpect.TIMEOUT:
-        return b""
+class Answering:
+    """The pseudo-terminal's reader, answering cursor position questions as a terminal does
+    (the screen's width probes among them): the cursor on the last row, at the last column."""
+
+    def __init__(self, child: pexpect.spawn) -> None:  # type: ignore[type-arg]
+        self.child, self.tail = child, b""
+
+    def read(self) -> bytes:
+        try:
+            data = bytes(self.child.read_nonblocking(65536, timeout=0.05))
+        except pexpect.TIMEOUT:
+            return b""
+        self.answer(data)
+        return data
+
+    def answer(self, data: bytes) -> None:
+        seen = self.tail + data  # a question split between two reads is still one
+        self.child.send(f"\x1b[{ROWS};{COLUMNS}R".encode() * seen.count(b"\x1b[6n"))
+        self.tail = seen[-3:] if not seen.endswith(b"\x1b[6n") else b""
 
 
 def main() -> int:
