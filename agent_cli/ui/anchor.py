@@ -44,18 +44,13 @@ def anchor_bytes(top: int, height: int, rows: int, cursor: tuple[int, int]) -> s
 
 
 class BottomAnchor:
-    def __init__(self, app: Application[None]) -> None:
-        self.app = app
+    def __init__(self, app: Application[None], ask: Callable[[], None],
+                 others_pending: Callable[[], bool]) -> None:
+        """`ask` sends the question (its answer comes to `on_report`); `others_pending` says
+        whether an answer owed to someone else would be taken for ours."""
+        self.app, self.ask, self.others_pending = app, ask, others_pending
         self.anchored = not terminal_reflows()  # a terminal that cuts rows leaves none behind
         self.asked: Asked | None = None
-        renderer = app.renderer
-        report: Callable[[int], None] = renderer.report_absolute_cursor_row
-
-        def reported(row: int) -> None:
-            report(row)
-            self.on_report(row)
-
-        setattr(renderer, "report_absolute_cursor_row", reported)  # noqa: B010 - wrapped
 
     def again(self) -> None:
         """The screen changed size: the room above the region is learnt anew."""
@@ -67,12 +62,10 @@ class BottomAnchor:
         if self.anchored or self.asked is not None or not app.output.responds_to_cpr:
             return
         renderer = app.renderer
-        # prompt-toolkit's own question (asked from the region's top) must be answered first:
-        # answers carry no name, so one asked from another row would be taken for ours
-        if renderer._last_screen is None or app._running_in_terminal or renderer.waiting_for_cpr:
+        if renderer._last_screen is None or app._running_in_terminal or self.others_pending():
             return
         self.asked = Asked(app.render_counter, renderer._cursor_pos.y)
-        app.output.ask_for_cpr()  # answered as a key: `reported` above
+        self.ask()
 
     def on_report(self, row: int) -> None:
         asked, self.asked = self.asked, None

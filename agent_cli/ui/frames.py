@@ -21,7 +21,7 @@ from prompt_toolkit.application.current import get_app_session
 from prompt_toolkit.output import Output
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from agent_cli.ui.width_probe import WidthProbes
+from agent_cli.ui.width_probe import ANCHOR, RENDERER, WidthProbes
 
 BEGIN, END = "\x1b[?2026h", "\x1b[?2026l"
 # what prompt-toolkit writes around every frame, changed or not: alone, they net to nothing
@@ -44,6 +44,10 @@ class FramedOutput(Vt100_Output):
     held = False
     rows_exist = False  # this frame only moves over rows already drawn (ui/reflow.fit_region)
     laid_out: Callable[[], int] | None = None  # the columns the renderer drew this frame for
+    # each question of ours is owed an answer like prompt-toolkit's own, which it waits for
+    # before it gives the terminal back (an answer read by the shell would be typed into it)
+    awaits_answer: Callable[[], None] | None = None
+    erasing = False  # an erased region is not a frame: nothing to probe
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -62,13 +66,27 @@ class FramedOutput(Vt100_Output):
         super().flush()
 
     def _probe(self) -> str:
+        if self.erasing:
+            return ""
         columns = self.laid_out() if self.laid_out is not None else self.get_size().columns
-        return self.probes.probe(columns)
+        probe = self.probes.probe(columns)
+        if probe and self.awaits_answer is not None:
+            self.awaits_answer()
+        return probe
 
     def ask_for_cpr(self) -> None:
+        """prompt-toolkit's question (it awaits the answer itself)."""
+        self.ask(RENDERER)
+
+    def ask_for_anchor(self) -> None:
+        if self.awaits_answer is not None:
+            self.awaits_answer()
+        self.ask(ANCHOR)
+
+    def ask(self, by: str) -> None:
         if self._buffer:
             self.flush()  # what is pending is a frame, and its probe is answered first
-        self.probes.asked_elsewhere()
+        self.probes.asked(by)
         self.write_raw("\x1b[6n")
         super().flush()  # a question, not a frame: no probe of its own
 

@@ -33,9 +33,9 @@ from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import SearchToolbar
 
-from agent_cli.ui.anchor import BottomAnchor
 from agent_cli.ui.commits import Commits
-from agent_cli.ui.frames import FramedOutput, log_frame, one_frame, screen_output
+from agent_cli.ui.cursor_answers import anchor_asking, route_answer
+from agent_cli.ui.frames import log_frame, one_frame, screen_output
 from agent_cli.ui.keys import chat_bindings
 from agent_cli.ui.picker import Picker
 from agent_cli.ui.question import Question
@@ -82,11 +82,8 @@ class ChatScreen(KeyActions, JobKeys):
             erase_when_done=True,
             output=screen_output(),
         )
-        self.anchor = BottomAnchor(self.app)  # room above the region for a resize to reflow
+        self.anchor = anchor_asking(self.app)  # room above the region for a resize to reflow
         self.commits = Commits(self.app, on_relay=self.anchor.again)
-        output = self.app.output
-        if isinstance(output, FramedOutput):  # its probes compare with the width drawn for
-            output.laid_out = lambda: (self.app.renderer._last_size or output.get_size()).columns
         self.app.after_render += self.anchor.after_render
         # Esc stops a turn at once: a terminal sends an escape sequence (and Alt-Enter's two bytes)
         # in one write, so 20 ms tells a lone Esc from one; once the reader has seen it alone, the
@@ -225,9 +222,7 @@ class ChatScreen(KeyActions, JobKeys):
         return [("class:toolbar", " " + text)]
 
     def on_cursor_report(self, row: int, column: int) -> None:
-        output = self.app.output
-        if not isinstance(output, FramedOutput) or output.probes.answer(column):
-            self.app.renderer.report_absolute_cursor_row(row)  # its asker's, not a probe's
+        route_answer(self.app, self.anchor, row, column)
 
     def on_ctrl_c(self) -> None:
         if not self.picker.done(None):  # Ctrl-C first closes an open picker

@@ -9,7 +9,9 @@ column and its position asked (`CSI 6n`), then put back. Answers come in the ord
 the column of each probe's answer is the width the terminal had when it drew that frame. A
 frame drawn at another width than it was laid out for makes the screen untrusted: the next
 re-lay writes it all again from the top (ui/commits.py) instead of erasing what it believes is
-there. Imports only the standard library: the screen is drawn before anything heavy is loaded.
+there. The other questions of position (prompt-toolkit's, the bottom anchor's) are kept in the
+same queue, so each answer reaches its asker. Imports only the standard library: the screen is
+drawn before anything heavy is loaded.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 
 PROBE = "\x1b7\x1b[999C\x1b[6n\x1b8"  # save the cursor, to the last column, ask, restore
 LOST_S = 2.0  # an answer this late is not coming (another program had the terminal)
+RENDERER, ANCHOR = "renderer", "anchor"  # who else asks where the cursor is
 
 
 @dataclass(frozen=True)
@@ -30,12 +33,12 @@ class Probe:
 
 
 class WidthProbes:
-    """The questions asked of the terminal, oldest first: a Probe of ours, or None for a
-    cursor position prompt-toolkit (or the bottom anchor) asked for and is owed."""
+    """The questions asked of the terminal, oldest first: a Probe of ours, or the name of who
+    else asked where the cursor is (prompt-toolkit's renderer, the bottom anchor)."""
 
     def __init__(self) -> None:
         self.enabled = False  # set once the terminal has answered a position request
-        self.owed: deque[Probe | None] = deque()
+        self.owed: deque[Probe | str] = deque()
         self.generation = 0
         self.drawn_elsewhere = False  # a frame of this generation landed at another width
 
@@ -46,29 +49,32 @@ class WidthProbes:
         self.owed.append(Probe(columns, self.generation, time.monotonic()))
         return PROBE
 
-    def asked_elsewhere(self) -> None:
-        """A cursor position request not ours went out: its answer goes on to its asker."""
-        self.owed.append(None)
+    def asked(self, by: str) -> None:
+        """`by` asked where the cursor is: the next answer not owed before is theirs."""
+        self.owed.append(by)
 
-    def answer(self, column: int) -> bool:
-        """A position report arrived (1-based `column`): whether its asker is someone else."""
+    def owes(self, asker: str) -> bool:
+        return asker in self.owed
+
+    def answer(self, column: int) -> str | None:
+        """A position report arrived (1-based `column`): who asked for it (None: a probe)."""
         self.enabled = True
         if not self.owed:
-            return True
+            return RENDERER  # nobody we know of: prompt-toolkit takes what it did not ask for
         asked = self.owed.popleft()
-        if asked is None:
-            return True
+        if isinstance(asked, str):
+            return asked
         if asked.generation == self.generation and column != asked.columns:
             self.drawn_elsewhere = True
-        return False
+        return None
 
     def trusted(self) -> bool:
         """Whether every frame so far was drawn at the width it was laid out for, as far as
         the terminal has said: a question still unanswered could be one that was not."""
         lost = time.monotonic() - LOST_S
-        while self.owed and self.owed[0] is not None and self.owed[0].at < lost:
+        while self.owed and isinstance(self.owed[0], Probe) and self.owed[0].at < lost:
             self.owed.popleft()
-        pending = any(asked is not None and asked.generation == self.generation
+        pending = any(isinstance(asked, Probe) and asked.generation == self.generation
                       for asked in self.owed)
         return not (self.drawn_elsewhere or pending)
 

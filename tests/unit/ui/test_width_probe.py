@@ -7,21 +7,21 @@ import io
 import time
 
 import pytest
-from prompt_toolkit.application import create_app_session
+from prompt_toolkit.application import create_app_session, run_in_terminal
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 
 from agent_cli.ui.frames import FramedOutput
 from agent_cli.ui.live import ChatScreen
 from agent_cli.ui.reflow import CLEAR_ALL
-from agent_cli.ui.width_probe import LOST_S, PROBE, WidthProbes
+from agent_cli.ui.width_probe import ANCHOR, LOST_S, PROBE, RENDERER, WidthProbes
 from tests.waiting import until
 
 
 def answering() -> WidthProbes:
     probes = WidthProbes()
-    probes.asked_elsewhere()
-    assert probes.answer(1) is True  # prompt-toolkit's first question, and proof of answers
+    probes.asked(RENDERER)
+    assert probes.answer(1) == RENDERER  # prompt-toolkit's first question, and proof of answers
     return probes
 
 
@@ -30,7 +30,7 @@ def test_nothing_is_probed_until_the_terminal_has_answered_a_question():
     assert probes.probe(80) == ""
     assert not probes.owed
     assert probes.trusted()
-    probes.asked_elsewhere()
+    probes.asked(RENDERER)
     probes.answer(5)
     assert probes.probe(80) == PROBE
 
@@ -38,10 +38,14 @@ def test_nothing_is_probed_until_the_terminal_has_answered_a_question():
 def test_answers_go_to_their_askers_in_the_order_asked():
     probes = answering()
     probes.probe(80)
-    probes.asked_elsewhere()
+    probes.asked(ANCHOR)
+    probes.asked(RENDERER)
     probes.probe(80)
-    # a probe's answer is not passed on; the other question's is, though it came in between
-    assert [probes.answer(80), probes.answer(3), probes.answer(80)] == [False, True, False]
+    assert probes.owes(RENDERER) and probes.owes(ANCHOR)
+    # a probe's answer is nobody else's; the others reach their askers, in between as asked
+    answers = [probes.answer(80), probes.answer(3), probes.answer(1), probes.answer(80)]
+    assert answers == [None, ANCHOR, RENDERER, None]
+    assert not probes.owes(RENDERER)
     assert probes.trusted()
 
 
@@ -61,8 +65,8 @@ def test_answers_to_frames_before_a_rewrite_no_longer_count():
     probes.written_again()  # everything those frames drew was cleared
     assert probes.trusted()
     probes.probe(80)
-    assert probes.answer(80) is False  # the old frame's answer, at a width it was not laid for
-    assert probes.answer(80) is False
+    assert probes.answer(80) is None  # the old frame's answer, at a width it was not laid for
+    assert probes.answer(80) is None
     assert probes.trusted()
 
 
@@ -78,7 +82,7 @@ def test_an_answer_that_never_comes_stops_counting(monkeypatch: pytest.MonkeyPat
 
 def test_an_answer_nobody_asked_for_goes_on():
     probes = answering()
-    assert probes.answer(7) is True
+    assert probes.answer(7) == RENDERER
 
 
 class FakeTty(io.StringIO):
@@ -156,3 +160,72 @@ def test_frames_drawn_where_they_were_laid_out_are_re_laid_in_place(
     assert CLEAR_ALL not in after  # the user's own scrollback stays
     assert "a committed block" not in after  # settled: not written twice
     assert "\x1b[J" in after  # the region erased where the terminal reflowed it
+
+
+def on_a_slow_terminal(hand_over: str) -> tuple[list[bool], int, list[tuple[int, int]]]:
+    """A screen whose terminal answers each question 50 ms late commits a block, then hands
+    the terminal over (`exit`, or `run_in_terminal` for another program) with the frame's probe
+    still unanswered. The questions it wrote, the answers it took, and (questions, answers) at
+    the moment the other program had the terminal."""
+    tty = FakeTty()
+    output = FramedOutput(tty, lambda: Size(rows=24, columns=80), term="xterm-256color")
+    taken: list[int] = []
+    handed: list[tuple[int, int]] = []
+
+    async def main() -> None:
+        with create_pipe_input() as pipe, create_app_session(input=pipe, output=output):
+            screen = ChatScreen(None)
+            route = screen.on_cursor_report
+
+            def counted(row: int, column: int) -> None:
+                taken.append(column)
+                route(row, column)
+
+            screen.on_cursor_report = counted  # type: ignore[method-assign]
+
+            async def slow_terminal() -> None:
+                answered = 0
+                while True:
+                    asked = questions(tty.getvalue())
+                    for probe in asked[answered:]:
+                        await asyncio.sleep(0.05)
+                        pipe.send_text("\x1b[24;80R" if probe else "\x1b[24;1R")
+                    answered = len(asked)
+                    await asyncio.sleep(0.01)
+
+            async def drive() -> None:
+                try:
+                    await until(lambda: output.probes.enabled, 5, "the first answer")
+                    screen.commit("a committed block")
+                    await until(lambda: any(questions(tty.getvalue())), 5, "a probe")
+                    await until(lambda: not screen.commits.unwritten, 5, "the commit")
+                    if hand_over == "run_in_terminal":
+                        await run_in_terminal(lambda: handed.append(
+                            (len(questions(tty.getvalue())), len(taken))))
+                finally:
+                    screen.exit()
+
+            terminal = asyncio.ensure_future(slow_terminal())
+            started: list[asyncio.Future[None]] = []
+            await screen.run(lambda: started.append(asyncio.ensure_future(
+                asyncio.wait_for(drive(), 10))))
+            started[0].result()
+            terminal.cancel()
+
+    asyncio.run(main())
+    return questions(tty.getvalue()), len(taken), handed
+
+
+def test_the_screen_takes_every_answer_before_it_exits():
+    """An answer read after the exit would be typed into the shell: the screen waits for it."""
+    asked, taken, _ = on_a_slow_terminal("exit")
+    assert any(asked), "no frame was probed"
+    assert taken == len(asked)
+
+
+def test_no_question_is_open_while_another_program_has_the_terminal():
+    """prompt-toolkit waits for the answers, then erases the region: that erase asks nothing."""
+    asked, _, handed = on_a_slow_terminal("run_in_terminal")
+    assert any(asked), "no frame was probed"
+    ((written, taken),) = handed
+    assert taken == written
