@@ -24,7 +24,7 @@ from collections.abc import Callable
 from prompt_toolkit.application import Application, run_in_terminal
 from prompt_toolkit.data_structures import Point
 
-from agent_cli.ui.frames import FramedOutput, one_frame
+from agent_cli.ui.frames import FramedOutput, fixed_size, one_frame
 from agent_cli.ui.reflow import commit_bytes, open_rows, relay_after_resize, shift_up, write_again
 from agent_cli.ui.width_probe import WidthProbes
 
@@ -81,9 +81,14 @@ class Commits:
     def _over_region(self, text: str) -> bool:
         """Write `text` where the region starts and redraw only what changed; False while
         another program has the terminal (prompt-toolkit's `run_in_terminal`)."""
-        renderer, output = self.app.renderer, self.app.output
         if self.app._running_in_terminal:
             return False
+        with fixed_size(self.app.output):  # the commit and its redraw: laid out for one size
+            self._write_over_region(text)
+        return True
+
+    def _write_over_region(self, text: str) -> None:
+        renderer, output = self.app.renderer, self.app.output
         self.relay()  # a resize not yet handled: the region's top moved
         size = output.get_size()
         data, rows = commit_bytes(text, size.columns)
@@ -102,11 +107,11 @@ class Commits:
         self._recent.append((now, text))
         renderer._cursor_pos = Point(x=0, y=0)
         self.app._redraw()
-        return True
 
-    def relay(self, resized: bool = False) -> None:
+    def relay(self, resized: bool = False) -> bool:
         """Re-lay the region if the columns changed (or the terminal said it was `resized`),
-        with what was committed over it lately; everything, if the screen is untrusted."""
+        with what was committed over it lately; everything, if the screen is untrusted.
+        Whether the region is to be drawn anew."""
         renderer, probes = self.app.renderer, self._probes()
         last, size = renderer._last_size, self.app.output.get_size()
         changed = last is not None and last.columns != size.columns
@@ -115,13 +120,15 @@ class Commits:
             probes.written_again()
             self._recent.clear()
             self.on_relay()
-            return
+            return True
         since = time.monotonic() - UNSETTLED_S
         # a terminal that answers the probes drew everything where it was laid out
         unsettled = () if probes is not None else tuple(
             text for at, text in self._recent if at >= since)
-        if relay_after_resize(self.app, unsettled):
-            self._recent.clear()
+        if not relay_after_resize(self.app, unsettled):
+            return False
+        self._recent.clear()
+        return True
 
     def _probes(self) -> WidthProbes | None:
         output = self.app.output

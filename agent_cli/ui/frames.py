@@ -3,7 +3,8 @@ terminal that supports it shows the frame whole (no flicker); others ignore the 
 
 A commit to scrollback (erase the bottom region, print, draw it again) is held in one bracket.
 `AGENT_NO_SYNC_OUTPUT=1` leaves the brackets out. Each frame that draws something ends with a
-width probe (ui/width_probe.py).
+width probe (ui/width_probe.py), and is laid out for one terminal size from its first byte to
+its last (prompt-toolkit asks for the size again while it renders).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.application.current import get_app_session
+from prompt_toolkit.data_structures import Size
 from prompt_toolkit.output import Output
 from prompt_toolkit.output.vt100 import Vt100_Output
 
@@ -48,6 +50,8 @@ class FramedOutput(Vt100_Output):
     # before it gives the terminal back (an answer read by the shell would be typed into it)
     awaits_answer: Callable[[], None] | None = None
     erasing = False  # an erased region is not a frame: nothing to probe
+    _frame_size: Size | None = None
+    size_held = False  # inside `fixed_size`: flushes do not end it
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -64,6 +68,18 @@ class FramedOutput(Vt100_Output):
             self._buffer.insert(0, BEGIN)
             self._buffer.append(self._probe() + END)
         super().flush()
+        if not (self.held or self.size_held):
+            self._frame_size = None
+
+    def fix_size(self) -> None:
+        """The size the terminal says now holds until this frame is written: it can change
+        between two questions, and a frame laid out for one size and drawn for another
+        would be drawn in neither."""
+        if self._frame_size is None:
+            self._frame_size = super().get_size()
+
+    def get_size(self) -> Size:
+        return self._frame_size or super().get_size()
 
     def _probe(self) -> str:
         if self.erasing:
@@ -107,6 +123,8 @@ class FramedOutput(Vt100_Output):
             self.held = False
             self.write_raw(self._probe() + END)
             super().flush()
+            if not self.size_held:
+                self._frame_size = None
 
 
 def screen_output() -> Output:
@@ -117,6 +135,27 @@ def screen_output() -> Output:
     if not sys.stdout.isatty():
         return output
     return FramedOutput.from_pty(sys.stdout, term=output.term)
+
+
+def fix_size(output: Output) -> None:
+    """The size holds until the frame is written (FramedOutput.fix_size)."""
+    if isinstance(output, FramedOutput):
+        output.fix_size()
+
+
+@contextmanager
+def fixed_size(output: Output) -> Iterator[None]:
+    """The size holds for everything written inside, however many flushes that takes."""
+    if not isinstance(output, FramedOutput) or output._frame_size is not None:
+        yield
+        return
+    output.fix_size()
+    output.size_held = True
+    try:
+        yield
+    finally:
+        output.size_held = False
+        output._frame_size = None
 
 
 @contextmanager

@@ -35,7 +35,7 @@ from prompt_toolkit.widgets import SearchToolbar
 
 from agent_cli.ui.commits import Commits
 from agent_cli.ui.cursor_answers import anchor_asking, route_answer
-from agent_cli.ui.frames import log_frame, one_frame, screen_output
+from agent_cli.ui.frames import fix_size, log_frame, one_frame, screen_output
 from agent_cli.ui.keys import chat_bindings
 from agent_cli.ui.picker import Picker
 from agent_cli.ui.question import Question
@@ -92,9 +92,13 @@ class ChatScreen(KeyActions, JobKeys):
         resize = self.app._on_resize
 
         def framed_resize() -> None:  # erase and redraw on resize: one frame, no blank flash
-            with one_frame(self.app.output):
-                self.commits.relay(resized=True)  # the rows the terminal reflowed, not the old
-                resize()
+            output = self.app.output
+            with one_frame(output):
+                fix_size(output)
+                drawn = self.app.renderer._last_size == output.get_size()  # in a frame since
+                # the rows the terminal reflowed, not the old ones
+                if self.commits.relay(resized=True) or not drawn:
+                    resize()
             self.anchor.again()
 
         setattr(self.app, "_on_resize", framed_resize)  # noqa: B010 - a method, replaced
@@ -103,6 +107,7 @@ class ChatScreen(KeyActions, JobKeys):
             self.app.after_render += log_frame
 
     def _before_frame(self, app: Application[None]) -> None:
+        fix_size(app.output)
         self.commits.relay()  # a frame drawn before the resize is noticed re-lays it too
         fit_region(app)
 

@@ -68,12 +68,18 @@ class Tmux:
         self.run("kill-server")
 
 
-def settled(tmux: Tmux, columns: int) -> None:
-    """Until the prompt is drawn at the new width and nothing moves for a moment."""
+def settled(tmux: Tmux, columns: int) -> str:
+    """Until the prompt is drawn at the new width and nothing moves for a moment; the whole
+    scrollback then (a capture taken while tmux had read only part of a frame would show the
+    region half drawn, which no person scrolling back later sees)."""
+    seen: list[str] = []
+
     def same_twice() -> bool:  # two captures in a row agree: no frame in between
-        first = tmux.screen()
-        return first == tmux.screen() and "you>" in first
+        first = tmux.scrollback()
+        seen[:] = [first]
+        return first == tmux.scrollback() and "you>" in tmux.screen()
     wait_until(same_twice, timeout=15, what=f"a settled screen at {columns} columns")
+    return seen[0]
 
 
 def streamed_on(tmux: Tmux, seen: int) -> None:
@@ -126,7 +132,6 @@ def test_resizes_leave_nothing_of_the_live_area_in_scrollback(
                 streamed_on(tmux, tmux.scrollback().count(" L0"))
         wait_until(lambda: f"L{LINES:03d}" in tmux.scrollback()
                    and "working" not in tmux.screen(), timeout=60, what="the reply's end")
-        settled(tmux, widths[-1])
-        check(tmux.scrollback())
+        check(settled(tmux, widths[-1]))
     finally:
         tmux.close()

@@ -41,7 +41,8 @@ def test_answers_go_to_their_askers_in_the_order_asked():
     probes.asked(ANCHOR)
     probes.asked(RENDERER)
     probes.probe(80)
-    assert probes.owes(RENDERER) and probes.owes(ANCHOR)
+    assert probes.owes(RENDERER)
+    assert probes.owes(ANCHOR)
     # a probe's answer is nobody else's; the others reach their askers, in between as asked
     answers = [probes.answer(80), probes.answer(3), probes.answer(1), probes.answer(80)]
     assert answers == [None, ANCHOR, RENDERER, None]
