@@ -95,8 +95,8 @@ class ChatScreen(KeyActions, JobKeys):
             output = self.app.output
             with one_frame(output):
                 fix_size(output)
-                drawn = self.app.renderer._last_size == output.get_size()  # in a frame since
-                # the rows the terminal reflowed, not the old ones
+                drawn = self.app.renderer._last_size == output.get_size()  # by a frame since
+                # re-laid where the terminal reflowed it, or already drawn at the new size
                 if self.commits.relay(resized=True) or not drawn:
                     resize()
             self.anchor.again()
