@@ -138,9 +138,9 @@ class ChatScreen(KeyActions, JobKeys):
         size = self.app.output.get_size()
         key = (self.app.render_counter, size, self.panel_mode, self.buffer.text)
         cached = self._frame_cache
-        if cached is not None and self.commits.unwritten and cached[0][1:] == key[1:]:
-            return cached[1]  # what was committed stays in view until it is written above
-        if cached is not None and cached[0] == key:
+        # while a commit waits to be written above, what it holds stays in view here
+        if cached is not None and (cached[0] == key or (self.commits.unwritten
+                                                        and cached[0][1:] == key[1:])):
             return cached[1]
         controller = None if self._restoring else self.controller
         searching = 1 if self.app.layout.is_searching else 0  # the Ctrl-R search row

@@ -4,21 +4,15 @@ terminal emulator, and the screen asking where its cursor is and moving on the a
 from __future__ import annotations
 
 import asyncio
-import io
 
 import pyte
 import pytest
-from prompt_toolkit.application import create_app_session
-from prompt_toolkit.data_structures import Size
-from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.input import PipeInput
 
 from agent_cli.ui.anchor import anchor_bytes
-from agent_cli.ui.frames import FramedOutput
 from agent_cli.ui.live import ChatScreen
-from agent_cli.ui.width_probe import PROBE
+from tests.unit.ui.screen_harness import ASK, FakeTty, framed_on, questions, run_screen
 from tests.waiting import until
-
-ASK = "\x1b[6n"
 
 
 def emulate(rows: int, lines: list[str], then: str) -> pyte.Screen:
@@ -42,52 +36,27 @@ def test_a_region_on_the_last_rows_is_left_alone():
     assert anchor_bytes(top=8, height=3, rows=10, cursor=(2, 0)) == ""  # scrolled: no gap
 
 
-class FakeTty(io.StringIO):
-    def isatty(self) -> bool:  # prompt-toolkit asks a terminal for its cursor, not a file
-        return True
-
-
-def questions(written: str) -> list[bool]:
-    """Each cursor question in `written`, in order: whether it is a width probe (the cursor
-    sent to the last column first, ui/width_probe.py) rather than a question of position."""
-    return [written[:at].endswith(PROBE[:PROBE.index(ASK)])
-            for at in range(len(written)) if written.startswith(ASK, at)]
-
-
 def run_screen_answering(rows: list[int]) -> str:
     """Run the screen on a 24x80 terminal, answering its cursor questions with `rows` in turn
     (and its width probes as a terminal 80 columns wide would); everything it wrote."""
     tty = FakeTty()
-    output = FramedOutput(tty, lambda: Size(rows=24, columns=80), term="xterm-256color")
 
-    async def main() -> None:
-        with create_pipe_input() as pipe, create_app_session(input=pipe, output=output):
-            screen = ChatScreen(None)
+    async def answer(screen: ChatScreen, pipe: PipeInput) -> None:
+        answered, positions = 0, iter(rows)
+        while not screen.anchor.anchored:
+            asked = questions(tty.getvalue())
+            if len(asked) == answered:
+                await asyncio.sleep(0.01)
+                continue
+            if asked[answered]:
+                pipe.send_text("\x1b[24;80R")
+            else:
+                row = next(positions, None)
+                assert row is not None, "asked more often than expected"
+                pipe.send_text(f"\x1b[{row};1R")
+            answered += 1
 
-            async def answer() -> None:
-                answered, positions = 0, iter(rows)
-                try:
-                    while not screen.anchor.anchored:
-                        asked = questions(tty.getvalue())
-                        if len(asked) == answered:
-                            await asyncio.sleep(0.01)
-                            continue
-                        if asked[answered]:
-                            pipe.send_text("\x1b[24;80R")
-                        else:
-                            row = next(positions, None)
-                            assert row is not None, "asked more often than expected"
-                            pipe.send_text(f"\x1b[{row};1R")
-                        answered += 1
-                finally:
-                    screen.exit()
-
-            started: list[asyncio.Future[None]] = []
-            await screen.run(lambda: started.append(asyncio.ensure_future(
-                asyncio.wait_for(answer(), 5))))
-            started[0].result()  # what went wrong in the answers, if anything
-
-    asyncio.run(main())
+    run_screen(framed_on(tty), answer, timeout=5)
     return tty.getvalue()
 
 
@@ -106,21 +75,12 @@ def test_the_screen_asks_once_drawn_and_moves_its_region_down(monkeypatch: pytes
 def test_a_terminal_that_cuts_rows_is_never_asked(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("AGENT_REFLOW", "0")
     tty = FakeTty()
-    output = FramedOutput(tty, lambda: Size(rows=24, columns=80), term="xterm-256color")
 
-    async def main() -> None:
-        with create_pipe_input() as pipe, create_app_session(input=pipe, output=output):
-            screen = ChatScreen(None)
+    async def answer(screen: ChatScreen, pipe: PipeInput) -> None:
+        await until(lambda: ASK in tty.getvalue(), 5, "prompt-toolkit's question")
+        pipe.send_text("\x1b[3;1R")
+        await until(lambda: screen.app.render_counter >= 2, 5, "a frame after it")
 
-            async def answer() -> None:
-                await until(lambda: ASK in tty.getvalue(), 5, "prompt-toolkit's question")
-                pipe.send_text("\x1b[3;1R")
-                await until(lambda: screen.app.render_counter >= 2, 5, "a frame after it")
-                screen.exit()
-
-            started: list[asyncio.Future[None]] = []
-            await screen.run(lambda: started.append(asyncio.ensure_future(answer())))
-
-    asyncio.run(main())
+    run_screen(framed_on(tty), answer)
     assert questions(tty.getvalue()).count(False) == 1
     assert "L\x1b[" not in tty.getvalue()

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-import io
 import time
 
 import pytest
-from prompt_toolkit.application import create_app_session, run_in_terminal
+from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.data_structures import Size
-from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.input import PipeInput
 
-from agent_cli.ui.frames import FramedOutput
 from agent_cli.ui.live import ChatScreen
 from agent_cli.ui.reflow import CLEAR_ALL
 from agent_cli.ui.width_probe import ANCHOR, LOST_S, PROBE, RENDERER, WidthProbes
+from tests.unit.ui.screen_harness import FakeTty, framed_on, questions, run_screen
 from tests.waiting import until
 
 
@@ -86,61 +85,38 @@ def test_an_answer_nobody_asked_for_goes_on():
     assert probes.answer(7) == RENDERER
 
 
-class FakeTty(io.StringIO):
-    def isatty(self) -> bool:  # prompt-toolkit asks a terminal for its cursor, not a file
-        return True
-
-
 def resized_after(answer_width: int) -> tuple[str, str]:
     """A screen 80 columns wide commits a block; its width probes are answered as if the
     terminal had `answer_width` columns; then the screen is resized to 60 columns. What it
     wrote before the resize, and after."""
     tty, size = FakeTty(), [Size(rows=24, columns=80)]
-    output = FramedOutput(tty, lambda: size[0], term="xterm-256color")
+    output = framed_on(tty, lambda: size[0])
     cut: list[int] = []
 
-    async def main() -> None:
-        with create_pipe_input() as pipe, create_app_session(input=pipe, output=output):
-            screen = ChatScreen(None)
+    async def drive(screen: ChatScreen, pipe: PipeInput) -> None:
+        answered = 0
 
-            async def drive() -> None:
-                try:
-                    answered = 0
+        def answer_all() -> None:
+            nonlocal answered
+            for probe in questions(tty.getvalue())[answered:]:
+                pipe.send_text(f"\x1b[24;{answer_width}R" if probe else "\x1b[24;1R")
+                answered += 1
 
-                    def answer_all() -> None:
-                        nonlocal answered
-                        for probe in questions(tty.getvalue())[answered:]:
-                            pipe.send_text(f"\x1b[24;{answer_width}R" if probe else "\x1b[24;1R")
-                            answered += 1
+        await until(lambda: questions(tty.getvalue()), 5, "the first question")
+        answer_all()
+        await until(lambda: output.probes.enabled, 5, "the answer")
+        screen.commit("a committed block")
+        await until(lambda: any(questions(tty.getvalue())[answered:]), 5, "a probe")
+        answer_all()
+        await until(lambda: not output.probes.owed, 5, "the answers")
+        cut.append(len(tty.getvalue()))
+        size[0] = Size(rows=24, columns=60)
+        screen.app._on_resize()
+        await until(lambda: screen.app.render_counter > 0, 5, "a frame")
 
-                    await until(lambda: questions(tty.getvalue()), 5, "the first question")
-                    answer_all()
-                    await until(lambda: output.probes.enabled, 5, "the answer")
-                    screen.commit("a committed block")
-                    await until(lambda: any(questions(tty.getvalue())[answered:]), 5, "a probe")
-                    answer_all()
-                    await until(lambda: not output.probes.owed, 5, "the answers")
-                    cut.append(len(tty.getvalue()))
-                    size[0] = Size(rows=24, columns=60)
-                    screen.app._on_resize()
-                    await until(lambda: screen.app.render_counter > 0, 5, "a frame")
-                finally:
-                    screen.exit()
-
-            started: list[asyncio.Future[None]] = []
-            await screen.run(lambda: started.append(asyncio.ensure_future(
-                asyncio.wait_for(drive(), 10))))
-            started[0].result()
-
-    asyncio.run(main())
+    run_screen(output, drive)
     written = tty.getvalue()
     return written[:cut[0]], written[cut[0]:]
-
-
-def questions(written: str) -> list[bool]:
-    """Each cursor question in `written`, in order: whether it is a width probe."""
-    return [written[:at].endswith(PROBE[:PROBE.index("\x1b[6n")])
-            for at in range(len(written)) if written.startswith("\x1b[6n", at)]
 
 
 def test_a_frame_drawn_at_another_width_has_the_resize_write_everything_again(
@@ -169,51 +145,39 @@ def on_a_slow_terminal(hand_over: str) -> tuple[list[bool], int, list[tuple[int,
     still unanswered. The questions it wrote, the answers it took, and (questions, answers) at
     the moment the other program had the terminal."""
     tty = FakeTty()
-    output = FramedOutput(tty, lambda: Size(rows=24, columns=80), term="xterm-256color")
+    output = framed_on(tty)
     taken: list[int] = []
     handed: list[tuple[int, int]] = []
+    terminal: list[asyncio.Future[None]] = []  # outlives `drive`, until asyncio.run cancels it
 
-    async def main() -> None:
-        with create_pipe_input() as pipe, create_app_session(input=pipe, output=output):
-            screen = ChatScreen(None)
-            route = screen.on_cursor_report
+    async def slow_terminal(pipe: PipeInput) -> None:
+        answered = 0
+        while True:
+            asked = questions(tty.getvalue())
+            for probe in asked[answered:]:
+                await asyncio.sleep(0.05)
+                pipe.send_text("\x1b[24;80R" if probe else "\x1b[24;1R")
+            answered = len(asked)
+            await asyncio.sleep(0.01)
 
-            def counted(row: int, column: int) -> None:
-                taken.append(column)
-                route(row, column)
+    async def drive(screen: ChatScreen, pipe: PipeInput) -> None:
+        route = screen.on_cursor_report
 
-            screen.on_cursor_report = counted  # type: ignore[method-assign]
+        def counted(row: int, column: int) -> None:
+            taken.append(column)
+            route(row, column)
 
-            async def slow_terminal() -> None:
-                answered = 0
-                while True:
-                    asked = questions(tty.getvalue())
-                    for probe in asked[answered:]:
-                        await asyncio.sleep(0.05)
-                        pipe.send_text("\x1b[24;80R" if probe else "\x1b[24;1R")
-                    answered = len(asked)
-                    await asyncio.sleep(0.01)
+        screen.on_cursor_report = counted  # type: ignore[method-assign]
+        terminal.append(asyncio.ensure_future(slow_terminal(pipe)))  # the exit waits on it
+        await until(lambda: output.probes.enabled, 5, "the first answer")
+        screen.commit("a committed block")
+        await until(lambda: any(questions(tty.getvalue())), 5, "a probe")
+        await until(lambda: not screen.commits.unwritten, 5, "the commit")
+        if hand_over == "run_in_terminal":
+            await run_in_terminal(lambda: handed.append(
+                (len(questions(tty.getvalue())), len(taken))))
 
-            async def drive() -> None:
-                try:
-                    await until(lambda: output.probes.enabled, 5, "the first answer")
-                    screen.commit("a committed block")
-                    await until(lambda: any(questions(tty.getvalue())), 5, "a probe")
-                    await until(lambda: not screen.commits.unwritten, 5, "the commit")
-                    if hand_over == "run_in_terminal":
-                        await run_in_terminal(lambda: handed.append(
-                            (len(questions(tty.getvalue())), len(taken))))
-                finally:
-                    screen.exit()
-
-            terminal = asyncio.ensure_future(slow_terminal())
-            started: list[asyncio.Future[None]] = []
-            await screen.run(lambda: started.append(asyncio.ensure_future(
-                asyncio.wait_for(drive(), 10))))
-            started[0].result()
-            terminal.cancel()
-
-    asyncio.run(main())
+    run_screen(output, drive)
     return questions(tty.getvalue()), len(taken), handed
 
 
