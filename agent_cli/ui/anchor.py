@@ -1,16 +1,10 @@
-"""The bottom region kept low on the screen, so that a resize cannot push its top out of reach.
+"""The bottom region kept on the screen's last rows, on a terminal that re-wraps its rows.
 
-When the columns shrink, a terminal that reflows (tmux, most emulators) splits the region's
-long rows and keeps the cursor on its row: the rows that grew above it are pushed off the top
-of the screen into scrollback, where no erase can reach them. The rows above the region are
-its room to grow in; the region takes at most half the screen (ui/rows.py), so with the region
-ending on the screen's last row, a resize to half the columns still fits. A region drawn high
-up (a fresh terminal, early in a session) is therefore moved down once, together with
-everything above it: blank lines inserted at the top of the screen push it all down over the
-blank rows below the prompt. The row is learnt from a cursor position report; a terminal that
-does not answer one keeps the region where it is.
-(A commit written after the terminal reflowed but before it told the new size is another
-matter: ui/commits.py writes it again when the region is re-laid.)
+A region drawn high up (a fresh terminal, a short session written again after a resize,
+ui/commits.py) is moved down once, together with everything above it: blank lines inserted at
+the top of the screen push it all down over the blank rows below the prompt. The row is learnt
+from a cursor position report; a terminal that does not answer one keeps the region where it
+is, and one that cuts rows is left as it is.
 Imports only prompt_toolkit: the screen is drawn before anything heavy is loaded.
 """
 

@@ -7,17 +7,15 @@ a commit taller than the screen is written over the region, then diffed against 
 shifted by those rows. While another program has the terminal,
 prompt-toolkit's `run_in_terminal` erases the region, prints and draws it again.
 
-A resize re-lays the region where the terminal reflowed it (ui/reflow.py); when the terminal
-drew a frame at another width than it was laid out for (ui/width_probe.py), nothing on screen
-can be trusted to be where the arithmetic puts it, and everything committed is written again
-from the top instead."""
+A change of columns on a terminal that re-wraps its rows, or a frame the terminal drew at
+another width than it was laid out for (ui/width_probe.py), has everything committed written
+again from the top (`relay`); on a terminal that cuts rows the region is erased in place."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import sys
-import time
 from collections import deque
 from collections.abc import Callable
 
@@ -25,14 +23,17 @@ from prompt_toolkit.application import Application, run_in_terminal
 from prompt_toolkit.data_structures import Point
 
 from agent_cli.ui.frames import FramedOutput, fixed_size, one_frame
-from agent_cli.ui.reflow import commit_bytes, open_rows, relay_after_resize, shift_up, write_again
+from agent_cli.ui.reflow import (
+    commit_bytes,
+    open_rows,
+    relay_after_resize,
+    shift_up,
+    terminal_reflows,
+    write_again,
+)
 from agent_cli.ui.width_probe import WidthProbes
 
 COALESCE_S = 0.1
-# tmux tells a new size up to 250 ms after it reflowed: what was written over the region this
-# lately is rewritten when the columns change (older commits are forgotten, so a long session's
-# list stays short)
-UNSETTLED_S = 0.4
 KEPT_LINES = 10_000  # what is written again after an untrusted resize: a terminal keeps no more
 
 
@@ -42,7 +43,6 @@ class Commits:
         self.on_relay = on_relay  # the region was placed anew: the bottom anchor learns its row
         self._queue: asyncio.Queue[str] | None = None
         self._hurry = asyncio.Event()  # the next batch goes out without waiting for more
-        self._recent: list[tuple[float, str]] = []  # over the region, since the last re-lay
         self._written: deque[tuple[int, str]] = deque()  # (lines, text), oldest first
         self._written_lines = 0
         # committed but not on screen yet: the screen keeps showing its last frame meanwhile,
@@ -102,32 +102,28 @@ class Commits:
                 renderer._last_screen = shift_up(last, rows)
         output.write_raw(data)  # buffered: flushed with the redraw below, as one frame
         self._remember(text)
-        now = time.monotonic()
-        self._recent = [(at, t) for at, t in self._recent if at >= now - UNSETTLED_S]
-        self._recent.append((now, text))
         renderer._cursor_pos = Point(x=0, y=0)
         self.app._redraw()
 
     def relay(self, resized: bool = False) -> bool:
-        """Re-lay the region if the columns changed (or the terminal said it was `resized`),
-        with what was committed over it lately; everything, if the screen is untrusted.
-        Whether the region is to be drawn anew."""
+        """Re-lay the region if the columns changed (or the terminal said it was `resized`
+        and drew a frame at another width); whether it is to be drawn anew.
+
+        A terminal that re-wraps its rows splits or joins the region's rows by how wide it
+        keeps each (as wide as it ever was, not as drawn), and a commit placed by the old
+        width lands elsewhere: the screen cannot know where anything went, so everything is
+        written again. One that cuts rows leaves them where they were: the region is erased
+        in place (ui/reflow.py), unless a probe found a frame drawn at another width."""
         renderer, probes = self.app.renderer, self._probes()
         last, size = renderer._last_size, self.app.output.get_size()
         changed = last is not None and last.columns != size.columns
-        if probes is not None and (changed or resized) and not probes.trusted():
-            write_again(self.app, [text for _, text in self._written])
+        untrusted = probes is not None and (changed or resized) and not probes.trusted()
+        if not ((changed and terminal_reflows()) or untrusted):
+            return relay_after_resize(self.app)
+        write_again(self.app, [text for _, text in self._written])
+        if probes is not None:
             probes.written_again()
-            self._recent.clear()
-            self.on_relay()
-            return True
-        since = time.monotonic() - UNSETTLED_S
-        # a terminal that answers the probes drew everything where it was laid out
-        unsettled = () if probes is not None else tuple(
-            text for at, text in self._recent if at >= since)
-        if not relay_after_resize(self.app, unsettled):
-            return False
-        self._recent.clear()
+        self.on_relay()
         return True
 
     def _probes(self) -> WidthProbes | None:

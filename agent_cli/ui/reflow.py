@@ -2,9 +2,9 @@
 
 A commit writes finished lines over the top of the region and lets prompt-toolkit diff the rest
 against its last frame shifted down by those rows: only the cells that changed are sent again.
-A resize to fewer columns makes terminals that reflow (tmux, most emulators) split every row
-longer than the new width, so the region's top is further above the cursor than prompt-toolkit
-believes; the erase must climb the reflowed rows, or their upper part stays in scrollback.
+A resize on a terminal that cuts rows leaves them where they were, so the region is erased
+from its top and drawn anew; one that re-wraps them (tmux, most emulators) leaves nothing the
+screen could find again, and everything is written again (`write_again`, ui/commits.py).
 Imports only prompt_toolkit: the screen is drawn before anything heavy is loaded.
 """
 
@@ -17,7 +17,6 @@ from prompt_toolkit.application import Application
 from prompt_toolkit.data_structures import Point
 from prompt_toolkit.layout import Window
 from prompt_toolkit.layout.screen import Screen, WritePosition
-from prompt_toolkit.renderer import Renderer
 from prompt_toolkit.utils import get_cwidth, to_str
 
 from agent_cli.ui.frames import FramedOutput
@@ -36,17 +35,6 @@ def rows_of(used: int, width: int) -> int:
     return max(1, -(-used // max(width, 1)))
 
 
-def row_extent(renderer: Renderer, screen: Screen, y: int) -> int:
-    """Cells prompt-toolkit wrote on row `y`: up to the last visible or styled one (its rule)."""
-    row = screen.data_buffer.get(y) if y in screen.data_buffer else None
-    if not row:
-        return 0
-    styled = renderer._style_string_has_style
-    written = [x for x, char in row.items()
-               if char.char != " " or (styled[char.style] if styled is not None else char.style)]
-    return max(written, default=-1) + 1
-
-
 def terminal_reflows() -> bool:
     """Whether the terminal re-wraps its rows on a resize: most do (tmux, VTE, kitty, iTerm2,
     Windows Terminal); xterm and the Linux console cut them. AGENT_REFLOW=0/1 says so outright."""
@@ -56,45 +44,16 @@ def terminal_reflows() -> bool:
     return not (os.environ.get("XTERM_VERSION") or os.environ.get("TERM") == "linux")
 
 
-def climb_after_reflow(renderer: Renderer, columns: int) -> Point:
-    """Where the cursor sits in the region once the terminal reflowed it to `columns`."""
-    screen, size, cursor = renderer._last_screen, renderer._last_size, renderer._cursor_pos
-    if screen is None or size is None or columns >= size.columns or not terminal_reflows():
-        return cursor  # widening joins only rows the terminal wrapped itself: none of ours
-    above = sum(rows_of(min(row_extent(renderer, screen, y), size.columns), columns)
-                for y in range(cursor.y))
-    return Point(x=size.columns, y=above + cursor.x // max(columns, 1))
-
-
-def relay_after_resize(app: Application[None], unsettled: tuple[str, ...] = ()) -> bool:
-    """The columns changed: erase the region as the terminal reflowed it, and start the new one
-    so that the prompt stays on the row the terminal kept the cursor on. A terminal that
-    reflows keeps that row and pushes what grew above it into scrollback: a prompt left higher
-    up (a shorter region drawn from the old top) would let the next narrowing push the top of
-    the region out of reach. The rows given up stay blank above the region.
-
-    `unsettled` was committed just before (oldest first), perhaps after the terminal had
-    reflowed but before it told the new size (tmux waits up to 250 ms): placed by the old rows,
-    it went inside the reflowed region. The newest of it that the screen holds above the
-    region is erased with the region and written again, which is right wherever it landed.
-    Whether the region was re-laid."""
+def relay_after_resize(app: Application[None]) -> bool:
+    """The columns changed on a terminal that cuts rows: they are where they were, so the
+    region is erased from its top and drawn anew at the new width. Whether it was."""
     renderer, size = app.renderer, app.output.get_size()
     if renderer._last_size is None or renderer._last_size.columns == size.columns:
         return False
-    climbed = climb_after_reflow(renderer, size.columns)
-    data, rows = "", 0
-    for text in reversed(unsettled):  # newest first, while it is on screen: within reach
-        more, taken = commit_bytes(text, size.columns)
-        if climbed.y + rows + taken >= size.rows:
-            break
-        data, rows = more + data, rows + taken
-    output = app.output
-    output.cursor_up(climbed.y + rows)
+    output, cursor = app.output, renderer._cursor_pos
+    output.cursor_up(cursor.y)
     output.write_raw("\r")
     output.erase_down()
-    output.write_raw(data)
-    region = app.layout.container.preferred_height(size.columns, size.rows).preferred
-    output.write_raw("\n" * max(climbed.y - (region - 1), 0))
     renderer._cursor_pos = Point(x=0, y=0)
     renderer._last_screen, renderer._last_size = None, size  # drawn whole at the new width
     return True

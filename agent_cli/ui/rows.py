@@ -29,10 +29,10 @@ def lay_out(controller: Controller | None, columns: int, rows: int, reserved: in
     """The live tail and the panel of a frame, beside `reserved` rows (input, question, picker).
 
     The region must stay shorter than the screen, or the terminal scrolls part of it into
-    scrollback where it can no longer be erased; it takes at most half of it, so that after
-    a resize to half the columns the rows the terminal reflowed still fit on screen. The
-    input and status rows come first, then the reply's tail keeps a third of the screen's
-    rows, and the panel collapses into what is left.
+    scrollback where it can no longer be erased; it takes at most half of it, so that the
+    reply committed above it stays in view. The input and status rows come first, then the
+    reply's tail keeps a third of the screen's rows, and the panel collapses into what is
+    left.
     """
     body = rows // 2 - 1 - reserved  # 1: the status row
     if controller is None or body < 1:

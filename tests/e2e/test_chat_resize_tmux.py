@@ -25,6 +25,14 @@ TODOS = [{"content": f"Step {n:02d} of the plan", "active_form": f"Doing {n}",
 LINES = 60
 REPLY = "\n\n".join(f"- L{n:03d} point number {n} of the answer, long enough to wrap at eighty"
                     " columns" for n in range(1, LINES + 1))
+# sections of a tight list whose items wrap at 80 columns: the live area's rows get shorter in
+# place as it streams (a terminal keeps such a row as wide as it ever was), and a section is
+# committed whole
+WRAPPING = "\n\n".join(
+    f"## Part {part}\n\n" + "\n".join(
+        f"- L{n:03d} item {n} of the list: the loop reads the event, renders it and commits"
+        " the finished block to scrollback" for n in range(part * 6 - 5, part * 6 + 1))
+    for part in range(1, LINES // 6 + 1))
 
 
 class Tmux:
@@ -53,9 +61,10 @@ class Tmux:
     def scrollback(self) -> str:
         return self.run("capture-pane", "-p", "-S", "-")
 
-    def width(self, columns: int) -> None:
+    def width(self, columns: int, rows: int | None = None) -> None:
         """Resize, then wait for a frame drawn at the new width (a person resizes once, then
         looks; two resizes before a frame are one resize to the program)."""
+        self.rows = rows or self.rows
         self.run("resize-window", "-x", str(columns), "-y", str(self.rows))
         wait_until(lambda: self.last_frame_width() == columns, timeout=15,
                    what=f"a frame at {columns} columns")
@@ -100,19 +109,23 @@ def check(scrollback: str) -> None:
 WIDE, SMALL = (140, 45), (80, 24)
 
 
-@pytest.mark.parametrize(("moment", "pace", "start", "size", "widths"), [
-    pytest.param("idle", 0.05, "", WIDE, (100, 80, 140), id="idle"),
-    pytest.param("streaming", 0.12, "L005", WIDE, (100, 80, 140), id="streaming"),
-    pytest.param("streaming", 0.05, "L002", WIDE, (100, 80, 140), id="streaming-quick-resizes"),
-    pytest.param("idle", 0.05, "", SMALL, (60, 40, 80), id="idle-80x24"),
-    pytest.param("streaming", 0.08, "L003", SMALL, (60, 40, 80), id="streaming-80x24"),
+@pytest.mark.parametrize(("moment", "pace", "start", "size", "widths", "reply"), [
+    pytest.param("idle", 0.05, "", WIDE, (100, 80, 140), REPLY, id="idle"),
+    pytest.param("streaming", 0.12, "L005", WIDE, (100, 80, 140), REPLY, id="streaming"),
+    pytest.param("streaming", 0.05, "L002", WIDE, (100, 80, 140), REPLY,
+                 id="streaming-quick-resizes"),
+    pytest.param("idle", 0.05, "", SMALL, (60, 40, 80), REPLY, id="idle-80x24"),
+    pytest.param("streaming", 0.08, "L003", SMALL, (60, 40, 80), REPLY, id="streaming-80x24"),
+    pytest.param("streaming", 0.1, "L004", SMALL, ((60, 24), (100, 30), (80, 24)), WRAPPING,
+                 id="streaming-80x24-wrapping-list"),
 ])
 def test_resizes_leave_nothing_of_the_live_area_in_scrollback(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path, moment: str,
-    pace: float, start: str, size: tuple[int, int], widths: tuple[int, ...]
+    pace: float, start: str, size: tuple[int, int],
+    widths: tuple[int | tuple[int, int], ...], reply: str
 ):
     fake_model.script.tool_use("todo_write", todos=TODOS)
-    fake_model.script.text(REPLY, chunks=60, pace=pace)
+    fake_model.script.text(reply, chunks=60, pace=pace)
     workspace = tmp_path / "project"
     workspace.mkdir()
     tmux = Tmux(tmp_path / "tmux.sock", fake_env, workspace, size)
@@ -124,14 +137,15 @@ def test_resizes_leave_nothing_of_the_live_area_in_scrollback(
                        and "working" not in tmux.screen(), timeout=60, what="the reply")
         else:
             wait_until(lambda: start in tmux.scrollback(), timeout=60, what="the stream")
-        for columns in widths:
-            tmux.width(columns)
+        for width in widths:
+            columns, rows = width if isinstance(width, tuple) else (width, None)
+            tmux.width(columns, rows)
             if moment == "idle":
                 settled(tmux, columns)
             else:
                 streamed_on(tmux, tmux.scrollback().count(" L0"))
         wait_until(lambda: f"L{LINES:03d}" in tmux.scrollback()
                    and "working" not in tmux.screen(), timeout=60, what="the reply's end")
-        check(settled(tmux, widths[-1]))
+        check(settled(tmux, columns))
     finally:
         tmux.close()

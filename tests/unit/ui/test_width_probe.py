@@ -122,7 +122,7 @@ def resized_after(answer_width: int) -> tuple[str, str]:
 def test_a_frame_drawn_at_another_width_has_the_resize_write_everything_again(
     monkeypatch: pytest.MonkeyPatch
 ):
-    monkeypatch.setenv("AGENT_REFLOW", "1")
+    monkeypatch.setenv("AGENT_REFLOW", "0")  # rows cut, not re-wrapped: only the probe tells
     before, after = resized_after(answer_width=70)  # the terminal had moved on already
     assert "a committed block" in before
     assert CLEAR_ALL in after  # screen and scrollback cleared: nothing left of what it drew
@@ -132,11 +132,21 @@ def test_a_frame_drawn_at_another_width_has_the_resize_write_everything_again(
 def test_frames_drawn_where_they_were_laid_out_are_re_laid_in_place(
     monkeypatch: pytest.MonkeyPatch
 ):
-    monkeypatch.setenv("AGENT_REFLOW", "1")
+    monkeypatch.setenv("AGENT_REFLOW", "0")
     _, after = resized_after(answer_width=80)
     assert CLEAR_ALL not in after  # the user's own scrollback stays
     assert "a committed block" not in after  # settled: not written twice
-    assert "\x1b[J" in after  # the region erased where the terminal reflowed it
+    assert "\x1b[J" in after  # the region erased where it was
+
+
+def test_a_terminal_that_re_wraps_rows_has_everything_written_again(
+    monkeypatch: pytest.MonkeyPatch
+):
+    """It keeps each row as wide as it ever was, not as drawn: no erase could find the top."""
+    monkeypatch.setenv("AGENT_REFLOW", "1")
+    _, after = resized_after(answer_width=80)  # every frame drawn where it was laid out
+    assert CLEAR_ALL in after
+    assert "a committed block" in after.split(CLEAR_ALL, 1)[1]
 
 
 def on_a_slow_terminal(hand_over: str) -> tuple[list[bool], int, list[tuple[int, int]]]:
