@@ -209,6 +209,7 @@ class Repl(ChatCore):
     def on_idle(self) -> None:
         for line in self.view.flush():
             self.screen.commit(line)
+        self.screen.commits.hurry()  # the turn's last lines: shown now, the user waits for them
         self.view.waiting = False
         self.attention.turn_ended()
         self.screen.invalidate()
