@@ -34,7 +34,7 @@ from agent_cli.ui.reflow import (
 from agent_cli.ui.width_probe import WidthProbes
 
 COALESCE_S = 0.1
-KEPT_LINES = 10_000  # what is written again after an untrusted resize: a terminal keeps no more
+KEPT_LINES = 10_000  # what a resize writes again (`relay`): a terminal keeps no more
 
 
 class Commits:
