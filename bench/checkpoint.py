@@ -26,8 +26,8 @@ from common import Figure, report
 
 from agent_cli.checkpoints.rewind import open_store
 from agent_cli.checkpoints.store import CheckpointStore
-from agent_cli.paths import Paths
-from agent_cli.settings_features import CheckpointSettings
+from agent_cli.core.files.paths import Paths
+from agent_cli.core.settings.features import CheckpointSettings
 
 FOLDERS = 100
 CHANGED = 10

@@ -21,11 +21,11 @@ from typing import Any
 
 from common import REPO, Figure, report
 
-from agent_cli.build import build_agent, make_client, open_session
+from agent_cli.core.files.paths import Paths
+from agent_cli.core.options import Options
+from agent_cli.core.settings.schema import Settings
 from agent_cli.model.call_log import CallLog
-from agent_cli.options import Options
-from agent_cli.paths import Paths
-from agent_cli.settings import Settings
+from agent_cli.runtime.build import build_agent, make_client, open_session
 from tests.e2e.mcp_support import SERVER, manager
 from tests.fake_model import FakeAnthropic
 

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from agent_cli.checkpoints.records import Checkpoint
-from agent_cli.errors import UsageError
-from agent_cli.paths import Paths, make_dirs
+from agent_cli.core.errors import UsageError
+from agent_cli.core.files.paths import Paths, make_dirs
 from agent_cli.session.transcript import RECORD_ADAPTER, SessionRecord
 
 

@@ -13,7 +13,7 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from agent_cli.errors import AgentError
+from agent_cli.core.errors import AgentError
 
 # -c options on every call, so even a tampered config of ours cannot turn them back on
 SAFE_CONFIG = (

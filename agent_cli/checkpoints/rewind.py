@@ -11,8 +11,8 @@ from agent_cli.checkpoints.conversation import fork_session, transcript_size
 from agent_cli.checkpoints.records import Checkpoint
 from agent_cli.checkpoints.restore import Restored, restore_tree
 from agent_cli.checkpoints.store import CheckpointStore
-from agent_cli.paths import Paths
-from agent_cli.settings_features import CheckpointSettings
+from agent_cli.core.files.paths import Paths
+from agent_cli.core.settings.features import CheckpointSettings
 
 
 @dataclass

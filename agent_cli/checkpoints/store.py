@@ -27,9 +27,9 @@ from agent_cli.checkpoints.records import (
     read_entries,
 )
 from agent_cli.checkpoints.snapshot import Snapshot, consolidate, remember_head, take_snapshot
-from agent_cli.errors import UsageError
-from agent_cli.paths import STATE_FOLDERS, Paths, ensure_state_folder
-from agent_cli.settings_features import CheckpointSettings
+from agent_cli.core.errors import UsageError
+from agent_cli.core.files.paths import STATE_FOLDERS, Paths, ensure_state_folder
+from agent_cli.core.settings.features import CheckpointSettings
 
 MAX_FORK_DEPTH = 100  # a rewind of a rewind of ...: bounded, so a cycle cannot hang a listing
 

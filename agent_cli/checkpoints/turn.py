@@ -12,7 +12,7 @@ from agent_cli.checkpoints.conversation import transcript_size
 from agent_cli.checkpoints.git import GitError
 from agent_cli.checkpoints.records import Checkpoint
 from agent_cli.checkpoints.store import CheckpointStore
-from agent_cli.events import CheckpointSaved, Event, FilesChanged, TurnEnd, Warning
+from agent_cli.core.events import CheckpointSaved, Event, FilesChanged, TurnEnd, Warning
 
 log = logging.getLogger(__name__)
 

@@ -9,16 +9,16 @@ import typer
 
 from agent_cli.cli.chat import CHAT_CONTEXT, chat
 from agent_cli.cli.chat_start import DESCRIPTION
-from agent_cli.cli.checkpoints import checkpoints_app
-from agent_cli.cli.mcp import mcp_app
-from agent_cli.cli.memory import memory_app
-from agent_cli.cli.notes import notes_app
-from agent_cli.cli.project_files import agents_app, commands_app, skills_app
-from agent_cli.cli.rewind import rewind
+from agent_cli.cli.commands.checkpoints import checkpoints_app
+from agent_cli.cli.commands.mcp import mcp_app
+from agent_cli.cli.commands.memory import memory_app
+from agent_cli.cli.commands.notes import notes_app
+from agent_cli.cli.commands.project_files import agents_app, commands_app, skills_app
+from agent_cli.cli.commands.rewind import rewind
+from agent_cli.cli.commands.server import server_app
+from agent_cli.cli.commands.sessions import sessions_app
+from agent_cli.cli.commands.trust import trust
 from agent_cli.cli.run import run
-from agent_cli.cli.server import server_app
-from agent_cli.cli.sessions import sessions_app
-from agent_cli.cli.trust import trust
 
 app = typer.Typer(
     name="agent",

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 from agent_cli.cli.failures import failure_line
-from agent_cli.errors import UsageError
-from agent_cli.options import PERMISSION_MODES, Options
+from agent_cli.core.errors import UsageError
+from agent_cli.core.options import PERMISSION_MODES, Options
 
 DESCRIPTION = "Talk with the agent in an interactive REPL."
 

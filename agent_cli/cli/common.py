@@ -14,7 +14,7 @@ import typer
 from agent_cli.cli.failures import failure_line
 
 if TYPE_CHECKING:
-    from agent_cli.paths import Paths
+    from agent_cli.core.files.paths import Paths
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -45,8 +45,8 @@ def guarded(func: Callable[P, R]) -> Callable[P, R]:
 def state_paths(workspace: Path, state_dir: Path | None) -> Paths:
     """The state paths of a read-only command; warnings (a skipped transcript line) reach
     stderr as one line, tracebacks the log file."""
-    from agent_cli.build import load, resolve_workspace, start_logging
-    from agent_cli.options import Options
+    from agent_cli.core.options import Options
+    from agent_cli.runtime.build import load, resolve_workspace, start_logging
 
     paths = load(Options(workspace=resolve_workspace(workspace), state_dir=state_dir))[1]
     start_logging(paths, quiet=False)

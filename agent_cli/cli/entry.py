@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
-from agent_cli import durable
+from agent_cli.core.files import durable
 
 FAST_EXIT = ("run", "chat")
 

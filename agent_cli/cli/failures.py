@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from agent_cli.errors import AgentError
+from agent_cli.core.errors import AgentError
 
 
 def failure_line(error: BaseException) -> tuple[str, int]:
@@ -18,7 +18,7 @@ def failure_line(error: BaseException) -> tuple[str, int]:
 
 def internal_error(error: Exception) -> str:
     """The one line the user sees for a bug; its traceback goes to logs/agent.log only."""
-    from agent_cli.logs import FILE_ONLY, logging_to_file
+    from agent_cli.core.files.logs import FILE_ONLY, logging_to_file
 
     text = f"internal error: {type(error).__name__}: {error}"
     if not logging_to_file():

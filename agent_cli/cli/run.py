@@ -11,12 +11,12 @@ import typer
 from agent_cli.cli import options as opt
 from agent_cli.cli.common import guarded
 from agent_cli.cli.failures import internal_error
-from agent_cli.errors import AgentError, UsageError
+from agent_cli.core.errors import AgentError, UsageError
 
 if TYPE_CHECKING:  # the command's own imports are deferred: `agent --help` must stay light
     from agent_cli.cli.run_output import RunOutcome, RunReporter
-    from agent_cli.runtime import Runtime
-    from agent_cli.signals import Ending
+    from agent_cli.core.signals import Ending
+    from agent_cli.runtime.runtime import Runtime
 
 
 def read_prompt(prompt: str | None) -> str:
@@ -54,13 +54,13 @@ def run(
     import gc
 
     gc.disable()  # importing makes classes, not garbage: collecting meanwhile is wasted work
-    from agent_cli.build import build_runtime, resolve_workspace
     from agent_cli.cli.run_output import RunOutcome, RunReporter
     from agent_cli.cli.workspace_trust import warn_untrusted
+    from agent_cli.core.options import Options
+    from agent_cli.core.signals import Ending
     from agent_cli.model.call_log import exit_summary
-    from agent_cli.options import Options
-    from agent_cli.runtime import preload_sdk
-    from agent_cli.signals import Ending
+    from agent_cli.runtime.build import build_runtime, resolve_workspace
+    from agent_cli.runtime.runtime import preload_sdk
 
     preload_sdk()  # the agent's modules are in: the SDK imports while the session opens (I/O)
     reporter = RunReporter(output_format, quiet)
@@ -125,7 +125,7 @@ def _imported() -> None:
 async def _drive(
     runtime: Runtime, reporter: RunReporter, outcome: RunOutcome, text: str, ending: Ending
 ) -> None:
-    from agent_cli.signals import end_like_ctrl_c
+    from agent_cli.core.signals import end_like_ctrl_c
 
     end_like_ctrl_c(ending)  # SIGTERM / SIGHUP now end the turn as Ctrl-C does
     runtime.listeners.append(lambda event: reporter.event(event, outcome))  # between turns

@@ -12,8 +12,8 @@ from typing import Any, Literal
 
 from agent_cli.cli.common import fail
 from agent_cli.cli.failures import internal_error
-from agent_cli.errors import AgentError
-from agent_cli.events import (
+from agent_cli.core.errors import AgentError
+from agent_cli.core.events import (
     CheckpointSaved,
     ErrorEvent,
     Event,

@@ -8,8 +8,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from agent_cli.trust import ENV_TRUST, TrustItem, TrustStore, grant_items
-from agent_cli.trust_items import widening_items
+from agent_cli.policy.trust import ENV_TRUST, TrustItem, TrustStore, grant_items
+from agent_cli.project_files.trust_items import widening_items
 
 
 def untrusted_items(workspace: Path, store: TrustStore | None = None) -> list[TrustItem]:

@@ -4,6 +4,7 @@ saved path. Only the unsent end of the history changes, so the cached prefix sur
 
 from __future__ import annotations
 
+from agent_cli.context.ports import Compacted, StageContext
 from agent_cli.context.results import (
     PREVIEW_NOTE,
     ResultRef,
@@ -13,8 +14,7 @@ from agent_cli.context.results import (
     save_result,
 )
 from agent_cli.context.state import ContextState
-from agent_cli.loop_ports import Compacted, StageContext
-from agent_cli.messages import Message
+from agent_cli.core.messages import Message
 
 # what a preview adds beside the kept characters: the note naming the path
 NOTE_CHARS = len(PREVIEW_NOTE) + 200

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from agent_cli.context.ports import Compacted, StageContext
 from agent_cli.context.results import (
     ResultRef,
     find_results,
@@ -23,8 +24,7 @@ from agent_cli.context.results import (
 )
 from agent_cli.context.state import ContextState
 from agent_cli.context.tokens import text_tokens
-from agent_cli.loop_ports import Compacted, StageContext
-from agent_cli.messages import Message
+from agent_cli.core.messages import Message
 
 Cost = Callable[[str], int]
 PLACEHOLDER_TOKENS = 40

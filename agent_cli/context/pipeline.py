@@ -10,6 +10,7 @@ from typing import Any
 
 from agent_cli.context.budget import ResultBudget
 from agent_cli.context.micro import MicroCompact, shrink
+from agent_cli.context.ports import Compacted, Stage, StageContext
 from agent_cli.context.snip import Snip
 from agent_cli.context.state import ContextState, current_request, request_visible
 from agent_cli.context.summary import (
@@ -21,9 +22,8 @@ from agent_cli.context.summary import (
     unseen_tail_start,
 )
 from agent_cli.context.tokens import TokenCounter, resolve_thresholds, value_tokens
-from agent_cli.events import Warning
-from agent_cli.loop_ports import Compacted, Stage, StageContext
-from agent_cli.messages import Block, Message
+from agent_cli.core.events import Warning
+from agent_cli.core.messages import Block, Message
 from agent_cli.session.state import Session
 
 log = logging.getLogger(__name__)

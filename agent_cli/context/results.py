@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_cli.messages import Block, Message, blocks_of
-from agent_cli.paths import make_dirs, result_file_stem
+from agent_cli.core.files.paths import make_dirs, result_file_stem
+from agent_cli.core.messages import Block, Message, blocks_of
 
 PLACEHOLDER = "[Earlier tool result saved at {path}]"
 PLACEHOLDER_PREFIX = "[Earlier tool result saved at "

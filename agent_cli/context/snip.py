@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_cli.context.ports import Compacted, StageContext
 from agent_cli.context.state import (
     NOTICE_PREFIX,
     REQUEST_HEADING,
@@ -19,8 +20,7 @@ from agent_cli.context.state import (
     request_block,
     request_visible,
 )
-from agent_cli.loop_ports import Compacted, StageContext
-from agent_cli.messages import Block, Message, blocks_of
+from agent_cli.core.messages import Block, Message, blocks_of
 
 MARKER_PREFIX = NOTICE_PREFIX + "snipped: "
 HEAD = 1  # the first message: the session's opening request (or the newest summary)

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_cli.context.tokens import Thresholds, TokenCounter
-from agent_cli.messages import Message, blocks_of
-from agent_cli.paths import Paths
+from agent_cli.core.files.paths import Paths
+from agent_cli.core.messages import Message, blocks_of
 from agent_cli.session.transcript import MessageRecord, TranscriptWriter
 
 

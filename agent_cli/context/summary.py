@@ -15,13 +15,13 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from agent_cli import lenient_values
+from agent_cli.context.ports import StageContext
 from agent_cli.context.state import NOTICE_PREFIX, request_block
-from agent_cli.errors import ModelError
-from agent_cli.loop_ports import StageContext
-from agent_cli.messages import Block, Message, blocks_of
+from agent_cli.core.errors import ModelError
+from agent_cli.core.messages import Block, Message, blocks_of
+from agent_cli.core.prompts.templates import load_prompt
+from agent_cli.core.text import lenient_values
 from agent_cli.model.client import Final, ModelRequest
-from agent_cli.prompts import load_prompt
 
 log = logging.getLogger(__name__)
 

@@ -12,13 +12,13 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agent_cli.errors import ConfigError
-from agent_cli.messages import Message
+from agent_cli.core.errors import ConfigError
+from agent_cli.core.messages import Message
+from agent_cli.core.settings.schema import Settings
 from agent_cli.model.usage import Usage
-from agent_cli.settings import Settings
 
 if TYPE_CHECKING:
-    from agent_cli.loop_ports import StageContext
+    from agent_cli.context.ports import StageContext
 
 PER_MESSAGE = 4
 MIN_RATIO, MAX_RATIO = 0.25, 4.0

@@ -19,11 +19,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_cli.inbox import Inbox
+from agent_cli.core.files.paths import Paths, ensure_state_folder
+from agent_cli.core.inbox import Inbox
+from agent_cli.core.settings.features import JobsSettings
 from agent_cli.jobs import guard, ledger
 from agent_cli.jobs.job import Job, Shell, exit_code
-from agent_cli.paths import Paths, ensure_state_folder
-from agent_cli.settings_features import JobsSettings
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_cli.inbox import Inbox
+from agent_cli.core.inbox import Inbox
 
 TAIL_BYTES = 8_192
 

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ValidationError
 
-from agent_cli.paths import Paths, ensure_state_folder
+from agent_cli.core.files.paths import Paths, ensure_state_folder
 
 log = logging.getLogger(__name__)
 

@@ -12,19 +12,7 @@ import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 
-from agent_cli import errors, history
-from agent_cli.events import (
-    CompactionDone,
-    ErrorEvent,
-    Event,
-    TurnEnd,
-)
-from agent_cli.logs import FILE_ONLY
-from agent_cli.loop import server_turn, steering
-from agent_cli.loop.outbox import Outbox, Passed
-from agent_cli.loop.rounds import not_run_calls, run_round
-from agent_cli.loop.stream_events import as_events, follow
-from agent_cli.loop_ports import (
+from agent_cli.context.ports import (
     Compacted,
     Compactor,
     Guide,
@@ -32,13 +20,25 @@ from agent_cli.loop_ports import (
     StageContext,
     TurnObserver,
 )
-from agent_cli.messages import Block
+from agent_cli.core import errors, history
+from agent_cli.core.events import (
+    CompactionDone,
+    ErrorEvent,
+    Event,
+    TurnEnd,
+)
+from agent_cli.core.files.logs import FILE_ONLY
+from agent_cli.core.messages import Block
+from agent_cli.core.tool_contract import ToolResult
+from agent_cli.loop import server_turn, steering
+from agent_cli.loop.outbox import Outbox, Passed
+from agent_cli.loop.rounds import not_run_calls, run_round
+from agent_cli.loop.stream_events import as_events, follow
 from agent_cli.model.client import Final, ModelClient, ModelReply, ModelRequest
 from agent_cli.model.usage import Usage
+from agent_cli.policy.turn_hooks import TurnHooks
 from agent_cli.session.state import Session
-from agent_cli.tool_contract import ToolResult
 from agent_cli.tools.registry import ToolRegistry
-from agent_cli.turn_hooks import TurnHooks
 
 log = logging.getLogger(__name__)
 

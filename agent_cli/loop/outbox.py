@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-from agent_cli.events import Event
+from agent_cli.core.events import Event
 
 
 @dataclass

@@ -10,10 +10,10 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from agent_cli.events import Event, ToolEnd, ToolStart
-from agent_cli.messages import Block
+from agent_cli.core.events import Event, ToolEnd, ToolStart
+from agent_cli.core.messages import Block
+from agent_cli.core.tool_contract import ToolContext, ToolResult
 from agent_cli.model.client import ModelReply
-from agent_cli.tool_contract import ToolContext, ToolResult
 from agent_cli.tools.registry import ToolRegistry
 
 CUT_OFF = (

@@ -7,11 +7,11 @@ received, and the history holds them as one assistant message (roles alternate, 
 
 from __future__ import annotations
 
-from agent_cli.events import CitedSource, Event, SourcesCited, ToolEnd, ToolStart
-from agent_cli.messages import Block, blocks_of
+from agent_cli.core.events import CitedSource, Event, SourcesCited, ToolEnd, ToolStart
+from agent_cli.core.messages import Block, blocks_of
+from agent_cli.core.payloads import SearchDisplay, Source
 from agent_cli.model.client import ServerToolCall
 from agent_cli.model.server_tools import result_summary, sources
-from agent_cli.payloads import SearchDisplay, Source
 from agent_cli.session.state import Session
 
 

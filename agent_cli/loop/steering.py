@@ -4,11 +4,11 @@ after the results (SPEC §16), and are stored in history like any message."""
 
 from __future__ import annotations
 
-from agent_cli import history
-from agent_cli.events import Steered
-from agent_cli.redaction import redact
+from agent_cli.core import history
+from agent_cli.core.events import Steered
+from agent_cli.core.text.redaction import redact
+from agent_cli.core.text.unicode_safe import safe_text
 from agent_cli.session.state import Session
-from agent_cli.unicode_safe import safe_text
 
 
 def deliver(session: Session) -> Steered | None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_cli.events import Event, Retrying, StreamRestart, TextDelta, Warning
+from agent_cli.core.events import Event, Retrying, StreamRestart, TextDelta, Warning
 from agent_cli.loop import server_turn
 from agent_cli.model.client import Notice, Restart, Retry, ServerToolCall, StreamEvent, TextChunk
 

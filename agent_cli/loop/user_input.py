@@ -8,9 +8,9 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_cli import history
-from agent_cli.events import ToolEnd
-from agent_cli.messages import Block
+from agent_cli.core import history
+from agent_cli.core.events import ToolEnd
+from agent_cli.core.messages import Block
 
 if TYPE_CHECKING:
     from agent_cli.loop.agent import Agent

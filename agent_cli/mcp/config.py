@@ -18,10 +18,10 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from agent_cli.core.settings.mcp import McpServerSpec
+from agent_cli.core.settings.schema import Settings, user_config_dir
 from agent_cli.mcp.expand import MissingVariable, expand_spec
-from agent_cli.settings import Settings, user_config_dir
-from agent_cli.settings_mcp import McpServerSpec
-from agent_cli.trust import TrustItem
+from agent_cli.policy.trust import TrustItem
 
 PROJECT_FILE = ".mcp.json"
 WORKSPACE_SETTINGS = Path(".agent") / "settings.json"

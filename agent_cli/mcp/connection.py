@@ -24,8 +24,8 @@ from mcp.shared.message import SessionMessage
 from mcp_types import Implementation, ToolListChangedNotification
 
 from agent_cli import __version__
+from agent_cli.core.settings.mcp import McpServerSpec, McpSettings
 from agent_cli.mcp.config import ServerEntry
-from agent_cli.settings_mcp import McpServerSpec, McpSettings
 
 log = logging.getLogger(__name__)
 

@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from agent_cli.context.tokens import value_tokens
+from agent_cli.core.settings.schema import Settings
+from agent_cli.core.tool_contract import AnyTool, ToolResult
 from agent_cli.mcp.config import ServerEntry
 from agent_cli.mcp.names import clean, tool_name
 from agent_cli.mcp.results import to_tool_result
 from agent_cli.mcp.search import Candidate, McpToolSearch
 from agent_cli.mcp.tool import McpTool, make_tool
-from agent_cli.settings import Settings
-from agent_cli.tool_contract import AnyTool, ToolResult
 
 if TYPE_CHECKING:
     from agent_cli.mcp.connection import Connection

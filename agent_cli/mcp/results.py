@@ -10,7 +10,7 @@ import binascii
 import json
 from typing import Any
 
-from agent_cli.tool_contract import ToolResult
+from agent_cli.core.tool_contract import ToolResult
 
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 

@@ -10,7 +10,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult
+from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 
 WORD = re.compile(r"[a-z0-9]+")
 

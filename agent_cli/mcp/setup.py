@@ -7,11 +7,11 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
+from agent_cli.core.settings.schema import Settings
 from agent_cli.mcp.config import ServerEntry, load_servers
 from agent_cli.mcp.config import any_configured as any_configured
 from agent_cli.mcp.manager import McpManager
-from agent_cli.settings import Settings
-from agent_cli.trust import TrustStore
+from agent_cli.policy.trust import TrustStore
 
 log = logging.getLogger(__name__)
 

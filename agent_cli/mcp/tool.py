@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from pydantic import ConfigDict, model_validator
 
-from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult
+from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 
 Caller = Callable[[str, str, dict[str, Any]], Awaitable[ToolResult]]
 MAX_DESCRIPTION = 2_000

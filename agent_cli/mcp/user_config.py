@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agent_cli.errors import ConfigError
-from agent_cli.private_file import write_private
-from agent_cli.settings_mcp import McpServerSpec
+from agent_cli.core.errors import ConfigError
+from agent_cli.core.files.private_file import write_private
+from agent_cli.core.settings.mcp import McpServerSpec
 
 
 def _read(path: Path) -> dict[str, Any]:

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
 
+from agent_cli.core.files.search_index import Schema, connect
 from agent_cli.memory.episode import Episode
-from agent_cli.search_index import Schema, connect
 
 # bm25 column weights: id (unindexed), title, problem, decisions, open issues
 RANK = "bm25(episodes_fts, 0.0, 4.0, 1.5, 2.0, 1.0)"

@@ -12,12 +12,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_cli import lenient_json
+from agent_cli.core.messages import Block, Message, blocks_of
+from agent_cli.core.prompts.templates import load_prompt
+from agent_cli.core.text import lenient_json
+from agent_cli.core.text.redaction import redact
 from agent_cli.memory.episode import Episode, EpisodeDraft
-from agent_cli.messages import Block, Message, blocks_of
 from agent_cli.model.client import Final, ModelClient, ModelReply, ModelRequest
-from agent_cli.prompts import load_prompt
-from agent_cli.redaction import redact
 
 CALLER = "episode"
 RESULT_CHARS = 400

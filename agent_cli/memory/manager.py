@@ -21,13 +21,13 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from agent_cli.events import Event, TodosUpdated, TurnEnd, Warning
+from agent_cli.core.events import Event, TodosUpdated, TurnEnd, Warning
+from agent_cli.core.messages import Message
+from agent_cli.core.payloads import TodoItem
 from agent_cli.memory import generator, triggers
 from agent_cli.memory.episode import Episode, EpisodeDraft, new_episode_id, relative_path
 from agent_cli.memory.episode_store import EpisodeStore
-from agent_cli.messages import Message
 from agent_cli.model.client import ModelClient
-from agent_cli.payloads import TodoItem
 from agent_cli.session.state import Session
 from agent_cli.session.transcript import EpisodeRecord
 

@@ -6,10 +6,10 @@ from typing import Protocol
 
 from pydantic import Field, model_validator
 
+from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.memory import render
 from agent_cli.memory.episode import Episode, relative_path
 from agent_cli.memory.episode_store import EpisodeStore
-from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 
 
 class RecallInput(ToolInput):

@@ -6,11 +6,11 @@ from __future__ import annotations
 import logging
 import sqlite3
 
-from agent_cli.errors import UsageError
+from agent_cli.core.errors import UsageError
+from agent_cli.core.payloads import Note
+from agent_cli.core.tool_contract import ToolContext
 from agent_cli.memory.episode import relative_path
-from agent_cli.payloads import Note
 from agent_cli.subagent.store import NoteStore
-from agent_cli.tool_contract import ToolContext
 
 log = logging.getLogger(__name__)
 

@@ -15,9 +15,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Literal
 
-from agent_cli.messages import Message
-from agent_cli.payloads import TodoItem
-from agent_cli.settings_features import MemorySettings
+from agent_cli.core.messages import Message
+from agent_cli.core.payloads import TodoItem
+from agent_cli.core.settings.features import MemorySettings
 
 Trigger = Literal["todos", "done", "topic", "length", "remember", "retry"]
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_cli.lenient_json import loads_strict
-from agent_cli.lenient_values import json_in_string
-from agent_cli.messages import Block
+from agent_cli.core.messages import Block
+from agent_cli.core.text.lenient_json import loads_strict
+from agent_cli.core.text.lenient_values import json_in_string
+from agent_cli.core.text.unicode_safe import safe_text, safe_value
 from agent_cli.model.usage import Usage
-from agent_cli.unicode_safe import safe_text, safe_value
 
 _TOOL_TYPES = ("tool_use", "server_tool_use")
 _USAGE_FIELDS = (

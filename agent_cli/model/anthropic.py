@@ -20,8 +20,10 @@ from typing import Any
 import anthropic
 import httpx2
 
-from agent_cli import errors
-from agent_cli.messages import Block, Message
+from agent_cli.core import errors
+from agent_cli.core.messages import Block, Message
+from agent_cli.core.settings.schema import Settings
+from agent_cli.core.text.redaction import redact, redact_blocks, secrets_from_env
 from agent_cli.model import retry
 from agent_cli.model.accumulate import ReplyBuilder
 from agent_cli.model.call_log import CallLog, CallRecord
@@ -39,8 +41,6 @@ from agent_cli.model.client import (
 from agent_cli.model.credentials import require_credentials
 from agent_cli.model.server_tools import is_server_result, is_server_tool, markers, sources
 from agent_cli.model.usage import Usage
-from agent_cli.redaction import redact, redact_blocks, secrets_from_env
-from agent_cli.settings import Settings
 
 log = logging.getLogger(__name__)
 EPHEMERAL = {"type": "ephemeral"}

@@ -12,9 +12,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from agent_cli.core.files.paths import make_dirs
+from agent_cli.core.settings.schema import Settings
 from agent_cli.model.usage import Usage
-from agent_cli.paths import make_dirs
-from agent_cli.settings import Settings
 
 
 def _iso(ts: float) -> str:

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from agent_cli.messages import Block, Message
+from agent_cli.core.messages import Block, Message
 from agent_cli.model.usage import Usage
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 
-from agent_cli.errors import CredentialsError
-from agent_cli.redaction import CREDENTIAL_VARS as CREDENTIAL_VARS
+from agent_cli.core.errors import CredentialsError
+from agent_cli.core.text.redaction import CREDENTIAL_VARS as CREDENTIAL_VARS
 
 
 def require_credentials() -> None:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agent_cli.messages import Block
-from agent_cli.settings_features import WebSettings
+from agent_cli.core.messages import Block
+from agent_cli.core.settings.features import WebSettings
 
 WEB_SEARCH_TYPE = "web_search_20250305"
 

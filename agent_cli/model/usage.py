@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from agent_cli.settings import Price
+from agent_cli.core.settings.schema import Price
 
 
 class Usage(BaseModel):

@@ -7,14 +7,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from agent_cli.approval import HeadlessApprover
-from agent_cli.gate import PolicyGate, ToolHooks
-from agent_cli.hooks import Hooks
-from agent_cli.permissions import Permissions
+from agent_cli.core.settings.schema import Settings
+from agent_cli.policy.approval import HeadlessApprover
+from agent_cli.policy.gate import PolicyGate, ToolHooks
+from agent_cli.policy.hooks import Hooks
+from agent_cli.policy.permissions import Permissions
 from agent_cli.project_files import vocabulary as vocab
 from agent_cli.project_files.catalog import ProjectFiles
 from agent_cli.project_files.definitions import Definition
-from agent_cli.settings import Settings
 from agent_cli.subagent.profile import SubagentProfile
 
 

@@ -12,12 +12,12 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_cli.project_files.claude_hooks import ClaudeHook
-from agent_cli.project_files.claude_settings import ClaudeSettings, load_claude_settings
+from agent_cli.policy.trust import TrustItem, TrustStore, fingerprint
+from agent_cli.project_files.claude.hooks import ClaudeHook
+from agent_cli.project_files.claude.settings import ClaudeSettings, load_claude_settings
 from agent_cli.project_files.definitions import Definition, Loaded, load_kind
 from agent_cli.project_files.kinds import AGENTS, COMMANDS, EXPLORE, SKILLS
 from agent_cli.project_files.sources import all_roots
-from agent_cli.trust import TrustItem, TrustStore, fingerprint
 
 SHELL_LINE = re.compile(r"!`([^`\n]+)`")
 WIDE_MODES = ("acceptedits", "bypasspermissions", "accept-edits", "bypass")

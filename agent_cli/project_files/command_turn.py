@@ -12,19 +12,19 @@ import glob
 import logging
 from typing import TYPE_CHECKING
 
-from agent_cli.approval import ApprovalRequest
-from agent_cli.events import Event, TurnEnd
-from agent_cli.messages import Block
+from agent_cli.core.events import Event, TurnEnd
+from agent_cli.core.messages import Block
+from agent_cli.core.text.redaction import redact
+from agent_cli.policy.approval import ApprovalRequest
+from agent_cli.policy.turn_hooks import prompt_text
 from agent_cli.project_files import vocabulary as vocab
 from agent_cli.project_files.catalog import ProjectFiles
 from agent_cli.project_files.definitions import Definition
 from agent_cli.project_files.expand import ShellRunner, expand
 from agent_cli.project_files.skills import SkillState, skill_prompt
-from agent_cli.redaction import redact
-from agent_cli.turn_hooks import prompt_text
 
 if TYPE_CHECKING:
-    from agent_cli.permissions import Permissions
+    from agent_cli.policy.permissions import Permissions
     from agent_cli.session.state import Session
     from agent_cli.tools.registry import ToolRegistry
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent_cli.core.settings.schema import Settings
 from agent_cli.project_files import vocabulary as vocab
 from agent_cli.project_files.catalog import ProjectFiles, shell_lines
 from agent_cli.project_files.definitions import Definition, Kind
-from agent_cli.settings import Settings
 
 PARENT = "(the session's)"
 

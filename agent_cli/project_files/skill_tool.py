@@ -9,9 +9,9 @@ from pathlib import Path
 
 from pydantic import Field
 
+from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.project_files.definitions import Definition
 from agent_cli.project_files.skills import SkillState
-from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 
 MAX_FILE_CHARS = 50_000
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from agent_cli.settings import user_config_dir
+from agent_cli.core.settings.schema import user_config_dir
 
 FOLDERS = (".agent", ".agents", ".claude")
 Scope = Literal["workspace", "user", "builtin"]

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from agent_cli.options import PermissionMode
+from agent_cli.core.options import PermissionMode
 
 # Claude Code's tool -> ours (lower-cased keys: real files write `read`, `Read` and `READ`)
 TOOLS: dict[str, str | None] = {

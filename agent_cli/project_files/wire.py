@@ -8,26 +8,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from agent_cli.hooks import Hooks
-from agent_cli.permissions import Permissions
+from agent_cli.core.tool_contract import AnyTool
+from agent_cli.policy.hooks import Hooks
+from agent_cli.policy.permissions import Permissions
+from agent_cli.policy.turn_hooks import TurnHooks
 from agent_cli.project_files.agent_types import AgentTypes
 from agent_cli.project_files.catalog import ProjectFiles, load_project_files
-from agent_cli.project_files.claude_hooks import ClaudeHooks
-from agent_cli.project_files.command_turn import CommandTurns
-from agent_cli.project_files.definitions import Definition
-from agent_cli.project_files.hook_ports import (
+from agent_cli.project_files.claude.hook_ports import (
     ClaudeToolHooks,
     ClaudeTurnHooks,
     NotifyingApprover,
     PreCompactHooks,
 )
+from agent_cli.project_files.claude.hooks import ClaudeHooks
+from agent_cli.project_files.command_turn import CommandTurns
+from agent_cli.project_files.definitions import Definition
 from agent_cli.project_files.skill_tool import Skill
 from agent_cli.project_files.skills import SkillState, listing, model_skills
-from agent_cli.tool_contract import AnyTool
-from agent_cli.turn_hooks import TurnHooks
 
 if TYPE_CHECKING:
-    from agent_cli.gate import ToolHooks
+    from agent_cli.policy.gate import ToolHooks
     from agent_cli.session.state import Session
     from agent_cli.tools.registry import ToolRegistry
 

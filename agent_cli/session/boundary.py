@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from agent_cli.messages import Message
+from agent_cli.core.messages import Message
 from agent_cli.session.transcript import RECORD_ADAPTER, CompactionRecord, Record, Ref
 
 log = logging.getLogger(__name__)

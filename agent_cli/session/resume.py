@@ -10,12 +10,12 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from agent_cli.errors import UsageError
-from agent_cli.history import repair
-from agent_cli.messages import Message, blocks_of
+from agent_cli.core.errors import UsageError
+from agent_cli.core.files.paths import Paths
+from agent_cli.core.history import repair
+from agent_cli.core.messages import Message, blocks_of
+from agent_cli.core.payloads import Note, TodoItem
 from agent_cli.model.usage import Usage
-from agent_cli.paths import Paths
-from agent_cli.payloads import Note, TodoItem
 from agent_cli.session.boundary import LineReader, newest_boundary, records_from, resolve
 from agent_cli.session.transcript import (
     CompactionRecord,

@@ -7,14 +7,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from agent_cli.events import UsageUpdate
-from agent_cli.messages import Message
+from agent_cli.core.events import UsageUpdate
+from agent_cli.core.files.paths import Paths
+from agent_cli.core.messages import Message
+from agent_cli.core.settings.schema import Settings
+from agent_cli.core.tool_contract import ToolContext
 from agent_cli.model.usage import Usage
-from agent_cli.paths import Paths
 from agent_cli.session.transcript import TranscriptWriter, UsageRecord, _Record
-from agent_cli.settings import Settings
 from agent_cli.todo.tracker import TodoTracker
-from agent_cli.tool_contract import ToolContext
 
 
 def new_session_id() -> str:

@@ -20,8 +20,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, Field, TypeAdapter, ValidationError
 
-from agent_cli.messages import Message
-from agent_cli.paths import make_dirs, state_write_error
+from agent_cli.core.files.paths import make_dirs, state_write_error
+from agent_cli.core.messages import Message
 
 log = logging.getLogger(__name__)
 

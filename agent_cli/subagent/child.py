@@ -7,15 +7,15 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Protocol
 
-from agent_cli.events import Event
-from agent_cli.messages import Block
+from agent_cli.core.events import Event
+from agent_cli.core.messages import Block
+from agent_cli.core.prompts.system import build_system, build_system_text, environment_section
+from agent_cli.core.prompts.templates import load_prompt
 from agent_cli.model.client import ModelClient
-from agent_cli.prompts import load_prompt
+from agent_cli.policy.turn_hooks import TurnHooks
 from agent_cli.session.state import Session
 from agent_cli.subagent.profile import SubagentProfile
-from agent_cli.system_prompt import build_system, build_system_text, environment_section
 from agent_cli.tools.registry import ToolRegistry
-from agent_cli.turn_hooks import TurnHooks
 
 HANDING_IN = "# Handing in"
 

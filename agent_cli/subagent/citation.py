@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from agent_cli.payloads import CitationKind
+from agent_cli.core.payloads import CitationKind
 
 # one flat class: a nested pattern here backtracks for minutes on a long run of letters
 _PATH = r"[\w.~/\\+@-]+"

@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_cli.payloads import QUOTE_LINES, CitationKind, EvidenceCheck, Verdict
-from agent_cli.redaction import redact
+from agent_cli.core.payloads import QUOTE_LINES, CitationKind, EvidenceCheck, Verdict
+from agent_cli.core.text.redaction import redact
 from agent_cli.subagent.citation import Citation, parse
 from agent_cli.subagent.ledger import CallLedger, LoggedCall
 from agent_cli.tools.read_file import split_lines

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from agent_cli.payloads import COMMAND_CHARS, CommandRun, EvidenceCheck
-from agent_cli.redaction import redact
+from agent_cli.core.payloads import COMMAND_CHARS, CommandRun, EvidenceCheck
+from agent_cli.core.text.redaction import redact
+from agent_cli.core.tool_contract import ToolContext
 from agent_cli.subagent.ledger import CallLedger
-from agent_cli.tool_contract import ToolContext
 
 MAX_LISTED = 20
 NO_TOOL_CALLS = "no tool calls"

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_cli.tool_contract import AnyTool, Gate, ToolContext, ToolInput, ToolResult
+from agent_cli.core.tool_contract import AnyTool, Gate, ToolContext, ToolInput, ToolResult
 
-# the last line bash's result ends with (tools/bash.py `_result`)
+# the last line bash's result ends with (tools/shell/bash.py `_result`)
 _EXIT = re.compile(r"(?:^|\n)exit code: (-?\d+)\s*$")
 _SIGNAL = re.compile(r"(?:^|\n)killed by signal (\d+)\s*$")
 _TIMED_OUT = "Command timed out after"

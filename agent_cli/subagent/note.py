@@ -15,13 +15,13 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from agent_cli import lenient_json
-from agent_cli.payloads import (
+from agent_cli.core.payloads import (
     CONCLUSION_CHARS,
     EVIDENCE_ITEMS,
     Confidence,
 )
-from agent_cli.tool_contract import ToolInput
+from agent_cli.core.text import lenient_json
+from agent_cli.core.tool_contract import ToolInput
 
 EVIDENCE_CHARS = 80
 ISSUE_ITEMS, ISSUE_CHARS = 5, 160

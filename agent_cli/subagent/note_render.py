@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from agent_cli.payloads import EvidenceCheck, Note
+from agent_cli.core.payloads import EvidenceCheck, Note
 from agent_cli.subagent.evidence import LINES_EXIST, MATCHED, QUOTE_CHARS
 from agent_cli.subagent.grounding import verified_count
 

@@ -12,10 +12,10 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-from agent_cli.history import blocks_of
-from agent_cli.messages import Block, Message
+from agent_cli.core.files.paths import make_dirs
+from agent_cli.core.history import blocks_of
+from agent_cli.core.messages import Block, Message
 from agent_cli.model.client import Final, ModelClient, ModelReply, ModelRequest, StreamEvent
-from agent_cli.paths import make_dirs
 
 
 def _block_text(block: Block) -> str:

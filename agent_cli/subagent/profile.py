@@ -10,7 +10,7 @@ import fnmatch
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from agent_cli.tool_contract import Gate
+from agent_cli.core.tool_contract import Gate
 from agent_cli.tools.registry import ToolRegistry
 
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import logging
 
-from agent_cli.payloads import EVIDENCE_ITEMS, EvidenceCheck, Note
+from agent_cli.core.payloads import EVIDENCE_ITEMS, EvidenceCheck, Note
+from agent_cli.core.tool_contract import ToolContext
 from agent_cli.subagent.evidence import EvidenceChecker
 from agent_cli.subagent.grounding import marks
 from agent_cli.subagent.ledger import CallLedger
 from agent_cli.subagent.note import NoteBody
-from agent_cli.tool_contract import ToolContext
 
 log = logging.getLogger(__name__)
 UNCHECKED = "evidence could not be checked (see agent.log)"

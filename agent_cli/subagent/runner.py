@@ -19,13 +19,15 @@ import time
 from dataclasses import dataclass, field, replace
 from functools import partial
 
-from agent_cli.events import ErrorEvent, NoteAdded, SubagentProgress, TurnEnd, UsageUpdate
-from agent_cli.events import ToolEnd as ToolEndEvent
-from agent_cli.history import last_assistant_text
+from agent_cli.core.events import ErrorEvent, NoteAdded, SubagentProgress, TurnEnd, UsageUpdate
+from agent_cli.core.events import ToolEnd as ToolEndEvent
+from agent_cli.core.history import last_assistant_text
+from agent_cli.core.payloads import Note, NoteFigures, NoteStatus
+from agent_cli.core.text.redaction import redact
+from agent_cli.core.tool_contract import ToolContext
 from agent_cli.model.client import ModelClient
 from agent_cli.model.usage import Usage
-from agent_cli.payloads import Note, NoteFigures, NoteStatus
-from agent_cli.redaction import redact
+from agent_cli.policy.turn_hooks import TurnHooks
 from agent_cli.session.state import Session
 from agent_cli.session.transcript import NoteRecord
 from agent_cli.subagent.child import ChildFactory, ChildLoop, subagent_system
@@ -44,9 +46,7 @@ from agent_cli.subagent.profile import SubagentProfile
 from agent_cli.subagent.review import check_evidence, checker_for, reviewed
 from agent_cli.subagent.store import NoteStore
 from agent_cli.subagent.submit_note import SubmitNote
-from agent_cli.tool_contract import ToolContext
 from agent_cli.tools.registry import SourceView, ToolRegistry
-from agent_cli.turn_hooks import TurnHooks
 
 log = logging.getLogger(__name__)
 

@@ -11,10 +11,10 @@ import json
 import sqlite3
 from pathlib import Path
 
-from agent_cli.errors import UsageError
-from agent_cli.paths import Paths, make_dirs
-from agent_cli.payloads import Note
-from agent_cli.search_index import Schema, connect, fts_query
+from agent_cli.core.errors import UsageError
+from agent_cli.core.files.paths import Paths, make_dirs
+from agent_cli.core.files.search_index import Schema, connect, fts_query
+from agent_cli.core.payloads import Note
 from agent_cli.subagent.note_render import render_markdown
 
 NOTES_SCHEMA = Schema(

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from agent_cli.core.tool_contract import Tool, ToolContext, ToolResult
 from agent_cli.subagent.note import NoteBody
-from agent_cli.tool_contract import Tool, ToolContext, ToolResult
 
 
 class SubmitNote(Tool[NoteBody]):

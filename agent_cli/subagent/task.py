@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field, field_validator
 
-from agent_cli.payloads import NoteDisplay
+from agent_cli.core.payloads import NoteDisplay
+from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult, current_call_id
 from agent_cli.subagent.grounding import verified_count
 from agent_cli.subagent.note_render import render
-from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult, current_call_id
 
 if TYPE_CHECKING:
     from agent_cli.subagent.profile import SubagentTypes

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agent_cli.messages import Block, Message
+from agent_cli.core.messages import Block, Message
+from agent_cli.core.tool_contract import ToolResult
 from agent_cli.todo.tracker import TOOL_NAME, TodoTracker, render
-from agent_cli.tool_contract import ToolResult
 
 REMINDER_ROUNDS = 3
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agent_cli.lenient_values import json_in_string
-from agent_cli.payloads import TodoItem
+from agent_cli.core.payloads import TodoItem
+from agent_cli.core.text.lenient_values import json_in_string
 
 log = logging.getLogger(__name__)
 

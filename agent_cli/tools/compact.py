@@ -6,7 +6,7 @@ from typing import Protocol
 
 from pydantic import Field
 
-from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult
+from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 
 
 class CompactInput(ToolInput):

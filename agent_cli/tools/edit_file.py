@@ -7,8 +7,8 @@ from pathlib import Path
 
 from pydantic import Field
 
-from agent_cli.payloads import DiffDisplay
-from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult
+from agent_cli.core.payloads import DiffDisplay
+from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.tools.fs import (
     PathRefused,
     content_hash,

@@ -2,7 +2,7 @@
 
 In every permission mode, file tools write only inside the workspace (paths resolved, symlinks
 followed) and never into the state directory's internal folders. Reads outside are a permission
-question (see `agent_cli.permissions`), except the state files the agent points the model at.
+question (see `agent_cli.policy.permissions`), except the state files the agent points the model at.
 Some workspace files are protected: a write to them is asked every time (see `protected`).
 """
 
@@ -14,7 +14,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from agent_cli.tool_contract import ToolContext
+from agent_cli.core.tool_contract import ToolContext
 
 # written only through their own tools (transcripts, notes, logs)
 INTERNAL_FOLDERS = (".transcripts", "notes", "logs")

@@ -7,7 +7,7 @@ from pathlib import Path, PurePosixPath
 
 from pydantic import Field
 
-from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult
+from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.tools.fs import display_path
 from agent_cli.tools.rg import RgMissing, base_args, run_rg, strip_dot
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult
+from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.tools.file_window import Window, read_window
 from agent_cli.tools.fs import content_hash, display_path
 

@@ -13,12 +13,13 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
-from agent_cli import lenient_json, lenient_values
-from agent_cli.paths import make_dirs, result_file_stem
-from agent_cli.prompts import load_prompt
-from agent_cli.redaction import redact as redact
-from agent_cli.redaction import redact_value
-from agent_cli.tool_contract import (
+from agent_cli.core.files.paths import make_dirs, result_file_stem
+from agent_cli.core.prompts.templates import load_prompt
+from agent_cli.core.text import lenient_json, lenient_values
+from agent_cli.core.text.redaction import redact as redact
+from agent_cli.core.text.redaction import redact_value
+from agent_cli.core.text.unicode_safe import safe_text, safe_value
+from agent_cli.core.tool_contract import (
     AnyTool,
     Gate,
     OpenGate,
@@ -26,7 +27,6 @@ from agent_cli.tool_contract import (
     ToolResult,
     current_call_id,
 )
-from agent_cli.unicode_safe import safe_text, safe_value
 
 log = logging.getLogger(__name__)
 

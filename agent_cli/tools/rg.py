@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_cli.tool_contract import ToolContext
+from agent_cli.core.tool_contract import ToolContext
 from agent_cli.tools.fs import inside
 
 RG_TIMEOUT_S = 60.0

@@ -7,11 +7,11 @@ from typing import Annotated, Any
 
 from pydantic import TypeAdapter, WithJsonSchema
 
-from agent_cli.events import TodosUpdated
-from agent_cli.payloads import TodoItem, TodosDisplay
+from agent_cli.core.events import TodosUpdated
+from agent_cli.core.payloads import TodoItem, TodosDisplay
+from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.session.transcript import TodosRecord, _Record
 from agent_cli.todo.tracker import TOOL_NAME, TodoError, TodoTracker
-from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 
 # What the model sees is generated from the same TodoItem the tracker validates with. The field
 # itself accepts anything, so the tracker (not the generic validator) reports each broken item

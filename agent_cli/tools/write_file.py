@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult
+from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.tools.edit_file import diff_display
 from agent_cli.tools.fs import PathRefused, display_path, remember, replace_file, writable_path
 

@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_cli.options import Options
-from agent_cli.paths import make_dirs
-from agent_cli.ui.completion import ChatCompleter
-from agent_cli.ui.live import ChatScreen
+from agent_cli.core.files.paths import make_dirs
+from agent_cli.core.options import Options
+from agent_cli.ui.input.completion import ChatCompleter
+from agent_cli.ui.screen.live import ChatScreen
 
 if TYPE_CHECKING:
     from agent_cli.ui.repl import Repl
@@ -31,10 +31,11 @@ def history_file(workspace: Path, state_dir: Path | None) -> Path | None:
 
 
 def _slash_names(workspace: Path) -> list[str | tuple[str, str]]:
-    slash = sys.modules.get("agent_cli.ui.slash")  # loaded with the REPL, after the first frame
+    # loaded with the REPL, after the first frame
+    slash = sys.modules.get("agent_cli.ui.slash.commands")
     if slash is None:
         return []
-    project = sys.modules["agent_cli.ui.project_slash"]  # imported by slash
+    project = sys.modules["agent_cli.ui.slash.project"]  # imported by slash
     return [*slash.names(), *project.completion_items(workspace)]
 
 
@@ -49,7 +50,7 @@ def _mcp(booted: dict[str, Any], what: str) -> list[str]:
 
 
 def _slash_description(name: str) -> str:
-    slash = sys.modules.get("agent_cli.ui.slash")
+    slash = sys.modules.get("agent_cli.ui.slash.commands")
     return slash.describe(name) if slash is not None else ""
 
 

@@ -9,7 +9,7 @@ import os
 import time
 from collections.abc import Callable, Mapping
 
-from agent_cli.runtime import Runtime
+from agent_cli.runtime.runtime import Runtime
 from agent_cli.ui.ping import ping_bytes
 
 

@@ -8,12 +8,15 @@ import json
 import logging
 from collections.abc import AsyncIterator, Callable
 
-from agent_cli.errors import AgentError
-from agent_cli.events import CompactionDone, Event
+from agent_cli.core.errors import AgentError
+from agent_cli.core.events import CompactionDone, Event
 from agent_cli.memory.episode import Episode
-from agent_cli.runtime import Runtime
-from agent_cli.ui import jobs_ui, mcp_ui, rewind, slash
-from agent_cli.ui.side_panel import PanelState
+from agent_cli.runtime.runtime import Runtime
+from agent_cli.ui.screen.side_panel import PanelState
+from agent_cli.ui.slash import commands as slash
+from agent_cli.ui.slash import jobs as jobs_ui
+from agent_cli.ui.slash import mcp as mcp_ui
+from agent_cli.ui.slash import rewind
 
 log = logging.getLogger(__name__)
 

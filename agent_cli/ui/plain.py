@@ -10,13 +10,13 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from agent_cli.approval import HeadlessApprover
-from agent_cli.events import Event, TextDelta, TodosUpdated, ToolEnd, ToolStart, TurnEnd
-from agent_cli.options import Options
-from agent_cli.runtime import Runtime, preload_sdk
-from agent_cli.ui import render
+from agent_cli.core.events import Event, TextDelta, TodosUpdated, ToolEnd, ToolStart, TurnEnd
+from agent_cli.core.options import Options
+from agent_cli.policy.approval import HeadlessApprover
+from agent_cli.runtime.runtime import Runtime, preload_sdk
 from agent_cli.ui.core import ChatCore
-from agent_cli.ui.side_panel import todo_counts, todo_lines
+from agent_cli.ui.render import render
+from agent_cli.ui.screen.side_panel import todo_counts, todo_lines
 
 WIDTH = 100
 
@@ -104,7 +104,7 @@ class PlainRepl(ChatCore):
 
 
 def run_plain(options: Options) -> None:
-    from agent_cli.build import build_runtime
+    from agent_cli.runtime.build import build_runtime
 
     runtime = build_runtime(options, HeadlessApprover(), quiet=True)
     preload_sdk()

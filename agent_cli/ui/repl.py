@@ -8,23 +8,25 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from agent_cli.approval import ApprovalRequest, Decision, Denial
-from agent_cli.events import Event, Steered
+from agent_cli.core.events import Event, Steered
 from agent_cli.jobs.ledger import listing
-from agent_cli.runtime import Runtime, preload_sdk
-from agent_cli.ui import approval_view, jobs_ui, mcp_ui, render
+from agent_cli.policy.approval import ApprovalRequest, Decision, Denial
+from agent_cli.runtime.runtime import Runtime, preload_sdk
 from agent_cli.ui.attention import Attention
 from agent_cli.ui.core import ChatCore
-from agent_cli.ui.history import history_lines
-from agent_cli.ui.live import ChatScreen
-from agent_cli.ui.panel_fit import fit_panel
-from agent_cli.ui.status_fit import fit_parts
-from agent_cli.ui.tool_log import ToolLog
-from agent_cli.ui.trust_offer import offer_trust
+from agent_cli.ui.render import approval_view, render
+from agent_cli.ui.render.history import history_lines
+from agent_cli.ui.render.tool_log import ToolLog
+from agent_cli.ui.screen.live import ChatScreen
+from agent_cli.ui.screen.panel_fit import fit_panel
+from agent_cli.ui.screen.status_fit import fit_parts
+from agent_cli.ui.slash import jobs as jobs_ui
+from agent_cli.ui.slash import mcp as mcp_ui
+from agent_cli.ui.slash.trust_offer import offer_trust
 from agent_cli.ui.turn import TurnView
 
 if TYPE_CHECKING:
-    from agent_cli.options import Options
+    from agent_cli.core.options import Options
 
 SPIN_S = 0.1
 JOBS_TICK_S = 1.0
@@ -72,7 +74,7 @@ class Repl(ChatCore):
 
     @classmethod
     def boot(cls, screen: ChatScreen, options: Options) -> Repl:
-        from agent_cli.build import build_runtime
+        from agent_cli.runtime.build import build_runtime
 
         runtime = build_runtime(options, ScreenApprover(screen), quiet=True)  # stderr: the screen
         preload_sdk()

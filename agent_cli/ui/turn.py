@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_cli.events import (
+from agent_cli.core.events import (
     Retrying,
     SourcesCited,
     StreamRestart,
@@ -21,7 +21,7 @@ from agent_cli.events import (
     TurnEnd,
     UsageUpdate,
 )
-from agent_cli.ui import render
+from agent_cli.ui.render import render
 
 LIVE_LINES = 10  # the unfinished block's tail shown in the live region
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_cli.build import assemble, make_client, open_session
-from agent_cli.events import Event
+from agent_cli.core.events import Event
+from agent_cli.core.files.paths import Paths
+from agent_cli.core.options import Options
+from agent_cli.core.settings.schema import Settings
 from agent_cli.loop.agent import Agent
 from agent_cli.model.call_log import CallLog
-from agent_cli.options import Options
-from agent_cli.paths import Paths
-from agent_cli.runtime import Assembly
-from agent_cli.settings import Settings
+from agent_cli.runtime.build import assemble, make_client, open_session
+from agent_cli.runtime.runtime import Assembly
 from tests.conftest import FAKE_API_KEY
 
 

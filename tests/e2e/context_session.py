@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_cli.settings import DEFAULT_MODEL
+from agent_cli.core.settings.schema import DEFAULT_MODEL
 from tests.fake_model import FakeAnthropic, Script
 from tests.fake_model.routing import system_contains
 from tests.fake_model.usage import estimate_tokens

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agent_cli.payloads import Note
+from agent_cli.core.payloads import Note
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -10,14 +10,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from agent_cli.build import build_agent, make_client, open_session
-from agent_cli.events import Event
+from agent_cli.core.events import Event
+from agent_cli.core.files.paths import Paths
+from agent_cli.core.options import Options
+from agent_cli.core.settings.schema import Settings
 from agent_cli.loop.agent import Agent
 from agent_cli.mcp.manager import McpManager
 from agent_cli.model.call_log import CallLog
-from agent_cli.options import Options
-from agent_cli.paths import Paths
-from agent_cli.settings import Settings
+from agent_cli.runtime.build import build_agent, make_client, open_session
 
 SERVER = Path(__file__).resolve().parent / "mcp_server" / "server.py"
 

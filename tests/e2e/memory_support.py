@@ -8,12 +8,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from agent_cli.build import base_tools
-from agent_cli.events import Event
+from agent_cli.core.events import Event
+from agent_cli.core.settings.schema import Settings
+from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.loop.agent import Agent
 from agent_cli.memory.manager import EpisodeManager
-from agent_cli.settings import Settings
-from agent_cli.tool_contract import Tool, ToolContext, ToolInput, ToolResult
+from agent_cli.runtime.build import base_tools
 from agent_cli.tools.registry import ToolRegistry, input_schema
 from agent_cli.tools.todo_write import TodoWrite
 from tests.e2e.agents import make_assembly

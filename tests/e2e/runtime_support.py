@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.build import build_runtime
-from agent_cli.events import Event
-from agent_cli.options import Options
-from agent_cli.runtime import Runtime
+from agent_cli.core.events import Event
+from agent_cli.core.options import Options
+from agent_cli.runtime.build import build_runtime
+from agent_cli.runtime.runtime import Runtime
 
 
 def make_runtime(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.events import ToolEnd, ToolStart
+from agent_cli.core.events import ToolEnd, ToolStart
 from tests.e2e.agents import bypass, make_agent
 from tests.fake_model import FakeAnthropic
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.ui.render import SPINNER
+from agent_cli.ui.render.render import SPINNER
 from tests.e2e.pty_screen import ChatTerm
 from tests.fake_model import FakeAnthropic
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.history import USER_INTERRUPTED
+from agent_cli.core.history import USER_INTERRUPTED
 from tests.e2e.pty_screen import CTRL_C, ChatTerm
 from tests.fake_model import FakeAnthropic
 from tests.fake_model.wire import split

@@ -105,7 +105,7 @@ def check(scrollback: str) -> None:
 
 # tmux reflows at once but tells the program the new size up to 250 ms after the resize before:
 # resizes in quick succession early in the reply land frames and commits in that gap, which the
-# screen's width probes find (ui/width_probe.py)
+# screen's width probes find (ui/screen/width_probe.py)
 WIDE, SMALL = (140, 45), (80, 24)
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_cli.paths import Paths
-from agent_cli.payloads import Note
+from agent_cli.core.files.paths import Paths
+from agent_cli.core.payloads import Note
 from agent_cli.session.transcript import (
     MessageRecord,
     NoteRecord,

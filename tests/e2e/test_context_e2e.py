@@ -11,9 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agent_cli import errors
 from agent_cli.context.tokens import resolve_thresholds
-from agent_cli.settings import parse_settings
+from agent_cli.core import errors
+from agent_cli.core.settings.schema import parse_settings
 from tests.e2e.context_session import (
     PROMPT,
     ROUNDS,

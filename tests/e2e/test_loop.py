@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.events import Event, ToolStart, TurnEnd
-from agent_cli.loop_ports import Compacted, Guide, Stage, StageContext
-from agent_cli.messages import Block, Message
-from agent_cli.tool_contract import ToolResult
+from agent_cli.context.ports import Compacted, Guide, Stage, StageContext
+from agent_cli.core.events import Event, ToolStart, TurnEnd
+from agent_cli.core.messages import Block, Message
+from agent_cli.core.tool_contract import ToolResult
 from tests.e2e.agents import bypass, collect, make_agent
 from tests.e2e.helpers import run_agent
 from tests.fake_model import FakeAnthropic

@@ -9,7 +9,7 @@ from typing import Any, cast
 
 import pytest
 
-from agent_cli.events import Event, ToolEnd
+from agent_cli.core.events import Event, ToolEnd
 from tests.conftest import FAKE_API_KEY
 from tests.e2e.mcp_support import http_server, make_agent, manager, run, stdio_spec, turns
 from tests.fake_model import FakeAnthropic

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.events import TurnEnd, Warning
+from agent_cli.core.events import TurnEnd, Warning
+from agent_cli.core.settings.schema import Settings
 from agent_cli.memory.episode_store import EpisodeStore
 from agent_cli.memory.setup import listing
 from agent_cli.session.transcript import EpisodeRecord, UsageRecord, read_records
-from agent_cli.settings import Settings
 from tests.e2e.memory_support import (
     TODOS_DONE,
     TODOS_OPEN,

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agent_cli.history import USER_INTERRUPTED
+from agent_cli.core.history import USER_INTERRUPTED
 from tests.e2e.helpers import REPO, run_agent
 from tests.e2e.pty_screen import ChatTerm
 from tests.fake_model import FakeAnthropic

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.events import Event, Steered, TextDelta, ToolStart, TurnEnd
+from agent_cli.core.events import Event, Steered, TextDelta, ToolStart, TurnEnd
 from tests.e2e.runtime_support import drive, make_runtime
 from tests.fake_model import FakeAnthropic
 

@@ -11,23 +11,23 @@ from typing import Any
 
 import pytest
 
-from agent_cli.build import make_client, open_session
-from agent_cli.events import NoteAdded, SubagentProgress, ToolStart
+from agent_cli.core.events import NoteAdded, SubagentProgress, ToolStart
+from agent_cli.core.files.paths import Paths
+from agent_cli.core.options import Options
+from agent_cli.core.prompts.system import build_system
+from agent_cli.core.settings.schema import Settings
+from agent_cli.core.tool_contract import AnyTool, Gate, ToolContext, ToolInput
 from agent_cli.loop.agent import Agent
 from agent_cli.model.call_log import CallLog
-from agent_cli.options import Options
-from agent_cli.paths import Paths
+from agent_cli.runtime.build import make_client, open_session
 from agent_cli.session.resume import fold
-from agent_cli.settings import Settings
 from agent_cli.subagent.note import UNPARSED
 from agent_cli.subagent.runner import REASK, SubagentRunner
 from agent_cli.subagent.store import NoteStore
 from agent_cli.subagent.task import Task
-from agent_cli.system_prompt import build_system
-from agent_cli.tool_contract import AnyTool, Gate, ToolContext, ToolInput
-from agent_cli.tools.bash import Bash
 from agent_cli.tools.read_file import ReadFile
 from agent_cli.tools.registry import ToolRegistry
+from agent_cli.tools.shell.bash import Bash
 from tests.conftest import FAKE_API_KEY
 from tests.e2e.agents import collect, make_agent
 from tests.fake_model import FakeAnthropic

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from agent_cli.events import ToolEnd
-from agent_cli.settings import Settings
+from agent_cli.core.events import ToolEnd
+from agent_cli.core.settings.schema import Settings
 from tests.e2e.agents import bypass, collect, make_agent
 from tests.e2e.test_subagent import (
     SUBAGENT,

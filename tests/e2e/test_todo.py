@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agent_cli.events import Event, TodosUpdated
+from agent_cli.core.events import Event, TodosUpdated
 from agent_cli.loop.agent import Agent
 from tests.e2e.agents import collect, make_agent
 from tests.e2e.helpers import json_lines, run_agent

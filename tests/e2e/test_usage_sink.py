@@ -12,8 +12,8 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from agent_cli.events import Event
-from agent_cli.ui.side_panel import PanelState
+from agent_cli.core.events import Event
+from agent_cli.ui.screen.side_panel import PanelState
 from tests.e2e.helpers import json_lines, run_agent
 from tests.e2e.memory_support import GENERATOR_MARK, episode_json
 from tests.fake_model import FakeAnthropic, has_tools, system_contains

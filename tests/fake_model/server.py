@@ -45,7 +45,7 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
 
-from agent_cli.messages import validate_request
+from agent_cli.core.messages import validate_request
 
 from .script import Body, ErrorReply, Reply, Script
 from .usage import PromptCache, estimate_tokens

@@ -18,7 +18,9 @@ import pytest
 
 ROOT = "agent_cli"
 PACKAGE_DIR = Path(__file__).resolve().parents[2] / ROOT
-MAX_LINES = 400
+MAX_LINES = 300
+MAX_MODULES_PER_FOLDER = 16  # past that a package gets sub-folders
+ROOT_FILES = {"__init__.py", "__main__.py"}  # the rest of agent_cli/ lives in a floor's folder
 FRONT_ENDS = ("agent_cli.cli", "agent_cli.ui", "agent_cli.__main__")  # `python -m agent_cli`
 
 # The floors, lowest first. A module's floor is the one of the longest prefix naming it; a module
@@ -32,67 +34,28 @@ FLOOR_NAMES = {
     6: "front ends",
 }
 FLOORS: dict[str, int] = {
-    # 1 ground: plain data, contracts and helpers that import nothing above them
     "agent_cli": 1,  # the package itself (its __init__: the version); matches only itself
-    "agent_cli.errors": 1,
-    "agent_cli.options": 1,
-    "agent_cli.paths": 1,
-    "agent_cli.settings": 1,
-    "agent_cli.settings_features": 1,  # project files, web and checkpoint settings sections
-    "agent_cli.settings_mcp": 1,  # the MCP part of the settings model
-    "agent_cli.messages": 1,
-    "agent_cli.history": 1,
-    "agent_cli.events": 1,
-    "agent_cli.payloads": 1,
-    "agent_cli.prompts": 1,
-    "agent_cli.redaction": 1,
-    "agent_cli.approval": 1,
-    "agent_cli.tool_contract": 1,
-    "agent_cli.trust": 1,
-    "agent_cli.approved_rules": 1,
-    "agent_cli.private_file": 1,
-    "agent_cli.search_index": 1,
-    "agent_cli.system_prompt": 1,
-    "agent_cli.lenient_json": 1,
-    "agent_cli.lenient_values": 1,
-    "agent_cli.unicode_safe": 1,
-    "agent_cli.signals": 1,
-    "agent_cli.inbox": 1,  # steering messages and job notices waiting for the next request
-    "agent_cli.durable": 1,  # files written are synced before the fast exit
-    # 2 capabilities
+    # 1 ground: plain data, contracts and helpers that import nothing above them
+    # errors, events, payloads, messages, the tool contract; text/, files/, prompts/, settings/
+    "agent_cli.core": 1,
+    # 2 capabilities that know nothing of each other
     "agent_cli.model": 2,
-    "agent_cli.tools": 2,
-    "agent_cli.context": 2,
+    "agent_cli.tools": 2,  # one module per tool; shell/ (bash, its rules, deny list), web/
+    "agent_cli.context": 2,  # the pipeline, and the loop's ports its stages implement
     "agent_cli.todo": 2,
-    "agent_cli.permissions": 2,
-    "agent_cli.hooks": 2,
-    "agent_cli.shell_rules": 2,
-    "agent_cli.shell_deny": 2,
-    "agent_cli.gate": 2,
-    "agent_cli.turn_hooks": 2,
     "agent_cli.session": 2,
-    "agent_cli.logs": 2,
-    "agent_cli.instructions": 2,
-    "agent_cli.trust_items": 2,
-    # what a workspace's MCP files ask to run: read by trust_items, below the client itself
-    "agent_cli.mcp.config": 2,
-    "agent_cli.mcp.expand": 2,
-    "agent_cli.loop_ports": 2,  # the loop's extension points, which stages and guides implement
-    "agent_cli.web": 2,
     "agent_cli.jobs": 2,  # background shells: process groups, output files, the watcher
     # 3 composites: built from capabilities
+    "agent_cli.policy": 3,  # permissions, the gate, approvals, hooks, trust
     "agent_cli.subagent": 3,
     "agent_cli.memory": 3,
     "agent_cli.checkpoints": 3,
     "agent_cli.mcp": 3,
-    "agent_cli.extensions": 3,
     "agent_cli.project_files": 3,
     # 4 the loop
     "agent_cli.loop": 4,
     # 5 the runtime and the composition root
     "agent_cli.runtime": 5,
-    "agent_cli.runtime_work": 5,  # the Runtime's jobs, steering and notification part
-    "agent_cli.build": 5,
     # 6 the front ends
     "agent_cli.cli": 6,
     "agent_cli.ui": 6,
@@ -212,7 +175,7 @@ def unplaced(modules: Iterable[str], floors: dict[str, int] = FLOORS) -> list[st
 
 
 def same_floor_cycles(imports: list[Import], floors: dict[str, int] = FLOORS) -> list[list[str]]:
-    """Strongly connected components of more than one package within a floor (Tarjan)."""
+    """Circles of more than one package within a floor."""
     graph: dict[str, set[str]] = defaultdict(set)
     for imp in imports:
         a, b = unit_of(imp.source), unit_of(imp.target)
@@ -220,6 +183,11 @@ def same_floor_cycles(imports: list[Import], floors: dict[str, int] = FLOORS) ->
         if a != b and fa is not None and fa == fb:
             graph[a].add(b)
             graph.setdefault(b, set())
+    return _strongly_connected(graph)
+
+
+def _strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one node (Tarjan)."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -255,6 +223,44 @@ def same_floor_cycles(imports: list[Import], floors: dict[str, int] = FLOORS) ->
 
 def too_long(modules: dict[str, Module], limit: int = MAX_LINES) -> list[Module]:
     return [m for m in modules.values() if m.lines > limit]
+
+
+def module_cycles(imports: list[Import]) -> list[list[str]]:
+    """Circles of modules inside one package: modules that import each other, however lazily."""
+    graph: dict[str, set[str]] = defaultdict(set)
+    for imp in imports:
+        if imp.source != imp.target and unit_of(imp.source) == unit_of(imp.target):
+            graph[imp.source].add(imp.target)
+            graph.setdefault(imp.target, set())
+    return _strongly_connected(graph)
+
+
+def stale_floors(modules: Iterable[str], floors: dict[str, int] = FLOORS) -> list[str]:
+    """Floor table entries that name nothing in the tree."""
+    names = set(modules)
+    return sorted(
+        prefix
+        for prefix in floors
+        if prefix not in names and not any(n.startswith(prefix + ".") for n in names)
+    )
+
+
+def floors_not_folders(floors: dict[str, int] = FLOORS, root: str = ROOT) -> list[str]:
+    """A floor is given to a whole top-level folder, never to a module inside one."""
+    return sorted(p for p in floors if p.count(".") > 1 or (p != root and not p.startswith(root)))
+
+
+def loose_root_files(package_dir: Path = PACKAGE_DIR) -> list[str]:
+    return sorted(p.name for p in package_dir.glob("*.py") if p.name not in ROOT_FILES)
+
+
+def crowded_folders(package_dir: Path = PACKAGE_DIR) -> list[str]:
+    found = []
+    for folder in sorted({p.parent for p in package_dir.rglob("*.py")}):
+        count = len([p for p in folder.glob("*.py") if p.name != "__init__.py"])
+        if count > MAX_MODULES_PER_FOLDER:
+            found.append(f"{folder.relative_to(package_dir.parent).as_posix()}: {count} modules")
+    return found
 
 
 def describe(imp: Import) -> str:
@@ -309,6 +315,25 @@ def test_no_module_passes_the_line_cap():
     fail_on(found, f"modules over {MAX_LINES} lines")
 
 
+def test_no_circle_of_modules_inside_a_package():
+    found = [" <-> ".join(cycle) for cycle in module_cycles(current_imports())]
+    fail_on(found, "modules of one package import each other in a circle")
+
+
+def test_every_floor_entry_names_a_folder_that_exists():
+    found = [f"{p}: nothing by that name" for p in stale_floors(current_modules())]
+    found += [f"{p}: a floor belongs to a whole top-level folder" for p in floors_not_folders()]
+    fail_on(found, "stale or misplaced entries in the floor table")
+
+
+def test_the_package_root_holds_only_the_entry_points():
+    fail_on(loose_root_files(), f"modules in {ROOT}/ itself (give each a floor's folder)")
+
+
+def test_no_folder_is_crowded():
+    fail_on(crowded_folders(), f"folders of more than {MAX_MODULES_PER_FOLDER} modules")
+
+
 # ---- the checks catch what they should, on a package made for the purpose
 
 
@@ -325,7 +350,8 @@ def test_the_checks_find_each_kind_of_violation(tmp_path: Path):
         tmp_path,
         {
             "__init__.py": "",
-            "settings.py": "from agent_cli.ui import app\n",
+            "core/__init__.py": "",
+            "core/settings.py": "from agent_cli.ui import app\n",
             "tools/__init__.py": "",
             "tools/bash.py": "from typing import TYPE_CHECKING\n"
             "if TYPE_CHECKING:\n    from agent_cli.loop.agent import Agent\n",
@@ -333,23 +359,35 @@ def test_the_checks_find_each_kind_of_violation(tmp_path: Path):
             "context/__init__.py": "",
             "context/pipeline.py": "def f():\n    from ..tools import grep\n",
             "loop/__init__.py": "",
-            "loop/agent.py": "import agent_cli.tools.bash\n",
+            "loop/agent.py": "import agent_cli.tools.bash\nfrom agent_cli.loop import rounds\n",
+            "loop/rounds.py": "def f():\n    from agent_cli.loop.agent import Agent\n",
             "ui/__init__.py": "",
-            "ui/app.py": "from agent_cli import settings\n",
+            "ui/app.py": "from agent_cli.core import settings\n",
             "shiny.py": "x = 1\n" * (MAX_LINES + 1),
+            **{f"crowd/m{i}.py": "" for i in range(MAX_MODULES_PER_FOLDER + 1)},
         },
     )
     imports = all_imports(modules)
     assert [(i.source, i.target) for i in core_to_front_end(imports)] == [
-        ("agent_cli.settings", "agent_cli.ui.app")
+        ("agent_cli.core.settings", "agent_cli.ui.app")
     ]
     assert sorted((i.source, i.target) for i in back_edges(imports)) == [
-        ("agent_cli.settings", "agent_cli.ui.app"),
+        ("agent_cli.core.settings", "agent_cli.ui.app"),
         ("agent_cli.tools.bash", "agent_cli.loop.agent"),
     ]
     assert same_floor_cycles(imports) == [["agent_cli.context", "agent_cli.tools"]]
-    assert unplaced(modules) == ["agent_cli.shiny"]
+    assert module_cycles(imports) == [["agent_cli.loop.agent", "agent_cli.loop.rounds"]]
+    crowd = [f"agent_cli.crowd.m{i}" for i in range(MAX_MODULES_PER_FOLDER + 1)]
+    assert unplaced(modules) == sorted([*crowd, "agent_cli.shiny"])
     assert [m.name for m in too_long(modules)] == ["agent_cli.shiny"]
+    assert loose_root_files(tmp_path / ROOT) == ["shiny.py"]
+    assert crowded_folders(tmp_path / ROOT) == [
+        f"agent_cli/crowd: {MAX_MODULES_PER_FOLDER + 1} modules"
+    ]
+    assert stale_floors(modules, {"agent_cli.loop": 4, "agent_cli.gone": 2}) == ["agent_cli.gone"]
+    assert floors_not_folders({"agent_cli.loop.agent": 4, "agent_cli.ui": 6}) == [
+        "agent_cli.loop.agent"
+    ]
     (relative,) = [i for i in imports if i.source == "agent_cli.context.pipeline"]
     assert relative.target == "agent_cli.tools.grep"
     assert relative.where() == "agent_cli/context/pipeline.py:2"
@@ -357,7 +395,8 @@ def test_the_checks_find_each_kind_of_violation(tmp_path: Path):
 
 def test_the_longest_prefix_names_the_floor():
     assert floor_of("agent_cli.loop.agent") == 4
-    assert floor_of("agent_cli.loop_ports") == 2  # a prefix ends at a dot: not agent_cli.loop
+    assert floor_of("agent_cli.context.ports") == 2
+    assert floor_of("agent_cli.loopy") is None  # a prefix ends at a dot: not agent_cli.loop
     assert floor_of("agent_cli.tools.task") == 2
     assert floor_of("agent_cli") == 1
     assert floor_of("agent_cli.nowhere") is None

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli import durable
+from agent_cli.core.files import durable
 
 
 def test_only_what_was_written_since_the_start_is_chosen(tmp_path: Path):

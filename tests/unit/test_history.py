@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from agent_cli.history import INTERRUPTED, repair
-from agent_cli.messages import validate_request
+from agent_cli.core.history import INTERRUPTED, repair
+from agent_cli.core.messages import validate_request
 
 
 def use(i: str) -> dict:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.hooks import Hooks
-from agent_cli.settings import HooksSettings
+from agent_cli.core.settings.schema import HooksSettings
+from agent_cli.policy.hooks import Hooks
 from tests.unit.tool_helpers import running
 
 PY = sys.executable
@@ -55,7 +55,7 @@ def test_failures_and_timeouts_let_it_pass(tmp_path: Path, caplog: pytest.LogCap
             {"command": "echo not json"},
         ],
     )
-    with caplog.at_level(logging.INFO, logger="agent_cli.hooks"):
+    with caplog.at_level(logging.INFO, logger="agent_cli.policy.hooks"):
         assert asyncio.run(h.pre_tool_use("bash", {})) is None
     messages = [r.getMessage() for r in caplog.records]
     assert any("failed (exit 1)" in m and "broken" in m for m in messages)

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from agent_cli.lenient_json import LenientError
-from agent_cli.lenient_values import summary_text
+from agent_cli.core.text.lenient_json import LenientError
+from agent_cli.core.text.lenient_values import summary_text
 from agent_cli.memory.generator import parse_draft
 from agent_cli.subagent.note import NoteBody, extract_body
 from agent_cli.subagent.submit_note import SubmitNote
@@ -89,7 +89,7 @@ def test_episode_replies_missing_or_mistyped_fields_are_refused(reply: str, prob
 
 
 def test_unknown_episode_keys_are_logged(caplog: pytest.LogCaptureFixture):
-    with caplog.at_level(logging.INFO, logger="agent_cli.lenient_json"):
+    with caplog.at_level(logging.INFO, logger="agent_cli.core.text.lenient_json"):
         parse_draft(json.dumps({"id": "ep-1", **EP}))
     assert "ignored unknown keys" in caplog.text
     assert "id" in caplog.text

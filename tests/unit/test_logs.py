@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.logs import FILE_ONLY, MonthlyFileHandler, setup_logging
+from agent_cli.core.files.logs import FILE_ONLY, MonthlyFileHandler, setup_logging
+from agent_cli.core.files.paths import Paths
+from agent_cli.core.settings.schema import Settings
 from agent_cli.model.call_log import CallLog, CallRecord, exit_summary
 from agent_cli.model.usage import Usage
-from agent_cli.paths import Paths
-from agent_cli.settings import Settings
 
 
 def test_rollover_is_the_first_of_next_month(tmp_path: Path):

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from agent_cli.messages import validate_request
+from agent_cli.core.messages import validate_request
 
 CACHE = {"type": "ephemeral"}
 

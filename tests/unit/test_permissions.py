@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.permissions import bash_pattern, matches
+from agent_cli.policy.permissions import bash_pattern, matches
 from tests.unit.tool_helpers import ScriptedApprover, call, gated_registry, make_ctx
 
 
@@ -131,7 +131,7 @@ def test_reading_outside_asks_headless_denies_bypass_allows(tmp_path: Path, work
 def test_every_decision_is_logged(workspace: Path, caplog: pytest.LogCaptureFixture):
     ctx = make_ctx(workspace)
     registry = gated_registry(ctx, "default")
-    with caplog.at_level(logging.INFO, logger="agent_cli.permissions"):
+    with caplog.at_level(logging.INFO, logger="agent_cli.policy.permissions"):
         call(registry, ctx, "bash", command="ls")
         call(registry, ctx, "bash", command="touch x")
         call(registry, ctx, "bash", command="sudo ls")

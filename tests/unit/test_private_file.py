@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.private_file import write_private
+from agent_cli.core.files.private_file import write_private
 
 
 def test_a_new_file_in_a_new_folder_is_the_owners_alone(tmp_path: Path) -> None:

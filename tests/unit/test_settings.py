@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.errors import ConfigError
-from agent_cli.settings import UNKNOWN_MODEL_WINDOW, load_settings
+from agent_cli.core.errors import ConfigError
+from agent_cli.core.settings.schema import UNKNOWN_MODEL_WINDOW, load_settings
 
 
 def write(path: Path, data: object) -> None:

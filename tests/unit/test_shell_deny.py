@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.shell_deny import DETAILED_CHARS, TOO_DEEP, denied
-from agent_cli.shell_rules import is_read_only
-from agent_cli.tools.bash import MAX_COMMAND_BYTES
+from agent_cli.tools.shell.bash import MAX_COMMAND_BYTES
+from agent_cli.tools.shell.deny import DETAILED_CHARS, TOO_DEEP, denied
+from agent_cli.tools.shell.rules import is_read_only
 from tests.unit.tool_helpers import call, gated_registry, make_ctx
 
 EVASIONS = [

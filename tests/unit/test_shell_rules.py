@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_cli.shell_rules import denied, is_read_only
+from agent_cli.tools.shell.rules import denied, is_read_only
 
 READ_ONLY = [
     "ls",

@@ -6,14 +6,14 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from agent_cli.approval import ApprovalRequest, Approver, Decision, HeadlessApprover
-from agent_cli.build import base_tools
-from agent_cli.gate import PolicyGate
-from agent_cli.hooks import Hooks
-from agent_cli.paths import Paths
-from agent_cli.permissions import Permissions
-from agent_cli.settings import Settings
-from agent_cli.tool_contract import ToolContext, ToolResult
+from agent_cli.core.files.paths import Paths
+from agent_cli.core.settings.schema import Settings
+from agent_cli.core.tool_contract import ToolContext, ToolResult
+from agent_cli.policy.approval import ApprovalRequest, Approver, Decision, HeadlessApprover
+from agent_cli.policy.gate import PolicyGate
+from agent_cli.policy.hooks import Hooks
+from agent_cli.policy.permissions import Permissions
+from agent_cli.runtime.build import base_tools
 from agent_cli.tools.registry import ToolRegistry
 from tests.waiting import wait_until
 

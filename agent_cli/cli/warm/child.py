@@ -13,8 +13,8 @@ import sys
 import time
 from typing import Any
 
-from agent_cli import durable
 from agent_cli.cli.warm.wire import send_line
+from agent_cli.core.files import durable
 
 RESET = (signal.SIGTERM, signal.SIGHUP, signal.SIGWINCH, signal.SIGTSTP, signal.SIGCHLD)
 

@@ -12,10 +12,10 @@ MODULES = (
     "agent_cli.cli.app",
     "agent_cli.cli.run_output",
     "agent_cli.cli.workspace_trust",
-    "agent_cli.build",
+    "agent_cli.runtime.build",
     "agent_cli.model.anthropic",
     "agent_cli.model.call_log",
-    "agent_cli.signals",
+    "agent_cli.core.signals",
     "agent_cli.subagent.runner",
     "agent_cli.loop.agent",
     "httpcore2",
@@ -82,7 +82,7 @@ async def _transport() -> None:
 
 def _tool_schemas() -> int:
     """Every tool input model's JSON schema (the tools' modules are imported by now)."""
-    from agent_cli.tool_contract import Tool
+    from agent_cli.core.tool_contract import Tool
     from agent_cli.tools.registry import model_schema
 
     made, classes = 0, list(Tool.__subclasses__())

@@ -11,8 +11,8 @@ import pytest
 
 from agent_cli.checkpoints.rewind import open_store, rewind
 from agent_cli.checkpoints.store import CheckpointStore
-from agent_cli.paths import Paths
-from agent_cli.settings_features import CheckpointSettings
+from agent_cli.core.files.paths import Paths
+from agent_cli.core.settings.features import CheckpointSettings
 from tests.e2e.checkpoint_support import git, tree_bytes
 
 
@@ -55,7 +55,7 @@ def test_state_folders_are_left_out_and_ignore_themselves(tmp_path: Path):
     store = store_for(tmp_path)
     paths = Paths(tmp_path)
     for folder in (paths.transcripts, paths.notes, paths.logs):
-        from agent_cli.paths import make_dirs
+        from agent_cli.core.files.paths import make_dirs
 
         make_dirs(folder / "deeper")
         (folder / "deeper" / "f").write_text("agent data")
@@ -66,7 +66,7 @@ def test_state_folders_are_left_out_and_ignore_themselves(tmp_path: Path):
 
 
 def test_an_existing_user_folder_named_like_a_state_folder_gets_no_gitignore(tmp_path: Path):
-    from agent_cli.paths import make_dirs
+    from agent_cli.core.files.paths import make_dirs
 
     (tmp_path / "logs").mkdir()  # the user's own, committed folder
     make_dirs(tmp_path / "logs" / "sub")
@@ -194,7 +194,7 @@ def test_git_missing_or_disabled_means_no_store(tmp_path: Path, monkeypatch: pyt
 
 
 def test_unknown_or_ambiguous_prefix_is_a_usage_error(tmp_path: Path):
-    from agent_cli.errors import UsageError
+    from agent_cli.core.errors import UsageError
 
     store = store_for(tmp_path)
     store.take("s", "p", 0)

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from agent_cli.cli.chat_start import parse_chat_args
-from agent_cli.errors import UsageError
-from agent_cli.options import Options
+from agent_cli.core.errors import UsageError
+from agent_cli.core.options import Options
 
 
 def test_known_options_parse_to_typed_options(tmp_path: Path):

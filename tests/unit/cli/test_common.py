@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from agent_cli.cli.common import guarded
-from agent_cli.logs import setup_logging
-from agent_cli.paths import Paths
+from agent_cli.core.files.logs import setup_logging
+from agent_cli.core.files.paths import Paths
 
 
 @pytest.mark.usefixtures("fresh_logging")

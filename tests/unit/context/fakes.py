@@ -10,17 +10,17 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from agent_cli import errors
-from agent_cli.events import Event
-from agent_cli.loop_ports import StageContext
-from agent_cli.messages import Block, Message
+from agent_cli.context.ports import StageContext
+from agent_cli.core import errors
+from agent_cli.core.events import Event
+from agent_cli.core.files.paths import Paths
+from agent_cli.core.messages import Block, Message
+from agent_cli.core.settings.schema import ContextSettings, Settings
+from agent_cli.core.tool_contract import ToolContext
 from agent_cli.model.client import Final, ModelClient, ModelReply, ModelRequest, StreamEvent
 from agent_cli.model.usage import Usage
-from agent_cli.paths import Paths
 from agent_cli.session.state import Session
 from agent_cli.session.transcript import TranscriptWriter
-from agent_cli.settings import ContextSettings, Settings
-from agent_cli.tool_contract import ToolContext
 
 SESSION_ID = "20250101-000000-abcdef"
 

@@ -17,7 +17,6 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from agent_cli import history as hist
 from agent_cli.context.budget import newest_batch
 from agent_cli.context.micro import plan_micro
 from agent_cli.context.pipeline import build_pipeline
@@ -25,8 +24,9 @@ from agent_cli.context.results import find_results, is_placeholder
 from agent_cli.context.snip import plan_snip, snipped
 from agent_cli.context.state import request_visible
 from agent_cli.context.tokens import TokenCounter
-from agent_cli.messages import Message, validate_request
-from agent_cli.settings import ContextSettings, Settings
+from agent_cli.core import history as hist
+from agent_cli.core.messages import Message, validate_request
+from agent_cli.core.settings.schema import ContextSettings, Settings
 from tests.unit.context.fakes import FakeClient, context_for, make_session, request_body
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_cli import errors
 from agent_cli.context.pipeline import build_pipeline
-from agent_cli.events import CompactionDone, ErrorEvent, Event, TurnEnd
+from agent_cli.core import errors
+from agent_cli.core.events import CompactionDone, ErrorEvent, Event, TurnEnd
+from agent_cli.core.messages import validate_request
 from agent_cli.loop.agent import Agent
-from agent_cli.messages import validate_request
 from agent_cli.session.resume import fold
 from agent_cli.tools.compact import Compact
 from agent_cli.tools.read_file import ReadFile

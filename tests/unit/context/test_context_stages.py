@@ -11,8 +11,8 @@ from agent_cli.context.pipeline import build_pipeline
 from agent_cli.context.results import find_results, is_placeholder, trusted_saved_path
 from agent_cli.context.snip import plan_snip
 from agent_cli.context.state import request_visible
-from agent_cli.messages import validate_request
-from agent_cli.tool_contract import ToolResult
+from agent_cli.core.messages import validate_request
+from agent_cli.core.tool_contract import ToolResult
 from agent_cli.tools.registry import finish_result
 from tests.unit.context.fakes import (
     FakeClient,

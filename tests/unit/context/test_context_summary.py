@@ -8,8 +8,8 @@ from pathlib import Path
 
 from agent_cli.context.pipeline import build_pipeline
 from agent_cli.context.state import current_request, request_block
-from agent_cli.events import Event, UsageUpdate, Warning
-from agent_cli.messages import validate_request
+from agent_cli.core.events import Event, UsageUpdate, Warning
+from agent_cli.core.messages import validate_request
 from agent_cli.model.client import ModelRequest
 from agent_cli.session.transcript import UsageRecord, read_records
 from tests.unit.context.fakes import (

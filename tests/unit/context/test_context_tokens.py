@@ -12,9 +12,9 @@ from agent_cli.context.tokens import (
     resolve_thresholds,
     text_tokens,
 )
-from agent_cli.errors import ConfigError
+from agent_cli.core.errors import ConfigError
+from agent_cli.core.settings.schema import ContextSettings, Settings
 from agent_cli.model.usage import Usage
-from agent_cli.settings import ContextSettings, Settings
 from tests.unit.context.fakes import context_for, make_session, user
 
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from agent_cli.core.settings.schema import Settings
 from agent_cli.mcp.config import load_servers, normalise, read_servers_file
 from agent_cli.mcp.expand import MissingVariable, expand
 from agent_cli.mcp.names import tool_name
-from agent_cli.settings import Settings
 
 
 @pytest.fixture(autouse=True)

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from agent_cli.core.payloads import TodoItem
+from agent_cli.core.settings.features import MemorySettings
 from agent_cli.memory import triggers
-from agent_cli.payloads import TodoItem
-from agent_cli.settings_features import MemorySettings
 
 OPEN = [TodoItem(content="a", status="completed"), TodoItem(content="b", status="in_progress")]
 DONE = [TodoItem(content="a", status="completed"), TodoItem(content="b", status="completed")]

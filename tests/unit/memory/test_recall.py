@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from agent_cli.core.files.paths import Paths
+from agent_cli.core.settings.schema import Settings
+from agent_cli.core.tool_contract import ToolContext
 from agent_cli.memory.episode import Episode
 from agent_cli.memory.episode_store import EpisodeStore
 from agent_cli.memory.recall import Recall
-from agent_cli.paths import Paths
-from agent_cli.settings import Settings
-from agent_cli.tool_contract import ToolContext
 from agent_cli.tools.registry import ToolRegistry
 
 
@@ -77,8 +77,8 @@ def test_notes_are_searched_through_the_seam(tmp_path: Path):
 
 
 def test_real_notes_are_found_by_words_and_by_file(tmp_path: Path):
+    from agent_cli.core.payloads import Note
     from agent_cli.memory.recall_notes import search_notes
-    from agent_cli.payloads import Note
     from agent_cli.subagent.store import NoteStore
 
     NoteStore(Paths(tmp_path)).save(

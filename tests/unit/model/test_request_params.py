@@ -3,7 +3,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent_cli.messages import validate_request
+from agent_cli.core.messages import validate_request
 from agent_cli.model.anthropic import build_params
 from agent_cli.model.client import ModelRequest
 

@@ -10,15 +10,15 @@ from typing import Any
 import anthropic
 import pytest
 
-from agent_cli.errors import ConfigError
-from agent_cli.events import CitedSource, SourcesCited, ToolEnd
-from agent_cli.messages import validate_request
+from agent_cli.core.errors import ConfigError
+from agent_cli.core.events import CitedSource, SourcesCited, ToolEnd
+from agent_cli.core.messages import validate_request
+from agent_cli.core.settings.features import WebSettings
+from agent_cli.core.settings.schema import Price, Settings, parse_settings
 from agent_cli.model.accumulate import ReplyBuilder
 from agent_cli.model.server_tools import declarations, markers, result_summary, sources
 from agent_cli.model.usage import Usage
-from agent_cli.settings import Price, Settings, parse_settings
-from agent_cli.settings_features import WebSettings
-from agent_cli.ui import render
+from agent_cli.ui.render import render
 from tests.fake_model import FakeAnthropic
 from tests.fake_model.web import cited, search_failed, searched
 
@@ -200,7 +200,7 @@ def test_the_summariser_reads_searches_as_queries_and_result_titles() -> None:
 
 
 def test_a_searched_and_cited_reply_on_the_repl_screen() -> None:
-    from agent_cli.events import TextDelta, ToolStart, TurnEnd
+    from agent_cli.core.events import TextDelta, ToolStart, TurnEnd
     from agent_cli.ui.turn import TurnView
 
     use, result = with_ids(searched("httpx 0.28", [PAGE]))

@@ -9,9 +9,9 @@ import json
 import sys
 from pathlib import Path
 
-from agent_cli.approval import ApprovalRequest, HeadlessApprover
-from agent_cli.project_files.claude_hooks import ClaudeHook, ClaudeHooks
-from agent_cli.project_files.hook_ports import NotifyingApprover
+from agent_cli.policy.approval import ApprovalRequest, HeadlessApprover
+from agent_cli.project_files.claude.hook_ports import NotifyingApprover
+from agent_cli.project_files.claude.hooks import ClaudeHook, ClaudeHooks
 from agent_cli.project_files.vocabulary import matcher_regex
 
 PY = sys.executable

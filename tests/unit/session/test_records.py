@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.events import UsageUpdate
+from agent_cli.core.events import UsageUpdate
+from agent_cli.core.files.paths import Paths
+from agent_cli.core.settings.schema import Settings
 from agent_cli.model.usage import Usage
-from agent_cli.paths import Paths
 from agent_cli.session.resume import fold, latest_session
 from agent_cli.session.state import Session
 from agent_cli.session.transcript import (
@@ -21,7 +22,6 @@ from agent_cli.session.transcript import (
     UsageRecord,
     read_records,
 )
-from agent_cli.settings import Settings
 from tests.unit.tool_helpers import make_ctx
 
 KEY = "sk-unit-" + "q" * 24

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_cli.payloads import TodoItem
+from agent_cli.core.payloads import TodoItem
 from agent_cli.session.resume import fold
 from agent_cli.session.transcript import (
     CompactionRecord,

@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
+from agent_cli.core.tool_contract import AnyTool, ToolContext, ToolInput, ToolResult
 from agent_cli.subagent.citation import Citation, parse
 from agent_cli.subagent.evidence import QUOTE_CHARS, EvidenceChecker
 from agent_cli.subagent.ledger import KEPT_OUTPUT, CallLedger, RecordingGate, exit_code_of
-from agent_cli.tool_contract import AnyTool, ToolContext, ToolInput, ToolResult
-from agent_cli.tools.bash import Bash
 from agent_cli.tools.read_file import ReadFile
 from agent_cli.tools.registry import ToolRegistry
+from agent_cli.tools.shell.bash import Bash
 from tests.unit.tool_helpers import make_ctx
 
 LOCATION_FORMS = {
@@ -284,7 +284,7 @@ def test_the_gate_records_what_ran_and_nothing_it_refused(workspace: Path):
 def test_a_bug_in_the_checks_still_leaves_a_marked_note(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    from agent_cli.payloads import Note
+    from agent_cli.core.payloads import Note
     from agent_cli.subagent.note import NoteBody
     from agent_cli.subagent.review import UNCHECKED, reviewed
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from agent_cli.payloads import CONCLUSION_CHARS, Note, NoteFigures
+from agent_cli.core.payloads import CONCLUSION_CHARS, Note, NoteFigures
 from agent_cli.subagent.note import (
     NoteBody,
     extract_body,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_cli.payloads import CONCLUSION_CHARS, CommandRun, Note, NoteFigures
+from agent_cli.core.payloads import CONCLUSION_CHARS, CommandRun, Note, NoteFigures
 from agent_cli.subagent.evidence import EvidenceChecker
 from agent_cli.subagent.grounding import marks
 from agent_cli.subagent.ledger import CallLedger

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.errors import UsageError
-from agent_cli.paths import Paths
-from agent_cli.payloads import Note
-from agent_cli.search_index import Schema, connect, fts_query
+from agent_cli.core.errors import UsageError
+from agent_cli.core.files.paths import Paths
+from agent_cli.core.files.search_index import Schema, connect, fts_query
+from agent_cli.core.payloads import Note
 from agent_cli.subagent.store import NOTES_SCHEMA, NoteStore
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from agent_cli.messages import Block, Message
+from agent_cli.core.messages import Block, Message
+from agent_cli.core.tool_contract import ToolResult
 from agent_cli.todo.reminder import TodoReminder
 from agent_cli.todo.tracker import TodoTracker
-from agent_cli.tool_contract import ToolResult
 
 OK = ToolResult("ok")
 FAILED = ToolResult("refused", is_error=True)

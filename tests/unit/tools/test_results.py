@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 
 from agent_cli.context.results import save_result
-from agent_cli.payloads import DiffDisplay
-from agent_cli.redaction import redact_value
-from agent_cli.settings import Settings
-from agent_cli.tool_contract import ToolResult
+from agent_cli.core.payloads import DiffDisplay
+from agent_cli.core.settings.schema import Settings
+from agent_cli.core.text.redaction import redact_value
+from agent_cli.core.tool_contract import ToolResult
 from agent_cli.tools.registry import finish_result
 from tests.unit.tool_helpers import make_ctx
 

@@ -11,9 +11,9 @@ from prompt_toolkit.application import create_app_session
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput, create_pipe_input
 
-from agent_cli.ui.frames import FramedOutput
-from agent_cli.ui.live import ChatScreen
-from agent_cli.ui.width_probe import PROBE
+from agent_cli.ui.screen.frames import FramedOutput
+from agent_cli.ui.screen.live import ChatScreen
+from agent_cli.ui.screen.width_probe import PROBE
 
 ASK = "\x1b[6n"
 
@@ -30,7 +30,7 @@ def framed_on(tty: FakeTty, size: Callable[[], Size] = lambda: Size(rows=24, col
 
 def questions(written: str) -> list[bool]:
     """Each cursor question in `written`, in order: whether it is a width probe (the cursor
-    sent to the last column first, ui/width_probe.py) rather than a question of position."""
+    sent to the last column first, ui/screen/width_probe.py) rather than a question of position."""
     return [written[:at].endswith(PROBE[:PROBE.index(ASK)])
             for at in range(len(written)) if written.startswith(ASK, at)]
 

@@ -1,4 +1,4 @@
-"""The region moved down to the screen's last rows (ui/anchor.py): the bytes, replayed on a
+"""The region moved down to the screen's last rows (ui/screen/anchor.py): the bytes, replayed on a
 terminal emulator, and the screen asking where its cursor is and moving on the answer."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import pyte
 import pytest
 from prompt_toolkit.input import PipeInput
 
-from agent_cli.ui.anchor import anchor_bytes
-from agent_cli.ui.live import ChatScreen
+from agent_cli.ui.screen.anchor import anchor_bytes
+from agent_cli.ui.screen.live import ChatScreen
 from tests.unit.ui.screen_harness import ASK, FakeTty, framed_on, questions, run_screen
 from tests.waiting import until
 

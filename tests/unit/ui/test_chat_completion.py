@@ -7,9 +7,9 @@ from pathlib import Path
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
-from agent_cli.ui import slash
-from agent_cli.ui.completion import ChatCompleter
-from agent_cli.ui.file_match import fuzzy
+from agent_cli.ui.input.completion import ChatCompleter
+from agent_cli.ui.input.file_match import fuzzy
+from agent_cli.ui.slash import commands as slash
 
 
 def completions(text: str, workspace: Path) -> list[str]:

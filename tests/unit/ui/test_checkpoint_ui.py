@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from agent_cli.events import CheckpointSaved, FilesChanged, UsageUpdate
-from agent_cli.ui.render import event_line
-from agent_cli.ui.side_panel import PanelState, render_panel
+from agent_cli.core.events import CheckpointSaved, FilesChanged, UsageUpdate
+from agent_cli.ui.render.render import event_line
+from agent_cli.ui.screen.side_panel import PanelState, render_panel
 
 USAGE = UsageUpdate(caller="main", input_tokens=1000, output_tokens=50,
                     cache_read_input_tokens=0, cache_creation_input_tokens=0,

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux
 PROGRAM = """
 import sys
 from prompt_toolkit.data_structures import Size
-from agent_cli.ui.frames import FramedOutput
+from agent_cli.ui.screen.frames import FramedOutput
 out = FramedOutput(sys.stdout, lambda: Size(rows=10, columns=40))
 sys.stdout.write("\\r\\n".join(f"drawn row {n}" for n in range(8)) + "\\x1b[H")
 if sys.argv[1] == "framed":

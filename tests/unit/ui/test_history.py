@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_cli.session.resume import Boundary, Restored
-from agent_cli.ui.history import history_lines
+from agent_cli.ui.render.history import history_lines
 
 
 def test_the_conversation_is_redrawn_in_order(tmp_path: Path):

@@ -3,7 +3,7 @@ code blocks and tables."""
 
 from __future__ import annotations
 
-from agent_cli.ui.render import markdown
+from agent_cli.ui.render.render import markdown
 
 SOURCE = """# The title
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from agent_cli.events import TodosUpdated
-from agent_cli.payloads import TodoItem
-from agent_cli.ui.panel_fit import fit_panel, todo_window
-from agent_cli.ui.side_panel import PanelState
+from agent_cli.core.events import TodosUpdated
+from agent_cli.core.payloads import TodoItem
+from agent_cli.ui.screen.panel_fit import fit_panel, todo_window
+from agent_cli.ui.screen.side_panel import PanelState
 from tests.e2e.helpers import make_note
 
 

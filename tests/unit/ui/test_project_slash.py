@@ -8,8 +8,9 @@ from pathlib import Path
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
-from agent_cli.ui import project_slash, slash
-from agent_cli.ui.completion import ChatCompleter
+from agent_cli.ui.input.completion import ChatCompleter
+from agent_cli.ui.slash import commands as slash
+from agent_cli.ui.slash import project as project_slash
 
 
 def test_project_commands_complete_with_hint_and_description(tmp_path: Path):
@@ -33,8 +34,8 @@ def test_project_commands_complete_with_hint_and_description(tmp_path: Path):
 
 
 def test_the_panel_shows_a_subagent_types_colour_and_name():
-    from agent_cli.events import NoteAdded
-    from agent_cli.ui.side_panel import PanelState, render_panel
+    from agent_cli.core.events import NoteAdded
+    from agent_cli.ui.screen.side_panel import PanelState, render_panel
     from tests.e2e.helpers import make_note
 
     state = PanelState()

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.events import CompactionDone, NoteAdded, TodosUpdated, UsageUpdate
-from agent_cli.payloads import TodoItem
-from agent_cli.ui.side_panel import PanelState, render_panel
+from agent_cli.core.events import CompactionDone, NoteAdded, TodosUpdated, UsageUpdate
+from agent_cli.core.payloads import TodoItem
+from agent_cli.ui.screen.side_panel import PanelState, render_panel
 from tests.e2e.helpers import make_note
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_cli.ui.status_fit import fit_parts
+from agent_cli.ui.screen.status_fit import fit_parts
 
 BAR = [
     ("working… Ctrl-C stops", 9),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_cli.events import (
+from agent_cli.core.events import (
     ErrorEvent,
     NoteAdded,
     StreamRestart,
@@ -13,8 +13,8 @@ from agent_cli.events import (
     TurnEnd,
     UsageUpdate,
 )
-from agent_cli.payloads import DiffDisplay
-from agent_cli.ui.render import split_blocks, tool_end, tool_label
+from agent_cli.core.payloads import DiffDisplay
+from agent_cli.ui.render.render import split_blocks, tool_end, tool_label
 from agent_cli.ui.turn import TurnView
 from tests.e2e.helpers import make_note
 

@@ -1,4 +1,4 @@
-"""Width probes (ui/width_probe.py): which answers are whose, and when the screen is trusted."""
+"""Width probes (ui/screen/width_probe.py): which answers are whose, when the screen is trusted."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput
 
-from agent_cli.ui.live import ChatScreen
-from agent_cli.ui.reflow import CLEAR_ALL
-from agent_cli.ui.width_probe import ANCHOR, LOST_S, PROBE, RENDERER, WidthProbes
+from agent_cli.ui.screen.live import ChatScreen
+from agent_cli.ui.screen.reflow import CLEAR_ALL
+from agent_cli.ui.screen.width_probe import ANCHOR, LOST_S, PROBE, RENDERER, WidthProbes
 from tests.unit.ui.screen_harness import FakeTty, framed_on, questions, run_screen
 from tests.waiting import until
 

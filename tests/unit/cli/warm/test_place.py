@@ -59,7 +59,7 @@ def test_a_broken_settings_file_leaves_the_defaults(home: Path, broken: str):
 
 
 def test_the_setting_is_part_of_the_one_settings_model():
-    from agent_cli.settings import parse_settings
+    from agent_cli.core.settings.schema import parse_settings
 
     parsed = parse_settings({"server": {"enabled": False, "idle_minutes": 5}}, "test")
     assert (parsed.server.enabled, parsed.server.idle_minutes) == (False, 5)

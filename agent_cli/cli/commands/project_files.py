@@ -1,0 +1,102 @@
+"""`agent commands list`, `agent agents list`, `agent skills list` (each `[--json]`) and
+`agent skills why PROMPT`: the project files this workspace loads, read without the SDK."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+import typer
+
+from agent_cli.cli import options as opt
+from agent_cli.cli.common import guarded
+
+if TYPE_CHECKING:
+    from agent_cli.core.settings.schema import Settings
+    from agent_cli.project_files.catalog import ProjectFiles
+
+Kind = Literal["command", "agent", "skill"]
+
+AS_JSON = typer.Option(False, "--json", help="One JSON array.")
+
+def _load(workspace: Path) -> tuple[ProjectFiles, Settings]:
+    from agent_cli.core.settings.schema import load_settings
+    from agent_cli.project_files.catalog import load_project_files
+    from agent_cli.runtime.build import resolve_workspace
+
+    root = resolve_workspace(workspace)
+    settings = load_settings(root)
+    # the warnings are printed once below, not also by logging's last-resort handler
+    logging.getLogger("agent_cli.project_files").setLevel(logging.ERROR)
+    files = load_project_files(root)
+    for warning in files.warnings:
+        sys.stderr.write(f"warning: {warning}\n")
+    return files, settings
+
+
+def _list(kind: Kind, workspace: Path, as_json: bool, empty: str) -> None:
+    from agent_cli.project_files.listing import rows, text_lines
+
+    files, settings = _load(workspace)
+    data = rows(files, kind, settings)
+    if as_json:
+        typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        return
+    typer.echo("\n".join(text_lines(data)) if data else empty)
+
+
+def _group(kind: Kind, empty: str, about: str) -> typer.Typer:
+    """`agent <kind>s` and `agent <kind>s list`: the same listing."""
+    group = typer.Typer(no_args_is_help=False, add_completion=False, rich_markup_mode=None)
+
+    @group.callback(invoke_without_command=True, help=about)
+    @guarded
+    def listing(ctx: typer.Context, as_json: bool = AS_JSON,
+                workspace: Path = opt.WORKSPACE) -> None:
+        if ctx.invoked_subcommand is None:
+            _list(kind, workspace, as_json, empty)
+
+    @group.command("list", help=f"{about} File, what it shadows, tools, model, what was ignored.")
+    @guarded
+    def list_all(as_json: bool = AS_JSON, workspace: Path = opt.WORKSPACE) -> None:
+        _list(kind, workspace, as_json, empty)
+
+    return group
+
+
+commands_app = _group("command", "No slash commands here.",
+                      "Slash commands from commands/**/*.md (.agent/, .agents/, .claude/, yours).")
+agents_app = _group("agent", "No subagent types here.",
+                    "Subagent types for task's agent_type (agents/**/*.md, and explore).")
+skills_app = _group("skill", "No skills here.", "Agent Skills from skills/<name>/SKILL.md.")
+
+
+@skills_app.command("why")
+@guarded
+def skills_why(
+    prompt: str = typer.Argument(..., help="The prompt to match against the skills."),
+    as_json: bool = AS_JSON,
+    workspace: Path = opt.WORKSPACE,
+) -> None:
+    """Which skills' descriptions match a prompt, and on which words."""
+    from agent_cli.project_files.skills import model_skills, why
+
+    files, _ = _load(workspace)
+    offered = model_skills(files.skills.items)
+    hidden = sorted(set(files.skills.items) - {s.name for s in offered})
+    matches = why(prompt, offered)
+    if as_json:
+        rows = [{"name": m.name, "score": m.score, "shared": m.shared, "reason": m.reason}
+                for m in matches]
+        typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))
+        return
+    if not matches:
+        typer.echo("No skills are offered to the model here.")
+    for m in matches:
+        mark = "match" if m.shared else "no   "
+        typer.echo(f"{mark} {m.score:4.2f}  {m.name}: {m.reason}")
+    if hidden:
+        typer.echo(f"never offered to the model (disable-model-invocation): {', '.join(hidden)}")

@@ -1,0 +1,294 @@
+"""One settings model: `.agent/settings.json` over `~/.config/agent/settings.json` over defaults.
+
+Every threshold the product uses lives here, documented and bounded. Unknown keys and bad values
+raise ConfigError naming the key (the CLI turns that into exit 2).
+
+A workspace's own settings come with the repository, so what in them widens what runs unasked
+(a wider permission mode, allow rules, hooks) applies only when the user trusts the workspace
+(`agent_cli.policy.trust`); what narrows (deny rules, a narrower mode, thresholds) always applies.
+User settings and command-line flags are the user's own and always apply.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from agent_cli.core.errors import ConfigError
+from agent_cli.core.options import PermissionMode
+from agent_cli.core.settings.features import DEFAULT_MODEL as DEFAULT_MODEL
+from agent_cli.core.settings.features import (
+    CheckpointSettings,
+    JobsSettings,
+    MemorySettings,
+    NotifySettings,
+    ProjectFilesSettings,
+    ServerSettings,
+    WebSettings,
+)
+from agent_cli.core.settings.mcp import McpServerSpec, McpSettings
+
+UNKNOWN_MODEL_WINDOW = 200_000
+
+MODE_RANK = {"plan": 0, "default": 1, "accept-edits": 2, "bypass": 3}  # narrow -> wide
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class Price(_Strict):
+    """US dollars per million tokens."""
+
+    input: float = Field(ge=0, description="Uncached input tokens.")
+    output: float = Field(ge=0, description="Output tokens.")
+    cache_read: float = Field(ge=0, description="Input tokens read from the prompt cache.")
+    cache_write: float = Field(ge=0, description="Input tokens written to the prompt cache.")
+    web_search_per_1k: float = Field(
+        default=10.0, ge=0, description="US dollars per 1,000 web searches (the server tool)."
+    )
+
+
+def _default_prices() -> dict[str, Price]:
+    sonnet = Price(input=3.0, output=15.0, cache_read=0.30, cache_write=3.75)
+    opus = Price(input=5.0, output=25.0, cache_read=0.50, cache_write=6.25)
+    haiku = Price(input=1.0, output=5.0, cache_read=0.10, cache_write=1.25)
+    return {
+        "claude-sonnet-4-5": sonnet,
+        "claude-sonnet-4-6": sonnet,
+        "claude-opus-4-5": opus,
+        "claude-opus-4-6": opus,
+        "claude-haiku-4-5": haiku,
+    }
+
+
+class HookSpec(_Strict):
+    """One shell command run for a hook event, with a JSON description on stdin."""
+
+    command: str = Field(min_length=1, description="Shell command to run.")
+    matcher: str | None = Field(
+        default=None, description="Regex on the tool name; no matcher means every tool."
+    )
+    timeout_s: float = Field(default=10, gt=0, le=600, description="Seconds before it is killed.")
+
+    @field_validator("matcher")
+    @classmethod
+    def _matcher_compiles(cls, value: str | None) -> str | None:
+        # a matcher that cannot match would skip the hook silently: a guard failing open
+        if value is not None:
+            try:
+                re.compile(value)
+            except re.error as e:
+                raise ValueError(f"not a valid regular expression ({e})") from e
+        return value
+
+
+class HooksSettings(_Strict):
+    pre_tool_use: list[HookSpec] = Field(default_factory=list, description="May deny a call.")
+    post_tool_use: list[HookSpec] = Field(default_factory=list, description="After a call.")
+    user_prompt_submit: list[HookSpec] = Field(
+        default_factory=list, description="May veto a prompt."
+    )
+    stop: list[HookSpec] = Field(default_factory=list, description="When a turn ends.")
+    notification: list[HookSpec] = Field(default_factory=list, description="When it needs you.")
+
+
+class PermissionSettings(_Strict):
+    mode: PermissionMode = Field(
+        default="default", description="default, accept-edits, bypass, plan."
+    )
+    allow: list[str] = Field(
+        default_factory=list,
+        description="Patterns allowed without a question: a tool name, or 'bash(<glob>)'.",
+    )
+    deny: list[str] = Field(
+        default_factory=list,
+        description="Patterns refused in every mode: a tool name, or 'bash(<glob>)'.",
+    )
+
+
+class TodoSettings(_Strict):
+    reminder_rounds: int = Field(
+        default=3, ge=1, le=100, description="Tool rounds without todo_write before a reminder."
+    )
+    max_items: int = Field(default=50, ge=1, le=500, description="Items a todo list may hold.")
+
+
+class SubagentSettings(_Strict):
+    max_turns: int = Field(default=30, ge=1, le=500, description="Turn limit of one subagent.")
+    concurrency: int = Field(default=4, ge=1, le=32, description="task calls run at once.")
+
+
+class ContextSettings(_Strict):
+    """Thresholds of the compaction pipeline (SPEC §8). Token values left unset are derived
+    from the model's context window."""
+
+    result_budget_chars: int = Field(
+        default=100_000, ge=1_000, description="Newest batch of tool results, in characters."
+    )
+    snip_trigger: int = Field(default=50, ge=4, description="Message count that triggers a snip.")
+    snip_target: int = Field(default=30, ge=2, description="Message count a snip cuts down to.")
+    micro_threshold_tokens: int | None = Field(
+        default=None, ge=1_000, description="Estimated tokens that start micro-compaction."
+    )
+    micro_target_tokens: int | None = Field(
+        default=None, ge=500, description="Micro-compaction works down to this."
+    )
+    summary_threshold_tokens: int | None = Field(
+        default=None, ge=1_000, description="Estimated tokens still over which a summary is made."
+    )
+    keep_recent_results: int = Field(
+        default=3, ge=0, le=50, description="Newest tool results micro-compaction never touches."
+    )
+    reactive_keep_messages: int = Field(
+        default=5, ge=1, le=50, description="Messages kept verbatim on prompt-too-long."
+    )
+    max_summary_failures: int = Field(
+        default=3, ge=1, le=10, description="Failed summaries in a row before auto-summary stops."
+    )
+
+    @model_validator(mode="after")
+    def _hysteresis(self) -> ContextSettings:
+        if self.snip_trigger <= self.snip_target:
+            raise ValueError("snip_trigger must be greater than snip_target")
+        return self
+
+
+class Settings(_Strict):
+    """Everything configurable. Every field is documented and bounded."""
+
+    model: str = Field(default=DEFAULT_MODEL, min_length=1, description="Model id.")
+    max_tokens: int = Field(default=16_000, ge=1, le=128_000, description="Output tokens a reply.")
+    max_retries: int = Field(
+        default=4, ge=0, le=20, description="SDK retries for 429/5xx/529 on one request."
+    )
+    stream_retries: int = Field(
+        default=2, ge=0, le=10, description="Whole-request retries when a stream breaks mid-reply."
+    )
+    request_timeout_s: float = Field(default=600, gt=0, description="Timeout of one model request.")
+    max_turns: int = Field(
+        default=100, ge=1, le=10_000, description="Model requests per prompt in `agent run`."
+    )
+    max_continuations: int = Field(
+        default=2, ge=0, le=5, description="Continuations asked for after stop_reason max_tokens."
+    )
+    background_wait_s: float = Field(
+        default=30, ge=0, le=600, description="`agent run` waits this long for background work."
+    )
+    tool_result_limit_chars: int = Field(
+        default=30_000, ge=1_000, description="A tool output over this is saved and previewed."
+    )
+    tool_preview_chars: int = Field(
+        default=2_000, ge=200, description="Characters of a saved output kept as its preview."
+    )
+    bash_timeout_s: float = Field(default=120, gt=0, le=600, description="Default bash timeout.")
+    instructions_max_chars: int = Field(
+        default=20_000, ge=0, description="Cap on AGENTS.md / CLAUDE.md text in the system prompt."
+    )
+    context_windows: dict[str, int] = Field(
+        default_factory=dict,
+        description="Context window per model id; unknown models count as 200,000 tokens.",
+    )
+    prices: dict[str, Price] = Field(
+        default_factory=_default_prices, description="Price per model id; unknown means no cost."
+    )
+    permissions: PermissionSettings = Field(default_factory=PermissionSettings)
+    hooks: HooksSettings = Field(default_factory=HooksSettings)
+    todo: TodoSettings = Field(default_factory=TodoSettings)
+    subagent: SubagentSettings = Field(default_factory=SubagentSettings)
+    context: ContextSettings = Field(default_factory=ContextSettings)
+    memory: MemorySettings = Field(default_factory=MemorySettings)
+    web: WebSettings = Field(default_factory=WebSettings)
+    mcp_servers: dict[str, McpServerSpec] = Field(
+        default_factory=dict, description="MCP servers by name (see also mcp.json, .mcp.json)."
+    )
+    mcp: McpSettings = Field(default_factory=McpSettings)
+    checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
+    project_files: ProjectFilesSettings = Field(default_factory=ProjectFilesSettings)
+    jobs: JobsSettings = Field(default_factory=JobsSettings)
+    notify: NotifySettings = Field(default_factory=NotifySettings)
+    server: ServerSettings = Field(default_factory=ServerSettings)
+
+    def context_window(self, model: str | None = None) -> int:
+        return self.context_windows.get(model or self.model, UNKNOWN_MODEL_WINDOW)
+
+
+def user_config_dir() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "agent"
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from e
+    except RecursionError as e:
+        raise ConfigError(f"{path}: nested too deeply to be settings") from e
+    except (OSError, json.JSONDecodeError) as e:
+        raise ConfigError(f"{path}: not valid JSON ({e})") from e
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the settings file must hold a JSON object")
+    return data
+
+
+def narrowing_only(local: dict[str, Any], base_mode: str) -> dict[str, Any]:
+    """A workspace's settings without what widens what runs unasked: hooks, allow rules, and a
+    permission mode wider than `base_mode` (the user's)."""
+    kept = {k: v for k, v in local.items() if k != "hooks"}
+    permissions = kept.get("permissions")
+    if isinstance(permissions, dict):
+        permissions = {k: v for k, v in permissions.items() if k != "allow"}
+        mode = permissions.get("mode")
+        if isinstance(mode, str) and MODE_RANK.get(mode, -1) > MODE_RANK.get(base_mode, 1):
+            del permissions["mode"]
+        kept["permissions"] = permissions
+    return kept
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def parse_settings(data: dict[str, Any], source: str = "settings") -> Settings:
+    try:
+        return Settings.model_validate(data)
+    except RecursionError as e:
+        raise ConfigError(f"{source}: nested too deeply to be settings") from e
+    except ValidationError as e:
+        first = e.errors()[0]
+        key = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        raise ConfigError(f"{source}: bad setting '{key}': {first['msg']}") from e
+
+
+def load_settings(
+    workspace: Path, overrides: dict[str, Any] | None = None, *, trusted: bool = False
+) -> Settings:
+    """User settings, then the workspace's (only what narrows unless `trusted`), then
+    `overrides` (command-line flags). Every layer is validated, applied or not."""
+    user_data = _read_json(user_config_dir() / "settings.json")
+    local = workspace / ".agent" / "settings.json"
+    local_data = _read_json(local)
+    source = str(local) if local.is_file() else str(user_config_dir() / "settings.json")
+    settings = parse_settings(_merge(user_data, local_data), source)
+    if not trusted and local_data:
+        user_permissions = user_data.get("permissions")
+        user_mode = user_permissions.get("mode") if isinstance(user_permissions, dict) else None
+        narrowed = narrowing_only(local_data, str(user_mode or "default"))
+        settings = parse_settings(_merge(user_data, narrowed), source)
+    if overrides:
+        settings = parse_settings(_merge(settings.model_dump(), overrides), "command line")
+    return settings

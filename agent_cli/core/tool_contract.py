@@ -1,0 +1,122 @@
+"""What every tool is: a pydantic input model, a description, and an async `run`.
+
+`ToolResult.content` is what the model reads; `summary` and `display` are for the user.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+from agent_cli.core.inbox import Inbox
+
+if TYPE_CHECKING:
+    from agent_cli.core.events import Event
+    from agent_cli.core.files.paths import Paths
+    from agent_cli.core.payloads import ToolDisplay
+    from agent_cli.core.settings.schema import Settings
+
+
+class ToolInput(BaseModel):
+    """Base of every tool's input: unknown fields are refused."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+InputT = TypeVar("InputT", bound=ToolInput)
+
+# the tool_use id of the call being run (set by dispatch; each concurrent call has its own)
+current_call_id: ContextVar[str | None] = ContextVar("current_call_id", default=None)
+
+
+@dataclass
+class ToolResult:
+    content: str
+    is_error: bool = False
+    summary: str = ""
+    display: ToolDisplay | None = None
+    # blocks that follow the text in the tool_result (images from an MCP server)
+    blocks: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class ToolContext:
+    """What a tool may touch. One per session; subagents get their own copy."""
+
+    workspace: Path
+    paths: Paths
+    session_id: str
+    settings: Settings
+    emit: Callable[[Event], None] = lambda _event: None
+    secrets: tuple[str, ...] = ()
+    # resolved path -> sha256 of the content the agent last read or wrote (edit_file's guard)
+    file_state: dict[Path, str] = field(default_factory=dict)
+    # paths written or edited in this session, for notes and episodes
+    touched: set[Path] = field(default_factory=set)
+    # notices and the user's queued messages for the main agent's next request (shared by copies)
+    inbox: Inbox = field(default_factory=Inbox)
+
+    def resolve(self, path: str) -> Path:
+        p = Path(path).expanduser()
+        return (p if p.is_absolute() else self.workspace / p).resolve()
+
+
+class Tool(ABC, Generic[InputT]):
+    name: ClassVar[str]
+    input_model: type[InputT]
+    read_only: ClassVar[bool] = False
+    # its input is structured data the model writes (a note): unknown keys are dropped and
+    # logged instead of refused (lenient_json); other tools refuse them
+    lenient_input: ClassVar[bool] = False
+    # may run beside other calls of its round even though it is not read-only (e.g. `task`)
+    concurrent: ClassVar[bool] = False
+
+    @abstractmethod
+    async def run(self, args: InputT, ctx: ToolContext) -> ToolResult: ...
+
+    def describe_call(self, args: InputT) -> str:
+        """A short label for the UI, e.g. 'read_file a.py'."""
+        return self.name
+
+    def preview(self, args: InputT, ctx: ToolContext) -> str:
+        """What the call would do, shown when the user is asked (a diff); "" for nothing."""
+        return ""
+
+    def schema(self) -> dict[str, Any] | None:
+        """The tool's whole API definition when it is not built from `input_model` and a prompt
+        file (an MCP server's tool brings its own)."""
+        return None
+    def description_extra(self) -> str:
+        """Appended to the tool's description (fixed for the session: the prefix stays cached)."""
+        return ""
+
+
+AnyTool = Tool[Any]
+
+
+class Gate(Protocol):
+    """Permissions and hooks around a call. `before` returns a denial reason, or None."""
+
+    async def before(self, tool: AnyTool, args: ToolInput, ctx: ToolContext) -> str | None: ...
+
+    async def after(
+        self, tool: AnyTool, args: ToolInput, result: ToolResult, ctx: ToolContext
+    ) -> None: ...
+
+
+class OpenGate:
+    """Allows everything: used where no permission policy is wired (unit tests)."""
+
+    async def before(self, tool: AnyTool, args: ToolInput, ctx: ToolContext) -> str | None:
+        return None
+
+    async def after(
+        self, tool: AnyTool, args: ToolInput, result: ToolResult, ctx: ToolContext
+    ) -> None:
+        return None

@@ -1,0 +1,266 @@
+"""Permission decisions for tool calls (SPEC §12).
+
+Order: hard refusals first (a file tool writing outside the workspace or into the state folders,
+the shell deny list, `permissions.deny` patterns) — refused in every mode, `bypass` included.
+Then the mode decides: allowed, refused (plan), or a question. A question is answered by an
+allow pattern (settings, or an "always" answer of this session), else by the approval port; a
+headless run denies and the message names the flag or setting that would allow the call.
+A write to a protected file (the agent's settings, git's internals: `tools.fs.protected`) is asked
+every time outside bypass: no allow pattern answers it and "always" allows that one call only.
+`web_fetch` is asked per domain in `default` and `accept-edits` (its subject is `domain:<host>`,
+its "always" pattern `web_fetch(domain:<host>)`); `plan` allows it, as a read-only tool.
+Every decision is logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agent_cli.core.settings.schema import PermissionSettings
+from agent_cli.core.tool_contract import AnyTool, ToolContext, ToolInput
+from agent_cli.policy.approval import (
+    USER_DENIED,
+    ApprovalRequest,
+    Approver,
+    Denial,
+    HeadlessApprover,
+)
+from agent_cli.tools.fs import (
+    PathRefused,
+    display_path,
+    protected,
+    readable_without_question,
+    writable_path,
+)
+from agent_cli.tools.shell.rules import SEPARATORS, UNSAFE, denied, is_read_only, normalised
+from agent_cli.tools.web.rules import domain_of
+
+log = logging.getLogger(__name__)
+
+EDIT_TOOLS = frozenset({"write_file", "edit_file"})
+SETTINGS_FILE = ".agent/settings.json"
+BYPASS = "run with --permission-mode bypass"
+ACCEPT_EDITS = "run with --permission-mode accept-edits"
+
+
+@dataclass(frozen=True)
+class Ask:
+    """The call needs a yes from the user; `hint` says how to allow it without one."""
+
+    summary: str
+    pattern: str
+    hint: str
+    reusable: bool = True  # False: no allow pattern answers it and "always" is not remembered
+
+
+@dataclass
+class Permissions:
+    settings: PermissionSettings
+    approver: Approver = field(default_factory=HeadlessApprover)
+    session_allow: list[str] = field(default_factory=list)  # "always" answers
+    # "don't ask again in this project" answers: loaded at start, saved as they are given
+    project_allow: list[str] = field(default_factory=list)
+    save_project_rule: Callable[[str], None] = lambda _pattern: None
+    # project files (.claude/settings.json rules; a command's allowed-tools for its turn only)
+    extra_allow: list[str] = field(default_factory=list)
+    extra_deny: list[str] = field(default_factory=list)
+    ask_rules: list[str] = field(default_factory=list)
+    turn_allow: list[str] = field(default_factory=list)
+    _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    @property
+    def mode(self) -> str:
+        return self.settings.mode
+
+    async def check(
+        self, tool: AnyTool, args: ToolInput, ctx: ToolContext, hook: str | None = None
+    ) -> str | None:
+        """None when the call may run, else the denial the model reads. `hook` is a
+        PreToolUse hook's say: "allow" skips the question, "ask" asks even where the mode
+        would not; neither lifts a refusal."""
+        name, subject = tool.name, call_subject(tool.name, args, ctx)
+        refusal = self._refusal(name, args, ctx, subject)
+        if refusal is not None:
+            log.info("permission deny %s %r (every mode): %s", name, subject, refusal)
+            return refusal
+        decision = None if hook == "allow" else self._by_mode(tool, args, ctx, subject)
+        if decision is None and self.mode != "bypass" and (
+            hook == "ask" or any(matches(p, name, subject) for p in self.ask_rules)
+        ):
+            decision = Ask(f"{name} {subject}", name, BYPASS, reusable=False)
+        if isinstance(decision, Ask):
+            preview = subject if name == "bash" else tool.preview(args, ctx)
+            return await self._ask(name, subject, decision, preview)
+        verdict = "allow" if decision is None else "deny"
+        log.info("permission %s %s %r (mode %s)", verdict, name, subject, self.mode)
+        return decision
+
+    def _refusal(self, name: str, args: ToolInput, ctx: ToolContext, subject: str) -> str | None:
+        if name in EDIT_TOOLS:
+            try:
+                writable_path(ctx, str(getattr(args, "path", "")))
+            except PathRefused as e:
+                return str(e)
+        if name == "bash":
+            reason = denied(subject)
+            if reason:
+                return f"Refused: {reason} is on the deny list and never runs, in any mode."
+        for pattern in [*self.settings.deny, *self.extra_deny]:
+            if matches(pattern, name, subject, deny=True):
+                return f"Refused by the permissions.deny pattern {pattern!r} in settings."
+        return None
+
+    def _by_mode(
+        self, tool: AnyTool, args: ToolInput, ctx: ToolContext, subject: str
+    ) -> str | Ask | None:
+        """None: allowed; a string: refused; Ask: a question."""
+        name = tool.name
+        if self.mode == "bypass":
+            return None
+        if getattr(tool, "asks_permission", False):  # an MCP server's tool
+            if self.mode == "plan" and not tool.read_only:
+                return _plan_refusal(f"{name} (its server does not mark it read-only)")
+            return Ask(name, name, BYPASS)
+        outside = reads_outside(args, ctx) if tool.read_only else None
+        if outside is not None:
+            summary = f"{name} {outside} (outside the workspace)"
+            return Ask(summary, f"{name}({_folder(outside)}/*)", BYPASS)
+        if name in EDIT_TOOLS:
+            return self._edit(name, args, ctx, subject)
+        if name == "web_fetch":  # read-only: plan mode allows it; elsewhere asked per domain
+            if self.mode == "plan":
+                return None
+            url = str(getattr(args, "url", ""))
+            return Ask(f"web_fetch {url}", f"web_fetch({subject})", BYPASS)
+        if name == "bash" and not is_read_only(subject, ctx.workspace):
+            if self.mode == "plan":
+                return _plan_refusal(f"bash {subject}")
+            return Ask(f"bash {subject}", bash_pattern(subject), BYPASS)
+        return None
+
+    def _edit(self, name: str, args: ToolInput, ctx: ToolContext, subject: str) -> str | Ask | None:
+        if self.mode == "plan":
+            return _plan_refusal(f"{name} {subject}")
+        guarded = protected(ctx, ctx.resolve(str(getattr(args, "path", ""))))
+        if guarded is not None:
+            # shown as what "always" would allow: a pattern that matches no call
+            once = f"nothing: {name} {subject} is asked every time"
+            return Ask(f"{name} {subject} ({guarded})", once, BYPASS, reusable=False)
+        if self.mode == "accept-edits":
+            return None
+        return Ask(f"{name} {subject}", name, ACCEPT_EDITS)
+
+    async def _ask(self, name: str, subject: str, ask: Ask, preview: str) -> str | None:
+        async with self._lock:  # one question at a time; an "always" answers the ones after it
+            allow = [
+                *self.settings.allow, *self.extra_allow, *self.turn_allow, *self.session_allow,
+                *self.project_allow,
+            ]
+            patterns = allow if ask.reusable else []
+            for pattern in patterns:
+                if matches(pattern, name, subject):
+                    log.info("permission allow %s %r (pattern %r)", name, subject, pattern)
+                    return None
+            request = ApprovalRequest(
+                name, ask.summary, ask.pattern, self._hint(ask), preview,
+                rule=f"{name} asks in {self.mode} mode", reusable=ask.reusable,
+            )
+            answer = await self.approver.approve(request)
+            self._remember(answer, ask)
+        shown = "deny" if isinstance(answer, Denial) else answer
+        log.info("permission %s %s %r (asked, mode %s)", shown, name, subject, self.mode)
+        if answer in ("allow", "always", "project"):
+            return None
+        if isinstance(answer, Denial):
+            return (
+                f"{USER_DENIED} {ask.summary} and said what to do instead: {answer.feedback}"
+            )
+        if isinstance(self.approver, HeadlessApprover):
+            return (
+                f"Permission denied: {ask.summary} needs approval in {self.mode} mode, and no "
+                f"one can be asked in a non-interactive run. To allow it: {self._hint(ask)}."
+            )
+        return (
+            f"{USER_DENIED} {ask.summary}. Do not retry it unchanged; ask the user how to go on."
+        )
+
+    def _remember(self, answer: object, ask: Ask) -> None:
+        if not ask.reusable:
+            return
+        if answer in ("always", "project"):
+            self.session_allow.append(ask.pattern)
+        if answer == "project":
+            self.project_allow.append(ask.pattern)
+            self.save_project_rule(ask.pattern)
+
+    @staticmethod
+    def _hint(ask: Ask) -> str:
+        if not ask.reusable:
+            return ask.hint
+        return f'{ask.hint}, or add "{ask.pattern}" to permissions.allow in {SETTINGS_FILE}'
+
+
+def _plan_refusal(summary: str) -> str:
+    return (
+        f"Refused in plan mode (read-only tools only): {summary}. Finish the plan; to make "
+        "changes the user runs with --permission-mode default or accept-edits."
+    )
+
+
+def call_subject(name: str, args: ToolInput, ctx: ToolContext) -> str:
+    """What patterns match for a call: the command for bash, the path for file tools."""
+    if name == "bash":
+        return str(getattr(args, "command", ""))
+    if name == "web_fetch":
+        return f"domain:{domain_of(str(getattr(args, 'url', '')))}"
+    raw = getattr(args, "path", None)
+    if not isinstance(raw, str):
+        return "." if name in ("glob", "grep") else ""
+    return display_path(ctx, ctx.resolve(raw))
+
+
+def reads_outside(args: ToolInput, ctx: ToolContext) -> Path | None:
+    raw = getattr(args, "path", None)
+    if not isinstance(raw, str):
+        return None
+    path = ctx.resolve(raw)
+    return None if readable_without_question(ctx, path) else path
+
+
+def _folder(path: Path) -> Path:
+    return path if path.is_dir() else path.parent
+
+
+def bash_pattern(command: str) -> str:
+    """What "always" allows: the command's first word with any arguments, or the command."""
+    first = command.split()[0] if command.split() else command
+    simple = not any(mark in command for mark in UNSAFE) and "|" not in command
+    return f"bash({first} *)" if simple and first != command.strip() else f"bash({command})"
+
+
+def matches(pattern: str, name: str, subject: str, deny: bool = False) -> bool:
+    """`tool` matches every call of the tool; `tool(<glob>)` matches its command or path.
+    An allow glob never matches a chained or redirected command unless it spells that out."""
+    if "(" not in pattern or not pattern.endswith(")"):
+        return fnmatch.fnmatchcase(name, pattern)  # `mcp__github__*` covers a server
+    tool, glob = pattern[:-1].split("(", 1)
+    if tool != name:
+        return False
+    if name == "bash" and not deny:
+        risky = [m for m in (*UNSAFE, "|") if m in subject and m not in glob]
+        if risky:
+            return False
+    if name == "bash" and deny:
+        # also each command as it runs: without wrappers and assignments, inside `bash -c`/`eval`
+        parts = [subject, *(p.strip() for p in _split_chain(subject)), *normalised(subject)]
+        return any(fnmatch.fnmatchcase(p, glob) for p in parts)
+    return fnmatch.fnmatchcase(subject, glob)
+
+
+def _split_chain(command: str) -> list[str]:
+    return [p for p in SEPARATORS.split(command) if p.strip()]

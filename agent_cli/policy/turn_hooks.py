@@ -1,0 +1,51 @@
+"""The port through which the loop runs hooks around a turn (SPEC §12): `user_prompt_submit`
+may veto the prompt before anything is stored (or add blocks to it); `stop` runs when the turn
+ends and may give a reason to keep working (the loop bounds how often)."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from agent_cli.core.events import ErrorEvent, Event, TurnEnd
+from agent_cli.core.messages import Block
+
+
+class TurnHooks(Protocol):
+    async def before_turn(self, blocks: list[Block]) -> list[Event]:
+        """Empty to go on; otherwise the events that end the vetoed turn. May rewrite or add
+        to `blocks` in place (a slash command's expansion, a hook's extra context)."""
+        ...
+
+    async def after_turn(self, end: TurnEnd) -> str | None:
+        """None to end the turn; a reason (sent to the model) to keep it working."""
+        ...
+
+
+class TurnHooksChain:
+    """Several TurnHooks in order: the first veto wins, the first reason to go on wins."""
+
+    def __init__(self, hooks: list[TurnHooks]) -> None:
+        self.hooks = hooks
+
+    async def before_turn(self, blocks: list[Block]) -> list[Event]:
+        for hooks in self.hooks:
+            vetoed = await hooks.before_turn(blocks)
+            if vetoed:
+                return vetoed
+        return []
+
+    async def after_turn(self, end: TurnEnd) -> str | None:
+        reasons = [await hooks.after_turn(end) for hooks in self.hooks]
+        return next((r for r in reasons if r), None)
+
+
+def prompt_text(blocks: list[Block]) -> str:
+    return "".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text")
+
+
+def veto_events(reason: str) -> list[Event]:
+    message = f"The prompt was vetoed by a user_prompt_submit hook: {reason}"
+    return [
+        ErrorEvent(kind="HookVetoError", message=message, exit_code=1),
+        TurnEnd(stop="error", text="", rounds=0),
+    ]

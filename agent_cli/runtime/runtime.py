@@ -1,0 +1,294 @@
+"""The Runtime: one agent session as every front end drives it (`agent run`, `agent chat`, and
+whatever comes later). Built by the composition root (`build.build_runtime`) alone.
+
+It owns the session, the lazily made model client, the agent and its episodic memory, and
+what a resumed session restored. Front ends call `turn()`, `compact()`, `remember()`,
+`interrupt()`, `switch()` and `aclose()`, and render the events: during a turn they come out of
+`turn()`; what happens between turns (usage and warnings of background episode writing)
+reaches `listeners`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Protocol
+
+from agent_cli.checkpoints.rewind import open_store
+from agent_cli.checkpoints.turn import checkpointed
+from agent_cli.core.events import Event
+from agent_cli.core.messages import Block
+from agent_cli.core.options import Options, PermissionMode
+from agent_cli.jobs.ledger import PastJob
+from agent_cli.loop.user_input import user_shell, with_files
+from agent_cli.memory.setup import finish
+from agent_cli.policy.approval import Approver
+from agent_cli.runtime.work import LongWork
+from agent_cli.session.resume import Restored
+from agent_cli.session.state import Session
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from agent_cli.core.files.paths import Paths
+    from agent_cli.core.settings.schema import Settings
+    from agent_cli.jobs.board import JobBoard
+    from agent_cli.jobs.job import Job
+    from agent_cli.loop.agent import Agent
+    from agent_cli.mcp.manager import McpManager
+    from agent_cli.memory.episode import Episode
+    from agent_cli.memory.manager import EpisodeManager
+    from agent_cli.model.call_log import CallLog
+    from agent_cli.model.client import ModelClient
+
+SDK_MODULE = "agent_cli.model.anthropic"
+
+
+@dataclass
+class Assembly:
+    """A session's agent and its episodic memory, as the composition root wired them."""
+
+    agent: Agent
+    memory: EpisodeManager
+    jobs: JobBoard | None = None
+    # run when the session ends (SessionEnd hooks), told why: "exit", "clear"
+    on_end: list[Callable[[str], Awaitable[None]]] = field(default_factory=list)
+
+
+class Wiring(Protocol):
+    settings: Settings
+    paths: Paths
+    call_log: CallLog
+    jobs: JobBoard  # the background jobs of the whole run, whichever session started them
+
+    def open_session(self, options: Options) -> tuple[Session, Restored | None]: ...
+
+    def make_client(self, on_sent: Callable[[], None] | None = None) -> ModelClient: ...
+
+    def assemble(
+        self,
+        session: Session,
+        client: ModelClient,
+        options: Options,
+        approver: Approver | None,
+        publish: Callable[[Event], None],
+        mcp: McpManager | None = None,
+        jobs: JobBoard | None = None,
+    ) -> Assembly: ...
+
+    def start_mcp(
+        self, workspace: Path, mode: Callable[[], str], eager: bool
+    ) -> McpManager | None: ...
+
+
+def preload_sdk() -> threading.Thread:
+    """Import the SDK in the background (`agent chat` draws its prompt meanwhile)."""
+    thread = threading.Thread(target=importlib.import_module, args=(SDK_MODULE,), daemon=True)
+    thread.start()
+    return thread
+
+
+MODE_CYCLE: tuple[PermissionMode, ...] = ("default", "accept-edits", "plan")
+
+
+class Runtime(LongWork):
+    def __init__(
+        self,
+        wiring: Wiring,
+        options: Options,
+        session: Session,
+        restored: Restored | None,
+        approver: Approver | None = None,
+    ) -> None:
+        self.wiring = wiring
+        self.approver = approver
+        self.listeners: list[Callable[[Event], None]] = []
+        self.on_episode: Callable[[Episode], None] | None = None  # told of each episode saved
+        self._client: ModelClient | None = None
+        self._assembly: Assembly | None = None
+        self._memories: list[EpisodeManager] = []  # every session's of this run, for the exit
+        self._turn_task: asyncio.Task[object] | None = None
+        self.mcp: McpManager | None = None  # the MCP servers, shared by every session of the run
+        self._mcp_started = False
+        self._ending: list[tuple[Callable[[str], Awaitable[None]], str]] = []
+        self.past_jobs: list[PastJob] = []  # the resumed session's previous run left these
+        self.kept_jobs: list[Job] = []  # the user kept these running past the exit
+        self._adopt(session, restored, options)
+
+    @property
+    def settings(self) -> Settings:
+        return self.wiring.settings
+
+    @property
+    def paths(self) -> Paths:
+        return self.wiring.paths
+
+    @property
+    def call_log(self) -> CallLog:
+        return self.wiring.call_log
+
+    @property
+    def permission_mode(self) -> str:
+        return self.options.permission_mode or self.settings.permissions.mode
+
+    def cycle_permission_mode(self) -> PermissionMode:
+        """default -> accept-edits -> plan -> default (bypass is only ever chosen at start);
+        kept for the sessions /clear and /resume open."""
+        current = self.permission_mode
+        mode: PermissionMode = "default"
+        if current in MODE_CYCLE:
+            mode = MODE_CYCLE[(MODE_CYCLE.index(current) + 1) % len(MODE_CYCLE)]
+        self.session.settings.permissions.mode = mode  # what the permission check reads
+        self.options.permission_mode = mode
+        return mode
+
+    def set_model(self, model: str) -> None:
+        """From the next request on, also in the sessions /clear and /resume open."""
+        self.session.model = model
+        self.settings.model = model  # what a new session starts with
+        self.options.model = model
+
+    @property
+    def jobs(self) -> JobBoard:
+        return self.wiring.jobs
+
+    @property
+    def remembering(self) -> bool:
+        """Episode work of this run is still going on (the exit will wait for it)."""
+        return any(m.busy for m in self._memories)
+
+    # -- sessions ------------------------------------------------------------------------------
+
+    def _adopt(self, session: Session, restored: Restored | None, options: Options) -> None:
+        self.session, self.restored = session, restored
+        self.options = replace(options, resume=None, continue_last=False)
+        if self._assembly is not None:  # the session before a switch ends (SessionEnd hooks)
+            self._ending += [(end, "clear") for end in self._assembly.on_end]
+        self._assembly = None
+        self.adopt_jobs(self.paths, session, restored is not None)
+
+    def switch(self, resume: str | None = None) -> None:
+        """A new session (None), or the one `resume` names (UsageError if none matches)."""
+        options = replace(self.options, resume=resume, continue_last=False)
+        self._adopt(*self.wiring.open_session(options), options)
+
+    # -- the agent -----------------------------------------------------------------------------
+
+    def start_servers(self, eager: bool = True) -> None:
+        """Start the configured MCP servers in the background: the REPL calls it as the prompt
+        is drawn; otherwise once the first request is on the wire (importing `mcp` takes a
+        second of CPU, which must not compete with building that request; a server could not
+        serve it anyway). Nothing ever waits for them: a server is offered from the first
+        request after it is ready."""
+        if self.mcp is None and not self._mcp_started:
+            self._mcp_started = True
+            mode = lambda: self.permission_mode  # noqa: E731
+            self.mcp = self.wiring.start_mcp(self.options.workspace, mode, eager)
+        elif eager and self.mcp is not None:
+            self.mcp.start()
+
+    async def agent(self) -> Agent:
+        if self._client is None:
+            await asyncio.to_thread(importlib.import_module, SDK_MODULE)
+            self._client = self.wiring.make_client(on_sent=self.start_servers)
+        self.start_servers(eager=False)
+        if self._assembly is None:
+            self._assembly = self.wiring.assemble(
+                self.session,
+                self._client,
+                self.options,
+                self.approver,
+                self.publish,
+                self.mcp,
+                self.jobs,
+            )
+            self._assembly.memory.on_saved = self.on_episode
+            self._memories.append(self._assembly.memory)
+        return self._assembly.agent
+
+    async def memory(self) -> EpisodeManager:
+        await self.agent()
+        assert self._assembly is not None
+        return self._assembly.memory
+
+    def publish(self, event: Event) -> None:
+        """Usage of every model call and background warnings: into the running turn's events
+        (in order), or to the listeners between turns."""
+        if self._turn_task is not None and self._assembly is not None:
+            self._assembly.agent.emit(event)
+            return
+        for listener in self.listeners:
+            listener(event)
+
+    # -- what front ends call ------------------------------------------------------------------
+
+    async def turn(
+        self, text: str, content: str | list[Block] | None = None
+    ) -> AsyncIterator[Event]:
+        """One user turn, after a checkpoint of the workspace (`agent rewind` takes it back).
+        `content`: what the model is sent when it is more than `text` (attachments)."""
+        agent = await self.agent()
+        store = open_store(self.paths, self.options.workspace, self.settings.checkpoints)
+        transcript = self.session.transcript.path if self.session.transcript else None
+        turn = agent.run_turn(text if content is None else content)
+        events = checkpointed(store, self.session.id, transcript, text, turn)
+        async for event in self._running(events):
+            yield event
+
+    async def turn_with_files(self, text: str, request: str | None = None) -> AsyncIterator[Event]:
+        """A turn whose `@path` words attach those files (read as read_file reads them: capped,
+        through the permission gate, remembered as read); `request` is `text` with more attached."""
+        agent = await self.agent()
+        blocks = await with_files(agent, text, request or text, self.options.workspace)
+        async for event in self.turn(text, blocks):
+            yield event
+
+    async def shell(self, command: str) -> AsyncIterator[Event]:
+        """`!command`, run by the user through the permission gate, into the conversation."""
+        yield await user_shell(await self.agent(), command)
+
+    async def compact(self, focus: str | None) -> AsyncIterator[Event]:
+        """Compaction now, between turns. Yields nothing when nothing was compacted."""
+        agent = await self.agent()
+        if agent.compactor is None:
+            return
+        async for event in self._running(agent.compact_now(focus)):
+            yield event
+
+    async def remember(self) -> bool:
+        """/remember: an episode of the session so far, in the background. False: nothing new."""
+        return (await self.memory()).remember()
+
+    async def _running(self, events: AsyncIterator[Event]) -> AsyncIterator[Event]:
+        self._turn_task = asyncio.current_task()
+        try:
+            async for event in events:
+                yield event
+        finally:
+            self._turn_task = None
+
+    def interrupt(self) -> None:
+        """Stop the running turn: its tools are killed and every call gets a result."""
+        if self._turn_task is not None and not self._turn_task.done():
+            self._turn_task.cancel()
+
+    async def aclose(self, wait: bool = True) -> None:
+        """Before exit: background episode work is waited for (bounded by
+        `background_wait_s`; not at all with `wait=False`), then the client closes."""
+        if self._assembly is not None:
+            self._ending += [(end, "exit") for end in self._assembly.on_end]
+            self._assembly.on_end = []
+        for end, reason in self._ending:
+            await end(reason)
+        self._ending = []
+        self.kept_jobs = await self.jobs.aclose()  # every other job's process group is gone
+        if self.mcp is not None:
+            await self.mcp.aclose()
+        if self._client is not None:
+            if wait:
+                await finish(self._memories)
+            await self._client.close()
+            self._client = None

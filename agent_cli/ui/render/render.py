@@ -1,0 +1,179 @@
+"""Pure rendering: loop events and markdown to text. No terminal, no state beyond arguments.
+
+`color=False` (no TTY, NO_COLOR) gives plain text without escape codes.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from rich.console import Console, RenderableType
+from rich.text import Text
+
+from agent_cli.core.events import (
+    CheckpointSaved,
+    CompactionDone,
+    ErrorEvent,
+    FilesChanged,
+    NoteAdded,
+    SourcesCited,
+    ToolEnd,
+    Warning,
+)
+from agent_cli.core.payloads import Note
+from agent_cli.ui.render import preview
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+_FENCES = ("```", "~~~")
+
+
+def to_ansi(renderable: RenderableType, width: int, color: bool) -> str:
+    """Render to a string: ANSI-styled when `color`, plain text otherwise."""
+    console = Console(
+        file=io.StringIO(),
+        width=max(width, 10),
+        force_terminal=color,
+        no_color=not color,
+        color_system="standard" if color else None,
+        highlight=False,
+        emoji=False,
+        legacy_windows=False,
+    )
+    console.print(renderable, end="")
+    out = console.file.getvalue()  # type: ignore[attr-defined]
+    return str(out)
+
+
+def split_blocks(buffer: str) -> tuple[list[str], str]:
+    """Cut finished markdown blocks off the front of streamed text.
+
+    A block is finished at a blank line outside a code fence; the rest (the unfinished block,
+    maybe a partial line) is returned as is.
+    """
+    blocks: list[str] = []
+    current: list[str] = []
+    in_fence = False
+    consumed = start = 0
+    lines = buffer.split("\n")
+    for line in lines[:-1]:  # the last piece has no newline yet: never a finished line
+        consumed += len(line) + 1
+        if line.lstrip().startswith(_FENCES):
+            in_fence = not in_fence
+        if not line.strip() and not in_fence:
+            if current:
+                blocks.append("\n".join(current))
+                current = []
+            start = consumed
+            continue
+        current.append(line)
+    if not blocks:
+        return [], buffer
+    return blocks, buffer[start:]
+
+
+def markdown(text: str, width: int, color: bool) -> str:
+    """A finished block as the user sees it: rendered markdown, in colour or as plain text."""
+    from agent_cli.ui.render.markdown_text import ReplMarkdown
+
+    rendered = to_ansi(ReplMarkdown(text, code_theme="monokai"), width, color)
+    # rich pads lines to the width and opens lists with a blank line: neither belongs in scrollback
+    lines = [line.rstrip(" ") for line in rendered.split("\n")]
+    while lines and not lines[0]:
+        lines.pop(0)
+    while lines and not lines[-1]:
+        lines.pop()
+    return "\n".join(lines)
+
+
+def _short(text: str, limit: int) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def tool_label(name: str, args: dict[str, Any]) -> str:
+    """What a running call is shown as: `read_file a.py`, `bash pytest -q`."""
+    if name == "todo_write" and isinstance(args.get("todos"), list):
+        return f"todo_write ({len(args['todos'])} items)"
+    for key in ("command", "path", "pattern", "description", "focus"):
+        if args.get(key):
+            return f"{name} {_short(args[key], 60)}"
+    return name
+
+
+def spinner_line(label: str, frame: int, color: bool) -> str:
+    text = Text(f"{SPINNER[frame % len(SPINNER)]} {label}", style="cyan")
+    return to_ansi(text, 200, color).rstrip("\n")
+
+
+def tool_end(event: ToolEnd, width: int, color: bool) -> str:
+    """One line per finished call, then its preview: output lines, an error's reason, a diff."""
+    mark, style = ("✗", "red") if event.is_error else ("✔", "green")
+    line = Text(f"{mark} ", style=style)
+    line.append(_short(event.summary, max(width - 2, 10)), style="red" if event.is_error else "")
+    parts = [to_ansi(line, width, color).rstrip("\n")]
+    shown = preview.body(event, width)
+    if shown is not None:
+        parts.append(to_ansi(shown, width, color).rstrip("\n"))
+    return "\n".join(parts)
+
+
+def error_line(message: str, width: int, color: bool) -> str:
+    return to_ansi(Text(f"✗ {message}", style="bold red"), width, color).rstrip("\n")
+
+
+def info_line(message: str, width: int, color: bool, style: str = "dim") -> str:
+    return to_ansi(Text(message, style=style), width, color).rstrip("\n")
+
+
+def user_line(prompt: str, width: int, color: bool) -> str:
+    text = Text("you> ", style="bold cyan")
+    text.append(prompt.rstrip("\n"))
+    return to_ansi(text, width, color).rstrip("\n")
+
+
+def note_line(note: Note) -> str:
+    return f"note {note.id}: {note.conclusion} ({note.confidence} confidence, {note.status})"
+
+
+def event_line(event: Any, width: int, color: bool) -> str | None:
+    """Scrollback line for the events that are not text or tool calls; None for the rest."""
+    if isinstance(event, ErrorEvent):
+        return error_line(event.message, width, color)
+    if isinstance(event, Warning):
+        return info_line(f"! {event.message}", width, color, "yellow")
+    if isinstance(event, NoteAdded):
+        return info_line("✎ " + note_line(event.note), width, color, "magenta")
+    if isinstance(event, SourcesCited):
+        lines = [f"[{s.n}] {_short(s.title, 60)} — {s.url}" for s in event.sources]
+        return info_line("\n".join(["Sources:", *lines]), width, color)
+    if isinstance(event, CheckpointSaved) and event.skipped:
+        names = ", ".join(event.skipped)
+        return info_line(f"! not in the checkpoint (too large or a nested repo): {names}",
+                         width, color, "yellow")
+    if isinstance(event, FilesChanged) and event.files:
+        files = ", ".join(event.files[:6]) + (" …" if len(event.files) > 6 else "")
+        return info_line(f"◇ {len(event.files)} files changed: {files} (/undo takes the turn "
+                         "back)", width, color)
+    if isinstance(event, CompactionDone):
+        return info_line(
+            f"⇣ compacted ({event.stage}): {event.messages_before} → {event.messages_after} "
+            f"messages, ~{tokens(event.tokens_before)} → ~{tokens(event.tokens_after)} tokens",
+            width,
+            color,
+        )
+    return None
+
+
+def tokens(n: int) -> str:
+    for size, unit in ((1_000_000, "M"), (1_000, "k")):
+        if n >= size:
+            return f"{n / size:.1f}".removesuffix(".0") + unit
+    return str(n)
+
+
+def cost(usd: float | None, unpriced: bool = False) -> str:
+    """The priced part, then `+ n/a` for calls of a model without a price."""
+    if usd is None or (unpriced and not usd):
+        return "n/a"
+    return f"${usd:.3f}" + (" + n/a" if unpriced else "")

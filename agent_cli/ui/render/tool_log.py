@@ -1,0 +1,39 @@
+"""The session's tool calls as the full-screen view (ui/tool_view.py) shows them: each call's
+arguments, outcome and whole output (or diff), numbered, oldest first."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from agent_cli.core.events import ToolEnd, ToolStart
+from agent_cli.core.payloads import DiffDisplay
+
+
+@dataclass
+class ToolLog:
+    calls: list[str] = field(default_factory=list)  # one finished call's text each
+    _inputs: dict[str, dict[str, object]] = field(default_factory=dict)
+
+    def feed(self, event: object) -> None:
+        if isinstance(event, ToolStart):
+            self._inputs[event.id] = event.input
+        elif isinstance(event, ToolEnd):
+            self.calls.append(self._entry(len(self.calls) + 1, event))
+
+    def _entry(self, n: int, event: ToolEnd) -> str:
+        mark = "✗" if event.is_error else "✔"
+        args = self._inputs.pop(event.id, None)
+        lines = [f"── {n}. {mark} {event.summary}"]
+        if args:
+            lines.append("input: " + json.dumps(args, ensure_ascii=False)[:2000])
+        if isinstance(event.display, DiffDisplay) and event.display.diff.strip():
+            lines.append(event.display.diff.rstrip("\n"))
+        if event.output.strip():
+            lines.append(event.output.rstrip("\n"))
+        return "\n".join(lines)
+
+    def text(self) -> str:
+        if not self.calls:
+            return "No tool calls in this session yet."
+        return "\n\n".join(self.calls) + "\n"

@@ -1,0 +1,78 @@
+"""The bottom region kept on the screen's last rows, on a terminal that re-wraps its rows.
+
+A region drawn high up (a fresh terminal, a short session written again after a resize,
+ui/screen/commits.py) is moved down once, together with everything above it: blank lines inserted at
+the top of the screen push it all down over the blank rows below the prompt. The row is learnt
+from a cursor position report; a terminal that does not answer one keeps the region where it
+is, and one that cuts rows is left as it is.
+Imports only prompt_toolkit: the screen is drawn before anything heavy is loaded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from prompt_toolkit.application import Application
+
+from agent_cli.ui.screen.reflow import terminal_reflows
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What the region looked like when the position was asked for."""
+
+    frame: int  # the renderer's frame count: any frame since may have moved the region
+    cursor_row: int  # the cursor's row inside the region
+
+
+def anchor_bytes(top: int, height: int, rows: int, cursor: tuple[int, int]) -> str:
+    """Bytes that move a region of `height` rows whose top is on screen row `top` (0-based)
+    down to the screen's last rows, everything above it with it; the cursor is put back on
+    (row, column) `cursor` of the region. Empty when the region already ends on the last row."""
+    gap = rows - top - height  # blank rows below the region
+    if gap <= 0:
+        return ""
+    row, column = cursor
+    return f"\x1b[H\x1b[{gap}L\x1b[{top + gap + row + 1};{column + 1}H"
+
+
+class BottomAnchor:
+    def __init__(self, app: Application[None], ask: Callable[[], None],
+                 others_pending: Callable[[], bool]) -> None:
+        """`ask` sends the question (its answer comes to `on_report`); `others_pending` says
+        whether an answer owed to someone else would be taken for ours."""
+        self.app, self.ask, self.others_pending = app, ask, others_pending
+        self.anchored = not terminal_reflows()  # a terminal that cuts rows leaves none behind
+        self.asked: Asked | None = None
+
+    def again(self) -> None:
+        """The screen changed size: the room above the region is learnt anew."""
+        self.anchored = not terminal_reflows()
+        self.asked = None
+
+    def after_render(self, app: Application[None]) -> None:
+        """Ask where the cursor is, once a frame is on screen and nothing else is asked."""
+        if self.anchored or self.asked is not None or not app.output.responds_to_cpr:
+            return
+        renderer = app.renderer
+        if renderer._last_screen is None or app._running_in_terminal or self.others_pending():
+            return
+        self.asked = Asked(app.render_counter, renderer._cursor_pos.y)
+        self.ask()
+
+    def on_report(self, row: int) -> None:
+        asked, self.asked = self.asked, None
+        renderer, output = self.app.renderer, self.app.output
+        last = renderer._last_screen
+        if asked is None or self.anchored or last is None:
+            return
+        if self.app.render_counter != asked.frame or self.app._running_in_terminal:
+            self.app.invalidate()  # the region may have moved since: ask after the next frame
+            return
+        cursor = renderer._cursor_pos
+        top = row - 1 - asked.cursor_row
+        output.write_raw(anchor_bytes(top, last.height, output.get_size().rows,
+                                      (cursor.y, cursor.x)))
+        output.flush()
+        self.anchored = True

@@ -1,0 +1,300 @@
+"""The one prompt-toolkit Application of `agent chat`: non-fullscreen, alive for the whole session.
+
+Bottom region, redrawn on events: [unfinished block + spinners | side panel] (the panel goes below
+under 100 columns), a pending question, the status bar, the input line. Finished blocks go to the
+terminal's own scrollback through `commit` (ui/screen/commits.py). Imports only prompt_toolkit:
+the prompt is drawn before the rest of the REPL is loaded; `attach` hands it the controller when
+ready."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.completion import Completer
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import ANSI, StyleAndTextTuples
+from prompt_toolkit.history import FileHistory, InMemoryHistory
+from prompt_toolkit.layout import (
+    ConditionalContainer,
+    Dimension,
+    Float,
+    FloatContainer,
+    HSplit,
+    Layout,
+    VSplit,
+    Window,
+)
+from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
+from prompt_toolkit.layout.menus import CompletionsMenu
+from prompt_toolkit.styles import Style
+from prompt_toolkit.widgets import SearchToolbar
+
+from agent_cli.ui.input.keys import chat_bindings
+from agent_cli.ui.input.screen_jobs import JobKeys
+from agent_cli.ui.input.screen_keys import KeyActions
+from agent_cli.ui.screen.commits import Commits
+from agent_cli.ui.screen.contract import Controller
+from agent_cli.ui.screen.cursor_answers import anchor_asking, route_answer
+from agent_cli.ui.screen.frames import fix_size, log_frame, one_frame, screen_output
+from agent_cli.ui.screen.picker import Picker
+from agent_cli.ui.screen.question import Question
+from agent_cli.ui.screen.reflow import SteadyWindow, fit_region
+from agent_cli.ui.screen.rows import FOLD_BELOW, lay_out, side_width
+from agent_cli.ui.screen.status_fit import SEPARATOR
+
+PROMPT = "you> "
+PANEL_MODES = ("full", "compact", "hidden")  # F2 cycles them
+STYLE = Style.from_dict(
+    {"toolbar": "reverse", "question": "bold", "prompt": "bold", "picked": "reverse"}
+)
+
+
+class ChatScreen(KeyActions, JobKeys):
+    def __init__(self, history_file: Path | None, completer: Completer | None = None) -> None:
+        self.controller: Controller | None = None
+        self.early: list[str] = []  # sent before the controller was ready
+        self.notice = ""
+        self.panel_mode = PANEL_MODES[0]
+        self._restoring = False
+        # (render counter, size, panel mode, input text) -> (live tail, panel)
+        self._frame_cache: tuple[tuple[object, ...], tuple[str, str]] | None = None
+        self._last_ctrl_c = 0.0
+        self.question = Question(self.invalidate, self.columns)
+        self.picker = Picker(self.invalidate, self.rows)
+        self.history_search = SearchToolbar(ignore_case=True)
+        history = FileHistory(str(history_file)) if history_file else InMemoryHistory()
+        self.buffer = Buffer(
+            multiline=True,
+            history=history,
+            completer=completer,
+            complete_while_typing=True,
+        )
+        self.app: Application[None] = Application(
+            layout=Layout(self._root(), focused_element=self._input),
+            key_bindings=chat_bindings(self),
+            style=STYLE,
+            full_screen=False,
+            min_redraw_interval=0.1,  # at most 10 frames a second: each costs its cursor moves
+            erase_when_done=True,
+            output=screen_output(),
+        )
+        self.anchor = anchor_asking(self.app)  # room above the region for a resize to reflow
+        self.commits = Commits(self.app, on_relay=self.anchor.again)
+        self.app.after_render += self.anchor.after_render
+        # Esc stops a turn at once: a terminal sends an escape sequence (and Alt-Enter's two bytes)
+        # in one write, so 20 ms tells a lone Esc from one; once the reader has seen it alone, the
+        # key processor need not wait again for an Enter (its default: a whole second).
+        self.app.ttimeoutlen, self.app.timeoutlen = 0.02, 0
+        resize = self.app._on_resize
+
+        def framed_resize() -> None:  # erase and redraw on resize: one frame, no blank flash
+            output = self.app.output
+            with one_frame(output):
+                fix_size(output)
+                drawn = self.app.renderer._last_size == output.get_size()  # by a frame since
+                # re-laid where the terminal reflowed it, or already drawn at the new size
+                if self.commits.relay(resized=True) or not drawn:
+                    resize()
+            self.anchor.again()
+
+        setattr(self.app, "_on_resize", framed_resize)  # noqa: B010 - a method, replaced
+        self.app.before_render += self._before_frame
+        if os.environ.get("AGENT_FRAME_LOG"):  # diagnostics: the height of every frame
+            self.app.after_render += log_frame
+
+    def _before_frame(self, app: Application[None]) -> None:
+        fix_size(app.output)
+        self.commits.relay()  # a frame drawn before the resize is noticed re-lays it too
+        fit_region(app)
+
+    # -- layout ------------------------------------------------------------------------------
+
+    def columns(self) -> int:
+        return self.app.output.get_size().columns
+
+    def rows(self) -> int:
+        return self.app.output.get_size().rows
+
+    def _wide(self) -> bool:
+        return self.columns() >= FOLD_BELOW
+
+    def _panel_text(self) -> str:
+        return self._frame()[1]
+
+    def _live_text(self) -> str:
+        return self._frame()[0]
+
+    def cycle_panel(self) -> None:
+        self.panel_mode = PANEL_MODES[(PANEL_MODES.index(self.panel_mode) + 1) % 3]
+        self.invalidate()
+
+    def _frame(self) -> tuple[str, str]:
+        """The live tail and the panel of this frame, laid out in the rows the screen has
+        (ui/screen/rows.py: `lay_out`)."""
+        size = self.app.output.get_size()
+        key = (self.app.render_counter, size, self.panel_mode, self.buffer.text)
+        cached = self._frame_cache
+        # while a commit waits to be written above, what it holds stays in view here
+        if cached is not None and (cached[0] == key or (self.commits.unwritten
+                                                        and cached[0][1:] == key[1:])):
+            return cached[1]
+        controller = None if self._restoring else self.controller
+        searching = 1 if self.app.layout.is_searching else 0  # the Ctrl-R search row
+        reserved = self._input_rows() + self.question.rows() + self.picker.rows() + searching
+        frame = lay_out(controller, size.columns, size.rows, reserved, self.panel_mode)
+        self._frame_cache = (key, frame)
+        return frame
+
+    def _root(self) -> FloatContainer:
+        has_panel = Condition(lambda: bool(self._panel_text()))
+        has_live = Condition(lambda: bool(self._live_text()))
+        wide = Condition(self._wide)
+        live = SteadyWindow(
+            FormattedTextControl(lambda: ANSI(self._live_text())),
+            dont_extend_height=True,
+            wrap_lines=False,
+        )
+        panel = FormattedTextControl(lambda: ANSI(self._panel_text()))
+        beside = ConditionalContainer(self._beside(panel), filter=wide & has_panel)
+        body = HSplit(
+            [
+                ConditionalContainer(VSplit([live, beside]), filter=has_live | (has_panel & wide)),
+                ConditionalContainer(
+                    SteadyWindow(panel, dont_extend_height=True), filter=has_panel & ~wide
+                ),
+                self.picker.container(),
+                self.question.container(),
+                Window(FormattedTextControl(self._toolbar), height=1, style="class:toolbar"),
+                self.history_search.container,  # Ctrl-R: a row above the input while searching
+                self._input_row(),
+            ]
+        )
+        menu = Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8))
+        return FloatContainer(body, floats=[menu])
+
+    def _beside(self, panel: FormattedTextControl) -> VSplit:
+        # the coloured panel draws its own border; the plain one gets a rule beside it
+        plain = Condition(lambda: bool(os.environ.get("NO_COLOR")))
+        return VSplit(
+            [
+                # nothing in the region may extend: a padded region is what reaches scrollback
+                Window(width=1, dont_extend_height=True),
+                ConditionalContainer(
+                    Window(char="|", width=1, dont_extend_height=True), filter=plain
+                ),
+                SteadyWindow(panel, width=lambda: side_width(self.columns()),
+                             dont_extend_height=True),
+            ]
+        )
+
+    def _input_row(self) -> VSplit:
+        control = BufferControl(
+            self.buffer, search_buffer_control=self.history_search.control, preview_search=True
+        )
+        self._input = Window(control, height=self._input_height, wrap_lines=True)
+        prompt = Window(
+            FormattedTextControl([("class:prompt", PROMPT)]),
+            width=len(PROMPT),
+            dont_extend_height=True,
+        )
+        return VSplit([prompt, self._input])
+
+    def _input_height(self) -> Dimension:
+        return Dimension.exact(self._input_rows())
+
+    def _input_rows(self) -> int:
+        # the text's lines, up to a quarter of the screen (a long paste scrolls inside); room
+        # below the cursor for the completion menu while it is open
+        width = max(self.columns() - len(PROMPT), 1)
+        rows = sum(1 + len(line) // width for line in self.buffer.document.lines)
+        cap = max(self.rows() // 4, 1)
+        if self.buffer.complete_state:
+            return min(max(rows, 9), max(cap, self.rows() // 3))
+        return min(rows, cap)
+
+    def notice_width(self) -> int:
+        """Columns the status bar's notice takes (with its separator): the rest is the bar's."""
+        return len(SEPARATOR) + len(self.notice) if self.notice else 0
+
+    def _toolbar(self) -> StyleAndTextTuples:
+        text = self.controller.toolbar() if self.controller else "starting…"
+        if self.notice:
+            text = f"{text}{SEPARATOR}{self.notice}"
+        return [("class:toolbar", " " + text)]
+
+    def on_cursor_report(self, row: int, column: int) -> None:
+        route_answer(self.app, self.anchor, row, column)
+
+    def on_ctrl_c(self) -> None:
+        if not self.picker.done(None):  # Ctrl-C first closes an open picker
+            super().on_ctrl_c()
+
+    # -- questions (the approval port's answers) ---------------------------------------------
+
+    async def ask(self, question: str, answers: dict[str, str]) -> str:
+        """Ask in the bottom region; a key of `answers` picks its value. Ctrl-C / Esc -> 'deny'."""
+        return await self.question.ask(question, answers)
+
+    async def pick(self, title: str, options: list[str]) -> int | None:
+        """One of `options` picked with the arrow keys and Enter; None if cancelled (Esc)."""
+        return await self.picker.pick(title, options)
+
+    async def ask_line(self, prompt: str) -> str | None:
+        """A typed answer in the input box (Enter sends); None when Esc or Ctrl-C cancels it."""
+        return await self.question.ask_line(prompt)
+
+    def answer_key(self, key: str) -> None:
+        self.question.answer_key(key)
+
+    def answer(self, value: str) -> bool:
+        return self.question.answer(value)
+
+    # -- output ------------------------------------------------------------------------------
+
+    def commit(self, text: str) -> None:
+        """Print above the live region, into scrollback, after everything committed before."""
+        self.commits.commit(text)
+
+    async def flush(self) -> None:
+        await self.commits.flush()
+
+    def invalidate(self) -> None:
+        self.app.invalidate()
+
+    def attach(self, controller: Controller) -> None:
+        self.controller = controller
+        self._restoring = True  # a resumed conversation reaches scrollback before the panel
+        self.app.create_background_task(self._restored())
+        for text in self.early:
+            controller.submit(text)
+        self.early.clear()
+        self.invalidate()
+
+    async def _restored(self) -> None:
+        await self.flush()
+        self._restoring = False
+        self.invalidate()
+
+    def exit(self) -> None:
+        """Leave once everything committed so far is on screen."""
+        if self.app.is_running:
+            self.app.create_background_task(self._exit())
+
+    async def _exit(self) -> None:
+        await self.flush()
+        if self.app.is_running and self.app.future is not None and not self.app.future.done():
+            self.app.exit()
+
+    async def run(self, boot: Callable[[], object]) -> None:
+        """Draw, then `boot` (loads the REPL and calls `attach`) right after the first frame."""
+
+        def pre_run() -> None:
+            self.app.create_background_task(self.commits.run())
+            asyncio.get_running_loop().call_soon(boot)
+
+        await self.app.run_async(pre_run=pre_run)

@@ -1,0 +1,263 @@
+"""Slash commands of `agent chat`. Each takes the REPL (as `Host`) and its argument text."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+
+from agent_cli.core.errors import AgentError
+from agent_cli.core.events import Event
+from agent_cli.core.payloads import Note
+from agent_cli.ui.render.render import note_line, tokens
+from agent_cli.ui.screen.side_panel import todo_counts, todo_lines
+from agent_cli.ui.slash import jobs as jobs_ui
+from agent_cli.ui.slash import mcp as mcp_ui
+from agent_cli.ui.slash import project as project_slash
+from agent_cli.ui.slash import rewind
+from agent_cli.ui.slash.host import Command, Host
+
+if TYPE_CHECKING:
+    from agent_cli.core.events import Event
+    from agent_cli.session.resume import Restored
+
+PICK = 9  # sessions /sessions and the /resume picker offer
+
+
+
+HELP = {
+    "/help": "this list",
+    "/todos": "the whole todo list",
+    "/notes [id]": "the session's notes, or one note in full",
+    "/compact [focus]": "compact the conversation now, keeping `focus` in view",
+    "/clear": "start a new session (the old one stays resumable)",
+    "/sessions": "recent sessions of this workspace",
+    "/resume ID": "switch to another session (no id: pick one of the recent ones)",
+    "/cost": "tokens and estimated cost of this session",
+    "/model [M]": "show or change the model",
+    "/memory": "the newest episodes of this workspace (episodic memory)",
+    "/remember": "write an episode of this session now (in the background)",
+    "/mcp [reconnect NAME]": "MCP servers: states, tools, errors; reconnect one",
+    "/undo": "take the last turn back: code and conversation (asks first)",
+    "/rewind": "pick a turn of this session to go back to: code, conversation or both",
+    "/diff [N]": "what the last N turns changed (default 1)",
+    **jobs_ui.HELP,
+    **project_slash.HELP,
+    "/exit": "leave (Ctrl-D does too)",
+}
+
+
+def names() -> list[str]:
+    return [key.split()[0] for key in HELP]
+
+
+def describe(name: str) -> str:
+    return next((text for key, text in HELP.items() if key.split()[0] == name), "")
+
+
+def run(host: Host, line: str) -> None:
+    """Run one slash command line; an unknown one says so and lists the known ones."""
+    name, _, arg = line.strip().partition(" ")
+    command = COMMANDS.get(name)
+    if command is None and name.startswith("/mcp__") and mcp_ui.run_prompt(host, name, arg):
+        return  # a server's prompt, expanded into a turn
+    if command is None and project_slash.handle(host, name, arg.strip()):
+        return
+    if command is None:
+        host.say(f"Unknown command {name}. Known: {' '.join(names())}", "red")
+        return
+    try:
+        command(host, arg.strip())
+    except AgentError as e:
+        host.say(str(e), "red")
+
+
+def _help(host: Host, arg: str) -> None:
+    width = max(len(k) for k in HELP)
+    lines = [f"{k:<{width}}  {v}" for k, v in HELP.items()]
+    lines.append("Enter sends; Alt-Enter or Ctrl-J adds a line; Ctrl-R searches input history.")
+    lines.append("Esc or Ctrl-C stops a turn (queued input comes back); Ctrl-C twice on an empty")
+    lines.append("prompt (or Ctrl-D) exits. Shift-Tab cycles the permission mode. Ctrl-O opens")
+    lines.append("every tool call and its whole output (/ searches, Esc returns). !cmd runs a")
+    lines.append("shell command into the conversation; @path attaches a file (Tab completes it).")
+    host.say("\n".join(lines))
+
+
+def _todos(host: Host, arg: str) -> None:
+    todos = host.panel_state.todos
+    if not todos:
+        host.say("No todo list yet.")
+        return
+    done, total = todo_counts(todos)
+    body = todo_lines(todos, 200, host.color, full=True)
+    host.say(f"Todos {done}/{total}\n" + body.plain.rstrip("\n"))
+
+
+def _notes(host: Host, arg: str) -> None:
+    notes = host.panel_state.notes
+    if not arg:
+        if not notes:
+            host.say("No notes in this session yet.")
+        else:
+            host.say("\n".join(note_line(n) for n in notes))
+        return
+    matches = [n for n in notes if n.id.startswith(arg)]
+    if len(matches) != 1:
+        known = ", ".join(n.id for n in notes) or "none"
+        host.say(f"No single note matches '{arg}' (notes: {known}).", "red")
+        return
+    host.say(_note_full(matches[0]))
+
+
+def _note_full(note: Note) -> str:
+    lines = [note_line(note)]
+    sections = {
+        "evidence": note.evidence,
+        "file refs": note.file_refs,
+        "missing refs": note.missing_refs,
+        "open issues": note.open_issues,
+    }
+    for title, items in sections.items():
+        if items:
+            lines.append(f"{title}:")
+            lines += [f"  - {item}" for item in items]
+    lines.append(note.figures.model_dump_json())
+    return "\n".join(lines)
+
+
+def _compact(host: Host, arg: str) -> None:
+    host.compact(arg or None)
+
+
+def _clear(host: Host, arg: str) -> None:
+    old = host.runtime.session.id
+    host.runtime.switch()
+    host.switched(f"New session {host.runtime.session.id} (the previous one: --resume {old}).")
+
+
+def _recent(host: Host) -> list[Restored]:
+    """The newest sessions with at least one exchange (empty ones are not worth resuming)."""
+    from agent_cli.session.resume import fold, session_files
+
+    found = []
+    for path in session_files(host.runtime.paths):
+        state = fold(path)
+        if state.exchanges:
+            found.append(state)
+        if len(found) == PICK:
+            break
+    return found
+
+
+def _row(state: Restored) -> str:
+    """A session as /sessions and the /resume picker show it: time, size, first prompt."""
+    when = state.last_activity[:16].replace("T", " ")
+    prompt = " ".join(state.first_prompt.split())[:60]
+    return f"{when}  {state.exchanges:>3} replies  {prompt}  ({state.id})"
+
+
+def _sessions(host: Host, arg: str) -> None:
+    rows = []
+    for n, state in enumerate(_recent(host), 1):
+        mark = "*" if state.id == host.runtime.session.id else " "
+        rows.append(f"{mark}{n:>2} {_row(state)}")
+    host.say("\n".join(rows) if rows else "No sessions yet.")
+    if rows:
+        host.say("/resume N or /resume ID switches to one.", "dim")
+
+
+def _resume(host: Host, arg: str) -> None:
+    if not arg:
+        _resume_picked(host)
+        return
+    if arg.isdigit() and int(arg) <= PICK:
+        recent = _recent(host)
+        if not 1 <= int(arg) <= len(recent):
+            _sessions(host, "")
+            return
+        arg = recent[int(arg) - 1].id
+    _switch(host, arg)
+
+
+def _switch(host: Host, sid: str) -> None:
+    host.runtime.switch(sid)
+    host.switched(f"Resumed session {host.runtime.session.id}.")
+
+
+def _resume_picked(host: Host) -> None:
+    """/resume alone: a picker of the recent sessions (a numbered list without a terminal)."""
+    recent = _recent(host)
+    if not recent:
+        host.say("No sessions to resume yet.")
+        return
+
+    async def work() -> AsyncIterator[Event]:
+        picked = await host.pick("Resume which session?", [_row(s) for s in recent])
+        if picked is None:
+            if not getattr(host, "can_pick", False):
+                _sessions(host, "")
+            else:
+                host.say("Nothing resumed.", "dim")
+            return
+        _switch(host, recent[picked].id)
+        return
+        yield  # an async generator without events
+
+    if getattr(host, "busy", False):
+        host.say("A turn is running: wait for it or stop it with Ctrl-C.", "yellow")
+        return
+    host.start(work)
+
+
+def _cost(host: Host, arg: str) -> None:
+    s = host.panel_state
+    host.say(
+        f"{s.calls} calls  in {tokens(s.input_tokens)}  out {tokens(s.output_tokens)}  "
+        f"cache reads {tokens(s.cache_read)}  cost {s.cost_label()}"
+    )
+
+
+def _model(host: Host, arg: str) -> None:
+    session = host.runtime.session
+    if arg:
+        host.runtime.set_model(arg)
+        host.say(f"Model: {arg} (from the next request on, /clear keeps it)")
+    else:
+        host.say(f"Model: {session.model}")
+
+
+def _memory(host: Host, arg: str) -> None:
+    from agent_cli.memory.setup import listing
+
+    text = listing(host.runtime.session)
+    if host.runtime.remembering:
+        text += "\n(an episode is being written)"
+    host.say(text + "\nMore: `agent memory show ID`, `agent memory search QUERY`.")
+
+
+def _remember(host: Host, arg: str) -> None:
+    host.remember()
+
+
+def _exit(host: Host, arg: str) -> None:
+    host.exit()
+
+
+COMMANDS: dict[str, Command] = {
+    "/help": _help,
+    "/todos": _todos,
+    "/notes": _notes,
+    "/compact": _compact,
+    "/clear": _clear,
+    "/sessions": _sessions,
+    "/resume": _resume,
+    "/cost": _cost,
+    "/model": _model,
+    "/memory": _memory,
+    "/remember": _remember,
+    "/mcp": mcp_ui.mcp_command,
+    "/undo": rewind.undo,
+    "/rewind": rewind.rewind_picker,
+    "/diff": rewind.diff,
+    "/jobs": jobs_ui.jobs_command,
+    "/exit": _exit,
+}
