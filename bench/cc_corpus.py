@@ -91,8 +91,10 @@ def run_kind(reader: KindReader, folder: Path, verbose: bool) -> Counter[str]:
                 counts["mismatch"] += 1
                 print(f"  MISMATCH {item.path}: {problem}")
             if verbose:
-                print(f"  {item.kind} {item.name}: tools={item.tools} model={item.model} "
-                      f"unavailable={item.unavailable} notes={item.notes}")
+                print(
+                    f"  {item.kind} {item.name}: tools={item.tools} model={item.model} "
+                    f"unavailable={item.unavailable} notes={item.notes}"
+                )
     return counts
 
 

@@ -115,14 +115,27 @@ async def measure(args: argparse.Namespace) -> list[Figure]:
     median_overhead = statistics.median(ours) - statistics.median(raw)
     return [
         Figure.of("input tokens, no MCP server", [none], "tok"),
-        Figure.of(f"input tokens, {total} MCP tools (search)", [searched], "tok",
-                  f"+{extra:,} (target ≤ +3,000)", extra <= 3_000),
-        Figure.of(f"input tokens, {total} MCP tools sent whole", [whole], "tok",
-                  f"+{whole - none:,} without the search"),
+        Figure.of(
+            f"input tokens, {total} MCP tools (search)",
+            [searched],
+            "tok",
+            f"+{extra:,} (target ≤ +3,000)",
+            extra <= 3_000,
+        ),
+        Figure.of(
+            f"input tokens, {total} MCP tools sent whole",
+            [whole],
+            "tok",
+            f"+{whole - none:,} without the search",
+        ),
         Figure.of("MCP call through the agent", ours, "s"),
         Figure.of("MCP call straight through the SDK", raw, "s"),
-        Figure.of("agent overhead per MCP call", overhead, "s",
-                  f"pairwise; medians differ by {median_overhead * 1000:.2f} ms"),
+        Figure.of(
+            "agent overhead per MCP call",
+            overhead,
+            "s",
+            f"pairwise; medians differ by {median_overhead * 1000:.2f} ms",
+        ),
     ]
 
 

@@ -30,11 +30,14 @@ DEFAULTS: dict[str, tuple[list[str], str, dict[str, Any]]] = {
     "time": (["mcp-server-time"], "get_current_time", {"timezone": "UTC"}),
     "fetch": (["mcp-server-fetch"], "fetch", {"url": "http://127.0.0.1:9/"}),
     "everything": (
-        ["npx", "-y", "@modelcontextprotocol/server-everything"], "echo", {"message": "hi"}
+        ["npx", "-y", "@modelcontextprotocol/server-everything"],
+        "echo",
+        {"message": "hi"},
     ),
     "filesystem": (
         ["npx", "-y", "@modelcontextprotocol/server-filesystem", HERE],
-        "list_directory", {"path": HERE},
+        "list_directory",
+        {"path": HERE},
     ),
 }
 
@@ -75,9 +78,11 @@ async def probe(servers: dict[str, tuple[list[str], str, dict[str, Any]]]) -> No
         try:
             for status in manager.status():
                 ready_s = ready_at.get(status.name, all_s)
-                print(f"{status.name}: {status.state} after {ready_s:.1f} s, "
-                      f"{len(status.tools)} tools: {', '.join(status.tools[:8])}"
-                      f"{' …' if len(status.tools) > 8 else ''}")
+                print(
+                    f"{status.name}: {status.state} after {ready_s:.1f} s, "
+                    f"{len(status.tools)} tools: {', '.join(status.tools[:8])}"
+                    f"{' …' if len(status.tools) > 8 else ''}"
+                )
                 if status.error:
                     print(f"  error: {status.error}")
                 _, tool, tool_args = servers[status.name]

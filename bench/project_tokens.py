@@ -22,9 +22,18 @@ from tests.fake_model import FakeAnthropic
 from tests.fake_model.usage import estimate_tokens
 
 TARGET = 2_500
-TOPICS = ["database migrations", "release notes", "docker images", "react components",
-          "terraform plans", "security review", "flaky tests", "API docs", "i18n strings",
-          "performance profiles"]
+TOPICS = [
+    "database migrations",
+    "release notes",
+    "docker images",
+    "react components",
+    "terraform plans",
+    "security review",
+    "flaky tests",
+    "API docs",
+    "i18n strings",
+    "performance profiles",
+]
 
 
 def install(workspace: Path, skills: int, commands: int) -> None:
@@ -32,19 +41,24 @@ def install(workspace: Path, skills: int, commands: int) -> None:
         topic = TOPICS[n % len(TOPICS)]
         folder = workspace / ".claude" / "skills" / f"{topic.replace(' ', '-')}-{n}"
         folder.mkdir(parents=True)
-        description = (f"Guidance for {topic} (variant {n}): use when the user works on {topic}, "
-                       "asks how this repository handles them, or a change touches them. ")
+        description = (
+            f"Guidance for {topic} (variant {n}): use when the user works on {topic}, "
+            "asks how this repository handles them, or a change touches them. "
+        )
         description = (description * (1 + n % 8))[: 120 + (n * 37) % 780]
         body = f"# {topic}\n" + "Step by step instructions.\n" * 200
-        (folder / "SKILL.md").write_text(f"---\nname: {folder.name}\ndescription: {description}\n"
-                                         f"allowed-tools: Read, Grep\n---\n{body}")
+        (folder / "SKILL.md").write_text(
+            f"---\nname: {folder.name}\ndescription: {description}\n"
+            f"allowed-tools: Read, Grep\n---\n{body}"
+        )
     for n in range(commands):
         folder = workspace / ".claude" / "commands" / ("team" if n % 3 == 0 else "")
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"cmd-{n}.md").write_text(
             f"---\ndescription: Command number {n} for {TOPICS[n % len(TOPICS)]}\n"
             f"argument-hint: [target]\nallowed-tools: Bash(git status:*)\n---\n"
-            + "Do the thing to $ARGUMENTS.\n" * 50
+            + "Do the thing to $ARGUMENTS.\n"
+            * 50
         )
 
 
@@ -73,8 +87,13 @@ def main() -> int:
         print(f"{label:<28} first request {tokens:>7,} input tokens", file=out)
     extra = full - base
     print(f"{'difference':<28} {extra:>21,} tokens (target ≤ {TARGET:,})", file=out)
-    figure = Figure.of("project files: extra input tokens, first request", [extra], "tok",
-                       f"{full:,} vs {base:,} (target ≤ {TARGET:,} more)", extra <= TARGET)
+    figure = Figure.of(
+        "project files: extra input tokens, first request",
+        [extra],
+        "tok",
+        f"{full:,} vs {base:,} (target ≤ {TARGET:,} more)",
+        extra <= TARGET,
+    )
     return report([figure], as_json)
 
 

@@ -31,8 +31,11 @@ SCRIPTS: list[tuple[str, list[str], list[str]]] = [
     ("web_fetch.py", ["--runs", "10"], ["--runs", "2"]),
     ("steering.py", ["--runs", "6"], ["--runs", "2"]),
     ("stop_latency.py", ["--runs", "10"], ["--runs", "3"]),
-    ("checkpoint.py", ["--runs", "11"],
-     ["--files", "2000", "--megabytes", "20", "--runs", "3", "--turns", "20"]),
+    (
+        "checkpoint.py",
+        ["--runs", "11"],
+        ["--files", "2000", "--megabytes", "20", "--runs", "3", "--turns", "20"],
+    ),
 ]
 
 

@@ -128,14 +128,26 @@ def main() -> int:
         rows.append(Figure.of(name, values, "s", target, ok))
     base = figures["agent run → first request"]
     pairs = [m / b for m, b in zip(figures[with_mcp], base, strict=True)]
-    rows.append(Figure.of("  pairwise ratio, 3 s MCP server / none", pairs, "x",
-                          "each repetition's two launches, side by side"))
+    rows.append(
+        Figure.of(
+            "  pairwise ratio, 3 s MCP server / none",
+            pairs,
+            "x",
+            "each repetition's two launches, side by side",
+        )
+    )
     base_cpu, mcp_cpu = cpu["agent run → first request"], cpu[with_mcp]
     if base_cpu and mcp_cpu:  # the warm-up launches are in these too: alike for both
         cpu_ratio = statistics.median(mcp_cpu) / statistics.median(base_cpu)
         rows.append(Figure.of("  CPU by the first request", base_cpu, "s"))
-        rows.append(Figure.of("  CPU by the first request, 3 s MCP server", mcp_cpu, "s",
-                              f"{cpu_ratio:.2f}x without"))
+        rows.append(
+            Figure.of(
+                "  CPU by the first request, 3 s MCP server",
+                mcp_cpu,
+                "s",
+                f"{cpu_ratio:.2f}x without",
+            )
+        )
     if not args.mcp_only:
         rows += warm_rows(args.runs, args.baseline)
     return report(rows, args.json)

@@ -89,10 +89,19 @@ def main() -> int:
         to_request, past, unsteered = measure(args.runs, server, Path(tmp))
     median_ok = sorted(past)[len(past) // 2] <= TARGET_S
     figures = [
-        Figure.of("chat: steering key -> request (3 x 2 s batch)", to_request, "s",
-                  "the next batch boundary"),
-        Figure.of("chat: steering past the batch boundary", past, "s",
-                  f"target <= {TARGET_S} s", median_ok),
+        Figure.of(
+            "chat: steering key -> request (3 x 2 s batch)",
+            to_request,
+            "s",
+            "the next batch boundary",
+        ),
+        Figure.of(
+            "chat: steering past the batch boundary",
+            past,
+            "s",
+            f"target <= {TARGET_S} s",
+            median_ok,
+        ),
         Figure.of("chat: no message, batch end -> request", unsteered, "s", "(for comparison)"),
     ]
     return report(figures, args.json)

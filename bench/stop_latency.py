@@ -88,8 +88,13 @@ def main() -> int:
     for name, times in measured.items():
         median_ok = statistics.median(times) < TARGET_S
         figures.append(
-            Figure.of(f"chat: {name} stops a slow turn (key -> prompt)", times, "s",
-                      f"target < {TARGET_S} s", median_ok)
+            Figure.of(
+                f"chat: {name} stops a slow turn (key -> prompt)",
+                times,
+                "s",
+                f"target < {TARGET_S} s",
+                median_ok,
+            )
         )
     return report(figures, args.json)
 

@@ -28,8 +28,11 @@ from tests.fake_model import FakeAnthropic
 COLUMNS, ROWS = 140, 45
 CHUNKS_PER_S = 20
 TODOS = [
-    {"content": f"Step {n:02d}", "status": "in_progress" if n == 3 else "pending",
-     "active_form": f"Doing step {n:02d}"}
+    {
+        "content": f"Step {n:02d}",
+        "status": "in_progress" if n == 3 else "pending",
+        "active_form": f"Doing step {n:02d}",
+    }
     for n in range(1, 13)
 ]
 
@@ -37,15 +40,18 @@ TODOS = [
 def reply_text(lines: int) -> str:
     blocks = []
     for block in range(lines // 5):
-        body = [f"- point {5 * block + n} of the answer, with some `code` and **bold** words"
-                for n in range(4)]
+        body = [
+            f"- point {5 * block + n} of the answer, with some `code` and **bold** words"
+            for n in range(4)
+        ]
         blocks.append(f"### Part {block}\n\n" + "\n".join(body))
     return "\n\n".join(blocks) + "\n\nEND-OF-REPLY"
 
 
 def export_tree(ref: str, into: Path) -> Path:
-    archive = subprocess.run(["git", "-C", str(REPO), "archive", ref], capture_output=True,
-                             check=True).stdout
+    archive = subprocess.run(
+        ["git", "-C", str(REPO), "archive", ref], capture_output=True, check=True
+    ).stdout
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(into, filter="data")
     return into
@@ -60,9 +66,13 @@ def one_run(tree: Path, seconds: float) -> dict[str, float]:
         env = agent_env(server.base_url, workspace)
         env.pop("NO_COLOR", None)
         env.update(PYTHONPATH=str(tree), TERM="xterm-256color")
-        child = pexpect.spawn(sys.executable, ["-m", "agent_cli", "chat", "--permission-mode",
-                                               "bypass"], cwd=workspace, env=env,
-                              dimensions=(ROWS, COLUMNS))
+        child = pexpect.spawn(
+            sys.executable,
+            ["-m", "agent_cli", "chat", "--permission-mode", "bypass"],
+            cwd=workspace,
+            env=env,
+            dimensions=(ROWS, COLUMNS),
+        )
         terminal = Answering(child)
         child.expect("you>", timeout=60)
         terminal.answer(child.before + child.after)

@@ -89,8 +89,13 @@ def main() -> int:
         Figure.of(f"fetch only ({size_note})", fetch_s, "s", "< 0.5 s", median_below(fetch_s, 0.5)),
         Figure.of("HTML -> Markdown only", convert_s, "s", "< 1 s", median_below(convert_s, 1)),
         Figure.of("whole web_fetch call", call_s, "s", "< 1.5 s", median_below(call_s, 1.5)),
-        Figure.of("same call again (session cache)", cached_s, "s", "< 0.05 s",
-                  median_below(cached_s, 0.05)),
+        Figure.of(
+            "same call again (session cache)",
+            cached_s,
+            "s",
+            "< 0.05 s",
+            median_below(cached_s, 0.05),
+        ),
     ]
     return report(figures, args.json)
 

@@ -1,9 +1,9 @@
 """A small website on 127.0.0.1 for web_fetch tests: real HTTP, pages by path, requests recorded.
 
-    with WebSite() as site:
-        site.page("/docs", "<html>...</html>")
-        site.redirect("/old", "http://elsewhere.test/new")
-        site.stream("/big", total=50_000_000)
+with WebSite() as site:
+    site.page("/docs", "<html>...</html>")
+    site.redirect("/old", "http://elsewhere.test/new")
+    site.stream("/big", total=50_000_000)
 """
 
 from __future__ import annotations
@@ -45,7 +45,9 @@ class WebSite:
         return self
 
     def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
         assert self._httpd is not None
@@ -60,8 +62,13 @@ class WebSite:
     def url(self, path: str, host: str = "127.0.0.1") -> str:
         return f"http://{host}:{self.port}{path}"
 
-    def page(self, path: str, body: str | bytes, content_type: str = "text/html; charset=utf-8",
-             status: int = 200) -> None:
+    def page(
+        self,
+        path: str,
+        body: str | bytes,
+        content_type: str = "text/html; charset=utf-8",
+        status: int = 200,
+    ) -> None:
         data = body.encode() if isinstance(body, str) else body
         self.routes[path] = Route(status, content_type, data)
 

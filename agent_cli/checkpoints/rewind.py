@@ -28,19 +28,25 @@ class Rewind:
 
     def report(self, target: Checkpoint) -> list[str]:
         """What a rewind did, for the CLI and the REPL alike."""
-        lines = [f"checkpoint {self.before.id} saved first (undo this rewind: "
-                 f"agent rewind {self.before.id} --code)"]
+        lines = [
+            f"checkpoint {self.before.id} saved first (undo this rewind: "
+            f"agent rewind {self.before.id} --code)"
+        ]
         if self.restored is not None:
             done = self.restored
-            lines.append(f"code: back to checkpoint {target.id}: {len(done.written)} restored, "
-                         f"{len(done.removed)} removed")
+            lines.append(
+                f"code: back to checkpoint {target.id}: {len(done.written)} restored, "
+                f"{len(done.removed)} removed"
+            )
             lines += [f"  restored {p}" for p in done.written]
             lines += [f"  removed  {p}" for p in done.removed]
             lines += [f"  left alone {p}" for p in done.left_alone]
             lines += [f"  skipped (not stored, untouched): {p}" for p in self.skipped(target)]
         if self.new_session is not None:
-            lines.append(f"conversation: new session {self.new_session} (the history before turn "
-                         f"{target.turn}); session {target.session_id} is unchanged")
+            lines.append(
+                f"conversation: new session {self.new_session} (the history before turn "
+                f"{target.turn}); session {target.session_id} is unchanged"
+            )
             lines.append(f"resume it: agent chat --resume {self.new_session}")
         return lines
 

@@ -96,8 +96,15 @@ def take_snapshot(git: ShadowGit, max_bytes: int, message: str, ref: str) -> Sna
     if head and not (changes.update or changes.drop or changes.index_moved):
         return Snapshot(*head, changes.skipped)
     if changes.update:
-        git.run(*PACKED, "update-index", "--add", "--remove", "-z", "--stdin",
-                stdin=_nul_joined(changes.update))
+        git.run(
+            *PACKED,
+            "update-index",
+            "--add",
+            "--remove",
+            "-z",
+            "--stdin",
+            stdin=_nul_joined(changes.update),
+        )
     if changes.drop:
         git.run("update-index", "--force-remove", "-z", "--stdin", stdin=_nul_joined(changes.drop))
     tree = git.run("write-tree").decode().strip()

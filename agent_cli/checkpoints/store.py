@@ -177,12 +177,22 @@ class CheckpointStore:
     def changed(self, old_tree: str, new_tree: str) -> list[Changed]:
         if old_tree == new_tree:
             return []
-        out = self.git.run("diff-tree", "-r", "-z", "--name-status", "--no-renames",
-                           old_tree, new_tree)
+        out = self.git.run(
+            "diff-tree", "-r", "-z", "--name-status", "--no-renames", old_tree, new_tree
+        )
         parts = [os.fsdecode(p) for p in out.split(b"\0") if p]
         return [Changed(parts[i][0], parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
 
     def diff(self, old_tree: str, new_tree: str, paths: list[str] | None = None) -> str:
-        out = self.git.run("diff", "--no-color", "--no-ext-diff", "--no-textconv",
-                           "--no-renames", old_tree, new_tree, "--", *(paths or []))
+        out = self.git.run(
+            "diff",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--no-renames",
+            old_tree,
+            new_tree,
+            "--",
+            *(paths or []),
+        )
         return out.decode(errors="replace")

@@ -56,9 +56,9 @@ app.add_typer(memory_app, name="memory", help="List, show and search episodic me
 app.add_typer(mcp_app, name="mcp", help="Add, remove, list and inspect MCP servers.")
 app.add_typer(checkpoints_app, name="checkpoints", help="List and diff workspace checkpoints.")
 app.command("rewind", help="Take code and/or conversation back to a checkpoint.")(rewind)
-app.command(
-    "trust", help="Trust this workspace's hooks, allow rules, MCP servers and commands."
-)(trust)
+app.command("trust", help="Trust this workspace's hooks, allow rules, MCP servers and commands.")(
+    trust
+)
 app.add_typer(commands_app, name="commands", help="List the slash commands of this workspace.")
 app.add_typer(agents_app, name="agents", help="List the subagent types task can run.")
 app.add_typer(server_app, name="server", help="The warm process `agent run` uses: status, stop.")

@@ -60,8 +60,11 @@ def _render_blocks(blocks: list[Block]) -> str:
             args = json.dumps(block.get("input"), ensure_ascii=False)
             out.append(f"[server tool call {block.get('name')} {_clip(args)}]")
         elif kind == "web_search_tool_result" and isinstance(block.get("content"), list):
-            found = [f"{r.get('title')} <{r.get('url')}>" for r in block["content"]
-                     if isinstance(r, dict)]
+            found = [
+                f"{r.get('title')} <{r.get('url')}>"
+                for r in block["content"]
+                if isinstance(r, dict)
+            ]
             out.append("[web search results]\n" + _clip("\n".join(found)))
         elif kind not in ("thinking", "redacted_thinking"):
             out.append(f"[{kind} block]")

@@ -116,8 +116,9 @@ class UsageUpdate(BaseModel):
     context_window: int = Field(description="The model's context window.")
     session_cost_usd: float | None = Field(description="Estimated cost so far; None if unknown.")
     priced_cost_usd: float | None = Field(
-        default=None, description="The cost of the calls whose model has a price (all of it when "
-        "session_cost_usd is set; the known part when it is None)."
+        default=None,
+        description="The cost of the calls whose model has a price (all of it when "
+        "session_cost_usd is set; the known part when it is None).",
     )
 
 

@@ -191,8 +191,6 @@ class Note(BaseModel):
     )
 
 
-
-
 class DiffDisplay(BaseModel):
     """A file edit or write: the unified diff (capped) of the file it changed."""
 

@@ -92,6 +92,7 @@ class Tool(ABC, Generic[InputT]):
         """The tool's whole API definition when it is not built from `input_model` and a prompt
         file (an MCP server's tool brings its own)."""
         return None
+
     def description_extra(self) -> str:
         """Appended to the tool's description (fixed for the session: the prefix stays cached)."""
         return ""

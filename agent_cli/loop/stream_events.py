@@ -17,8 +17,14 @@ def as_events(item: StreamEvent) -> list[Event]:
     if isinstance(item, Restart):
         return [StreamRestart(attempt=item.attempt, reason=item.reason)]
     if isinstance(item, Retry):
-        return [Retrying(reason=item.reason, delay_s=item.delay_s, attempt=item.attempt,
-                         attempts=item.attempts)]
+        return [
+            Retrying(
+                reason=item.reason,
+                delay_s=item.delay_s,
+                attempt=item.attempt,
+                attempts=item.attempts,
+            )
+        ]
     return []
 
 

@@ -48,5 +48,10 @@ async def user_shell(agent: Agent, command: str) -> ToolEnd:
     ctx = agent.session.tool_ctx
     result = await agent.registry.dispatch("bash", {"command": command}, ctx, SHELL_ID)
     agent.session.append(history.user_text(f"I ran `{command}` in the shell:\n{result.content}"))
-    return ToolEnd(id=SHELL_ID, name="bash", is_error=result.is_error,
-                   summary=result.summary or f"bash {command}", output=result.content)
+    return ToolEnd(
+        id=SHELL_ID,
+        name="bash",
+        is_error=result.is_error,
+        summary=result.summary or f"bash {command}",
+        output=result.content,
+    )

@@ -87,9 +87,9 @@ def read_servers_file(path: Path) -> tuple[dict[str, Any], list[str]]:
         return {}, [f"{path}: not valid JSON ({e}); its servers are skipped"]
     servers = data.get("mcpServers") if isinstance(data, dict) else None
     if servers is None:
-        return {}, [f"{path}: no \"mcpServers\" object; nothing to load"]
+        return {}, [f'{path}: no "mcpServers" object; nothing to load']
     if not isinstance(servers, dict):
-        return {}, [f"{path}: \"mcpServers\" is not an object; nothing to load"]
+        return {}, [f'{path}: "mcpServers" is not an object; nothing to load']
     return servers, []
 
 

@@ -270,8 +270,12 @@ class McpManager:
             used = self.restarts.get(server, 0)
             if used < self.settings.mcp.max_restarts:
                 self.restarts[server] = used + 1
-                log.warning("mcp server %s: restarting (%d of at most %d)", server, used + 1,
-                            self.settings.mcp.max_restarts)
+                log.warning(
+                    "mcp server %s: restarting (%d of at most %d)",
+                    server,
+                    used + 1,
+                    self.settings.mcp.max_restarts,
+                )
                 await self._spawn(server)
         return connection
 

@@ -33,7 +33,8 @@ def prompt_arguments(prompt: dict[str, Any], text: str) -> dict[str, str]:
             break
         values[name] = " ".join(words[i:]) if i == len(names) - 1 else words[i]
     missing = [
-        str(a["name"]) for a in prompt.get("arguments") or []
+        str(a["name"])
+        for a in prompt.get("arguments") or []
         if a.get("required") and a["name"] not in values
     ]
     if missing:
@@ -75,8 +76,9 @@ async def attach_resources(manager: McpManager | None, text: str) -> str:
             connection = await manager.running(server)
             result = await connection.read_resource(uri)
         except Exception as e:
-            attached.append(f'<resource server="{server}" uri="{uri}">could not be read: {e}'
-                            "</resource>")
+            attached.append(
+                f'<resource server="{server}" uri="{uri}">could not be read: {e}</resource>'
+            )
             continue
         body = "\n".join(
             str(c.get("text", f"[binary content, {c.get('mimeType', 'unknown type')}]"))

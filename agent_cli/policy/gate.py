@@ -26,8 +26,9 @@ class HookVerdict:
 
 
 class ToolHooks(Protocol):
-    async def before_tool(self, tool: AnyTool, args: ToolInput, ctx: ToolContext
-                          ) -> HookVerdict: ...
+    async def before_tool(
+        self, tool: AnyTool, args: ToolInput, ctx: ToolContext
+    ) -> HookVerdict: ...
 
     async def after_tool(
         self, tool: AnyTool, args: ToolInput, result: ToolResult, ctx: ToolContext

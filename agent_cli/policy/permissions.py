@@ -89,8 +89,10 @@ class Permissions:
             log.info("permission deny %s %r (every mode): %s", name, subject, refusal)
             return refusal
         decision = None if hook == "allow" else self._by_mode(tool, args, ctx, subject)
-        if decision is None and self.mode != "bypass" and (
-            hook == "ask" or any(matches(p, name, subject) for p in self.ask_rules)
+        if (
+            decision is None
+            and self.mode != "bypass"
+            and (hook == "ask" or any(matches(p, name, subject) for p in self.ask_rules))
         ):
             decision = Ask(f"{name} {subject}", name, BYPASS, reusable=False)
         if isinstance(decision, Ask):
@@ -158,7 +160,10 @@ class Permissions:
     async def _ask(self, name: str, subject: str, ask: Ask, preview: str) -> str | None:
         async with self._lock:  # one question at a time; an "always" answers the ones after it
             allow = [
-                *self.settings.allow, *self.extra_allow, *self.turn_allow, *self.session_allow,
+                *self.settings.allow,
+                *self.extra_allow,
+                *self.turn_allow,
+                *self.session_allow,
                 *self.project_allow,
             ]
             patterns = allow if ask.reusable else []
@@ -167,8 +172,13 @@ class Permissions:
                     log.info("permission allow %s %r (pattern %r)", name, subject, pattern)
                     return None
             request = ApprovalRequest(
-                name, ask.summary, ask.pattern, self._hint(ask), preview,
-                rule=f"{name} asks in {self.mode} mode", reusable=ask.reusable,
+                name,
+                ask.summary,
+                ask.pattern,
+                self._hint(ask),
+                preview,
+                rule=f"{name} asks in {self.mode} mode",
+                reusable=ask.reusable,
             )
             answer = await self.approver.approve(request)
             self._remember(answer, ask)
@@ -177,17 +187,13 @@ class Permissions:
         if answer in ("allow", "always", "project"):
             return None
         if isinstance(answer, Denial):
-            return (
-                f"{USER_DENIED} {ask.summary} and said what to do instead: {answer.feedback}"
-            )
+            return f"{USER_DENIED} {ask.summary} and said what to do instead: {answer.feedback}"
         if isinstance(self.approver, HeadlessApprover):
             return (
                 f"Permission denied: {ask.summary} needs approval in {self.mode} mode, and no "
                 f"one can be asked in a non-interactive run. To allow it: {self._hint(ask)}."
             )
-        return (
-            f"{USER_DENIED} {ask.summary}. Do not retry it unchanged; ask the user how to go on."
-        )
+        return f"{USER_DENIED} {ask.summary}. Do not retry it unchanged; ask the user how to go on."
 
     def _remember(self, answer: object, ask: Ask) -> None:
         if not ask.reusable:

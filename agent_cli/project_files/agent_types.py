@@ -19,8 +19,15 @@ from agent_cli.subagent.profile import SubagentProfile
 
 
 class AgentTypes:
-    def __init__(self, files: ProjectFiles, settings: Settings, parent_model: Callable[[], str],
-                 permissions: Permissions, hooks: Hooks, extra: Sequence[ToolHooks]) -> None:
+    def __init__(
+        self,
+        files: ProjectFiles,
+        settings: Settings,
+        parent_model: Callable[[], str],
+        permissions: Permissions,
+        hooks: Hooks,
+        extra: Sequence[ToolHooks],
+    ) -> None:
         self.files = files
         self.settings = settings
         self.parent_model = parent_model
@@ -49,8 +56,9 @@ class AgentTypes:
         item = self.files.agents.items.get(name.strip())
         if item is None:
             return None
-        model, _ = vocab.resolve_model(item.model, self.settings.project_files.model_aliases,
-                                       self.parent_model())
+        model, _ = vocab.resolve_model(
+            item.model, self.settings.project_files.model_aliases, self.parent_model()
+        )
         return SubagentProfile(
             name=item.name,
             system=item.body or None,
@@ -71,6 +79,7 @@ class AgentTypes:
             return None
         settings = self.permissions.settings.model_copy(update={"mode": mode})
         approver = self.permissions.approver if ask else HeadlessApprover()
-        permissions = replace(self.permissions, settings=settings, approver=approver,
-                              session_allow=[], turn_allow=[])
+        permissions = replace(
+            self.permissions, settings=settings, approver=approver, session_allow=[], turn_allow=[]
+        )
         return PolicyGate(permissions, self.hooks, self.extra)

@@ -43,14 +43,22 @@ class ProjectFiles:
         return [h for h, scope in self.claude.hooks if self.hook_allowed(h, scope)]
 
     def rule_patterns(self, kind: str) -> list[str]:
-        return [p for r in self.claude.rules if r.kind == kind for p in r.patterns
-                if kind != "allow" or r.scope != "workspace" or rule_key(r.original) in
-                self.covered]
+        return [
+            p
+            for r in self.claude.rules
+            if r.kind == kind
+            for p in r.patterns
+            if kind != "allow" or r.scope != "workspace" or rule_key(r.original) in self.covered
+        ]
 
     @property
     def warnings(self) -> list[str]:
-        return [*self.commands.warnings, *self.agents.warnings, *self.skills.warnings,
-                *self.claude.warnings]
+        return [
+            *self.commands.warnings,
+            *self.agents.warnings,
+            *self.skills.warnings,
+            *self.claude.warnings,
+        ]
 
     def user_commands(self) -> dict[str, Definition]:
         """What `/name` may invoke: every command, then user-invocable skills not shadowed."""
@@ -81,8 +89,9 @@ def load_project_files(workspace: Path, store: TrustStore | None = None) -> Proj
     )
     files.agents.add(EXPLORE.model_copy(deep=True))  # farthest of all: a file may replace it
     store = store or TrustStore()
-    files.covered = {i.key for i in trust_items(files) if store.covers(workspace, i.key,
-                                                                           i.fingerprint)}
+    files.covered = {
+        i.key for i in trust_items(files) if store.covers(workspace, i.key, i.fingerprint)
+    }
     return files
 
 
@@ -103,20 +112,33 @@ def trust_items(files: ProjectFiles) -> list[TrustItem]:
     items: list[TrustItem] = []
     for hook, scope in files.claude.hooks:
         if scope == "workspace":
-            items.append(TrustItem(key=hook_key(hook), source=hook.source,
-                                   description=f"hook {hook.event}: {hook.command}"))
+            items.append(
+                TrustItem(
+                    key=hook_key(hook),
+                    source=hook.source,
+                    description=f"hook {hook.event}: {hook.command}",
+                )
+            )
     for rule in files.claude.rules:
         if rule.kind == "allow" and rule.scope == "workspace":
-            items.append(TrustItem(key=rule_key(rule.original), source=rule.source,
-                                   description=f"allow {rule.original}"))
+            items.append(
+                TrustItem(
+                    key=rule_key(rule.original),
+                    source=rule.source,
+                    description=f"allow {rule.original}",
+                )
+            )
     for item in _workspace_items(files):
         items += _definition_items(item)
     return items
 
 
 def _workspace_items(files: ProjectFiles) -> list[Definition]:
-    loaded = [*files.commands.items.values(), *files.skills.items.values(),
-              *files.agents.items.values()]
+    loaded = [
+        *files.commands.items.values(),
+        *files.skills.items.values(),
+        *files.agents.items.values(),
+    ]
     return [d for d in loaded if d.scope == "workspace"]
 
 
@@ -124,17 +146,30 @@ def _definition_items(item: Definition) -> list[TrustItem]:
     prefix, label = f"{item.kind}:{item.name}", f"{item.kind} {item.name}"
     items = []
     if item.patterns and item.kind != "agent":
-        items.append(TrustItem(key=f"{prefix}:tools", source=item.path,
-                               description=f"{label} allowed-tools: {', '.join(item.patterns)}"))
+        items.append(
+            TrustItem(
+                key=f"{prefix}:tools",
+                source=item.path,
+                description=f"{label} allowed-tools: {', '.join(item.patterns)}",
+            )
+        )
     lines = shell_lines(item.body) if item.kind != "agent" else []
     if lines:
         shown = "; ".join(f"`{line}`" for line in lines)
-        items.append(TrustItem(key=f"{prefix}:shell", source=item.path,
-                               description=f"{label} runs before sending: {shown}"))
+        items.append(
+            TrustItem(
+                key=f"{prefix}:shell",
+                source=item.path,
+                description=f"{label} runs before sending: {shown}",
+            )
+        )
     mode = str(item.meta.get("permission_mode") or "").lower()
     if item.kind == "agent" and mode in WIDE_MODES:
-        items.append(TrustItem(key=f"{prefix}:mode", source=item.path,
-                               description=f"{label} permissionMode {mode}"))
+        items.append(
+            TrustItem(
+                key=f"{prefix}:mode", source=item.path, description=f"{label} permissionMode {mode}"
+            )
+        )
     return items
 
 

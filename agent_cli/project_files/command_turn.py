@@ -43,8 +43,14 @@ def parse_invocation(text: str) -> tuple[str, str] | None:
 
 
 class CommandTurns:
-    def __init__(self, files: ProjectFiles, session: Session, registry: ToolRegistry,
-                 permissions: Permissions, skills: SkillState) -> None:
+    def __init__(
+        self,
+        files: ProjectFiles,
+        session: Session,
+        registry: ToolRegistry,
+        permissions: Permissions,
+        skills: SkillState,
+    ) -> None:
         self.files = files
         self.session = session
         self.registry = registry
@@ -108,8 +114,10 @@ class CommandTurns:
 
     async def _asked(self, item: Definition, command: str) -> bool:
         request = ApprovalRequest(
-            "bash", f"bash {command} (a !`cmd` line of /{item.name})",
-            f"nothing: /{item.name}'s lines are asked until the workspace is trusted", UNTRUSTED,
+            "bash",
+            f"bash {command} (a !`cmd` line of /{item.name})",
+            f"nothing: /{item.name}'s lines are asked until the workspace is trusted",
+            UNTRUSTED,
         )
         answer = await self.permissions.approver.approve(request)
         log.info("command line %r of /%s: %s (untrusted workspace)", command, item.name, answer)
@@ -122,8 +130,10 @@ class CommandTurns:
             self.permissions.turn_allow = [*saved, f"bash({glob.escape(command)})"]
         try:
             result = await self.registry.dispatch(
-                "bash", {"command": command, "timeout_s": limits.command_timeout_s},
-                self.session.tool_ctx, call_id="command-line",
+                "bash",
+                {"command": command, "timeout_s": limits.command_timeout_s},
+                self.session.tool_ctx,
+                call_id="command-line",
             )
         finally:
             self.permissions.turn_allow = saved

@@ -31,22 +31,24 @@ def split_arguments(arguments: str) -> list[str]:
 def substitute(body: str, arguments: str) -> str:
     words = split_arguments(arguments)
     text = body.replace("$ARGUMENTS", arguments)
-    text = POSITIONAL.sub(lambda m: words[int(m.group(1)) - 1] if int(m.group(1)) <= len(words)
-                          else "", text)
+    text = POSITIONAL.sub(
+        lambda m: words[int(m.group(1)) - 1] if int(m.group(1)) <= len(words) else "", text
+    )
     if arguments.strip() and "$ARGUMENTS" not in body and not POSITIONAL.search(body):
         text = f"{text.rstrip()}\n\nARGUMENTS: {arguments.strip()}"
     return text
 
 
-async def expand(body: str, arguments: str, workspace: Path, run: ShellRunner,
-                 max_file_chars: int) -> str:
+async def expand(
+    body: str, arguments: str, workspace: Path, run: ShellRunner, max_file_chars: int
+) -> str:
     """One pass over the body with its arguments in: what a `!`cmd`` prints or a file holds
     is never scanned again (a file's text cannot run a command)."""
     text = substitute(body, arguments)
     parts: list[str] = []
     last = 0
     for match in TOKENS.finditer(text):
-        parts.append(text[last:match.start()])
+        parts.append(text[last : match.start()])
         if match.group("shell") is not None:
             parts.append(await run(match.group("shell").strip()))
         else:

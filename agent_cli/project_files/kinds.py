@@ -40,8 +40,9 @@ def set_tools(item: Definition, value: Any) -> None:
     item.patterns = list(dict.fromkeys(p for r in refs for p in vocab.rule_patterns(r.original)))
 
 
-def _base(kind: Kind, name: str, fm: FrontMatter, path: Path, root: Root, known: frozenset[str]
-          ) -> Definition:
+def _base(
+    kind: Kind, name: str, fm: FrontMatter, path: Path, root: Root, known: frozenset[str]
+) -> Definition:
     model = text_value(fm.data.get("model"))
     return Definition(
         kind=kind,
@@ -70,8 +71,9 @@ def command_name(path: Path, folder: Path) -> str:
 
 def build_command(name: str, fm: FrontMatter, path: Path, root: Root) -> Definition:
     item = _base("command", name, fm, path, root, COMMAND_KEYS)
-    tools = next((fm.data[k] for k in ("allowed-tools", "allowed_tools", "tools") if k in fm.data),
-                 None)
+    tools = next(
+        (fm.data[k] for k in ("allowed-tools", "allowed_tools", "tools") if k in fm.data), None
+    )
     set_tools(item, tools)
     item.meta = {"argument_hint": text_value(fm.data.get("argument-hint")) or ""}
     return item
@@ -118,8 +120,13 @@ EXPLORE = Definition(
     path="(built in)",
     scope="builtin",
     tools=["read_file", "glob", "grep"],
-    meta={"all_tools": False, "disallowed": [], "permission_mode": "plan", "max_turns": None,
-          "color": "cyan"},
+    meta={
+        "all_tools": False,
+        "disallowed": [],
+        "permission_mode": "plan",
+        "max_turns": None,
+        "color": "cyan",
+    },
     body="You are an exploration subagent. You only read: search with glob and grep, open "
     "files with read_file, and never change anything. Be quick and precise: answer the task "
     "with file paths and line numbers as evidence.",

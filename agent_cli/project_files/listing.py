@@ -27,8 +27,9 @@ def row(item: Definition, files: ProjectFiles, settings: Settings) -> dict[str, 
     if item.kind == "agent" and item.meta.get("all_tools"):
         data["tools"] = "all"
     if item.kind == "agent":
-        mode, _, mode_note = vocab.resolve_mode(item.meta.get("permission_mode"),
-                                                settings.permissions.mode)
+        mode, _, mode_note = vocab.resolve_mode(
+            item.meta.get("permission_mode"), settings.permissions.mode
+        )
         data["permission_mode"] = mode
         data["notes"] = [*data["notes"], *([mode_note] if mode_note else [])]
     data["notes"] = [*data["notes"], *([model_note] if model_note else [])]
@@ -44,8 +45,11 @@ def waiting(item: Definition, files: ProjectFiles) -> list[str]:
     if item.kind != "agent" and shell_lines(item.body) and not files.allows(item, "shell"):
         parts.append("!`cmd` lines (asked instead)")
     mode = str(item.meta.get("permission_mode") or "").lower()
-    if item.kind == "agent" and mode in ("acceptedits", "bypasspermissions") and not \
-            files.allows(item, "mode"):
+    if (
+        item.kind == "agent"
+        and mode in ("acceptedits", "bypasspermissions")
+        and not files.allows(item, "mode")
+    ):
         parts.append(f"permissionMode {item.meta['permission_mode']}")
     return parts
 
@@ -63,8 +67,10 @@ def text_lines(data: list[dict[str, Any]]) -> list[str]:
         lines.append(f"    {r['scope']}: {r['path']}")
         lines.append(f"    tools: {tools}  ·  model: {r['model']}")
         extras = [
-            ("shadows", r["shadows"]), ("unavailable", r["unavailable"]),
-            ("ignored", r["ignored"]), ("needs `agent trust`", r["needs_trust"]),
+            ("shadows", r["shadows"]),
+            ("unavailable", r["unavailable"]),
+            ("ignored", r["ignored"]),
+            ("needs `agent trust`", r["needs_trust"]),
             ("notes", r["notes"]),
         ]
         lines += [f"    {label}: {', '.join(v)}" for label, v in extras if v]

@@ -31,8 +31,9 @@ class Skill(Tool[SkillInput]):
     input_model = SkillInput
     read_only = True
 
-    def __init__(self, skills: dict[str, Definition], state: SkillState,
-                 grant: Callable[[Definition], None]) -> None:
+    def __init__(
+        self, skills: dict[str, Definition], state: SkillState, grant: Callable[[Definition], None]
+    ) -> None:
         self._skills = skills
         self._state = state
         self._grant = grant  # the skill's allowed-tools for this turn (trust permitting)
@@ -44,8 +45,11 @@ class Skill(Tool[SkillInput]):
         skill = self._skills.get(args.name.strip().removeprefix("/"))
         if skill is None:
             known = ", ".join(sorted(self._skills)) or "none"
-            return ToolResult(f"No skill named {args.name!r}. Skills: {known}.", is_error=True,
-                              summary=f"skill {args.name}: unknown")
+            return ToolResult(
+                f"No skill named {args.name!r}. Skills: {known}.",
+                is_error=True,
+                summary=f"skill {args.name}: unknown",
+            )
         if args.file:
             return _read_beside(skill, args.file)
         text = self._state.load(skill)
@@ -58,13 +62,19 @@ def _read_beside(skill: Definition, relative: str) -> ToolResult:
     path = (folder / relative).resolve()
     label = f"skill {skill.name} {relative}"
     if not path.is_relative_to(folder):
-        return ToolResult(f"{relative} is outside the folder of skill {skill.name}.",
-                          is_error=True, summary=f"{label}: refused")
+        return ToolResult(
+            f"{relative} is outside the folder of skill {skill.name}.",
+            is_error=True,
+            summary=f"{label}: refused",
+        )
     if not path.is_file():
         present = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
-        return ToolResult(f"No file {relative} in skill {skill.name}'s folder. Files: "
-                          f"{', '.join(present[:50]) or 'none'}.", is_error=True,
-                          summary=f"{label}: not found")
+        return ToolResult(
+            f"No file {relative} in skill {skill.name}'s folder. Files: "
+            f"{', '.join(present[:50]) or 'none'}.",
+            is_error=True,
+            summary=f"{label}: not found",
+        )
     text = path.read_text(encoding="utf-8", errors="replace")
     cut = len(text) - MAX_FILE_CHARS
     if cut > 0:

@@ -17,10 +17,47 @@ from agent_cli.project_files.definitions import Definition
 WORD = re.compile(r"[a-z0-9][a-z0-9+#.-]*[a-z0-9+#]|[a-z0-9]")
 STOP = frozenset(
     (
-        "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "i", "in", "is",
-        "it", "of", "on", "or", "that", "the", "this", "to", "use", "used", "uses", "using",
-        "when", "with", "you", "your", "what", "which", "will", "can", "do", "does", "should",
-        "into", "any", "all", "its",
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "this",
+        "to",
+        "use",
+        "used",
+        "uses",
+        "using",
+        "when",
+        "with",
+        "you",
+        "your",
+        "what",
+        "which",
+        "will",
+        "can",
+        "do",
+        "does",
+        "should",
+        "into",
+        "any",
+        "all",
+        "its",
     )
 )
 
@@ -73,8 +110,10 @@ def _clip(text: str, limit: int) -> str:
 
 def skill_prompt(skill: Definition) -> str:
     folder = skill.meta.get("folder", str(Path(skill.path).parent))
-    return (f"Base directory for this skill: {folder}\n(files it mentions are relative to it: "
-            f"read them with `skill` and `file`)\n\n{skill.body}")
+    return (
+        f"Base directory for this skill: {folder}\n(files it mentions are relative to it: "
+        f"read them with `skill` and `file`)\n\n{skill.body}"
+    )
 
 
 @dataclass

@@ -43,8 +43,11 @@ def workspace_roots(workspace: Path) -> list[Root]:
 
 def user_roots() -> list[Root]:
     home = Path.home()
-    return [Root(user_config_dir(), "user"), Root(home / ".agents", "user"),
-            Root(home / ".claude", "user")]
+    return [
+        Root(user_config_dir(), "user"),
+        Root(home / ".agents", "user"),
+        Root(home / ".claude", "user"),
+    ]
 
 
 def all_roots(workspace: Path) -> list[Root]:

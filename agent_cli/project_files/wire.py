@@ -73,8 +73,9 @@ class Wiring:
         self._commands = CommandTurns(self.files, session, registry, permissions, self.skills)
 
 
-def wire(session: Session, workspace: Path, permissions: Permissions, hooks: Hooks,
-         resumed: bool) -> Wiring | None:
+def wire(
+    session: Session, workspace: Path, permissions: Permissions, hooks: Hooks, resumed: bool
+) -> Wiring | None:
     settings = session.settings
     if not settings.project_files.enabled:
         return None
@@ -82,22 +83,33 @@ def wire(session: Session, workspace: Path, permissions: Permissions, hooks: Hoo
     permissions.extra_allow += files.rule_patterns("allow")
     permissions.extra_deny += files.rule_patterns("deny")
     permissions.ask_rules += files.rule_patterns("ask")
-    claude = ClaudeHooks(files.active_hooks(), session.id, workspace,
-                         session.paths.transcript(session.id), permissions.mode)
+    claude = ClaudeHooks(
+        files.active_hooks(),
+        session.id,
+        workspace,
+        session.paths.transcript(session.id),
+        permissions.mode,
+    )
     wiring = Wiring(files, claude)
     if claude.hooks:
         wiring.gate_hooks.append(ClaudeToolHooks(claude))
-        wiring._turns = ClaudeTurnHooks(claude, settings.project_files.stop_blocks_per_turn,
-                                        resumed=resumed, secrets=session.tool_ctx.secrets)
+        wiring._turns = ClaudeTurnHooks(
+            claude,
+            settings.project_files.stop_blocks_per_turn,
+            resumed=resumed,
+            secrets=session.tool_ctx.secrets,
+        )
         permissions.approver = NotifyingApprover(permissions.approver, claude)
-    wiring.agent_types = AgentTypes(files, settings, lambda: session.model, permissions, hooks,
-                                    wiring.gate_hooks)
+    wiring.agent_types = AgentTypes(
+        files, settings, lambda: session.model, permissions, hooks, wiring.gate_hooks
+    )
     _add_skills(wiring, session, workspace, permissions)
     return wiring
 
 
-def _add_skills(wiring: Wiring, session: Session, workspace: Path,
-                permissions: Permissions) -> None:
+def _add_skills(
+    wiring: Wiring, session: Session, workspace: Path, permissions: Permissions
+) -> None:
     skills = model_skills(wiring.files.skills.items)
     if not skills:
         return
@@ -109,6 +121,7 @@ def _add_skills(wiring: Wiring, session: Session, workspace: Path,
 
     offered = {s.name: s for s in skills}
     wiring.tools.append(Skill(offered, wiring.skills, grant))
-    wiring.system_section = listing(skills, workspace, limits.skill_description_chars,
-                                    limits.skills_listing_chars)
+    wiring.system_section = listing(
+        skills, workspace, limits.skill_description_chars, limits.skills_listing_chars
+    )
     session.view_providers.append(wiring.skills.view)

@@ -278,9 +278,7 @@ class Wiring:
     ) -> Assembly:
         return assemble(session, client, options, approver, publish, mcp, jobs)
 
-    def start_mcp(
-        self, workspace: Path, mode: Callable[[], str], eager: bool
-    ) -> McpManager | None:
+    def start_mcp(self, workspace: Path, mode: Callable[[], str], eager: bool) -> McpManager | None:
         return start_mcp(self.settings, workspace, self.paths.logs, mode, eager)
 
 

@@ -19,6 +19,7 @@ from agent_cli.tools.registry import ToolRegistry
 
 HANDING_IN = "# Handing in"
 
+
 class ChildLoop(Protocol):
     """The loop a subagent runs in (the loop's Agent; injected, since the loop is built above)."""
 
@@ -44,11 +45,11 @@ class ChildFactory(Protocol):
     ) -> ChildLoop: ...
 
 
-
 def subagent_system(workspace: Path, profile: SubagentProfile | None) -> list[Block]:
     """The general subagent prompt; a type's body instead, then how to hand in the note."""
     if profile is None or not profile.system:
         return build_system(workspace, "subagent.md", [])
     handing_in = load_prompt("subagent.md", workspace).partition(HANDING_IN)[2]
-    return build_system_text([profile.system.strip(), environment_section(workspace),
-                              HANDING_IN + handing_in])
+    return build_system_text(
+        [profile.system.strip(), environment_section(workspace), HANDING_IN + handing_in]
+    )

@@ -32,7 +32,6 @@ class SubagentProfile:
             lambda n: n in keep or (self._allows(n) and not _listed(n, self.disallowed))
         )
 
-
     def _allows(self, name: str) -> bool:
         return self.tools is None or _listed(name, self.tools)
 
@@ -50,4 +49,3 @@ class SubagentTypes(Protocol):
     def listing(self) -> str: ...
 
     def profile(self, name: str) -> SubagentProfile | None: ...
-

@@ -206,8 +206,11 @@ class SubagentRunner:
             if isinstance(event, ToolEndEvent) and event.name != "submit_note":
                 run.tool_calls += 1
                 took = time.monotonic() - run.started
-                run.ctx.emit(SubagentProgress(id=run.call_id, tool_calls=run.tool_calls,
-                                              elapsed_s=round(took, 1)))
+                run.ctx.emit(
+                    SubagentProgress(
+                        id=run.call_id, tool_calls=run.tool_calls, elapsed_s=round(took, 1)
+                    )
+                )
             elif isinstance(event, ErrorEvent):
                 run.error = event.message
             elif isinstance(event, TurnEnd):

@@ -28,6 +28,7 @@ STATUSES = ("pending", "in_progress", "completed")
 MARKS = {"completed": "[x]", "in_progress": "[>]", "pending": "[ ]"}
 _MAX_REPORTED = 10
 
+
 class TodoError(ValueError):
     """A list that was refused; the message names the item and the rule, for the model."""
 

@@ -175,8 +175,11 @@ class ToolRegistry:
         try:
             denial = await self.gate.before(tool, args, ctx)
             if denial is not None:
-                return ToolResult(safe_text(denial), is_error=True,
-                                  summary=safe_text(f"{tool.describe_call(args)}: denied"))
+                return ToolResult(
+                    safe_text(denial),
+                    is_error=True,
+                    summary=safe_text(f"{tool.describe_call(args)}: denied"),
+                )
             token = current_call_id.set(call_id)
             try:
                 result = await tool.run(args, ctx)

@@ -133,6 +133,7 @@ class ChatCore:
 
     def turn(self, text: str) -> Callable[[], AsyncIterator[Event]]:
         """A prompt (its `@path` files attached), or `!command` run in the shell."""
+
         async def events() -> AsyncIterator[Event]:
             stripped = text.strip()
             if stripped.startswith("!") and stripped[1:].strip():

@@ -53,8 +53,11 @@ class ScreenApprover:
             typed = await self.screen.ask_line(approval_view.FEEDBACK_PROMPT)
             return Denial(typed) if typed and typed.strip() else "deny"
         if answer == "project":
-            self.screen.commit(render.info_line(
-                f"✔ {request.pattern} is allowed in this project from now on", 200, use_color()))
+            self.screen.commit(
+                render.info_line(
+                    f"✔ {request.pattern} is allowed in this project from now on", 200, use_color()
+                )
+            )
             return "project"
         return "allow" if answer == "allow" else "deny"
 

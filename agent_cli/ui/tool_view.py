@@ -55,4 +55,3 @@ async def show_tool_view(text: str) -> None:
     """Suspend the chat screen, show the view until Esc, then redraw the screen."""
     async with in_terminal():
         await tool_view(text).run_async()
-

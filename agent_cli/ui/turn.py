@@ -54,8 +54,14 @@ class TurnView:
             return [self._block(b) for b in blocks]
         if isinstance(event, StreamRestart):
             self.text, self.waiting, self.streamed = "", True, 0
-            return [render.info_line(f"↻ the reply broke ({event.reason}); retrying", self.width,
-                                     self.color, "yellow")]
+            return [
+                render.info_line(
+                    f"↻ the reply broke ({event.reason}); retrying",
+                    self.width,
+                    self.color,
+                    "yellow",
+                )
+            ]
         if isinstance(event, Retrying):
             self.waiting = True
             return [render.info_line(f"↻ {event.line()}", self.width, self.color, "yellow")]
@@ -123,11 +129,11 @@ class TurnView:
             took = now - self._tool_started.get(id_, now)
             calls = self._subagent_tools.get(id_)
             done = "" if calls is None else f" · {calls} tool call{'s' if calls != 1 else ''}"
-            lines.append(render.spinner_line(f"{label}{done}  {took:.0f}s", self.frame,
-                                             self.color))
+            lines.append(render.spinner_line(f"{label}{done}  {took:.0f}s", self.frame, self.color))
         if self.waiting and not lines:
-            lines.append(render.spinner_line(f"thinking…  {self.status(now)}", self.frame,
-                                             self.color))
+            lines.append(
+                render.spinner_line(f"thinking…  {self.status(now)}", self.frame, self.color)
+            )
         return "\n".join(lines)
 
     def status(self, now: float) -> str:
@@ -135,4 +141,3 @@ class TurnView:
         elapsed = now - self.started if self.started else 0.0
         out = self.out_tokens + self.streamed // 4
         return f"{elapsed:.0f}s · ↓ {render.tokens(out)} tokens"
-

@@ -118,8 +118,9 @@ def test_no_gives_one_line_and_the_spinner_waits_while_asked(
         term.type("change x")
         # the question is drawn at once; the running call's line once the line committed just
         # before it (read_file's) is written above the region
-        asked = term.wait_for(lambda t: "Esc / Ctrl-C: no, and stop the turn" in t
-                              and spinner_glyph(t) in SPINNER)
+        asked = term.wait_for(
+            lambda t: "Esc / Ctrl-C: no, and stop the turn" in t and spinner_glyph(t) in SPINNER
+        )
         watched_until = time.monotonic() + 0.6  # six spinner ticks, were it turning
         while time.monotonic() < watched_until:
             term.pump(0.05)

@@ -17,8 +17,10 @@ from tests.fake_model import FakeAnthropic
 
 END = b"\x1b[?2026l"
 MARKERS = ("FIRST-END", "SECOND-END", "THIRD-END", "LAST-END")
-REPLY = ("The first paragraph FIRST-END.\n\n- a list item SECOND-END\n\n"
-         "A third paragraph THIRD-END.\n\nAnd the last words LAST-END.")
+REPLY = (
+    "The first paragraph FIRST-END.\n\n- a list item SECOND-END\n\n"
+    "A third paragraph THIRD-END.\n\nAnd the last words LAST-END."
+)
 
 
 def frames_until_idle(term: ChatTerm, timeout: float = 30) -> list[str]:
@@ -30,8 +32,7 @@ def frames_until_idle(term: ChatTerm, timeout: float = 30) -> list[str]:
         try:
             pending += term.child.read_nonblocking(65536, timeout=0.05)
         except pexpect.TIMEOUT:
-            if screens and "working…" not in screens[-1] and all(m in screens[-1]
-                                                                  for m in MARKERS):
+            if screens and "working…" not in screens[-1] and all(m in screens[-1] for m in MARKERS):
                 return screens
             continue
         *whole, pending = pending.split(END)

@@ -87,8 +87,9 @@ def test_resume_without_an_id_offers_a_picker_of_time_first_prompt_and_size(
         term.type("/resume")
         term.wait_for("Enter picks")
         term.send("\x1b[B")  # Down: the older session
-        term.wait_for(lambda t: any(line.startswith(">") and FIRST in line
-                                    for line in t.splitlines()))
+        term.wait_for(
+            lambda t: any(line.startswith(">") and FIRST in line for line in t.splitlines())
+        )
         term.send("\r")
         screen = term.wait_for("Resumed session")
         assert f"you> {FIRST}" in screen  # its conversation redrawn

@@ -46,8 +46,12 @@ def script_turn(fake_model: FakeAnthropic, pace: float) -> None:
     for n in range(3):
         sub = fake_model.route(first_user_contains(f"PROBE-{n}"))
         sub.tool_use(
-            "submit_note", conclusion=f"Finding number {n} of the subagent.", evidence=["a.py"],
-            file_refs=[], open_issues=[], confidence="high",
+            "submit_note",
+            conclusion=f"Finding number {n} of the subagent.",
+            evidence=["a.py"],
+            file_refs=[],
+            open_issues=[],
+            confidence="high",
         ).text("Note submitted.")
     main = fake_model.script
     main.tool_use("todo_write", todos=TODOS)
@@ -76,8 +80,9 @@ def check_scrollback(lines: list[str]) -> None:
     # rules (a heading's underline, the panel's) differ in length by design: not partial lines
     filled = [line.strip() for line in lines if len(set(line.strip())) > 2]
     for i, line in enumerate(filled):
-        later = next((other for other in filled[i + 1 :]
-                      if other != line and other.startswith(line)), None)
+        later = next(
+            (other for other in filled[i + 1 :] if other != line and other.startswith(line)), None
+        )
         assert later is None, f"a partial line {line!r} before {later!r}"
 
 
@@ -122,8 +127,9 @@ def test_a_long_turn_keeps_the_live_area_shorter_than_the_screen(
     script_turn(fake_model, pace=0.02)
     log = tmp_path / "frames.log"
     env = {**fake_env, "AGENT_FRAME_LOG": str(log)}
-    term = ChatTerm(env, tmp_path, "--permission-mode", "bypass", columns=columns, lines=rows,
-                    scrollback=True)
+    term = ChatTerm(
+        env, tmp_path, "--permission-mode", "bypass", columns=columns, lines=rows, scrollback=True
+    )
     try:
         term.wait_for("you>")
         before = len(frames(log))
@@ -146,8 +152,9 @@ def test_resizes_mid_reply_and_idle_leave_nothing_partial(
     log = tmp_path / "frames.log"
     env = {**fake_env, "AGENT_FRAME_LOG": str(log)}
     rows = 40
-    term = ChatTerm(env, tmp_path, "--permission-mode", "bypass", columns=140, lines=rows,
-                    scrollback=True)
+    term = ChatTerm(
+        env, tmp_path, "--permission-mode", "bypass", columns=140, lines=rows, scrollback=True
+    )
     try:
         term.wait_for("you>")
         run_turn(term, log, rows, resizes=[100, 80, 140])

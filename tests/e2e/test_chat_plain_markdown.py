@@ -26,8 +26,11 @@ def test_piped_chat_prints_markdown_as_plain_text(
         assert source not in out
     assert "The client retries three times." in out
     assert "\x1b[" not in out
-    rows = [line for line in out.splitlines() 
-            if ("retries" in line and "3" in line) or "backoff_seconds" in line]
+    rows = [
+        line
+        for line in out.splitlines()
+        if ("retries" in line and "3" in line) or "backoff_seconds" in line
+    ]
     assert len(rows) == 2, out
     # the table's columns line up: each value starts in the same column
     assert rows[0].index("3") == rows[1].index("0.5"), rows

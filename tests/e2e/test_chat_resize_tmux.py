@@ -20,40 +20,67 @@ from tests.fake_model import FakeAnthropic
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
-TODOS = [{"content": f"Step {n:02d} of the plan", "active_form": f"Doing {n}",
-          "status": "in_progress" if n == 3 else "pending"} for n in range(1, 13)]
+TODOS = [
+    {
+        "content": f"Step {n:02d} of the plan",
+        "active_form": f"Doing {n}",
+        "status": "in_progress" if n == 3 else "pending",
+    }
+    for n in range(1, 13)
+]
 LINES = 60
-REPLY = "\n\n".join(f"- L{n:03d} point number {n} of the answer, long enough to wrap at eighty"
-                    " columns" for n in range(1, LINES + 1))
+REPLY = "\n\n".join(
+    f"- L{n:03d} point number {n} of the answer, long enough to wrap at eighty columns"
+    for n in range(1, LINES + 1)
+)
 # sections of a tight list whose items wrap at 80 columns: the live area's rows get shorter in
 # place as it streams (a terminal keeps such a row as wide as it ever was), and a section is
 # committed whole
 WRAPPING = "\n\n".join(
-    f"## Part {part}\n\n" + "\n".join(
+    f"## Part {part}\n\n"
+    + "\n".join(
         f"- L{n:03d} item {n} of the list: the loop reads the event, renders it and commits"
-        " the finished block to scrollback" for n in range(part * 6 - 5, part * 6 + 1))
-    for part in range(1, LINES // 6 + 1))
+        " the finished block to scrollback"
+        for n in range(part * 6 - 5, part * 6 + 1)
+    )
+    for part in range(1, LINES // 6 + 1)
+)
 
 
 class Tmux:
-    def __init__(self, socket: Path, env: dict[str, str], workspace: Path,
-                 size: tuple[int, int]) -> None:
+    def __init__(
+        self, socket: Path, env: dict[str, str], workspace: Path, size: tuple[int, int]
+    ) -> None:
         self.socket, self.frames = str(socket), socket.parent / "frames.log"
         self.rows = size[1]
-        env = {**env, "PYTHONPATH": str(REPO), "TERM": "xterm-256color",
-               "AGENT_FRAME_LOG": str(self.frames)}
-        names = ("PYTHONPATH", "TERM", "HOME", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY",
-                 "AGENT_FRAME_LOG")
+        env = {
+            **env,
+            "PYTHONPATH": str(REPO),
+            "TERM": "xterm-256color",
+            "AGENT_FRAME_LOG": str(self.frames),
+        }
+        names = (
+            "PYTHONPATH",
+            "TERM",
+            "HOME",
+            "ANTHROPIC_BASE_URL",
+            "ANTHROPIC_API_KEY",
+            "AGENT_FRAME_LOG",
+        )
         exports = " ".join(f"{k}={shlex.quote(env[k])}" for k in names)
-        command = (f"cd {shlex.quote(str(workspace))} && env {exports} {sys.executable} "
-                   "-m agent_cli chat --permission-mode bypass")
-        self.run("-f", "/dev/null", "new-session", "-d", "-x", str(size[0]), "-y", str(size[1]),
-                 command)
+        command = (
+            f"cd {shlex.quote(str(workspace))} && env {exports} {sys.executable} "
+            "-m agent_cli chat --permission-mode bypass"
+        )
+        self.run(
+            "-f", "/dev/null", "new-session", "-d", "-x", str(size[0]), "-y", str(size[1]), command
+        )
         self.run("set-option", "-g", "history-limit", "10000")
 
     def run(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-S", self.socket, *args], capture_output=True,
-                              text=True, check=False).stdout
+        return subprocess.run(
+            ["tmux", "-S", self.socket, *args], capture_output=True, text=True, check=False
+        ).stdout
 
     def screen(self) -> str:
         return self.run("capture-pane", "-p")
@@ -66,8 +93,11 @@ class Tmux:
         looks; two resizes before a frame are one resize to the program)."""
         self.rows = rows or self.rows
         self.run("resize-window", "-x", str(columns), "-y", str(self.rows))
-        wait_until(lambda: self.last_frame_width() == columns, timeout=15,
-                   what=f"a frame at {columns} columns")
+        wait_until(
+            lambda: self.last_frame_width() == columns,
+            timeout=15,
+            what=f"a frame at {columns} columns",
+        )
 
     def last_frame_width(self) -> int:
         lines = self.frames.read_text().split() if self.frames.exists() else []
@@ -87,6 +117,7 @@ def settled(tmux: Tmux, columns: int) -> str:
         first = tmux.scrollback()
         seen[:] = [first]
         return first == tmux.scrollback() and "you>" in tmux.screen()
+
     wait_until(same_twice, timeout=15, what=f"a settled screen at {columns} columns")
     return seen[0]
 
@@ -109,20 +140,37 @@ def check(scrollback: str) -> None:
 WIDE, SMALL = (140, 45), (80, 24)
 
 
-@pytest.mark.parametrize(("moment", "pace", "start", "size", "widths", "reply"), [
-    pytest.param("idle", 0.05, "", WIDE, (100, 80, 140), REPLY, id="idle"),
-    pytest.param("streaming", 0.12, "L005", WIDE, (100, 80, 140), REPLY, id="streaming"),
-    pytest.param("streaming", 0.05, "L002", WIDE, (100, 80, 140), REPLY,
-                 id="streaming-quick-resizes"),
-    pytest.param("idle", 0.05, "", SMALL, (60, 40, 80), REPLY, id="idle-80x24"),
-    pytest.param("streaming", 0.08, "L003", SMALL, (60, 40, 80), REPLY, id="streaming-80x24"),
-    pytest.param("streaming", 0.1, "L004", SMALL, ((60, 24), (100, 30), (80, 24)), WRAPPING,
-                 id="streaming-80x24-wrapping-list"),
-])
+@pytest.mark.parametrize(
+    ("moment", "pace", "start", "size", "widths", "reply"),
+    [
+        pytest.param("idle", 0.05, "", WIDE, (100, 80, 140), REPLY, id="idle"),
+        pytest.param("streaming", 0.12, "L005", WIDE, (100, 80, 140), REPLY, id="streaming"),
+        pytest.param(
+            "streaming", 0.05, "L002", WIDE, (100, 80, 140), REPLY, id="streaming-quick-resizes"
+        ),
+        pytest.param("idle", 0.05, "", SMALL, (60, 40, 80), REPLY, id="idle-80x24"),
+        pytest.param("streaming", 0.08, "L003", SMALL, (60, 40, 80), REPLY, id="streaming-80x24"),
+        pytest.param(
+            "streaming",
+            0.1,
+            "L004",
+            SMALL,
+            ((60, 24), (100, 30), (80, 24)),
+            WRAPPING,
+            id="streaming-80x24-wrapping-list",
+        ),
+    ],
+)
 def test_resizes_leave_nothing_of_the_live_area_in_scrollback(
-    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path, moment: str,
-    pace: float, start: str, size: tuple[int, int],
-    widths: tuple[int | tuple[int, int], ...], reply: str
+    fake_model: FakeAnthropic,
+    fake_env: dict[str, str],
+    tmp_path: Path,
+    moment: str,
+    pace: float,
+    start: str,
+    size: tuple[int, int],
+    widths: tuple[int | tuple[int, int], ...],
+    reply: str,
 ):
     fake_model.script.tool_use("todo_write", todos=TODOS)
     fake_model.script.text(reply, chunks=60, pace=pace)
@@ -133,8 +181,11 @@ def test_resizes_leave_nothing_of_the_live_area_in_scrollback(
         wait_until(lambda: "you>" in tmux.screen(), timeout=30, what="the prompt")
         tmux.run("send-keys", "plan and explain", "Enter")
         if moment == "idle":
-            wait_until(lambda: f"L{LINES:03d}" in tmux.scrollback()
-                       and "working" not in tmux.screen(), timeout=60, what="the reply")
+            wait_until(
+                lambda: f"L{LINES:03d}" in tmux.scrollback() and "working" not in tmux.screen(),
+                timeout=60,
+                what="the reply",
+            )
         else:
             wait_until(lambda: start in tmux.scrollback(), timeout=60, what="the stream")
         for width in widths:
@@ -144,8 +195,11 @@ def test_resizes_leave_nothing_of_the_live_area_in_scrollback(
                 settled(tmux, columns)
             else:
                 streamed_on(tmux, tmux.scrollback().count(" L0"))
-        wait_until(lambda: f"L{LINES:03d}" in tmux.scrollback()
-                   and "working" not in tmux.screen(), timeout=60, what="the reply's end")
+        wait_until(
+            lambda: f"L{LINES:03d}" in tmux.scrollback() and "working" not in tmux.screen(),
+            timeout=60,
+            what="the reply's end",
+        )
         check(settled(tmux, columns))
     finally:
         tmux.close()

@@ -26,8 +26,9 @@ def test_undo_asks_then_takes_code_and_conversation_back(
         script_the_turn(fake_model)
         term.type("change things")
         # the turn's last lines reach scrollback in the frame after the status bar says so
-        screen = term.wait_for(lambda t: "All three done." in t and "working…" not in t
-                               and "◇ 4 files changed" in t)
+        screen = term.wait_for(
+            lambda t: "All three done." in t and "working…" not in t and "◇ 4 files changed" in t
+        )
         assert tree_bytes(workspace) != before_files
         assert "◇ 4 files changed: a.txt, b.py, c.txt, d.txt" in screen
         term.wait_for("files changed 4")  # the panel's usage section

@@ -147,8 +147,12 @@ def test_stream_json_reports_the_checkpoint(
     assert checkpoint["turn"] == 1
     assert checkpoint["skipped"] == []
     files = next(line for line in lines if line["type"] == "files_changed")
-    assert files == {"type": "files_changed", "checkpoint_id": checkpoint["id"],
-                     "files": ["a.txt", "b.py", "c.txt", "d.txt"], "session_files": 4}
+    assert files == {
+        "type": "files_changed",
+        "checkpoint_id": checkpoint["id"],
+        "files": ["a.txt", "b.py", "c.txt", "d.txt"],
+        "session_files": 4,
+    }
     assert lines[-1]["type"] == "result"
     assert lines[-1]["checkpoint_id"] == checkpoint["id"]
 

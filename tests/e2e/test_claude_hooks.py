@@ -32,9 +32,13 @@ def hook_script(ws: Path, name: str, code: str) -> str:
 def settings(ws: Path, hooks: dict[str, list[tuple[str | None, str]]], **extra: Any) -> None:
     doc = {
         "hooks": {
-            event: [{**({"matcher": m} if m is not None else {}),
-                     "hooks": [{"type": "command", "command": c, "timeout": 20}]}
-                    for m, c in entries]
+            event: [
+                {
+                    **({"matcher": m} if m is not None else {}),
+                    "hooks": [{"type": "command", "command": c, "timeout": 20}],
+                }
+                for m, c in entries
+            ]
             for event, entries in hooks.items()
         },
         **extra,
@@ -61,8 +65,13 @@ def trust(env: dict[str, str], ws: Path) -> None:
 def test_pre_tool_use_json_deny_stops_the_tool_and_the_reason_reaches_the_model(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ):
-    deny = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                   "permissionDecisionReason": "no shell in CI-GUARD-9"}}
+    deny = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "no shell in CI-GUARD-9",
+        }
+    }
     cmd = hook_script(tmp_path, "guard", f"print({json.dumps(json.dumps(deny))})\n")
     settings(tmp_path, {"PreToolUse": [("Bash", cmd)]})
     trust(fake_env, tmp_path)
@@ -71,7 +80,8 @@ def test_pre_tool_use_json_deny_stops_the_tool_and_the_reason_reaches_the_model(
     assert proc.returncode == 0, proc.stderr
     assert not (tmp_path / "ran.txt").exists()
     assert "Denied by a PreToolUse hook: no shell in CI-GUARD-9" in result_text(
-        fake_model.bodies()[1])
+        fake_model.bodies()[1]
+    )
     (seen,) = events(tmp_path, "guard")
     assert seen["hook_event_name"] == "PreToolUse"
     assert seen["tool_name"] == "Bash"
@@ -85,8 +95,13 @@ def test_exit_2_blocks_with_stderr_and_updated_input_is_what_runs(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ):
     block = hook_script(tmp_path, "block", "sys.stderr.write('writes are frozen'); sys.exit(2)\n")
-    update = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
-                                     "updatedInput": {"command": "echo rewritten > out.txt"}}}
+    update = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "allow",
+            "updatedInput": {"command": "echo rewritten > out.txt"},
+        }
+    }
     rewrite = hook_script(tmp_path, "rewrite", f"print({json.dumps(json.dumps(update))})\n")
     settings(tmp_path, {"PreToolUse": [("Write|Edit", block), ("Bash", rewrite)]})
     trust(fake_env, tmp_path)
@@ -104,9 +119,14 @@ def test_exit_2_blocks_with_stderr_and_updated_input_is_what_runs(
 def test_stop_block_gives_one_more_turn_and_a_guard_stops_an_endless_one(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ):
-    once = hook_script(tmp_path, "stop", (
-        "if not event['stop_hook_active']:\n"
-        "    print(json.dumps({'decision': 'block', 'reason': 'run the tests first'}))\n"))
+    once = hook_script(
+        tmp_path,
+        "stop",
+        (
+            "if not event['stop_hook_active']:\n"
+            "    print(json.dumps({'decision': 'block', 'reason': 'run the tests first'}))\n"
+        ),
+    )
     settings(tmp_path, {"Stop": [(None, once)]})
     trust(fake_env, tmp_path)
     fake_model.script.text("Done.").text("Tests pass. Done.")
@@ -132,8 +152,12 @@ def test_prompt_and_session_start_context_reach_the_first_request(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ):
     start = hook_script(tmp_path, "start", "print('SESSION-CONTEXT-1')\n")
-    add = {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
-                                  "additionalContext": "PROMPT-CONTEXT-2"}}
+    add = {
+        "hookSpecificOutput": {
+            "hookEventName": "UserPromptSubmit",
+            "additionalContext": "PROMPT-CONTEXT-2",
+        }
+    }
     prompt = hook_script(tmp_path, "prompt", f"print({json.dumps(json.dumps(add))})\n")
     settings(tmp_path, {"SessionStart": [(None, start)], "UserPromptSubmit": [(None, prompt)]})
     trust(fake_env, tmp_path)
@@ -155,8 +179,12 @@ def test_untrusted_workspace_runs_no_hook_and_no_allow_rule_but_deny_rules_apply
     cmds = {n: hook_script(tmp_path, n, "sys.stderr.write('no'); sys.exit(2)\n") for n in names}
     settings(
         tmp_path,
-        {"PreToolUse": [(None, cmds["guard"])], "Stop": [(None, cmds["stop"])],
-         "UserPromptSubmit": [(None, cmds["prompt"])], "SessionStart": [(None, cmds["start"])]},
+        {
+            "PreToolUse": [(None, cmds["guard"])],
+            "Stop": [(None, cmds["stop"])],
+            "UserPromptSubmit": [(None, cmds["prompt"])],
+            "SessionStart": [(None, cmds["start"])],
+        },
         permissions={"allow": ["Bash(touch:*)"], "deny": ["Read(./secret.txt)"]},
     )
     (tmp_path / "secret.txt").write_text("TOP-SECRET")
@@ -170,19 +198,29 @@ def test_untrusted_workspace_runs_no_hook_and_no_allow_rule_but_deny_rules_apply
     assert "Permission denied: bash touch made.txt" in result_text(bodies[1])  # asked, headless
     assert not (tmp_path / "made.txt").exists()
     assert "Refused by the permissions.deny pattern 'read_file(secret.txt)'" in result_text(
-        bodies[2])
+        bodies[2]
+    )
     assert "TOP-SECRET" not in json.dumps(bodies)
 
 
 def test_post_tool_use_subagent_stop_pre_compact_and_session_end(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ):
-    post = hook_script(tmp_path, "post", (
-        "print(json.dumps({'decision': 'block', 'reason': 'FORMAT-FEEDBACK-3'}))\n"))
+    post = hook_script(
+        tmp_path,
+        "post",
+        ("print(json.dumps({'decision': 'block', 'reason': 'FORMAT-FEEDBACK-3'}))\n"),
+    )
     cmds = {n: hook_script(tmp_path, n, "") for n in ("substop", "precompact", "end")}
-    settings(tmp_path, {"PostToolUse": [("Read", post)], "SubagentStop": [(None, cmds["substop"])],
-                        "PreCompact": [(None, cmds["precompact"])],
-                        "SessionEnd": [(None, cmds["end"])]})
+    settings(
+        tmp_path,
+        {
+            "PostToolUse": [("Read", post)],
+            "SubagentStop": [(None, cmds["substop"])],
+            "PreCompact": [(None, cmds["precompact"])],
+            "SessionEnd": [(None, cmds["end"])],
+        },
+    )
     (tmp_path / "a.txt").write_text("alpha\n")
     trust(fake_env, tmp_path)
     child = fake_model.route(lambda body: "You are a subagent" in json.dumps(body.get("system")))
@@ -194,8 +232,11 @@ def test_post_tool_use_subagent_stop_pre_compact_and_session_end(
     script.tool_use("compact", focus="the file").text("done")
     proc = run_agent(fake_env, tmp_path, "run", "-p", "go")
     assert proc.returncode == 0, proc.stderr
-    main = [b for b in fake_model.bodies() if b.get("tools") and
-            "You are a subagent" not in json.dumps(b.get("system"))]
+    main = [
+        b
+        for b in fake_model.bodies()
+        if b.get("tools") and "You are a subagent" not in json.dumps(b.get("system"))
+    ]
     assert "PostToolUse hook: FORMAT-FEEDBACK-3" in result_text(main[1])
     assert "alpha" in result_text(main[1])
     assert [e["hook_event_name"] for e in events(tmp_path, "substop")] == ["SubagentStop"]

@@ -23,7 +23,7 @@ SERVER = "python3 -u -m http.server 0 --bind 127.0.0.1"
 # in the same step), so the request after it is the one that must carry the notice
 GO_WAIT = "for i in $(seq 400); do [ -e go ] && break; sleep 0.05; done"
 ENDED_RECORDED = (
-    "for i in $(seq 400); do grep -qs '\"event\":\"end\"' .transcripts/jobs/*/jobs.jsonl "
+    'for i in $(seq 400); do grep -qs \'"event":"end"\' .transcripts/jobs/*/jobs.jsonl '
     "&& break; sleep 0.05; done"
 )
 

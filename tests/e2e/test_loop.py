@@ -129,6 +129,7 @@ def test_cancelled_turn_kills_tools_and_resumes_validly(
                 seen.append(event)
 
         task = asyncio.create_task(consume())
+
         # the whole line written: the shell is running and `sleep 30` is what it waits on; and
         # its tool_start has reached this consumer (events are handed over between awaits)
         def running() -> bool:

@@ -55,8 +55,11 @@ def test_status_completion_reconnect_and_ctrl_c_during_a_call(
     bodies = fake_model.bodies()
     assert len(bodies) == 2  # the interrupted call's result went with the next turn
     results = [
-        b for m in bodies[1]["messages"] if isinstance(m["content"], list)
-        for b in m["content"] if b.get("type") == "tool_result"
+        b
+        for m in bodies[1]["messages"]
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_result"
     ]
     assert len(results) == 1
     assert "interrupted" in str(results[0]["content"])

@@ -93,7 +93,9 @@ def test_add_list_trust_run_and_a_changed_command_line(
     )
     assert ran.returncode == 0, ran.stderr
     results = [
-        b for body in fake_model.bodies() for m in body["messages"][-1:]
+        b
+        for body in fake_model.bodies()
+        for m in body["messages"][-1:]
         for b in (m["content"] if isinstance(m["content"], list) else [])
         if b.get("type") == "tool_result" and "MCP_TEST_WHO" in str(b.get("content"))
     ]
@@ -113,8 +115,16 @@ def test_add_list_trust_run_and_a_changed_command_line(
 
 def test_add_http_server_and_bad_input(fake_env: dict[str, str], tmp_path: Path):
     added = run_agent(
-        fake_env, tmp_path, "mcp", "add", "--transport", "http", "gh", "https://example.invalid/mcp",
-        "--header", "Authorization: Bearer x",
+        fake_env,
+        tmp_path,
+        "mcp",
+        "add",
+        "--transport",
+        "http",
+        "gh",
+        "https://example.invalid/mcp",
+        "--header",
+        "Authorization: Bearer x",
     )
     assert added.returncode == 0, added.stderr
     saved = json.loads((Path(fake_env["HOME"]) / ".config" / "agent" / "mcp.json").read_text())

@@ -58,9 +58,7 @@ def test_stdio_tools_are_offered_sanitised_and_round_trip(
 
 
 @pytest.mark.parametrize("transport", ["http", "sse"])
-def test_http_and_sse_servers_round_trip(
-    transport: str, fake_model: FakeAnthropic, tmp_path: Path
-):
+def test_http_and_sse_servers_round_trip(transport: str, fake_model: FakeAnthropic, tmp_path: Path):
     fake_model.script.tool_use("mcp__web__echo", text=f"over {transport}").text("done")
     with http_server(transport) as url:
         servers = {"web": {"type": transport, "url": url}}
@@ -185,7 +183,9 @@ def test_over_the_budget_the_model_searches_and_gets_what_it_found(
     first, second, third = fake_model.bodies()
     assert [n for n in tools_of(first) if n.startswith("mcp")] == ["mcp_tool_search"]
     assert [n for n in tools_of(second) if n.startswith("mcp")] == [
-        "mcp_tool_search", "mcp__testsrv__filler_7"]
+        "mcp_tool_search",
+        "mcp__testsrv__filler_7",
+    ]
     assert results_of(third)[0]["content"] == "filler 7: q (10)"
 
 
@@ -235,15 +235,17 @@ def test_a_subagent_type_narrows_the_mcp_tools(fake_model: FakeAnthropic, tmp_pa
     parent_mcp = {n for n in tools_of(bodies[0]) if n.startswith("mcp__")}
     assert {"mcp__testsrv__echo", "mcp__testsrv__where", "mcp__testsrv__crash"} <= parent_mcp
     assert sorted(tools_of(echoer)) == [
-        "mcp__testsrv__echo", "mcp__testsrv__where", "read_file", "submit_note"]
+        "mcp__testsrv__echo",
+        "mcp__testsrv__where",
+        "read_file",
+        "submit_note",
+    ]
     offline_tools = set(tools_of(offline))
     assert not {n for n in offline_tools if n.startswith("mcp")}
     assert {"read_file", "bash", "submit_note"} <= offline_tools
 
 
-def test_a_subagent_is_offered_what_its_own_search_found(
-    fake_model: FakeAnthropic, tmp_path: Path
-):
+def test_a_subagent_is_offered_what_its_own_search_found(fake_model: FakeAnthropic, tmp_path: Path):
     """The subagent sees the parent's MCP tools as they are at each of its requests, not as
     they were when it began: a tool it found over the budget is offered to it next."""
     fake_model.script.tool_use("task", description="find", prompt="find filler 7")
@@ -260,5 +262,7 @@ def test_a_subagent_is_offered_what_its_own_search_found(
     child_first, child_second, child_third = fake_model.bodies()[1:4]
     assert [n for n in tools_of(child_first) if n.startswith("mcp")] == ["mcp_tool_search"]
     assert [n for n in tools_of(child_second) if n.startswith("mcp")] == [
-        "mcp_tool_search", "mcp__testsrv__filler_7"]
+        "mcp_tool_search",
+        "mcp__testsrv__filler_7",
+    ]
     assert results_of(child_third)[0]["content"] == "filler 7: q (10)"

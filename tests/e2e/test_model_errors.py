@@ -97,8 +97,12 @@ def test_run_interrupted_mid_reply_keeps_the_partial_text_and_the_marker(
     resumed = run_agent(fake_env, tmp_path, "run", "--continue", "-p", "go on")
     assert resumed.returncode == 0, resumed.stderr
     second = fake_model.bodies()[-1]  # checked against SPEC §16 by the fake server
-    said = [(m["role"], b["text"]) for m in second["messages"] for b in m["content"]
-            if b["type"] == "text"]
+    said = [
+        (m["role"], b["text"])
+        for m in second["messages"]
+        for b in m["content"]
+        if b["type"] == "text"
+    ]
     assert said == [
         ("user", "slow please"),
         ("assistant", split(reply)[0]),

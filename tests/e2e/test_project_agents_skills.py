@@ -23,8 +23,13 @@ SKILL = (
     "---\nname: release-notes\ndescription: Write release notes from the git log. Use when the "
     f"user asks for release notes or a changelog.\n---\n{SKILL_BODY}\n"
 )
-NOTE = {"conclusion": "No bugs found in x.py.", "evidence": [], "file_refs": [],
-        "open_issues": [], "confidence": "high"}
+NOTE = {
+    "conclusion": "No bugs found in x.py.",
+    "evidence": [],
+    "file_refs": [],
+    "open_issues": [],
+    "confidence": "high",
+}
 
 
 def tool_result_text(body: dict) -> str:
@@ -40,8 +45,9 @@ def test_agent_type_runs_with_its_tools_model_and_body(
     (tmp_path / ".claude" / "agents" / "code-reviewer.md").write_text(REVIEWER)
     child = fake_model.route(system_contains(REVIEWER_BODY))
     child.tool_use("submit_note", NOTE)
-    fake_model.script.tool_use("task", description="review x", prompt="Review x.py",
-                               agent_type="code-reviewer")
+    fake_model.script.tool_use(
+        "task", description="review x", prompt="Review x.py", agent_type="code-reviewer"
+    )
     fake_model.script.tool_use("task", description="bad", prompt="x", agent_type="nosuch")
     fake_model.script.text("Reviewed.")
     proc = run_agent(fake_env, tmp_path, "run", "-p", "review", "--model", "claude-opus-4-5")
@@ -68,13 +74,18 @@ def test_builtin_explore_is_read_only(
 ):
     child = fake_model.route(system_contains("You are an exploration subagent"))
     child.tool_use("bash", command="touch made.txt").tool_use("submit_note", NOTE)
-    fake_model.script.tool_use("task", description="look", prompt="Look around",
-                               agent_type="explore").text("done")
+    fake_model.script.tool_use(
+        "task", description="look", prompt="Look around", agent_type="explore"
+    ).text("done")
     proc = run_agent(fake_env, tmp_path, "run", "-p", "go", "--permission-mode", "bypass")
     assert proc.returncode == 0, proc.stderr
     sub = [b for b in fake_model.bodies() if system_contains("exploration subagent")(b)]
-    assert sorted(t["name"] for t in sub[0]["tools"]) == ["glob", "grep", "read_file",
-                                                          "submit_note"]
+    assert sorted(t["name"] for t in sub[0]["tools"]) == [
+        "glob",
+        "grep",
+        "read_file",
+        "submit_note",
+    ]
     assert "Unknown tool 'bash'" in tool_result_text(sub[1])
     assert not (tmp_path / "made.txt").exists()
 

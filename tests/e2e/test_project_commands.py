@@ -24,8 +24,12 @@ def git_workspace(tmp_path: Path) -> Path:
     (ws / "src").mkdir(parents=True)
     (ws / "src" / "x.py").write_text("a = 1\n")
     for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "one"]):
-        subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", *args], cwd=ws,
-                       check=True, capture_output=True)
+        subprocess.run(
+            ["git", "-c", "user.email=t@t", "-c", "user.name=t", *args],
+            cwd=ws,
+            check=True,
+            capture_output=True,
+        )
     (ws / "src" / "x.py").write_text("a = 2\nb = 3\n")
     (ws / ".claude" / "commands").mkdir(parents=True)
     (ws / ".claude" / "commands" / "review.md").write_text(REVIEW)
@@ -87,8 +91,9 @@ def test_namespaces_unknown_commands_and_the_listing(
     fake_model.script.text("one").text("two").text("three")
     for prompt in ("/frontend:component Button", "/component Card", "/nosuch thing"):
         assert run_agent(fake_env, ws, "run", "-p", prompt).returncode == 0
-    texts = ["".join(b.get("text", "") for b in last_user_blocks(body))
-             for body in fake_model.bodies()]
+    texts = [
+        "".join(b.get("text", "") for b in last_user_blocks(body)) for body in fake_model.bodies()
+    ]
     assert texts[0].startswith("Make Button.")
     assert texts[1].startswith("Make Card.")
     assert texts[2] == "/nosuch thing"  # not a command: sent as written

@@ -40,9 +40,7 @@ def script(fake_model: FakeAnthropic) -> None:
     fake_model.script.text("All done: a.txt holds alpha.")
 
 
-def test_the_records_match_an_in_process_run(
-    warm: Warm, fake_env: dict[str, str], tmp_path: Path
-):
+def test_the_records_match_an_in_process_run(warm: Warm, fake_env: dict[str, str], tmp_path: Path):
     """Each way has a fake model of its own: its prompt cache starts empty for both."""
     warm.start()
     runs = {}

@@ -30,8 +30,10 @@ def test_fetch_and_search_as_the_user_sees_them(
         url = site.url("/changelog")
         fake_model.script.tool_use("web_fetch", url=url)
         fake_model.script.reply(
-            [*searched("httpx 0.28 proxies", [RELEASE]),
-             cited("It removed the proxies argument.", [(RELEASE[1], RELEASE[0], "proxies")])]
+            [
+                *searched("httpx 0.28 proxies", [RELEASE]),
+                cited("It removed the proxies argument.", [(RELEASE[1], RELEASE[0], "proxies")]),
+            ]
         )
         term = ChatTerm(fake_env, tmp_path)
         try:

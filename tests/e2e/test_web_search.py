@@ -33,23 +33,40 @@ def write_settings(workspace: Path, **extra: Any) -> None:
 
 def script_search_with_pause(fake: FakeAnthropic) -> None:
     fake.script.reply(
-        [{"type": "text", "text": "Let me look that up."},
-         *searched("httpx 0.28 changelog", [CHANGELOG, RELEASE], page_age="2 weeks ago")],
+        [
+            {"type": "text", "text": "Let me look that up."},
+            *searched("httpx 0.28 changelog", [CHANGELOG, RELEASE], page_age="2 weeks ago"),
+        ],
         stop_reason="pause_turn",
     )
     fake.script.reply(
-        [*searched("httpx 0.28 proxies argument", [RELEASE]),
-         cited("httpx 0.28 removed the deprecated proxies argument.",
-               [(RELEASE[1], RELEASE[0], "Remove the deprecated proxies argument")]),
-         cited("Use mounts or proxy= instead.",
-               [(CHANGELOG[1], CHANGELOG[0], "use proxy="),
-                (RELEASE[1], RELEASE[0], "mounts")])],
+        [
+            *searched("httpx 0.28 proxies argument", [RELEASE]),
+            cited(
+                "httpx 0.28 removed the deprecated proxies argument.",
+                [(RELEASE[1], RELEASE[0], "Remove the deprecated proxies argument")],
+            ),
+            cited(
+                "Use mounts or proxy= instead.",
+                [(CHANGELOG[1], CHANGELOG[0], "use proxy="), (RELEASE[1], RELEASE[0], "mounts")],
+            ),
+        ],
     )
 
 
 def run(fake_env: dict[str, str], workspace: Path, prompt: str, *more: str) -> list[dict]:
-    proc = run_agent(fake_env, workspace, "run", "-p", prompt, "--model", MODEL,
-                     "--output-format", "stream-json", *more)
+    proc = run_agent(
+        fake_env,
+        workspace,
+        "run",
+        "-p",
+        prompt,
+        "--model",
+        MODEL,
+        "--output-format",
+        "stream-json",
+        *more,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     return json_lines(proc.stdout)
@@ -66,7 +83,9 @@ def test_a_paused_search_is_continued_and_its_blocks_come_back_unchanged(
     first, second = fake_model.bodies()
     paused, finished = fake_model.replies
     assert first["tools"][-1] == {
-        "type": "web_search_20250305", "name": "web_search", "max_uses": 5,
+        "type": "web_search_20250305",
+        "name": "web_search",
+        "max_uses": 5,
         "cache_control": {"type": "ephemeral"},
     }
     # the continuation sends the paused reply back as it came, as the last message
@@ -96,9 +115,13 @@ def test_a_paused_search_is_continued_and_its_blocks_come_back_unchanged(
     result = events[-1]
     assert result["usage"]["web_search_requests"] == 2
     tokens_cost = sum(
-        (r["usage"]["input_tokens"] * 3 + r["usage"]["output_tokens"] * 15
-         + r["usage"].get("cache_read_input_tokens", 0) * 0.3
-         + r["usage"].get("cache_creation_input_tokens", 0) * 3.75) / 1e6
+        (
+            r["usage"]["input_tokens"] * 3
+            + r["usage"]["output_tokens"] * 15
+            + r["usage"].get("cache_read_input_tokens", 0) * 0.3
+            + r["usage"].get("cache_creation_input_tokens", 0) * 3.75
+        )
+        / 1e6
         for r in fake_model.replies
     )
     assert abs(result["cost_usd"] - (tokens_cost + 2 * 0.01)) < 1e-9
@@ -106,10 +129,14 @@ def test_a_paused_search_is_continued_and_its_blocks_come_back_unchanged(
     # the transcript holds each reply exactly as received
     (transcript,) = (tmp_path / ".transcripts").glob("*.jsonl")
     stored = [json.loads(line) for line in transcript.read_text().splitlines()]
-    replies = [r["message"]["content"] for r in stored
-               if r["type"] == "message" and r["message"]["role"] == "assistant"]
+    replies = [
+        r["message"]["content"]
+        for r in stored
+        if r["type"] == "message" and r["message"]["role"] == "assistant"
+    ]
     assert [canonical(c) for c in replies] == [
-        canonical(paused["content"]), canonical(finished["content"])
+        canonical(paused["content"]),
+        canonical(finished["content"]),
     ]
 
 
@@ -121,8 +148,12 @@ def test_the_blocks_survive_compaction_and_resume(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ):
     fake_model.web_search_supported = True
-    context = {"micro_threshold_tokens": 1_000, "micro_target_tokens": 500,
-               "summary_threshold_tokens": 1_000_000, "keep_recent_results": 0}
+    context = {
+        "micro_threshold_tokens": 1_000,
+        "micro_target_tokens": 500,
+        "summary_threshold_tokens": 1_000_000,
+        "keep_recent_results": 0,
+    }
     write_settings(tmp_path, context=context)
     (tmp_path / "notes.txt").write_text("line of notes\n" * 600)
     script_search_with_pause(fake_model)
@@ -137,8 +168,10 @@ def test_the_blocks_survive_compaction_and_resume(
     assert {e["stage"] for e in events if e["type"] == "compaction"} == {"micro"}
     after_compaction = fake_model.bodies()[-1]
     assert "[Earlier tool result saved at" in json.dumps(after_compaction)
-    assert canonical(without_cache_control(after_compaction["messages"][1]["content"])) \
+    assert (
+        canonical(without_cache_control(after_compaction["messages"][1]["content"]))
         == searched_turn
+    )
 
     fake_model.script.text("Still here.")
     run(fake_env, tmp_path, "and now?", "--continue")
@@ -156,8 +189,10 @@ def test_an_endpoint_without_server_tools_is_not_offered_search(
     (body,) = fake_model.bodies()
     assert [t["name"] for t in body["tools"] if t.get("type")] == []
     assert proc.stderr.count("offers no web search") == 1
-    assert "warning: web.search is on, but 127.0.0.1 offers no web search for " \
+    assert (
+        "warning: web.search is on, but 127.0.0.1 offers no web search for "
         f"{MODEL}: search is not offered." in proc.stderr
+    )
 
 
 def test_search_is_not_declared_unless_enabled(
@@ -180,8 +215,9 @@ def test_a_continuation_cut_off_mid_search_leaves_a_session_that_goes_on(
     fake_model.web_search_supported = True
     write_settings(tmp_path)
     running = searched("httpx 0.28", [CHANGELOG])[:1]  # paused while the search runs
-    fake_model.script.reply([{"type": "text", "text": "Searching."}, *running],
-                            stop_reason="pause_turn")
+    fake_model.script.reply(
+        [{"type": "text", "text": "Searching."}, *running], stop_reason="pause_turn"
+    )
     fake_model.script.error(400, message="fake: the continuation fails")
     proc = run_agent(fake_env, tmp_path, "run", "-p", "look it up", "--model", MODEL)
     assert proc.returncode == 1

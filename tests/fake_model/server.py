@@ -250,7 +250,8 @@ class FakeAnthropic:
     ) -> Answer:
         blocks = self._complete_blocks(reply.blocks)
         usage: dict[str, Any] = {
-            **self._cache.usage_for(body), "output_tokens": estimate_tokens(blocks)
+            **self._cache.usage_for(body),
+            "output_tokens": estimate_tokens(blocks),
         }
         usage.update(server_tool_usage(blocks))
         usage.update(reply.usage or {})
@@ -263,7 +264,10 @@ class FakeAnthropic:
         with self._lock:
             self.replies.append(message)
         answer = Answer(
-            200, headers=_ids(request_id), delay=reply.delay, drop_after=reply.drop_after,
+            200,
+            headers=_ids(request_id),
+            delay=reply.delay,
+            drop_after=reply.drop_after,
             pace=reply.pace,
             stall_after=reply.stall_after,
         )

@@ -1,8 +1,8 @@
 """Blocks of the API's web search server tool, shaped as the API sends them, for scripts:
 
-    script.reply([*searched("httpx 0.28", [("Changelog", "https://x/changelog")]),
-                  cited("0.28 drops proxies.", [("https://x/changelog", "Changelog", "drops")])],
-                 stop_reason="pause_turn")
+script.reply([*searched("httpx 0.28", [("Changelog", "https://x/changelog")]),
+              cited("0.28 drops proxies.", [("https://x/changelog", "Changelog", "drops")])],
+             stop_reason="pause_turn")
 """
 
 from __future__ import annotations

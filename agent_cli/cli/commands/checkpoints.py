@@ -29,8 +29,10 @@ def open_workspace_store(workspace: Path, state_dir: Path | None) -> CheckpointS
     start_logging(paths, quiet=False)
     store = open_store(paths, options.workspace, settings.checkpoints)
     if store is None:
-        raise AgentError("Checkpoints are off here: git is not installed, or "
-                         '"checkpoints": {"enabled": false} is set.')
+        raise AgentError(
+            "Checkpoints are off here: git is not installed, or "
+            '"checkpoints": {"enabled": false} is set.'
+        )
     return store
 
 
@@ -61,8 +63,7 @@ def checkpoints_default(
     state_dir: Path | None = opt.STATE_DIR,
 ) -> None:
     if ctx.invoked_subcommand is None:
-        list_checkpoints(session=session, as_json=as_json, workspace=workspace,
-                         state_dir=state_dir)
+        list_checkpoints(session=session, as_json=as_json, workspace=workspace, state_dir=state_dir)
 
 
 @checkpoints_app.command("list")
@@ -87,9 +88,11 @@ def list_checkpoints(
         typer.echo("No checkpoints yet.")
     for row in rows:
         files = ", ".join(row["files"][:5]) + (" …" if len(row["files"]) > 5 else "")
-        typer.echo(f"{row['id']}  {row['created'][:19]}  {row['session_id']}  "
-                   f"turn {row['turn']:>3}  {row['prompt'][:50]!r}  "
-                   f"{len(row['files'])} files{': ' + files if files else ''}")
+        typer.echo(
+            f"{row['id']}  {row['created'][:19]}  {row['session_id']}  "
+            f"turn {row['turn']:>3}  {row['prompt'][:50]!r}  "
+            f"{len(row['files'])} files{': ' + files if files else ''}"
+        )
 
 
 @checkpoints_app.command("diff")

@@ -22,6 +22,7 @@ Kind = Literal["command", "agent", "skill"]
 
 AS_JSON = typer.Option(False, "--json", help="One JSON array.")
 
+
 def _load(workspace: Path) -> tuple[ProjectFiles, Settings]:
     from agent_cli.core.settings.schema import load_settings
     from agent_cli.project_files.catalog import load_project_files
@@ -54,8 +55,9 @@ def _group(kind: Kind, empty: str, about: str) -> typer.Typer:
 
     @group.callback(invoke_without_command=True, help=about)
     @guarded
-    def listing(ctx: typer.Context, as_json: bool = AS_JSON,
-                workspace: Path = opt.WORKSPACE) -> None:
+    def listing(
+        ctx: typer.Context, as_json: bool = AS_JSON, workspace: Path = opt.WORKSPACE
+    ) -> None:
         if ctx.invoked_subcommand is None:
             _list(kind, workspace, as_json, empty)
 
@@ -67,10 +69,16 @@ def _group(kind: Kind, empty: str, about: str) -> typer.Typer:
     return group
 
 
-commands_app = _group("command", "No slash commands here.",
-                      "Slash commands from commands/**/*.md (.agent/, .agents/, .claude/, yours).")
-agents_app = _group("agent", "No subagent types here.",
-                    "Subagent types for task's agent_type (agents/**/*.md, and explore).")
+commands_app = _group(
+    "command",
+    "No slash commands here.",
+    "Slash commands from commands/**/*.md (.agent/, .agents/, .claude/, yours).",
+)
+agents_app = _group(
+    "agent",
+    "No subagent types here.",
+    "Subagent types for task's agent_type (agents/**/*.md, and explore).",
+)
 skills_app = _group("skill", "No skills here.", "Agent Skills from skills/<name>/SKILL.md.")
 
 
@@ -89,8 +97,10 @@ def skills_why(
     hidden = sorted(set(files.skills.items) - {s.name for s in offered})
     matches = why(prompt, offered)
     if as_json:
-        rows = [{"name": m.name, "score": m.score, "shared": m.shared, "reason": m.reason}
-                for m in matches]
+        rows = [
+            {"name": m.name, "score": m.score, "shared": m.shared, "reason": m.reason}
+            for m in matches
+        ]
         typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))
         return
     if not matches:

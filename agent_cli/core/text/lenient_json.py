@@ -269,4 +269,3 @@ def _why_none(text: str) -> str:
     except (ValueError, RecursionError) as e:
         return f"the JSON does not parse: {e}"
     return "the JSON is nested too deeply"
-

@@ -32,25 +32,33 @@ class ClaudeToolHooks:
     def __init__(self, hooks: ClaudeHooks) -> None:
         self.hooks = hooks
 
-    async def before_tool(self, tool: AnyTool, args: ToolInput, ctx: ToolContext
-                          ) -> HookVerdict:
+    async def before_tool(self, tool: AnyTool, args: ToolInput, ctx: ToolContext) -> HookVerdict:
         if not self.hooks.has("PreToolUse"):
             return HookVerdict()
-        answer = await self.hooks.fire("PreToolUse", tool.name, tool_input=cc_input(
-            tool.name, _input(args)), tool_use_id=current_call_id.get() or "")
+        answer = await self.hooks.fire(
+            "PreToolUse",
+            tool.name,
+            tool_input=cc_input(tool.name, _input(args)),
+            tool_use_id=current_call_id.get() or "",
+        )
         if answer.decision == "deny":
             return HookVerdict(deny=answer.reason or "denied by a PreToolUse hook")
         updated = our_input(tool.name, answer.updated_input) if answer.updated_input else None
         return HookVerdict(decision=answer.decision, updated_input=updated)
 
-    async def after_tool(self, tool: AnyTool, args: ToolInput, result: ToolResult,
-                         ctx: ToolContext) -> None:
+    async def after_tool(
+        self, tool: AnyTool, args: ToolInput, result: ToolResult, ctx: ToolContext
+    ) -> None:
         if not self.hooks.has("PostToolUse"):
             return
         content = redact(result.content, ctx.secrets)[:MAX_RESPONSE_CHARS]  # hooks never see it
         response = {"content": content, "is_error": result.is_error}
-        answer = await self.hooks.fire("PostToolUse", tool.name, tool_input=cc_input(
-            tool.name, _input(args)), tool_response=response)
+        answer = await self.hooks.fire(
+            "PostToolUse",
+            tool.name,
+            tool_input=cc_input(tool.name, _input(args)),
+            tool_response=response,
+        )
         notes = [f"PostToolUse hook: {answer.reason}"] if answer.block and answer.reason else []
         notes += answer.context
         if notes:  # the model reads the hook's feedback with the result
@@ -61,8 +69,14 @@ class ClaudeTurnHooks:
     """SessionStart before the first turn, UserPromptSubmit before each; Stop (SubagentStop for
     a child) after each, whose `block` keeps the agent working at most `limit` times a turn."""
 
-    def __init__(self, hooks: ClaudeHooks, limit: int, stop_event: str = "Stop",
-                 resumed: bool = False, secrets: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        hooks: ClaudeHooks,
+        limit: int,
+        stop_event: str = "Stop",
+        resumed: bool = False,
+        secrets: tuple[str, ...] = (),
+    ) -> None:
         self.hooks = hooks
         self.secrets = secrets
         self.limit = limit

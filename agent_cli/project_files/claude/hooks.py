@@ -21,14 +21,28 @@ from agent_cli.policy.hooks import run_process
 log = logging.getLogger(__name__)
 
 EVENTS = (
-    "PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop", "SessionStart",
-    "SessionEnd", "PreCompact", "Notification",
+    "PreToolUse",
+    "PostToolUse",
+    "UserPromptSubmit",
+    "Stop",
+    "SubagentStop",
+    "SessionStart",
+    "SessionEnd",
+    "PreCompact",
+    "Notification",
 )
 MAX_TEXT = 10_000
 # our tool names as Claude Code's hooks know them, and the input keys it uses
 CC_NAMES = {
-    "read_file": "Read", "write_file": "Write", "edit_file": "Edit", "bash": "Bash",
-    "glob": "Glob", "grep": "Grep", "todo_write": "TodoWrite", "task": "Task", "skill": "Skill",
+    "read_file": "Read",
+    "write_file": "Write",
+    "edit_file": "Edit",
+    "bash": "Bash",
+    "glob": "Glob",
+    "grep": "Grep",
+    "todo_write": "TodoWrite",
+    "task": "Task",
+    "skill": "Skill",
 }
 CC_KEYS = {"path": "file_path"}
 
@@ -69,14 +83,23 @@ def cc_input(tool: str, data: dict[str, Any]) -> dict[str, Any]:
 
 
 def our_input(tool: str, data: dict[str, Any]) -> dict[str, Any]:
-    back = {v: k for k, v in CC_KEYS.items()} if tool in ("read_file", "write_file",
-                                                          "edit_file") else {}
+    back = (
+        {v: k for k, v in CC_KEYS.items()}
+        if tool in ("read_file", "write_file", "edit_file")
+        else {}
+    )
     return {back.get(k, k): v for k, v in data.items()}
 
 
 class ClaudeHooks:
-    def __init__(self, hooks: list[ClaudeHook], session_id: str, workspace: Path,
-                 transcript: Path | None = None, mode: str = "default") -> None:
+    def __init__(
+        self,
+        hooks: list[ClaudeHook],
+        session_id: str,
+        workspace: Path,
+        transcript: Path | None = None,
+        mode: str = "default",
+    ) -> None:
         self.hooks = hooks
         self.session_id = session_id
         self.workspace = workspace
@@ -101,8 +124,9 @@ class ClaudeHooks:
         for hook in (h for h in self.hooks if h.event == event and h.matches(tool)):
             label = f"{event} hook {hook.command!r} ({hook.source})"
             env = {"CLAUDE_PROJECT_DIR": str(self.workspace), "AGENT_HOOK_EVENT": event}
-            ran = await run_process(hook.command, json.dumps(payload), self.workspace,
-                                    hook.timeout_s, env, label)
+            ran = await run_process(
+                hook.command, json.dumps(payload), self.workspace, hook.timeout_s, env, label
+            )
             if ran is not None:
                 _merge(answer, read_outcome(event, *ran), label)
             if answer.block or answer.decision == "deny":
@@ -112,16 +136,20 @@ class ClaudeHooks:
 
 def read_outcome(event: str, code: int | None, out: str, err: str) -> Answer:
     if code == 2:
-        return Answer(block=True, decision="deny", reason=err.strip()[:MAX_TEXT] or
-                      f"blocked by a {event} hook (it gave no reason)")
+        return Answer(
+            block=True,
+            decision="deny",
+            reason=err.strip()[:MAX_TEXT] or f"blocked by a {event} hook (it gave no reason)",
+        )
     if code != 0:
         log.warning("%s hook failed (exit %s): %s; letting it pass", event, code, err[:300])
         return Answer()
     data = _json(out)
     if data is None:  # plain stdout is context where Claude Code makes it so
         text = out.strip()[:MAX_TEXT]
-        return Answer(context=[text] if text and event in ("UserPromptSubmit", "SessionStart")
-                      else [])
+        return Answer(
+            context=[text] if text and event in ("UserPromptSubmit", "SessionStart") else []
+        )
     return _decided(event, data)
 
 
@@ -130,8 +158,12 @@ def _decided(event: str, data: dict[str, Any]) -> Answer:
     specific = specific if isinstance(specific, dict) else {}
     answer = Answer()
     decision = str(specific.get("permissionDecision") or data.get("decision") or "").lower()
-    reason = str(specific.get("permissionDecisionReason") or data.get("reason") or
-                 data.get("stopReason") or "")[:MAX_TEXT]
+    reason = str(
+        specific.get("permissionDecisionReason")
+        or data.get("reason")
+        or data.get("stopReason")
+        or ""
+    )[:MAX_TEXT]
     if event == "PreToolUse":
         decision = {"approve": "allow", "block": "deny"}.get(decision, decision)
         answer.decision = decision if decision in ("allow", "deny", "ask") else None

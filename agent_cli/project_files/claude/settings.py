@@ -38,8 +38,13 @@ class ClaudeSettings:
 
 
 def settings_files(roots: list[Root]) -> list[tuple[Path, Scope]]:
-    return [(r.path / name, r.scope) for r in roots if r.path.name == ".claude"
-            for name in FILES if (r.path / name).is_file()]
+    return [
+        (r.path / name, r.scope)
+        for r in roots
+        if r.path.name == ".claude"
+        for name in FILES
+        if (r.path / name).is_file()
+    ]
 
 
 def load_claude_settings(roots: list[Root]) -> ClaudeSettings:
@@ -79,8 +84,12 @@ def _hooks(value: Any, source: str, found: ClaudeSettings) -> list[ClaudeHook]:
             matcher = vocab.matcher_regex(str(group.get("matcher") or ""))
             for spec in group.get("hooks") or []:
                 if isinstance(spec, dict) and spec.get("type", "command") != "command":
-                    log.info("%s: a %s hook of type %s is not supported; ignored", source,
-                             event, spec.get("type"))
+                    log.info(
+                        "%s: a %s hook of type %s is not supported; ignored",
+                        source,
+                        event,
+                        spec.get("type"),
+                    )
                     continue
                 hook = _hook(event, matcher, spec, source)
                 if hook is None:

@@ -37,8 +37,14 @@ class WorkspaceFiles:
         for name in sorted(SKIP):
             args += ["--glob", f"!{name}"]
         try:
-            run = subprocess.run(args, cwd=self.workspace, capture_output=True, text=True,
-                                 timeout=LIST_TIMEOUT_S, check=False)
+            run = subprocess.run(
+                args,
+                cwd=self.workspace,
+                capture_output=True,
+                text=True,
+                timeout=LIST_TIMEOUT_S,
+                check=False,
+            )
         except (OSError, subprocess.TimeoutExpired):
             return None
         found = sorted(line for line in run.stdout.splitlines()[:MAX_FILES] if line)

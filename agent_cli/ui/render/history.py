@@ -32,13 +32,16 @@ def _assistant(message: dict[str, Any], width: int, color: bool) -> list[str]:
 
 def history_lines(restored: Restored, width: int, color: bool) -> list[str]:
     """What scrollback shows of a resumed session, oldest first."""
-    out = [render.info_line(f"── session {restored.id} · {restored.started[:16]} ──", width,
-                            color)]
+    out = [render.info_line(f"── session {restored.id} · {restored.started[:16]} ──", width, color)]
     for item in restored.conversation():
         if isinstance(item, Boundary):
-            out.append(render.info_line(
-                f"⇣ compacted ({item.stage}): {item.replaced} earlier messages summarised",
-                width, color))
+            out.append(
+                render.info_line(
+                    f"⇣ compacted ({item.stage}): {item.replaced} earlier messages summarised",
+                    width,
+                    color,
+                )
+            )
         elif item["role"] == "user":
             out += _user(item, width, color)
         else:

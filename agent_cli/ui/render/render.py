@@ -149,12 +149,14 @@ def event_line(event: Any, width: int, color: bool) -> str | None:
         return info_line("\n".join(["Sources:", *lines]), width, color)
     if isinstance(event, CheckpointSaved) and event.skipped:
         names = ", ".join(event.skipped)
-        return info_line(f"! not in the checkpoint (too large or a nested repo): {names}",
-                         width, color, "yellow")
+        return info_line(
+            f"! not in the checkpoint (too large or a nested repo): {names}", width, color, "yellow"
+        )
     if isinstance(event, FilesChanged) and event.files:
         files = ", ".join(event.files[:6]) + (" …" if len(event.files) > 6 else "")
-        return info_line(f"◇ {len(event.files)} files changed: {files} (/undo takes the turn "
-                         "back)", width, color)
+        return info_line(
+            f"◇ {len(event.files)} files changed: {files} (/undo takes the turn back)", width, color
+        )
     if isinstance(event, CompactionDone):
         return info_line(
             f"⇣ compacted ({event.stage}): {event.messages_before} → {event.messages_after} "

@@ -38,8 +38,9 @@ def anchor_bytes(top: int, height: int, rows: int, cursor: tuple[int, int]) -> s
 
 
 class BottomAnchor:
-    def __init__(self, app: Application[None], ask: Callable[[], None],
-                 others_pending: Callable[[], bool]) -> None:
+    def __init__(
+        self, app: Application[None], ask: Callable[[], None], others_pending: Callable[[], bool]
+    ) -> None:
         """`ask` sends the question (its answer comes to `on_report`); `others_pending` says
         whether an answer owed to someone else would be taken for ours."""
         self.app, self.ask, self.others_pending = app, ask, others_pending
@@ -72,7 +73,8 @@ class BottomAnchor:
             return
         cursor = renderer._cursor_pos
         top = row - 1 - asked.cursor_row
-        output.write_raw(anchor_bytes(top, last.height, output.get_size().rows,
-                                      (cursor.y, cursor.x)))
+        output.write_raw(
+            anchor_bytes(top, last.height, output.get_size().rows, (cursor.y, cursor.x))
+        )
         output.flush()
         self.anchored = True

@@ -140,8 +140,9 @@ class ChatScreen(KeyActions, JobKeys):
         key = (self.app.render_counter, size, self.panel_mode, self.buffer.text)
         cached = self._frame_cache
         # while a commit waits to be written above, what it holds stays in view here
-        if cached is not None and (cached[0] == key or (self.commits.unwritten
-                                                        and cached[0][1:] == key[1:])):
+        if cached is not None and (
+            cached[0] == key or (self.commits.unwritten and cached[0][1:] == key[1:])
+        ):
             return cached[1]
         controller = None if self._restoring else self.controller
         searching = 1 if self.app.layout.is_searching else 0  # the Ctrl-R search row
@@ -187,8 +188,9 @@ class ChatScreen(KeyActions, JobKeys):
                 ConditionalContainer(
                     Window(char="|", width=1, dont_extend_height=True), filter=plain
                 ),
-                SteadyWindow(panel, width=lambda: side_width(self.columns()),
-                             dont_extend_height=True),
+                SteadyWindow(
+                    panel, width=lambda: side_width(self.columns()), dont_extend_height=True
+                ),
             ]
         )
 

@@ -42,8 +42,10 @@ def _compact_todos(state: PanelState, width: int, color: bool) -> Text | None:
         return None
     done, total = todo_counts(state.todos)
     shown = todo_window(state.todos)
-    section = heading(f"Todos {done}/{total}" + (f" ({total - len(shown)} hidden)"
-                                                  if total > len(shown) else ""), color)
+    section = heading(
+        f"Todos {done}/{total}" + (f" ({total - len(shown)} hidden)" if total > len(shown) else ""),
+        color,
+    )
     marks = MARKS if color else PLAIN_MARKS
     for item in shown:
         label = item.active_form if item.status == "in_progress" and item.active_form else None
@@ -63,8 +65,10 @@ def _compact_notes(state: PanelState, width: int) -> Text | None:
 def usage_line(state: PanelState, color: bool) -> str:
     pct = state.context_pct
     ctx = "ctx -" if pct is None else f"ctx {bar(pct, 5, color)} {pct}%"
-    return (f"{ctx} {tokens(state.context_tokens or 0)} · in {tokens(state.input_tokens)}"
-            f" out {tokens(state.output_tokens)} · {state.cost_label()}")
+    return (
+        f"{ctx} {tokens(state.context_tokens or 0)} · in {tokens(state.input_tokens)}"
+        f" out {tokens(state.output_tokens)} · {state.cost_label()}"
+    )
 
 
 def _compact_jobs(state: PanelState, width: int) -> Text | None:

@@ -121,8 +121,13 @@ def open_rows(cursor: Point, height: int, rows: int) -> str:
     it); either way the region's top is then `height - 1 + rows` rows above the cursor. There,
     inserting `rows` lines pushes the region down over the blank rows just made."""
     down = height - 1 - cursor.y
-    return ((f"\x1b[{down}B" if down > 0 else "") + "\r" + "\n" * rows
-            + f"\x1b[{height - 1 + rows}A" + f"\x1b[{rows}L")
+    return (
+        (f"\x1b[{down}B" if down > 0 else "")
+        + "\r"
+        + "\n" * rows
+        + f"\x1b[{height - 1 + rows}A"
+        + f"\x1b[{rows}L"
+    )
 
 
 def shift_up(screen: Screen, rows: int) -> Screen:
@@ -142,6 +147,7 @@ class SteadyWindow(Window):
     `class:last-line`, so each new line of a streamed reply changed the style of the row above
     and the diff sent both rows again."""
 
-    def _apply_style(self, new_screen: Screen, write_position: WritePosition,
-                     parent_style: str) -> None:
+    def _apply_style(
+        self, new_screen: Screen, write_position: WritePosition, parent_style: str
+    ) -> None:
         new_screen.fill_area(write_position, style=f"{parent_style} {to_str(self.style)}")

@@ -24,8 +24,9 @@ def tail_rows(text: str, rows: int) -> str:
     return "\n".join(text.split("\n")[-rows:]) if text else ""
 
 
-def lay_out(controller: Controller | None, columns: int, rows: int, reserved: int,
-            mode: str) -> tuple[str, str]:
+def lay_out(
+    controller: Controller | None, columns: int, rows: int, reserved: int, mode: str
+) -> tuple[str, str]:
     """The live tail and the panel of a frame, beside `reserved` rows (input, question, picker).
 
     The region must stay shorter than the screen, or the terminal scrolls part of it into

@@ -74,8 +74,9 @@ class WidthProbes:
         lost = time.monotonic() - LOST_S
         while self.owed and isinstance(self.owed[0], Probe) and self.owed[0].at < lost:
             self.owed.popleft()
-        pending = any(isinstance(asked, Probe) and asked.generation == self.generation
-                      for asked in self.owed)
+        pending = any(
+            isinstance(asked, Probe) and asked.generation == self.generation for asked in self.owed
+        )
         return not (self.drawn_elsewhere or pending)
 
     def written_again(self) -> None:

@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 PICK = 9  # sessions /sessions and the /resume picker offer
 
 
-
 HELP = {
     "/help": "this list",
     "/todos": "the whole todo list",

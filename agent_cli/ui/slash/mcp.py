@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 
 def status_part(runtime: Runtime) -> str | None:
-    """"mcp 2/3" (ready of configured) for the status line, or None with no servers."""
+    """ "mcp 2/3" (ready of configured) for the status line, or None with no servers."""
     if runtime.mcp is None:
         return None
     ready, total = runtime.mcp.counts()

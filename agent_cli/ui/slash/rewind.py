@@ -28,8 +28,9 @@ def _store(host: Host) -> CheckpointStore | None:
     runtime = host.runtime
     store = open_store(runtime.paths, runtime.options.workspace, runtime.settings.checkpoints)
     if store is None:
-        host.say("Checkpoints are off (git is not installed, or checkpoints.enabled is false).",
-                 "yellow")
+        host.say(
+            "Checkpoints are off (git is not installed, or checkpoints.enabled is false).", "yellow"
+        )
     return store
 
 
@@ -93,8 +94,10 @@ def undo(host: Host, arg: str) -> None:
         target = turns[-1]
         files = await _changed_since(store, target)
         listing = "\n".join(f"  {f}" for f in files) or "  (no file changed)"
-        host.say(f"Undo {_label(target)}: the conversation goes back to before it, and these "
-                 f"files go back:\n{listing}")
+        host.say(
+            f"Undo {_label(target)}: the conversation goes back to before it, and these "
+            f"files go back:\n{listing}"
+        )
         answer = await host.ask("Undo the last turn?  [y]es  [n]o", dict(YES_NO))
         if answer is None:
             host.say(f"No terminal to confirm on: use `agent rewind {target.id}`.", "yellow")
@@ -119,8 +122,11 @@ def rewind_picker(host: Host, arg: str) -> None:
         host.say("\n".join(f"  [{k}] back to before {_label(by_id[v])}" for k, v in keys.items()))
         picked = await host.ask("Which turn?  (a number; Esc cancels)", keys)
         if picked not in by_id:
-            host.say("Nothing rewound." if picked is not None else
-                     "No terminal to pick on: use `agent checkpoints` and `agent rewind ID`.")
+            host.say(
+                "Nothing rewound."
+                if picked is not None
+                else "No terminal to pick on: use `agent checkpoints` and `agent rewind ID`."
+            )
             return
         mode = await host.ask("Rewind  [c]ode  con[v]ersation  [b]oth ?", dict(MODES))
         if mode is None or mode not in MODES.values():
@@ -147,8 +153,11 @@ def diff(host: Host, arg: str) -> None:
         target = turns[-min(int(arg or 1), len(turns))]
         now = await asyncio.to_thread(store.now)
         text = store.diff(target.tree, now.tree)
-        host.say(f"Changes since before {_label(target)}:" if text else
-                 f"Nothing changed since before {_label(target)}.")
+        host.say(
+            f"Changes since before {_label(target)}:"
+            if text
+            else f"Nothing changed since before {_label(target)}."
+        )
         _say_diff(host, text)
         return
         yield

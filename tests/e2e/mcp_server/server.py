@@ -87,7 +87,7 @@ def build(name: str, fillers: int) -> MCPServer:
     @server.tool()
     async def garbage() -> str:
         """Writes junk where its answer should be, then never answers."""
-        sys.stdout.write("this is not JSON-RPC\n{\"jsonrpc\": \"2.0\", \"id\": \"x\"\n")
+        sys.stdout.write('this is not JSON-RPC\n{"jsonrpc": "2.0", "id": "x"\n')
         sys.stdout.flush()
         await asyncio.sleep(3600)
         return "never"

@@ -81,9 +81,14 @@ def test_hostile_repository_runs_nothing_and_converts_nothing(
     marker = tmp_path / "pwned"
     git(workspace, "init", "-q")
     evil = f"touch {marker}"
-    for key, value in (("core.fsmonitor", evil), ("diff.external", evil),
-                       ("filter.evil.clean", evil), ("filter.evil.smudge", evil),
-                       ("core.hooksPath", str(workspace / "hooks")), ("core.autocrlf", "true")):
+    for key, value in (
+        ("core.fsmonitor", evil),
+        ("diff.external", evil),
+        ("filter.evil.clean", evil),
+        ("filter.evil.smudge", evil),
+        ("core.hooksPath", str(workspace / "hooks")),
+        ("core.autocrlf", "true"),
+    ):
         git(workspace, "config", key, value)
     (workspace / "hooks").mkdir()
     for hook in ("post-commit", "pre-commit", "post-checkout", "reference-transaction"):
@@ -120,7 +125,9 @@ def test_big_file_is_skipped_and_a_link_outside_is_kept_as_a_link(tmp_path: Path
     checkpoint = store.take("s", "p", 0)
     assert [(s.path, s.size) for s in checkpoint.skipped] == [("big.bin", 200 * 1024 * 1024)]
     assert tracked(store, checkpoint.tree) == {
-        "small.txt": "100644", "to-outside": "120000", "to-pipe": "120000"
+        "small.txt": "100644",
+        "to-outside": "120000",
+        "to-pipe": "120000",
     }
 
     (workspace / "to-outside").unlink()

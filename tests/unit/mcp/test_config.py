@@ -66,23 +66,33 @@ def test_read_servers_file_never_raises(tmp_path: Path):
     assert "not valid JSON" in lines[0]
     other = tmp_path / "other.json"
     write(other, {"postgres": {"command": "x"}})
-    assert "no \"mcpServers\"" in read_servers_file(other)[1][0]
+    assert 'no "mcpServers"' in read_servers_file(other)[1][0]
     assert read_servers_file(tmp_path / "absent.json") == ({}, [])
 
 
 def test_sources_scopes_precedence_and_skips(tmp_path: Path, user_config: Path):
     workspace = tmp_path / "ws"
-    write(workspace / ".mcp.json", {"mcpServers": {
-        "proj": {"command": "uvx", "args": ["${PROJ_ARG:-default-arg}"]},
-        "both": {"command": "project-version"},
-        "needs": {"command": "x", "env": {"TOKEN": "${MISSING_TOKEN}"}},
-        "bad": "not an object",
-    }})
+    write(
+        workspace / ".mcp.json",
+        {
+            "mcpServers": {
+                "proj": {"command": "uvx", "args": ["${PROJ_ARG:-default-arg}"]},
+                "both": {"command": "project-version"},
+                "needs": {"command": "x", "env": {"TOKEN": "${MISSING_TOKEN}"}},
+                "bad": "not an object",
+            }
+        },
+    )
     write(user_config / "mcp.json", {"mcpServers": {"both": {"command": "user-version"}}})
     write(workspace / ".agent" / "settings.json", {"mcp_servers": {"local": {"command": "l"}}})
-    settings = Settings.model_validate({"mcp_servers": {
-        "local": {"command": "l"}, "mine": {"type": "http", "url": "https://h/${HOST_PART}"},
-    }})
+    settings = Settings.model_validate(
+        {
+            "mcp_servers": {
+                "local": {"command": "l"},
+                "mine": {"type": "http", "url": "https://h/${HOST_PART}"},
+            }
+        }
+    )
     loaded = load_servers(workspace, settings, env={"HOST_PART": "x"})
     by_name = {e.name: e for e in loaded.servers}
     assert sorted(by_name) == ["both", "local", "mine", "proj"]
@@ -91,7 +101,10 @@ def test_sources_scopes_precedence_and_skips(tmp_path: Path, user_config: Path):
     assert by_name["mine"].spec.url == "https://h/x"
     assert by_name["both"].spec.command == "user-version"  # the user's own wins
     assert [e.scope for e in (by_name["proj"], by_name["local"], by_name["mine"])] == [
-        "project", "project", "user"]
+        "project",
+        "project",
+        "user",
+    ]
     skipped = "\n".join(loaded.skipped)
     assert "server 'needs' skipped: environment variable MISSING_TOKEN is not set" in skipped
     assert "server 'bad' skipped: not a JSON object" in skipped

@@ -24,8 +24,10 @@ def test_each_content_kind_maps_to_what_the_model_reads():
                 {"type": "image", "data": PNG, "mimeType": "image/png"},
                 {"type": "image", "data": PNG, "mimeType": "image/tiff"},
                 {"type": "resource", "resource": {"uri": "file:///a", "text": "body"}},
-                {"type": "resource", "resource": {"uri": "file:///b", "blob": PNG,
-                                                  "mimeType": "application/pdf"}},
+                {
+                    "type": "resource",
+                    "resource": {"uri": "file:///b", "blob": PNG, "mimeType": "application/pdf"},
+                },
                 {"type": "resource_link", "uri": "file:///c", "name": "c"},
                 {"type": "audio", "data": PNG, "mimeType": "audio/wav"},
             ]
@@ -50,8 +52,9 @@ def test_is_error_and_structured_content_without_text():
     structured = to_tool_result({"content": [], "structuredContent": {"rows": [1, 2]}}, "t")
     assert structured.content == '{\n  "rows": [\n    1,\n    2\n  ]\n}'
     assert to_tool_result({"content": []}, "t").content == "(no output)"
-    bad_image = to_tool_result({"content": [{"type": "image", "data": "%%%",
-                                             "mimeType": "image/png"}]}, "t")
+    bad_image = to_tool_result(
+        {"content": [{"type": "image", "data": "%%%", "mimeType": "image/png"}]}, "t"
+    )
     assert bad_image.blocks == []
     assert "not valid base64" in bad_image.content
 
@@ -60,8 +63,14 @@ def test_server_schema_validates_arguments_before_anything_runs():
     async def never(server: str, tool: str, args: dict[str, object]) -> ToolResult:
         raise AssertionError("must not be called")
 
-    listed = {"name": "q", "inputSchema": {"type": "object", "properties": {
-        "n": {"type": "integer"}}, "required": ["n"]}}
+    listed = {
+        "name": "q",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"n": {"type": "integer"}},
+            "required": ["n"],
+        },
+    }
     tool = make_tool("mcp__s__q", "s", listed, never)
     assert tool.input_model.model_validate({"n": 3}).model_dump() == {"n": 3}
     with pytest.raises(ValueError, match="n: 'three' is not of type 'integer'"):

@@ -40,8 +40,7 @@ def with_ids(blocks: list[dict[str, Any]], use_id: str = "srvtoolu_1") -> list[d
 def request(*assistant: list[dict[str, Any]], tools: Any = None) -> dict[str, Any]:
     messages: list[dict[str, Any]] = [{"role": "user", "content": "q"}]
     for content in assistant:
-        messages += [{"role": "assistant", "content": content},
-                     {"role": "user", "content": "next"}]
+        messages += [{"role": "assistant", "content": content}, {"role": "user", "content": "next"}]
     body: dict[str, Any] = {"model": "m", "max_tokens": 10, "messages": messages}
     if tools is not None:
         body["tools"] = tools
@@ -89,8 +88,15 @@ def test_server_blocks_outside_an_assistant_message_are_violations() -> None:
         ({"type": "web_search_2025", "name": "web_search"}, "unknown server tool type"),
         ({"type": "web_search_20250305", "name": "search"}, "unknown server tool type"),
         ({"type": "web_search_20250305", "name": "web_search", "max_uses": 0}, "max_uses"),
-        ({"type": "web_search_20250305", "name": "web_search", "allowed_domains": ["a.org"],
-          "blocked_domains": ["b.org"]}, "cannot both be set"),
+        (
+            {
+                "type": "web_search_20250305",
+                "name": "web_search",
+                "allowed_domains": ["a.org"],
+                "blocked_domains": ["b.org"],
+            },
+            "cannot both be set",
+        ),
     ],
 )
 def test_bad_server_tool_declarations_are_violations(tool: dict[str, Any], problem: str) -> None:
@@ -120,9 +126,11 @@ def test_a_domain_setting_that_is_a_url_exits_naming_the_key() -> None:
 def test_the_fake_server_streams_server_blocks_the_sdk_rebuilds_exactly(
     fake_model: FakeAnthropic,
 ) -> None:
-    blocks = [*searched("httpx", [PAGE, ("Docs", "https://example.org/docs")]),
-              cited("Answer.", [(PAGE[1], PAGE[0], "quoted")]),
-              *search_failed("again")]
+    blocks = [
+        *searched("httpx", [PAGE, ("Docs", "https://example.org/docs")]),
+        cited("Answer.", [(PAGE[1], PAGE[0], "quoted")]),
+        *search_failed("again"),
+    ]
     fake_model.script.reply(blocks, stop_reason="pause_turn")
 
     async def main() -> tuple[list[str], ReplyBuilder]:
@@ -161,8 +169,11 @@ def test_sources_are_numbered_by_first_citation() -> None:
 
 def test_a_failed_search_is_an_error_line() -> None:
     use, result = search_failed("httpx", "too_many_requests")
-    assert result_summary(use, result) == ('web_search "httpx": failed (too_many_requests)',
-                                           True, [])
+    assert result_summary(use, result) == (
+        'web_search "httpx": failed (too_many_requests)',
+        True,
+        [],
+    )
 
 
 def test_searches_are_priced_per_use() -> None:
@@ -179,8 +190,9 @@ def test_the_repl_shows_searches_pages_and_numbered_sources() -> None:
     assert render.tool_end(search, 100, color=False) == (
         '✔ web_search "httpx 0.28": 1 result — Changelog'
     )
-    page = ToolEnd(id="f", name="web_fetch", is_error=False,
-                   summary="web_fetch httpx changelog (12.3 kB)")
+    page = ToolEnd(
+        id="f", name="web_fetch", is_error=False, summary="web_fetch httpx changelog (12.3 kB)"
+    )
     assert render.tool_end(page, 100, color=False) == "✔ web_fetch httpx changelog (12.3 kB)"
     cited_sources = SourcesCited(sources=[CitedSource(n=1, title="Changelog", url=PAGE[1])])
     assert render.event_line(cited_sources, 100, color=False) == (
@@ -192,8 +204,9 @@ def test_the_summariser_reads_searches_as_queries_and_result_titles() -> None:
     from agent_cli.context.summary import render_history
 
     content = [*with_ids(searched("httpx 0.28", [PAGE])), cited("Changed.", [(PAGE[1], "C", "q")])]
-    rendered = render_history([{"role": "user", "content": "q"},
-                               {"role": "assistant", "content": content}], 10_000)
+    rendered = render_history(
+        [{"role": "user", "content": "q"}, {"role": "assistant", "content": content}], 10_000
+    )
     assert '[server tool call web_search {"query": "httpx 0.28"}]' in rendered
     assert "[web search results]\nChangelog <https://example.org/changelog>" in rendered
     assert "encrypted" not in rendered

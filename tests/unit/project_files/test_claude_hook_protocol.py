@@ -17,8 +17,9 @@ from agent_cli.project_files.vocabulary import matcher_regex
 PY = sys.executable
 
 
-def hooks(tmp_path: Path, event: str, code: str, matcher: str = ".*",
-          timeout: float = 10) -> ClaudeHooks:
+def hooks(
+    tmp_path: Path, event: str, code: str, matcher: str = ".*", timeout: float = 10
+) -> ClaudeHooks:
     script = tmp_path / "hook.py"
     script.write_text("import json, sys\nevent = json.load(sys.stdin)\n" + code)
     hook = ClaudeHook(event, f"{PY} {script}", matcher, timeout, "settings.json")
@@ -39,8 +40,9 @@ def test_plain_stdout_is_context_for_prompts_only(tmp_path: Path):
 
 
 def test_legacy_words_and_continue_false(tmp_path: Path):
-    legacy = hooks(tmp_path, "PreToolUse", "print(json.dumps({'decision': 'block', "
-                                           "'reason': 'old style'}))\n")
+    legacy = hooks(
+        tmp_path, "PreToolUse", "print(json.dumps({'decision': 'block', 'reason': 'old style'}))\n"
+    )
     answer = asyncio.run(legacy.fire("PreToolUse", "bash"))
     assert (answer.decision, answer.reason) == ("deny", "old style")
     approve = hooks(tmp_path, "PreToolUse", "print(json.dumps({'decision': 'approve'}))\n")
@@ -60,8 +62,11 @@ def test_matchers_in_either_vocabulary(tmp_path: Path):
 
 
 def test_notification_before_a_permission_question(tmp_path: Path):
-    h = hooks(tmp_path, "Notification",
-              f"open({str(tmp_path / 'seen.json')!r}, 'w').write(json.dumps(event))\n")
+    h = hooks(
+        tmp_path,
+        "Notification",
+        f"open({str(tmp_path / 'seen.json')!r}, 'w').write(json.dumps(event))\n",
+    )
     approver = NotifyingApprover(HeadlessApprover(), h)
     request = ApprovalRequest("bash", "bash rm -r build", "bash(rm *)", "bypass")
     assert asyncio.run(approver.approve(request)) == "deny"

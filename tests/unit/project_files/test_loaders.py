@@ -80,8 +80,14 @@ def test_every_skill_fixture_loads_with_its_name_tools_and_invocation(tmp_path: 
 
 
 @pytest.mark.parametrize(("text", "hooks", "first", "rules", "warned"), SETTINGS)
-def test_settings_fixture(tmp_path: Path, text: str, hooks: int, first: tuple[str, str] | None,
-                          rules: dict[str, list[str]], warned: bool):
+def test_settings_fixture(
+    tmp_path: Path,
+    text: str,
+    hooks: int,
+    first: tuple[str, str] | None,
+    rules: dict[str, list[str]],
+    warned: bool,
+):
     found = ClaudeSettings()
     read_settings_file(write(tmp_path / "settings.json", text), "workspace", found)
     assert len(found.hooks) == hooks
@@ -109,8 +115,9 @@ def test_descriptions_come_from_blocks_the_body_or_wizard_escapes(tmp_path: Path
     assert items["disallowed"].meta["disallowed"] == ["bash", "write_file"]
 
 
-def test_a_broken_file_is_one_warning_and_the_others_load(tmp_path: Path,
-                                                          caplog: pytest.LogCaptureFixture):
+def test_a_broken_file_is_one_warning_and_the_others_load(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+):
     root = root_with(tmp_path, {"agents/good.md": "---\nname: good\n---\nBody.\n"})
     write(root.path / "agents/binary.md", "\0\0\0binary")
     write(root.path / "agents/bad name.md", "---\nname: '!!!'\n---\n")
@@ -133,8 +140,9 @@ def test_a_symlink_out_of_the_project_is_not_read(tmp_path: Path):
     assert "symlink out of the project" in loaded.warnings[0]
 
 
-def test_the_nearest_definition_wins_and_lists_what_it_shadows(tmp_path: Path,
-                                                               monkeypatch: pytest.MonkeyPatch):
+def test_the_nearest_definition_wins_and_lists_what_it_shadows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
     home = tmp_path / "home"
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
@@ -154,11 +162,18 @@ def test_the_nearest_definition_wins_and_lists_what_it_shadows(tmp_path: Path,
 
 
 def test_frontmatter_fallback_reads_lines_lists_and_blocks():
-    fm = parse("---\nname: x\ndescription: a: b: c\ntools:\n  - Read\n  - Grep\n"
-               "hint: [a] [b]\nlong: first\n  second\n---\nbody")
+    fm = parse(
+        "---\nname: x\ndescription: a: b: c\ntools:\n  - Read\n  - Grep\n"
+        "hint: [a] [b]\nlong: first\n  second\n---\nbody"
+    )
     assert fm.yaml_error is not None
-    assert fm.data == {"name": "x", "description": "a: b: c", "tools": ["Read", "Grep"],
-                       "hint": "[a] [b]", "long": "first second"}
+    assert fm.data == {
+        "name": "x",
+        "description": "a: b: c",
+        "tools": ["Read", "Grep"],
+        "hint": "[a] [b]",
+        "long": "first second",
+    }
     assert fm.body == "body"
 
 
@@ -192,17 +207,22 @@ def test_a_wide_permission_mode_needs_trust_and_never_widens_the_session(tmp_pat
     from agent_cli.policy.permissions import Permissions
     from agent_cli.project_files.agent_types import AgentTypes
 
-    write(tmp_path / ".claude/agents/wide.md", "---\nname: wide\npermissionMode: "
-          "bypassPermissions\n---\nBody.\n")
-    write(tmp_path / ".claude/agents/narrow.md", "---\nname: narrow\npermissionMode: plan\n"
-          "---\nBody.\n")
+    write(
+        tmp_path / ".claude/agents/wide.md",
+        "---\nname: wide\npermissionMode: bypassPermissions\n---\nBody.\n",
+    )
+    write(
+        tmp_path / ".claude/agents/narrow.md",
+        "---\nname: narrow\npermissionMode: plan\n---\nBody.\n",
+    )
     store = TrustStore(tmp_path / "trust.json")
 
     def gate_mode(name: str, session_mode: str) -> str:
         files = load_project_files(tmp_path, store)
         permissions = Permissions(PermissionSettings(mode=session_mode))
-        types = AgentTypes(files, Settings(), lambda: "m", permissions,
-                           Hooks(HooksSettings(), "s", tmp_path), [])
+        types = AgentTypes(
+            files, Settings(), lambda: "m", permissions, Hooks(HooksSettings(), "s", tmp_path), []
+        )
         profile = types.profile(name)
         assert profile is not None
         if profile.gate is None:  # the parent's gate

@@ -136,14 +136,22 @@ def test_fold_keeps_the_whole_history_and_the_newest_context_figure(tmp_path: Pa
     writer.append(CompactionRecord(stage="summary", messages=summary, replaced=2))
     writer.append(MessageRecord(message=_message("user", "later question")))
     writer.append(MessageRecord(message=_message("assistant", "later answer")))
-    usage = {"input_tokens": 3000, "output_tokens": 100, "cache_read_input_tokens": 0,
-             "cache_creation_input_tokens": 0}
+    usage = {
+        "input_tokens": 3000,
+        "output_tokens": 100,
+        "cache_read_input_tokens": 0,
+        "cache_creation_input_tokens": 0,
+    }
     writer.append(UsageRecord(caller="main", model="m", usage=usage))
     state = fold(paths.transcript("s"))
     conversation = state.conversation()
     shown = [m if isinstance(m, Boundary) else m["content"][0]["text"] for m in conversation]
     assert shown == [
-        "question of s", "answer of s", Boundary("summary", 2), "later question", "later answer"
+        "question of s",
+        "answer of s",
+        Boundary("summary", 2),
+        "later question",
+        "later answer",
     ]
     assert state.first_prompt == "question of s"
     assert state.exchanges == 2

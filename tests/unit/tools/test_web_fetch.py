@@ -50,8 +50,11 @@ def fetch(ctx: ToolContext, registry: ToolRegistry | None = None, **args: Any) -
 
 def gated(ctx: ToolContext, mode: str, approver: Approver, **perms: Any) -> ToolRegistry:
     ctx.settings = ctx.settings.model_copy(
-        update={"permissions": Settings.model_validate({"permissions": {"mode": mode, **perms}})
-                .permissions}
+        update={
+            "permissions": Settings.model_validate(
+                {"permissions": {"mode": mode, **perms}}
+            ).permissions
+        }
     )
     permissions = Permissions(ctx.settings.permissions, approver)
     hooks = Hooks(ctx.settings.hooks, ctx.session_id, ctx.workspace)
@@ -82,8 +85,10 @@ def test_a_50_mb_body_is_capped_and_the_text_saved_with_a_preview(tmp_path: Path
     result = fetch(ctx, url=site.url("/huge.txt"))
     cap = ctx.settings.web.max_bytes
     assert not result.is_error, result.content[:500]
-    assert f"[Truncated: only the first {cap:,} bytes were read (web.max_bytes) of {total:,}.]" \
+    assert (
+        f"[Truncated: only the first {cap:,} bytes were read (web.max_bytes) of {total:,}.]"
         in result.content
+    )
     saved = ctx.paths.tool_results(ctx.session_id) / "toolu_web.txt"
     assert f"the whole output is saved at {saved}" in result.content
     assert len(result.content) < 5_000
@@ -96,8 +101,10 @@ def test_a_redirect_to_a_blocked_domain_is_refused(tmp_path: Path, site: WebSite
     ctx = make_ctx(tmp_path, settings(blocked_domains=["blocked.example"]))
     result = fetch(ctx, url=site.url("/moved"))
     assert result.is_error
-    assert "tracker.blocked.example is blocked by web.blocked_domains (blocked.example)" \
+    assert (
+        "tracker.blocked.example is blocked by web.blocked_domains (blocked.example)"
         in result.content
+    )
 
 
 def test_a_redirect_to_a_domain_denied_by_a_permission_rule_is_refused(
@@ -108,8 +115,10 @@ def test_a_redirect_to_a_domain_denied_by_a_permission_rule_is_refused(
     registry = gated(ctx, "bypass", HeadlessApprover(), deny=["web_fetch(domain:evil.example)"])
     result = fetch(ctx, registry, url=site.url("/moved"))
     assert result.is_error
-    assert "evil.example is refused by the permissions.deny 'web_fetch(domain:evil.example)'" \
+    assert (
+        "evil.example is refused by the permissions.deny 'web_fetch(domain:evil.example)'"
         in result.content
+    )
 
 
 def test_a_redirect_to_another_host_is_handed_back_not_followed(tmp_path: Path, site: WebSite):
@@ -142,8 +151,15 @@ def test_a_private_address_is_refused_without_the_setting(tmp_path: Path, site: 
 
 
 @pytest.mark.parametrize(
-    "url", ["http://[::1]:9/", "http://0x7f000001/", "http://2130706433/", "http://127.1/",
-            "http://[::ffff:10.0.0.1]/", "http://localhost./"]
+    "url",
+    [
+        "http://[::1]:9/",
+        "http://0x7f000001/",
+        "http://2130706433/",
+        "http://127.1/",
+        "http://[::ffff:10.0.0.1]/",
+        "http://localhost./",
+    ],
 )
 def test_loopback_and_private_literals_are_refused(tmp_path: Path, url: str):
     result = fetch(make_ctx(tmp_path, Settings()), url=url)
@@ -152,8 +168,16 @@ def test_loopback_and_private_literals_are_refused(tmp_path: Path, url: str):
 
 
 @pytest.mark.parametrize(
-    "addresses", [["10.0.0.7"], ["169.254.169.254"], ["93.184.215.14", "127.0.0.1"], ["::1"],
-                  ["::ffff:127.0.0.1"], ["fd00::1"], ["100.64.0.1"]]
+    "addresses",
+    [
+        ["10.0.0.7"],
+        ["169.254.169.254"],
+        ["93.184.215.14", "127.0.0.1"],
+        ["::1"],
+        ["::ffff:127.0.0.1"],
+        ["fd00::1"],
+        ["100.64.0.1"],
+    ],
 )
 def test_a_name_resolving_to_any_private_address_is_refused(tmp_path: Path, addresses: list[str]):
     async def resolver(host: str, port: int) -> list[str]:
@@ -312,9 +336,7 @@ def test_json_is_pretty_printed_and_errors_are_results(tmp_path: Path, site: Web
     assert "is image/png: web_fetch reads text, HTML, JSON and PDF" in image.content
 
 
-def test_a_long_page_with_a_prompt_puts_the_matching_passages_first(
-    tmp_path: Path, site: WebSite
-):
+def test_a_long_page_with_a_prompt_puts_the_matching_passages_first(tmp_path: Path, site: WebSite):
     filler = "".join(f"<p>Unrelated paragraph {i} about gardening.</p>" for i in range(2_000))
     body = f"<html><body>{filler}<p>Proxy support was removed in 0.28.</p>{filler}</body></html>"
     site.page("/long", body)
@@ -344,7 +366,8 @@ def tiny_pdf(text: str) -> bytes:
     out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
     out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
     out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1, xref
+        len(objects) + 1,
+        xref,
     )
     return out
 

@@ -23,16 +23,20 @@ class FakeTty(io.StringIO):
         return True
 
 
-def framed_on(tty: FakeTty, size: Callable[[], Size] = lambda: Size(rows=24, columns=80)
-              ) -> FramedOutput:
+def framed_on(
+    tty: FakeTty, size: Callable[[], Size] = lambda: Size(rows=24, columns=80)
+) -> FramedOutput:
     return FramedOutput(tty, size, term="xterm-256color")
 
 
 def questions(written: str) -> list[bool]:
     """Each cursor question in `written`, in order: whether it is a width probe (the cursor
     sent to the last column first, ui/screen/width_probe.py) rather than a question of position."""
-    return [written[:at].endswith(PROBE[:PROBE.index(ASK)])
-            for at in range(len(written)) if written.startswith(ASK, at)]
+    return [
+        written[:at].endswith(PROBE[: PROBE.index(ASK)])
+        for at in range(len(written))
+        if written.startswith(ASK, at)
+    ]
 
 
 Drive = Callable[[ChatScreen, PipeInput], Awaitable[None]]

@@ -32,8 +32,14 @@ def test_slash_entries_carry_their_description(tmp_path: Path):
 
 def test_at_path_completes_fuzzily_across_the_tree_and_respects_gitignore(tmp_path: Path):
     (tmp_path / ".gitignore").write_text("build/\n*.log\n")
-    for name in ("src/agent/runtime_main.py", "src/agent/util.py", "docs/run.md",
-                 "build/runtime_main.py", "debug.log", "README.md"):
+    for name in (
+        "src/agent/runtime_main.py",
+        "src/agent/util.py",
+        "docs/run.md",
+        "build/runtime_main.py",
+        "debug.log",
+        "README.md",
+    ):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("x\n")
     found = completions("look at @rtmain", tmp_path)

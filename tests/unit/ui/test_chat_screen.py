@@ -54,6 +54,7 @@ class FakeController:
 
     def to_background(self) -> None:
         return None
+
     def cycle_mode(self) -> None:
         pass
 
@@ -98,7 +99,11 @@ def test_approval_is_answered_inside_the_application():
     controller = FakeController()
     # numbered answers (y and n too); a key that answers nothing is ignored
     assert drive(["2", "x" + "1", "3", "y", "n"], controller) == [
-        "project", "allow", "deny", "allow", "deny"
+        "project",
+        "allow",
+        "deny",
+        "allow",
+        "deny",
     ]
     assert controller.sent == []  # the answer keys never reached the input line
 

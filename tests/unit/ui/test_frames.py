@@ -41,8 +41,9 @@ def test_an_erase_from_the_top_left_copies_nothing_into_scrollback(
     script.write_text(PROGRAM)
 
     def tmux(*args: str) -> str:
-        return subprocess.run(["tmux", "-S", socket, *args], capture_output=True, text=True,
-                              check=False).stdout
+        return subprocess.run(
+            ["tmux", "-S", socket, *args], capture_output=True, text=True, check=False
+        ).stdout
 
     command = f"cd {REPO} && {sys.executable} {script} {erase}"
     tmux("-f", "/dev/null", "new-session", "-d", "-x", "40", "-y", "10", command)

@@ -12,20 +12,33 @@ def test_the_conversation_is_redrawn_in_order(tmp_path: Path):
     restored = Restored(id="s-1", path=tmp_path / "s-1.jsonl", started="2026-01-01T12:00:00")
     restored.history = [
         {"role": "user", "content": "first question"},
-        {"role": "assistant", "content": [
-            {"type": "text", "text": "Let me **look**."},
-            {"type": "tool_use", "id": "t1", "name": "read_file", "input": {"path": "a.py"}},
-        ]},
-        {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "t1", "content": "SECRET FILE BODY"}
-        ]},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "Let me **look**."},
+                {"type": "tool_use", "id": "t1", "name": "read_file", "input": {"path": "a.py"}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": "SECRET FILE BODY"}
+            ],
+        },
         Boundary("summary", 3),
         {"role": "user", "content": "second question"},
         {"role": "assistant", "content": "Done."},
     ]
     text = "\n".join(history_lines(restored, 80, color=False))
-    order = ["s-1", "you> first question", "Let me look.", "· read_file a.py",
-             "⇣ compacted (summary): 3", "you> second question", "Done."]
+    order = [
+        "s-1",
+        "you> first question",
+        "Let me look.",
+        "· read_file a.py",
+        "⇣ compacted (summary): 3",
+        "you> second question",
+        "Done.",
+    ]
     positions = [text.index(part) for part in order]
     assert positions == sorted(positions)
     assert "SECRET FILE BODY" not in text  # results are not redrawn: the call's line stands in

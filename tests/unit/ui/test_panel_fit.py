@@ -14,12 +14,17 @@ from tests.e2e.helpers import make_note
 
 def todos(in_progress: int, total: int = 12) -> list[TodoItem]:
     return [
-        TodoItem.model_validate({
-            "content": f"Step {n}",
-            "status": "completed" if n < in_progress else
-            "in_progress" if n == in_progress else "pending",
-            "active_form": f"Doing step {n}",
-        })
+        TodoItem.model_validate(
+            {
+                "content": f"Step {n}",
+                "status": "completed"
+                if n < in_progress
+                else "in_progress"
+                if n == in_progress
+                else "pending",
+                "active_form": f"Doing step {n}",
+            }
+        )
         for n in range(1, total + 1)
     ]
 
@@ -45,7 +50,9 @@ def test_it_collapses_in_order_full_compact_summary():
     compact = fit_panel(state(), 80, False, full.count("\n"), "full")
     assert "Todos 5/12 (9 hidden)" in compact
     assert [line for line in compact.split("\n") if "step" in line.lower()] == [
-        "[x] Step 5", "[>] Doing step 6", "[ ] Step 7"
+        "[x] Step 5",
+        "[>] Doing step 6",
+        "[ ] Step 7",
     ]
     assert "Notes (+2): Conclusion 2." in compact  # the newest note and a count
     line = fit_panel(state(), 80, False, 1, "full")

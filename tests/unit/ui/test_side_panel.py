@@ -214,17 +214,28 @@ def test_the_verified_count_sits_beside_the_confidence():
     note = make_note(
         id="n-7", conclusion="Done.", confidence="low", status="completed", evidence_checks=checks
     )
-    assert render_panel(PanelState(notes=[note]), 120, color=False).split("\nContext")[0] == """\
+    assert (
+        render_panel(PanelState(notes=[note]), 120, color=False).split("\nContext")[0]
+        == """\
 Notes
 • Done.
   low 2/3 verified · completed
   n-7"""
+    )
 
 
 def _usage(cost: float | None, priced: float | None = None) -> UsageUpdate:
-    return UsageUpdate(caller="main", input_tokens=1, output_tokens=1, cache_read_input_tokens=0,
-                       cache_creation_input_tokens=0, context_tokens=2, context_window=200_000,
-                       session_cost_usd=cost, priced_cost_usd=priced)
+    return UsageUpdate(
+        caller="main",
+        input_tokens=1,
+        output_tokens=1,
+        cache_read_input_tokens=0,
+        cache_creation_input_tokens=0,
+        context_tokens=2,
+        context_window=200_000,
+        session_cost_usd=cost,
+        priced_cost_usd=priced,
+    )
 
 
 def test_cost_shows_n_a_only_for_the_unpriced_part_and_nothing_before_a_call():

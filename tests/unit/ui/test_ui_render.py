@@ -105,28 +105,49 @@ def test_the_spinner_shows_the_turns_seconds_and_output_tokens():
     view.feed(ToolStart(id="a", name="bash", input={"command": "make"}))
     view.feed(ToolEnd(id="a", name="bash", is_error=False, summary="bash make"))
     assert view.live(60) == "⠋ thinking…  12s · ↓ 100 tokens"
-    view.feed(UsageUpdate(caller="main", input_tokens=10, output_tokens=1500,
-                          cache_read_input_tokens=0, cache_creation_input_tokens=0,
-                          context_tokens=10, context_window=200_000, session_cost_usd=None))
+    view.feed(
+        UsageUpdate(
+            caller="main",
+            input_tokens=10,
+            output_tokens=1500,
+            cache_read_input_tokens=0,
+            cache_creation_input_tokens=0,
+            context_tokens=10,
+            context_window=200_000,
+            session_cost_usd=None,
+        )
+    )
     assert view.live(60) == "⠋ thinking…  12s · ↓ 1.5k tokens"  # the request's own count
 
 
 def test_tool_previews_show_output_reasons_and_counts():
-    two = ToolEnd(id="1", name="bash", is_error=False, summary="bash python3 -c … → exit 0",
-                  output="2\n\nexit code: 0")
+    two = ToolEnd(
+        id="1",
+        name="bash",
+        is_error=False,
+        summary="bash python3 -c … → exit 0",
+        output="2\n\nexit code: 0",
+    )
     assert tool_end(two, 80, color=False) == "✔ bash python3 -c … → exit 0\n  │ 2"
     many = "\n".join(str(i) for i in range(1, 5001)) + "\n\nexit code: 0"
-    seq = ToolEnd(id="2", name="bash", is_error=False, summary="bash seq 1 5000 → exit 0",
-                  output=many)
+    seq = ToolEnd(
+        id="2", name="bash", is_error=False, summary="bash seq 1 5000 → exit 0", output=many
+    )
     assert tool_end(seq, 80, color=False).split("\n")[1:] == [
-        "  │ 1", "  │ 2", "  │ 3", "  │ 4", "  │ +4996 lines"
+        "  │ 1",
+        "  │ 2",
+        "  │ 3",
+        "  │ 4",
+        "  │ +4996 lines",
     ]
     reason = "Read abc.py with read_file before editing it."
-    failed = ToolEnd(id="3", name="edit_file", is_error=True, summary="edit_file abc.py: error",
-                     output=reason)
+    failed = ToolEnd(
+        id="3", name="edit_file", is_error=True, summary="edit_file abc.py: error", output=reason
+    )
     assert tool_end(failed, 80, color=False) == f"✗ edit_file abc.py: error\n  │ {reason}"
-    wide = ToolEnd(id="4", name="read_file", is_error=False, summary="read_file a.py",
-                   output="x" * 200)
+    wide = ToolEnd(
+        id="4", name="read_file", is_error=False, summary="read_file a.py", output="x" * 200
+    )
     (_, cropped) = tool_end(wide, 40, color=False).split("\n")
     assert len(cropped) == 40
     assert cropped.endswith("…")

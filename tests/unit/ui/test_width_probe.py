@@ -116,11 +116,11 @@ def resized_after(answer_width: int) -> tuple[str, str]:
 
     run_screen(output, drive)
     written = tty.getvalue()
-    return written[:cut[0]], written[cut[0]:]
+    return written[: cut[0]], written[cut[0] :]
 
 
 def test_a_frame_drawn_at_another_width_has_the_resize_write_everything_again(
-    monkeypatch: pytest.MonkeyPatch
+    monkeypatch: pytest.MonkeyPatch,
 ):
     monkeypatch.setenv("AGENT_REFLOW", "0")  # rows cut, not re-wrapped: only the probe tells
     before, after = resized_after(answer_width=70)  # the terminal had moved on already
@@ -130,7 +130,7 @@ def test_a_frame_drawn_at_another_width_has_the_resize_write_everything_again(
 
 
 def test_frames_drawn_where_they_were_laid_out_are_re_laid_in_place(
-    monkeypatch: pytest.MonkeyPatch
+    monkeypatch: pytest.MonkeyPatch,
 ):
     monkeypatch.setenv("AGENT_REFLOW", "0")
     _, after = resized_after(answer_width=80)
@@ -140,7 +140,7 @@ def test_frames_drawn_where_they_were_laid_out_are_re_laid_in_place(
 
 
 def test_a_terminal_that_re_wraps_rows_has_everything_written_again(
-    monkeypatch: pytest.MonkeyPatch
+    monkeypatch: pytest.MonkeyPatch,
 ):
     """It keeps each row as wide as it ever was, not as drawn: no erase could find the top."""
     monkeypatch.setenv("AGENT_REFLOW", "1")
@@ -184,8 +184,9 @@ def on_a_slow_terminal(hand_over: str) -> tuple[list[bool], int, list[tuple[int,
         await until(lambda: any(questions(tty.getvalue())), 5, "a probe")
         await until(lambda: not screen.commits.unwritten, 5, "the commit")
         if hand_over == "run_in_terminal":
-            await run_in_terminal(lambda: handed.append(
-                (len(questions(tty.getvalue())), len(taken))))
+            await run_in_terminal(
+                lambda: handed.append((len(questions(tty.getvalue())), len(taken)))
+            )
 
     run_screen(output, drive)
     return questions(tty.getvalue()), len(taken), handed
