@@ -17,6 +17,7 @@ from agent_cli.core.events import (
     CheckpointSaved,
     ErrorEvent,
     Event,
+    PlanPresented,
     Retrying,
     ToolEnd,
     TurnEnd,
@@ -37,6 +38,7 @@ class RunOutcome:
     usage: dict[str, int] = field(default_factory=dict)
     cost_usd: float | None = None
     checkpoint_id: str | None = None  # `agent rewind ID` takes the run's turn back
+    plan: str | None = None  # present_plan ended the run (--permission-mode plan)
 
     def result_object(self) -> dict[str, Any]:
         return {
@@ -48,6 +50,7 @@ class RunOutcome:
             "usage": self.usage,
             "cost_usd": self.cost_usd,
             "checkpoint_id": self.checkpoint_id,
+            **({"plan": self.plan} if self.plan is not None else {}),
         }
 
 
@@ -74,6 +77,8 @@ class RunReporter:
             outcome.text, outcome.num_turns = event.text, event.rounds
         elif isinstance(event, CheckpointSaved):
             outcome.checkpoint_id = event.id
+        elif isinstance(event, PlanPresented):
+            outcome.plan = event.plan
         if self.fmt == "stream-json":
             _line(event.model_dump(mode="json"))
         elif not self.quiet:
