@@ -16,7 +16,9 @@ from agent_cli.core.errors import AgentError, UsageError
 if TYPE_CHECKING:  # the command's own imports are deferred: `agent --help` must stay light
     from agent_cli.cli.run_output import RunOutcome, RunReporter
     from agent_cli.cli.structured import StructuredOutput
+    from agent_cli.core.asking import PlanDecisionResult
     from agent_cli.core.signals import Ending
+    from agent_cli.loop.agent import Agent
     from agent_cli.runtime.runtime import Runtime
 
 
@@ -121,6 +123,19 @@ def run(
         raise typer.Exit(outcome.exit_code)
 
 
+def end_at_plan(agent: Agent, outcome: RunOutcome) -> None:
+    """Nobody approves a plan here: the run ends with the round that presented it."""
+
+    from agent_cli.core.asking import PlanDecisionResult
+
+    async def hand_over(plan: str) -> PlanDecisionResult:
+        outcome.plan = plan
+        return PlanDecisionResult(choice="handed_over")
+
+    agent.session.tool_ctx.present_plan = hand_over
+    agent.stop_after_round = lambda: outcome.plan is not None
+
+
 def _imported() -> None:
     """The SDK and the agent are imported: their objects are frozen out of the collector's
     sight (they live as long as the process) and collection resumes."""
@@ -149,6 +164,7 @@ async def _drive(
         if structured is not None:  # the final tool, with the user's schema
             agent.registry = agent.registry.with_tools(structured)
         _imported()
+        end_at_plan(agent, outcome)
         reporter.init(runtime.session.id, runtime.session.model, agent.registry.names())
         async for event in runtime.turn(text):
             reporter.event(event, outcome)
