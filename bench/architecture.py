@@ -49,7 +49,7 @@ def main() -> int:
     print(f"lines per module: median {median:g}, max {longest.lines} ({longest.file})")
     print(f"functions: {len(funcs)}, median {statistics.median(n for n, _ in funcs):g} lines")
     print("longest functions:")
-    for n, name in funcs[:5]:
+    for n, name in funcs[:10]:
         print(f"  {n:4d}  {name}")
     print(f"import back-edges (up the floors): {len(back)}")
     for imp in back:

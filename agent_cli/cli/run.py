@@ -15,7 +15,10 @@ from agent_cli.core.errors import AgentError, UsageError
 
 if TYPE_CHECKING:  # the command's own imports are deferred: `agent --help` must stay light
     from agent_cli.cli.run_output import RunOutcome, RunReporter
+    from agent_cli.cli.structured import StructuredOutput
+    from agent_cli.core.asking import PlanDecisionResult
     from agent_cli.core.signals import Ending
+    from agent_cli.loop.agent import Agent
     from agent_cli.runtime.runtime import Runtime
 
 
@@ -50,6 +53,9 @@ def run(
     wait_jobs: bool = typer.Option(
         False, "--wait-jobs", help="Before exiting, wait for the background jobs to end."
     ),
+    json_schema: str | None = typer.Option(
+        None, "--json-schema", help="The answer as JSON valid against this schema (file or JSON)."
+    ),
 ) -> None:
     import gc
 
@@ -68,6 +74,11 @@ def run(
         if resume and continue_last:
             raise UsageError("--resume and --continue cannot be used together.")
         text = read_prompt(prompt)
+        structured = None
+        if json_schema is not None:
+            from agent_cli.cli.structured import StructuredOutput, load_schema
+
+            structured = StructuredOutput(load_schema(json_schema))
         options = Options(
             workspace=resolve_workspace(workspace),
             state_dir=state_dir,
@@ -88,12 +99,12 @@ def run(
             sys.stderr.write(listing(runtime.past_jobs) + "\n")
         runtime.options.max_turns = options.max_turns or runtime.settings.max_turns
         session = runtime.session
-        outcome = RunOutcome(session_id=session.id)
+        outcome = RunOutcome(session_id=session.id, structured=structured is not None)
     ending = Ending()
     try:
         import asyncio  # deferred with the rest: `agent --help` must not pay for it
 
-        asyncio.run(_drive(runtime, reporter, outcome, text, ending))
+        asyncio.run(_drive(runtime, reporter, outcome, text, ending, structured))
     except KeyboardInterrupt:
         outcome.error, outcome.exit_code = "interrupted by user", 130
     except asyncio.CancelledError:  # SIGTERM / SIGHUP: ended as Ctrl-C ends it
@@ -112,6 +123,19 @@ def run(
         raise typer.Exit(outcome.exit_code)
 
 
+def end_at_plan(agent: Agent, outcome: RunOutcome) -> None:
+    """Nobody approves a plan here: the run ends with the round that presented it."""
+
+    from agent_cli.core.asking import PlanDecisionResult
+
+    async def hand_over(plan: str) -> PlanDecisionResult:
+        outcome.plan = plan
+        return PlanDecisionResult(choice="handed_over")
+
+    agent.session.tool_ctx.present_plan = hand_over
+    agent.stop_after_round = lambda: outcome.plan is not None
+
+
 def _imported() -> None:
     """The SDK and the agent are imported: their objects are frozen out of the collector's
     sight (they live as long as the process) and collection resumes."""
@@ -123,7 +147,12 @@ def _imported() -> None:
 
 
 async def _drive(
-    runtime: Runtime, reporter: RunReporter, outcome: RunOutcome, text: str, ending: Ending
+    runtime: Runtime,
+    reporter: RunReporter,
+    outcome: RunOutcome,
+    text: str,
+    ending: Ending,
+    structured: StructuredOutput | None = None,
 ) -> None:
     from agent_cli.core.signals import end_like_ctrl_c
 
@@ -132,10 +161,15 @@ async def _drive(
     finished = False
     try:
         agent = await runtime.agent()
+        if structured is not None:  # the final tool, with the user's schema
+            agent.registry = agent.registry.with_tools(structured)
         _imported()
+        end_at_plan(agent, outcome)
         reporter.init(runtime.session.id, runtime.session.model, agent.registry.names())
         async for event in runtime.turn(text):
             reporter.event(event, outcome)
+        if structured is not None:
+            outcome.take_structured(structured.valid, structured.value)
         if runtime.options.wait_jobs:
             await runtime.wait_jobs()
         finished = True

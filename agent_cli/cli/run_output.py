@@ -17,6 +17,7 @@ from agent_cli.core.events import (
     CheckpointSaved,
     ErrorEvent,
     Event,
+    PlanPresented,
     Retrying,
     ToolEnd,
     TurnEnd,
@@ -37,18 +38,31 @@ class RunOutcome:
     usage: dict[str, int] = field(default_factory=dict)
     cost_usd: float | None = None
     checkpoint_id: str | None = None  # `agent rewind ID` takes the run's turn back
+    plan: str | None = None  # present_plan ended the run (--permission-mode plan)
+    structured: bool = False  # --json-schema: the answer is `structured_output`
+    structured_output: Any = None
+
+    def take_structured(self, valid: bool, value: Any) -> None:
+        if valid:
+            self.structured_output = value
+        elif self.exit_code == 0:
+            self.error, self.exit_code = "no valid value for --json-schema came", 1
 
     def result_object(self) -> dict[str, Any]:
-        return {
-            "session_id": self.session_id,
-            "result": self.text,
-            "is_error": self.exit_code != 0,
-            "error": self.error,
-            "num_turns": self.num_turns,
-            "usage": self.usage,
-            "cost_usd": self.cost_usd,
-            "checkpoint_id": self.checkpoint_id,
-        }
+        return (
+            {
+                "session_id": self.session_id,
+                "result": self.text,
+                "is_error": self.exit_code != 0,
+                "error": self.error,
+                "num_turns": self.num_turns,
+                "usage": self.usage,
+                "cost_usd": self.cost_usd,
+                "checkpoint_id": self.checkpoint_id,
+            }
+            | ({"structured_output": self.structured_output} if self.structured else {})
+            | ({"plan": self.plan} if self.plan is not None else {})
+        )
 
 
 def _line(obj: dict[str, Any]) -> None:
@@ -74,6 +88,8 @@ class RunReporter:
             outcome.text, outcome.num_turns = event.text, event.rounds
         elif isinstance(event, CheckpointSaved):
             outcome.checkpoint_id = event.id
+        elif isinstance(event, PlanPresented):
+            outcome.plan = event.plan
         if self.fmt == "stream-json":
             _line(event.model_dump(mode="json"))
         elif not self.quiet:
@@ -93,6 +109,9 @@ class RunReporter:
             _line({"type": "result", **outcome.result_object()})
         elif self.fmt == "json":
             _line(outcome.result_object())
+        elif outcome.exit_code == 0 and outcome.structured:
+            sys.stdout.write(json.dumps(outcome.structured_output, ensure_ascii=False) + "\n")
+            sys.stdout.flush()
         elif outcome.exit_code == 0:
             sys.stdout.write(outcome.text.rstrip("\n") + "\n")
             sys.stdout.flush()

@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from agent_cli.core.asking import Answer, PlanChoice, Question
 from agent_cli.core.payloads import Note, Source, TodoItem, ToolDisplay
 
 
@@ -179,6 +180,41 @@ class Steered(BaseModel):
     notices: int = Field(default=0, description="Background-job notices delivered with them.")
 
 
+class QuestionAsked(BaseModel):
+    """The model asks the user (ask_user); the answers follow in an `answer` event."""
+
+    type: Literal["question"] = "question"
+    id: str = Field(description="The tool_use id of the ask_user call.")
+    questions: list[Question]
+
+
+class Answered(BaseModel):
+    """The user's answers to an ask_user call (none: nobody could be asked)."""
+
+    type: Literal["answer"] = "answer"
+    id: str = Field(description="The tool_use id of the ask_user call.")
+    answers: list[Answer] = Field(default_factory=list)
+    nobody: bool = Field(default=False, description="True when no user could be asked.")
+
+
+class PlanPresented(BaseModel):
+    """The model handed over a plan for approval (present_plan)."""
+
+    type: Literal["plan"] = "plan"
+    id: str = Field(description="The tool_use id of the present_plan call.")
+    plan: str = Field(description="The plan, markdown.")
+    path: str = Field(default="", description="Where the plan is kept.")
+
+
+class PlanDecided(BaseModel):
+    """What became of a presented plan."""
+
+    type: Literal["plan_decision"] = "plan_decision"
+    id: str = Field(description="The tool_use id of the present_plan call.")
+    choice: PlanChoice
+    feedback: str = Field(default="", description="The user's feedback (keep planning).")
+
+
 class TurnEnd(BaseModel):
     """The turn is over."""
 
@@ -205,6 +241,10 @@ Event = Annotated[
     | CheckpointSaved
     | FilesChanged
     | Steered
+    | QuestionAsked
+    | Answered
+    | PlanPresented
+    | PlanDecided
     | TurnEnd,
     Field(discriminator="type"),
 ]

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +14,13 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from agent_cli.core.asking import (
+    Answer,
+    PlanDecisionResult,
+    Question,
+    headless_ask,
+    headless_present,
+)
 from agent_cli.core.inbox import Inbox
 
 if TYPE_CHECKING:
@@ -61,6 +68,10 @@ class ToolContext:
     touched: set[Path] = field(default_factory=set)
     # notices and the user's queued messages for the main agent's next request (shared by copies)
     inbox: Inbox = field(default_factory=Inbox)
+    # the user's answers to ask_user (None: nobody to ask); the front ends inject theirs
+    ask: Callable[[list[Question]], Awaitable[list[Answer] | None]] = headless_ask
+    # the user's decision on a presented plan (headless: the plan is handed over, the run ends)
+    present_plan: Callable[[str], Awaitable[PlanDecisionResult]] = headless_present
 
     def resolve(self, path: str) -> Path:
         p = Path(path).expanduser()

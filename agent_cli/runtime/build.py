@@ -60,6 +60,7 @@ from agent_cli.tools.compact import Compact
 from agent_cli.tools.edit_file import EditFile
 from agent_cli.tools.glob import Glob
 from agent_cli.tools.grep import Grep
+from agent_cli.tools.present_plan import asking_tools
 from agent_cli.tools.read_file import ReadFile
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.shell.bash import Bash
@@ -177,7 +178,7 @@ def assemble(
     )
     todo_write = TodoWrite(session.todos, session.record)
     task = Task(runner, project.agent_types if project else None)
-    tools = [*base_tools(jobs), todo_write, task, Compact(session)]
+    tools = [*base_tools(jobs), todo_write, task, Compact(session), *asking_tools(permissions)]
     tools += project.tools if project else []
     if session.settings.web.fetch:
         tools.append(WebFetch())

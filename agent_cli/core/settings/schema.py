@@ -32,6 +32,7 @@ from agent_cli.core.settings.features import (
     WebSettings,
 )
 from agent_cli.core.settings.mcp import McpServerSpec, McpSettings
+from agent_cli.core.settings.sandbox import SandboxSettings
 
 UNKNOWN_MODEL_WINDOW = 200_000
 
@@ -211,6 +212,7 @@ class Settings(_Strict):
     checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
     project_files: ProjectFilesSettings = Field(default_factory=ProjectFilesSettings)
     jobs: JobsSettings = Field(default_factory=JobsSettings)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     notify: NotifySettings = Field(default_factory=NotifySettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
 

@@ -1,10 +1,8 @@
 """The one prompt-toolkit Application of `agent chat`: non-fullscreen, alive for the whole session.
 
-Bottom region, redrawn on events: [unfinished block + spinners | side panel] (the panel goes below
-under 100 columns), a pending question, the status bar, the input line. Finished blocks go to the
-terminal's own scrollback through `commit` (ui/screen/commits.py). Imports only prompt_toolkit:
-the prompt is drawn before the rest of the REPL is loaded; `attach` hands it the controller when
-ready."""
+Bottom region: [open block + spinners | side panel (below under 100 columns)], a question, the
+status bar, the input. Finished blocks go to the scrollback through `commit` (screen/commits.py).
+Imports only prompt_toolkit, so the prompt draws first; `attach` hands it the controller later."""
 
 from __future__ import annotations
 

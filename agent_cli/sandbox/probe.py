@@ -1,0 +1,47 @@
+"""Can this platform confine a command? If not: one line saying why, and the fix."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Probe:
+    """The mechanism found (bwrap, seatbelt) or None with the reason and the fix."""
+
+    mechanism: str | None
+    executable: str | None = None
+    reason: str = ""
+    fix: str = ""
+
+    def notice(self) -> str:
+        return f"sandbox off: {self.reason}; fix: {self.fix}"
+
+
+def probe(path: str | None = None) -> Probe:
+    """Looks for bubblewrap (Linux) or sandbox-exec (macOS) and tries bwrap once."""
+    if sys.platform == "darwin":
+        found = shutil.which("sandbox-exec", path=path)
+        if found:
+            return Probe("seatbelt", found)
+        return Probe(None, reason="sandbox-exec not found", fix="use macOS's /usr/bin/sandbox-exec")
+    bwrap = shutil.which("bwrap", path=path)
+    if bwrap is None:
+        return Probe(None, reason="bubblewrap is not installed", fix="apt install bubblewrap")
+    trial = subprocess.run(
+        [bwrap, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"],
+        capture_output=True,
+        check=False,
+        timeout=10,
+    )
+    if trial.returncode != 0:
+        return Probe(
+            None,
+            reason="bubblewrap cannot create user namespaces",
+            fix="sysctl -w kernel.unprivileged_userns_clone=1 "
+            "(or kernel.apparmor_restrict_unprivileged_userns=0)",
+        )
+    return Probe("bwrap", bwrap)

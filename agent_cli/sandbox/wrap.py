@@ -1,0 +1,39 @@
+"""`wrap(argv, policy)`: the one function other modules call to confine a command."""
+
+from __future__ import annotations
+
+from agent_cli.sandbox.bwrap import bwrap_argv
+from agent_cli.sandbox.policy import SandboxPolicy
+from agent_cli.sandbox.probe import Probe
+from agent_cli.sandbox.seatbelt import seatbelt_argv
+
+
+class SandboxUnavailable(RuntimeError):
+    """`required` mode on a platform that cannot confine: no command runs."""
+
+
+def wrap(argv: list[str], policy: SandboxPolicy, found: Probe, mode: str = "auto") -> list[str]:
+    """The argv confined by `policy`; unchanged for mode off or (auto) when nothing can confine."""
+    if mode == "off":
+        return list(argv)
+    if found.mechanism is None or found.executable is None:
+        if mode == "required":
+            raise SandboxUnavailable(f"sandbox required but unavailable: {found.notice()}")
+        return list(argv)
+    policy.tmpdir().mkdir(parents=True, exist_ok=True)
+    if found.mechanism == "seatbelt":
+        return seatbelt_argv(found.executable, argv, policy)
+    return bwrap_argv(found.executable, argv, policy)
+
+
+DENIAL_MARKERS = ("Read-only file system", "Permission denied")
+
+
+def denial_note(output: str) -> str | None:
+    """A line for the model when a command seems to have hit the sandbox."""
+    if any(marker in output for marker in DENIAL_MARKERS):
+        return (
+            "[sandbox: a write outside the workspace or to a protected path was denied; "
+            'rerun with "unsandboxed": true if it must run outside]'
+        )
+    return None

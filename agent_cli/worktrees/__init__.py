@@ -1,0 +1,1 @@
+"""Git worktrees for parallel sessions: create(base, name) -> record, diff, check, remove."""
