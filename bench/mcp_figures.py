@@ -25,7 +25,9 @@ from agent_cli.core.files.paths import Paths
 from agent_cli.core.options import Options
 from agent_cli.core.settings.schema import Settings
 from agent_cli.model.call_log import CallLog
-from agent_cli.runtime.build import build_agent, make_client, open_session
+from agent_cli.runtime.assembly import build_agent
+from agent_cli.runtime.build import make_client
+from agent_cli.runtime.opening import open_session
 from tests.e2e.mcp_support import SERVER, manager
 from tests.fake_model import FakeAnthropic
 

@@ -13,6 +13,7 @@ from agent_cli.checkpoints.restore import Restored, restore_tree
 from agent_cli.checkpoints.store import CheckpointStore
 from agent_cli.core.files.paths import Paths
 from agent_cli.core.settings.features import CheckpointSettings
+from agent_cli.session.state import new_session_id as new_id
 
 
 @dataclass
@@ -67,9 +68,10 @@ def rewind(
     code: bool,
     conversation: bool,
     session_id: str,
-    new_session_id: str,
+    new_session_id: str | None = None,
 ) -> Rewind:
-    """`session_id` is the session doing the rewind (its transcript is whole at this point)."""
+    """`session_id` is the session doing the rewind (its transcript is whole at this point);
+    a rewound conversation continues as `new_session_id` (a fresh id by default)."""
     paths = store.paths
     with store.locked():
         size = transcript_size(paths.transcript(session_id))
@@ -79,6 +81,6 @@ def rewind(
             result.restored = restore_tree(store.git, before.tree, target.tree)
             store.reset_to(target)
     if conversation:
-        fork_session(paths, target, new_session_id)
-        result.new_session = new_session_id
+        result.new_session = new_session_id or new_id()
+        fork_session(paths, target, result.new_session)
     return result

@@ -16,9 +16,7 @@ from agent_cli.core.errors import AgentError, UsageError
 if TYPE_CHECKING:  # the command's own imports are deferred: `agent --help` must stay light
     from agent_cli.cli.run_output import RunOutcome, RunReporter
     from agent_cli.cli.structured import StructuredOutput
-    from agent_cli.core.asking import PlanDecisionResult
     from agent_cli.core.signals import Ending
-    from agent_cli.loop.agent import Agent
     from agent_cli.runtime.runtime import Runtime
 
 
@@ -91,7 +89,8 @@ def run(
             one_shot=True,
             wait_jobs=wait_jobs,
         )
-        runtime = build_runtime(options, quiet=quiet)
+        tools = [structured] if structured is not None else []  # the final tool: the user's schema
+        runtime = build_runtime(options, quiet=quiet, extra_tools=tools)
         warn_untrusted(options.workspace)
         if runtime.past_jobs and not quiet:
             from agent_cli.jobs.ledger import listing
@@ -123,19 +122,6 @@ def run(
         raise typer.Exit(outcome.exit_code)
 
 
-def end_at_plan(agent: Agent, outcome: RunOutcome) -> None:
-    """Nobody approves a plan here: the run ends with the round that presented it."""
-
-    from agent_cli.core.asking import PlanDecisionResult
-
-    async def hand_over(plan: str) -> PlanDecisionResult:
-        outcome.plan = plan
-        return PlanDecisionResult(choice="handed_over")
-
-    agent.session.tool_ctx.present_plan = hand_over
-    agent.stop_after_round = lambda: outcome.plan is not None
-
-
 def _imported() -> None:
     """The SDK and the agent are imported: their objects are frozen out of the collector's
     sight (they live as long as the process) and collection resumes."""
@@ -161,10 +147,7 @@ async def _drive(
     finished = False
     try:
         agent = await runtime.agent()
-        if structured is not None:  # the final tool, with the user's schema
-            agent.registry = agent.registry.with_tools(structured)
         _imported()
-        end_at_plan(agent, outcome)
         reporter.init(runtime.session.id, runtime.session.model, agent.registry.names())
         async for event in runtime.turn(text):
             reporter.event(event, outcome)

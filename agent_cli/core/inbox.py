@@ -35,6 +35,14 @@ class Inbox:
         self._changed()
         return text
 
+    def next_queued(self) -> str | None:
+        """The oldest queued message, taken out (it becomes the next turn)."""
+        if not self.queued:
+            return None
+        text = self.queued.pop(0)
+        self._changed()
+        return text
+
     def give_back(self) -> list[str]:
         """Every queued message, taken back (a stop returns them to the input box)."""
         taken, self.queued = self.queued, []

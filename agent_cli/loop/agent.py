@@ -65,7 +65,7 @@ class Agent:
     stop_after_round: Callable[[], bool] | None = None
     # user_prompt_submit (may veto the turn) and stop hooks (SPEC §12)
     turn_hooks: TurnHooks | None = None
-    _outbox: Outbox = field(default_factory=Outbox)
+    outbox: Outbox = field(default_factory=Outbox)  # where memory and stages emit too
     _last_usage: Usage | None = None
     _last_request_messages: int = 0
 
@@ -75,7 +75,7 @@ class Agent:
             self.session.usage_sink = self.emit
 
     def emit(self, event: Event) -> None:
-        self._outbox.emit(event)
+        self.outbox.emit(event)
 
     def stage_context(self) -> StageContext:
         return StageContext(
@@ -100,7 +100,7 @@ class Agent:
         # after an interrupt the history ends with a user message of results: merge, as resume does
         self.session.messages = history.repair(self.session.messages)
         while True:
-            async for event in self._outbox.drain(self._turn()):
+            async for event in self.outbox.drain(self._turn()):
                 if isinstance(event, TurnEnd) and self.turn_hooks:
                     reason = await self.turn_hooks.after_turn(event)
                     if reason and event.stop == "done":  # a Stop hook keeps it working
@@ -116,7 +116,7 @@ class Agent:
     async def compact_now(self, focus: str | None) -> AsyncIterator[Event]:
         """/compact [focus] between turns."""
         self.session.request_compaction(focus)
-        async for event in self._outbox.drain(self._apply_requested_compaction()):
+        async for event in self.outbox.drain(self._apply_requested_compaction()):
             yield event
 
     async def _turn(self) -> AsyncIterator[Event | Passed]:
@@ -258,13 +258,13 @@ class Agent:
     ) -> AsyncIterator[Passed]:
         """Every call gets exactly one result, also when the turn is cancelled mid-round.
         Tool events are passed on while the round runs, so the UI shows live progress."""
-        for pending in self._outbox.pending():  # the reply's usage, before any tool starts
+        for pending in self.outbox.pending():  # the reply's usage, before any tool starts
             yield Passed(pending)
         done: dict[str, ToolResult] = {}
         ctx = self.session.tool_ctx
         task = asyncio.ensure_future(run_round(calls, self.registry, ctx, self.emit, done, refused))
         try:
-            async for passed in self._outbox.while_running(task):
+            async for passed in self.outbox.while_running(task):
                 yield passed
             results = task.result()
         except BaseException:

@@ -2,10 +2,11 @@
 whatever comes later). Built by the composition root (`build.build_runtime`) alone.
 
 It owns the session, the lazily made model client, the agent and its episodic memory, and
-what a resumed session restored. Front ends call `turn()`, `compact()`, `remember()`,
-`interrupt()`, `switch()` and `aclose()`, and render the events: during a turn they come out of
-`turn()`; what happens between turns (usage and warnings of background episode writing)
-reaches `listeners`.
+what a resumed session restored. Front ends call `submit()` (or `turn()` for text taken as it
+is), `compact()`, `remember()`, `interrupt()`, `switch()`, the steering inbox's and the
+checkpoints' methods (work.py, rewinding.py) and `aclose()`, and render the events: during a
+turn they come out of `turn()`; what happens between turns (usage and warnings of background
+episode writing) reaches `listeners`.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ import asyncio
 import importlib
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Protocol
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from agent_cli.checkpoints.rewind import open_store
 from agent_cli.checkpoints.turn import checkpointed
@@ -24,15 +25,16 @@ from agent_cli.core.messages import Block
 from agent_cli.core.options import Options, PermissionMode
 from agent_cli.jobs.ledger import PastJob
 from agent_cli.loop.user_input import user_shell, with_files
+from agent_cli.mcp.prompts import attach_resources
 from agent_cli.memory.setup import finish
 from agent_cli.policy.approval import Approver
+from agent_cli.runtime.ports import Assembly, Composer
+from agent_cli.runtime.rewinding import Rewinding
 from agent_cli.runtime.work import LongWork
 from agent_cli.session.resume import Restored
 from agent_cli.session.state import Session
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from agent_cli.core.files.paths import Paths
     from agent_cli.core.settings.schema import Settings
     from agent_cli.jobs.board import JobBoard
@@ -47,43 +49,6 @@ if TYPE_CHECKING:
 SDK_MODULE = "agent_cli.model.anthropic"
 
 
-@dataclass
-class Assembly:
-    """A session's agent and its episodic memory, as the composition root wired them."""
-
-    agent: Agent
-    memory: EpisodeManager
-    jobs: JobBoard | None = None
-    # run when the session ends (SessionEnd hooks), told why: "exit", "clear"
-    on_end: list[Callable[[str], Awaitable[None]]] = field(default_factory=list)
-
-
-class Wiring(Protocol):
-    settings: Settings
-    paths: Paths
-    call_log: CallLog
-    jobs: JobBoard  # the background jobs of the whole run, whichever session started them
-
-    def open_session(self, options: Options) -> tuple[Session, Restored | None]: ...
-
-    def make_client(self, on_sent: Callable[[], None] | None = None) -> ModelClient: ...
-
-    def assemble(
-        self,
-        session: Session,
-        client: ModelClient,
-        options: Options,
-        approver: Approver | None,
-        publish: Callable[[Event], None],
-        mcp: McpManager | None = None,
-        jobs: JobBoard | None = None,
-    ) -> Assembly: ...
-
-    def start_mcp(
-        self, workspace: Path, mode: Callable[[], str], eager: bool
-    ) -> McpManager | None: ...
-
-
 def preload_sdk() -> threading.Thread:
     """Import the SDK in the background (`agent chat` draws its prompt meanwhile)."""
     thread = threading.Thread(target=importlib.import_module, args=(SDK_MODULE,), daemon=True)
@@ -94,10 +59,10 @@ def preload_sdk() -> threading.Thread:
 MODE_CYCLE: tuple[PermissionMode, ...] = ("default", "accept-edits", "plan")
 
 
-class Runtime(LongWork):
+class Runtime(LongWork, Rewinding):
     def __init__(
         self,
-        wiring: Wiring,
+        wiring: Composer,
         options: Options,
         session: Session,
         restored: Restored | None,
@@ -116,6 +81,7 @@ class Runtime(LongWork):
         self._ending: list[tuple[Callable[[str], Awaitable[None]], str]] = []
         self.past_jobs: list[PastJob] = []  # the resumed session's previous run left these
         self.kept_jobs: list[Job] = []  # the user kept these running past the exit
+        self.inbox_listeners: list[Callable[[], None]] = []
         self._adopt(session, restored, options)
 
     @property
@@ -224,6 +190,18 @@ class Runtime(LongWork):
             listener(event)
 
     # -- what front ends call ------------------------------------------------------------------
+
+    async def submit(self, text: str) -> AsyncIterator[Event]:
+        """What the user typed: `!command` runs in the shell; anything else is a turn with its
+        `@path` files and `@server:uri` resources attached."""
+        stripped = text.strip()
+        if stripped.startswith("!") and stripped[1:].strip():
+            source = self.shell(stripped[1:].strip())
+        else:
+            request = await attach_resources(self.mcp, text)
+            source = self.turn_with_files(text, request)
+        async for event in source:
+            yield event
 
     async def turn(
         self, text: str, content: str | list[Block] | None = None

@@ -15,8 +15,6 @@ from agent_cli.runtime.runtime import Runtime
 from agent_cli.ui.screen.side_panel import PanelState
 from agent_cli.ui.slash import commands as slash
 from agent_cli.ui.slash import jobs as jobs_ui
-from agent_cli.ui.slash import mcp as mcp_ui
-from agent_cli.ui.slash import rewind
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +37,7 @@ def restored_panel(runtime: Runtime) -> PanelState:
         state.context_tokens = restored.context_tokens
     elif restored.messages:  # after a compaction: an estimate until the next request reports
         state.context_tokens = len(json.dumps(restored.messages)) // 4
-    state.files_changed = rewind.session_files(runtime)
+    state.files_changed = runtime.session_files()
     return state
 
 
@@ -134,17 +132,7 @@ class ChatCore:
     def turn(self, text: str) -> Callable[[], AsyncIterator[Event]]:
         """A prompt (its `@path` files attached), or `!command` run in the shell."""
 
-        async def events() -> AsyncIterator[Event]:
-            stripped = text.strip()
-            if stripped.startswith("!") and stripped[1:].strip():
-                source = self.runtime.shell(stripped[1:].strip())
-            else:
-                request = await mcp_ui.with_resources(self.runtime, text)  # @server:uri attached
-                source = self.runtime.turn_with_files(text, request)
-            async for event in source:
-                yield event
-
-        return events
+        return lambda: self.runtime.submit(text)
 
     def _remembering(self) -> Callable[[], AsyncIterator[Event]]:
         async def events() -> AsyncIterator[Event]:

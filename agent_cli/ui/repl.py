@@ -69,7 +69,7 @@ class Repl(ChatCore):
         self.view = TurnView(color=color)
         self.attention = Attention(runtime, screen.ping)
         runtime.jobs.listeners.append(self._jobs_changed)
-        runtime.session.tool_ctx.inbox.listeners.append(self._inbox_changed)
+        runtime.watch_inbox(self._inbox_changed)
         self._jobs_ticker: asyncio.Task[None] | None = None
         self.tools = ToolLog()  # what Ctrl-O shows
         self._panel_cache: tuple[tuple[int, int, int, str], str] | None = None
@@ -91,11 +91,6 @@ class Repl(ChatCore):
         asyncio.get_running_loop().create_task(offer_trust(screen, repl))  # then MCP servers
         return repl
 
-    @property
-    def queued(self) -> list[str]:
-        """Typed during the turn: the model reads them at its next tool boundary."""
-        return self.runtime.session.tool_ctx.inbox.queued
-
     def redraw_history(self) -> None:
         """A resumed conversation goes back into scrollback before anything else."""
         if self.runtime.restored is not None:
@@ -105,7 +100,6 @@ class Repl(ChatCore):
             self.say(listing(self.runtime.past_jobs), "dim")
 
     def switched(self, message: str) -> None:
-        self.runtime.session.tool_ctx.inbox.listeners.append(self._inbox_changed)
         self.redraw_history()
         super().switched(message)
 
@@ -124,7 +118,8 @@ class Repl(ChatCore):
 
     def toolbar(self) -> str:
         pct = self.panel_state.context_pct
-        queued = f"{len(self.queued)} queued" if self.queued else ""
+        count = self.queued_count()
+        queued = f"{count} queued" if count else ""
         parts = [  # (text, priority): a narrow screen leaves out the lowest first
             ("working… Ctrl-C stops" if self.busy else "", 9),
             (queued, 8),
@@ -171,19 +166,20 @@ class Repl(ChatCore):
     # -- queued messages and jobs ------------------------------------------------------------
 
     def queued_count(self) -> int:
-        return len(self.queued)
+        return len(self.runtime.queued)
 
     def recall_queued(self) -> str | None:
-        return self.runtime.session.tool_ctx.inbox.recall()
+        return self.runtime.recall_queued()
 
     def to_background(self) -> None:
         if not self.runtime.jobs.move_foreground():
             self.say("No command is running in the foreground.", "dim")
 
     def _inbox_changed(self) -> None:
-        inbox = self.runtime.session.tool_ctx.inbox
         wake = self.runtime.settings.jobs.wake_on_end
-        if wake and inbox.notices and not self.busy:  # a job ended while idle: the user allowed it
+        if (
+            wake and self.runtime.notices_waiting and not self.busy
+        ):  # a job ended while idle: the user allowed it
             self._begin("(a background job ended)")
         self.screen.invalidate()
 
@@ -198,8 +194,7 @@ class Repl(ChatCore):
             self._refresh_jobs()
 
     def _refresh_jobs(self) -> None:
-        secrets = self.runtime.session.tool_ctx.secrets
-        self.panel_state.jobs = jobs_ui.job_rows(self.runtime.jobs, secrets)
+        self.panel_state.jobs = jobs_ui.job_rows(self.runtime.jobs, self.runtime.redact)
         self.screen.invalidate()
 
     def on_interrupt(self) -> None:
@@ -207,9 +202,9 @@ class Repl(ChatCore):
         for line in self.view.interrupted():
             self.screen.commit(line)
         self.screen.commits.hurry()
-        if self.queued:
-            self.screen.restore_input("\n".join(self.queued))
-            self.queued.clear()
+        queued = self.runtime.give_back_queued()
+        if queued:
+            self.screen.restore_input("\n".join(queued))
 
     def on_idle(self) -> None:
         for line in self.view.flush():
@@ -218,8 +213,9 @@ class Repl(ChatCore):
         self.view.waiting = False
         self.attention.turn_ended()
         self.screen.invalidate()
-        if self.queued:
-            self._begin(self.queued.pop(0))
+        following = self.runtime.next_queued()
+        if following is not None:
+            self._begin(following)
 
     def exit(self) -> None:
         self.screen.exit()
@@ -263,7 +259,7 @@ class Repl(ChatCore):
             await asyncio.sleep(SPIN_S)
 
     async def shutdown(self) -> None:
-        self.queued.clear()
+        self.runtime.give_back_queued()  # nobody will read them
         self.interrupt()
         if self._task is not None:
             await asyncio.gather(self._task, return_exceptions=True)

@@ -11,7 +11,9 @@ from agent_cli.core.options import Options
 from agent_cli.core.settings.schema import Settings
 from agent_cli.loop.agent import Agent
 from agent_cli.model.call_log import CallLog
-from agent_cli.runtime.build import assemble, make_client, open_session
+from agent_cli.runtime.assembly import assemble
+from agent_cli.runtime.build import make_client
+from agent_cli.runtime.opening import open_session
 from agent_cli.runtime.runtime import Assembly
 from tests.conftest import FAKE_API_KEY
 

@@ -17,7 +17,9 @@ from agent_cli.core.settings.schema import Settings
 from agent_cli.loop.agent import Agent
 from agent_cli.mcp.manager import McpManager
 from agent_cli.model.call_log import CallLog
-from agent_cli.runtime.build import build_agent, make_client, open_session
+from agent_cli.runtime.assembly import build_agent
+from agent_cli.runtime.build import make_client
+from agent_cli.runtime.opening import open_session
 
 SERVER = Path(__file__).resolve().parent / "mcp_server" / "server.py"
 

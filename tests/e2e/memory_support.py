@@ -13,7 +13,7 @@ from agent_cli.core.settings.schema import Settings
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.loop.agent import Agent
 from agent_cli.memory.manager import EpisodeManager
-from agent_cli.runtime.build import base_tools
+from agent_cli.runtime.assembly import base_tools
 from agent_cli.tools.registry import ToolRegistry, input_schema
 from agent_cli.tools.todo_write import TodoWrite
 from tests.e2e.agents import make_assembly

@@ -19,7 +19,8 @@ from agent_cli.core.settings.schema import Settings
 from agent_cli.core.tool_contract import AnyTool, Gate, ToolContext, ToolInput
 from agent_cli.loop.agent import Agent
 from agent_cli.model.call_log import CallLog
-from agent_cli.runtime.build import make_client, open_session
+from agent_cli.runtime.build import make_client
+from agent_cli.runtime.opening import open_session
 from agent_cli.session.resume import fold
 from agent_cli.subagent.note import UNPARSED
 from agent_cli.subagent.runner import REASK, SubagentRunner

@@ -13,7 +13,7 @@ from agent_cli.policy.approval import ApprovalRequest, Approver, Decision, Headl
 from agent_cli.policy.gate import PolicyGate
 from agent_cli.policy.hooks import Hooks
 from agent_cli.policy.permissions import Permissions
-from agent_cli.runtime.build import base_tools
+from agent_cli.runtime.assembly import base_tools
 from agent_cli.tools.registry import ToolRegistry
 from tests.waiting import wait_until
 

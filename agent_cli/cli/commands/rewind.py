@@ -23,7 +23,6 @@ def rewind(
 ) -> None:
     from agent_cli.checkpoints.rewind import rewind as do_rewind
     from agent_cli.cli.commands.checkpoints import open_workspace_store
-    from agent_cli.session.state import new_session_id
 
     store = open_workspace_store(workspace, state_dir)
     target = store.find(checkpoint_id)
@@ -34,7 +33,6 @@ def rewind(
         code=code or both,
         conversation=conversation or both,
         session_id=target.session_id,
-        new_session_id=new_session_id(),
     )
     for line in result.report(target):
         typer.echo(line)

@@ -4,9 +4,9 @@ stop one, keep one running past the exit)."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from agent_cli.core.text.redaction import redact
 from agent_cli.jobs.job import Job
 from agent_cli.ui.screen.side_panel import JobRow
 
@@ -19,10 +19,10 @@ _stopping: set[asyncio.Task[None]] = set()
 HELP = {"/jobs [ID|stop ID|keep ID]": "background jobs: list, one's output, stop one, keep one"}
 
 
-def job_rows(board: JobBoard, secrets: tuple[str, ...]) -> list[JobRow]:
+def job_rows(board: JobBoard, redact: Callable[[str], str]) -> list[JobRow]:
     """The running jobs, their last lines redacted as any tool output shown is."""
     return [
-        JobRow(job.id, job.command, int(job.elapsed()), redact(job.last_line(), secrets), job.kept)
+        JobRow(job.id, job.command, int(job.elapsed()), redact(job.last_line()), job.kept)
         for job in board.running()
     ]
 
@@ -57,7 +57,7 @@ def jobs_command(host: Host, arg: str) -> None:
             host.say(f"{job.id} keeps running after you leave (pid {job.pid}).")
     else:
         tail = "\n".join(job.tail(SHOWN_LINES)) or "(no output yet)"
-        tail = redact(tail, host.runtime.session.tool_ctx.secrets)
+        tail = host.runtime.redact(tail)
         host.say(f"{_line(job)}\n{tail}\nwhole output: {job.output}")
 
 

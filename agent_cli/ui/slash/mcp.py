@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
-from agent_cli.mcp.prompts import attach_resources, expand_prompt, prompt_commands
+from agent_cli.mcp.prompts import expand_prompt, prompt_commands
 
 if TYPE_CHECKING:
     from agent_cli.core.events import Event
@@ -85,7 +85,3 @@ def run_prompt(host: Host, command: str, arg: str) -> bool:
 
     host.start(events)
     return True
-
-
-async def with_resources(runtime: Runtime, text: str) -> str:
-    return await attach_resources(runtime.mcp, text)

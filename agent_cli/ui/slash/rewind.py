@@ -3,50 +3,29 @@ or both) after a question, and what the last turns changed."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING
 
-from agent_cli.checkpoints.git import GitError
-from agent_cli.checkpoints.records import Checkpoint
-from agent_cli.checkpoints.rewind import open_store, rewind
-from agent_cli.checkpoints.store import CheckpointStore
-from agent_cli.checkpoints.turn import session_files as count_session_files
 from agent_cli.core.events import Event
+from agent_cli.runtime.rewinding import CheckpointsOff, RewindMode
 
 if TYPE_CHECKING:
-    from agent_cli.runtime.runtime import Runtime
+    from agent_cli.checkpoints.records import Checkpoint
     from agent_cli.ui.slash.host import Host
 
 YES_NO = {"y": "yes", "n": "no"}
-MODES = {"c": "code", "v": "conversation", "b": "both"}
+MODES: dict[str, RewindMode] = {"c": "code", "v": "conversation", "b": "both"}
 PICK = 9  # turns offered by the /rewind picker (one key each)
 MAX_DIFF_LINES = 400
 
 
-def _store(host: Host) -> CheckpointStore | None:
-    runtime = host.runtime
-    store = open_store(runtime.paths, runtime.options.workspace, runtime.settings.checkpoints)
-    if store is None:
-        host.say(
-            "Checkpoints are off (git is not installed, or checkpoints.enabled is false).", "yellow"
-        )
-    return store
-
-
-def session_files(runtime: Runtime) -> int | None:
-    """The panel's "files changed" of a resumed session; None without checkpoints."""
-    store = open_store(runtime.paths, runtime.options.workspace, runtime.settings.checkpoints)
-    if store is None:
-        return None
+def _turns(host: Host) -> list[Checkpoint]:
+    """This session's turns; [] (and why, said) when there is none to go back to."""
     try:
-        return count_session_files(store, runtime.session.id)
-    except (GitError, OSError):
-        return None  # a panel figure is not worth an error at start-up
-
-
-def _turns(host: Host, store: CheckpointStore) -> list[Checkpoint]:
-    turns = store.session_checkpoints(host.runtime.session.id)
+        turns = host.runtime.checkpoints()
+    except CheckpointsOff as off:
+        host.say(f"{off}", "yellow")
+        return []
     if not turns:
         host.say("No turn of this session to go back to yet.")
     return turns
@@ -56,26 +35,12 @@ def _label(checkpoint: Checkpoint) -> str:
     return f"turn {checkpoint.turn} ({checkpoint.prompt!r}, {checkpoint.id})"
 
 
-async def _changed_since(store: CheckpointStore, checkpoint: Checkpoint) -> list[str]:
-    now = await asyncio.to_thread(store.now)
-    return [f"{c.status} {c.path}" for c in store.changed(checkpoint.tree, now.tree)]
-
-
-async def _go_back(host: Host, store: CheckpointStore, target: Checkpoint, mode: str) -> None:
-    from agent_cli.session.state import new_session_id
-
-    session = host.runtime.session
-    code, conversation = mode in ("code", "both"), mode in ("conversation", "both")
-    result = await asyncio.to_thread(
-        rewind, store, target, code=code, conversation=conversation,
-        session_id=session.id, new_session_id=new_session_id(),
-    )  # fmt: skip
-    lines = result.report(target)
-    if result.new_session is None:
+async def _go_back(host: Host, target: Checkpoint, mode: RewindMode) -> None:
+    lines, switched = await host.runtime.go_back(target, mode)
+    if switched:
+        host.switched("\n".join(lines))  # now in the new session
+    else:
         host.say("\n".join(lines))
-        return
-    host.runtime.switch(result.new_session)
-    host.switched("\n".join(lines[:-1]))  # now in the new session: no "resume it" hint
 
 
 def _task(host: Host, work: Callable[[], AsyncIterator[Event]]) -> None:
@@ -87,12 +52,11 @@ def _task(host: Host, work: Callable[[], AsyncIterator[Event]]) -> None:
 
 def undo(host: Host, arg: str) -> None:
     async def work() -> AsyncIterator[Event]:
-        store = _store(host)
-        turns = _turns(host, store) if store else []
-        if store is None or not turns:
+        turns = _turns(host)
+        if not turns:
             return
         target = turns[-1]
-        files = await _changed_since(store, target)
+        files = await host.runtime.changed_since(target)
         listing = "\n".join(f"  {f}" for f in files) or "  (no file changed)"
         host.say(
             f"Undo {_label(target)}: the conversation goes back to before it, and these "
@@ -104,7 +68,7 @@ def undo(host: Host, arg: str) -> None:
         elif answer != "yes":
             host.say("Nothing undone.")
         else:
-            await _go_back(host, store, target, "both")
+            await _go_back(host, target, "both")
         return
         yield  # an async generator without events
 
@@ -113,9 +77,8 @@ def undo(host: Host, arg: str) -> None:
 
 def rewind_picker(host: Host, arg: str) -> None:
     async def work() -> AsyncIterator[Event]:
-        store = _store(host)
-        turns = _turns(host, store)[-PICK:] if store else []
-        if store is None or not turns:
+        turns = _turns(host)[-PICK:]
+        if not turns:
             return
         keys = {str(n): c.id for n, c in enumerate(reversed(turns), 1)}
         by_id = {c.id: c for c in turns}
@@ -128,11 +91,13 @@ def rewind_picker(host: Host, arg: str) -> None:
                 else "No terminal to pick on: use `agent checkpoints` and `agent rewind ID`."
             )
             return
-        mode = await host.ask("Rewind  [c]ode  con[v]ersation  [b]oth ?", dict(MODES))
-        if mode is None or mode not in MODES.values():
+        answers: dict[str, str] = dict(MODES)
+        answer = await host.ask("Rewind  [c]ode  con[v]ersation  [b]oth ?", answers)
+        modes = {mode: mode for mode in MODES.values()}
+        if answer not in modes:
             host.say("Nothing rewound.")
             return
-        await _go_back(host, store, by_id[picked], mode)
+        await _go_back(host, by_id[picked], modes[answer])
         return
         yield
 
@@ -146,13 +111,11 @@ def diff(host: Host, arg: str) -> None:
         return
 
     async def work() -> AsyncIterator[Event]:
-        store = _store(host)
-        turns = _turns(host, store) if store else []
-        if store is None or not turns:
+        turns = _turns(host)
+        if not turns:
             return
         target = turns[-min(int(arg or 1), len(turns))]
-        now = await asyncio.to_thread(store.now)
-        text = store.diff(target.tree, now.tree)
+        text = await host.runtime.diff_since(target)
         host.say(
             f"Changes since before {_label(target)}:"
             if text

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_cli.runtime.build import base_tools
+from agent_cli.runtime.assembly import base_tools
 from agent_cli.tools.registry import ToolRegistry
 from tests.unit.tool_helpers import call, make_ctx, running
 

@@ -10,7 +10,7 @@ import pytest
 
 from agent_cli.core.payloads import DiffDisplay
 from agent_cli.core.tool_contract import ToolContext, ToolResult
-from agent_cli.runtime.build import base_tools
+from agent_cli.runtime.assembly import base_tools
 from agent_cli.tools.edit_file import replace_text
 from agent_cli.tools.glob import compile_glob
 from agent_cli.tools.read_file import split_lines

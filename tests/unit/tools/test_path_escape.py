@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent_cli.core.tool_contract import ToolContext
-from agent_cli.runtime.build import base_tools
+from agent_cli.runtime.assembly import base_tools
 from agent_cli.tools.registry import ToolRegistry
 from tests.unit.tool_helpers import ScriptedApprover, call, gated_registry, make_ctx
 

@@ -1,0 +1,177 @@
+"""The agent of one session, assembled in one pass in dependency order: project files and
+the permissions they shape, the tools (the subagents' set first, then the session's with
+`task`), the gate, the context pipeline, episodic memory and the agent. Nothing is patched
+once built; a part that project files do not give is an empty value, not a `None`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from agent_cli.context.pipeline import build_pipeline, request_overhead
+from agent_cli.core.asking import PlanDecisionResult
+from agent_cli.core.events import Event
+from agent_cli.core.options import Options
+from agent_cli.core.prompts.system import build_system
+from agent_cli.core.tool_contract import AnyTool
+from agent_cli.jobs.board import JobBoard
+from agent_cli.loop.agent import Agent
+from agent_cli.loop.outbox import Outbox
+from agent_cli.mcp.manager import McpManager
+from agent_cli.mcp.setup import start_mcp
+from agent_cli.memory.manager import EpisodeManager
+from agent_cli.memory.recall import Recall
+from agent_cli.memory.recall_notes import search_notes
+from agent_cli.memory.setup import recent_episodes_section
+from agent_cli.model.client import ModelClient
+from agent_cli.model.server_tools import declarations
+from agent_cli.policy.approval import Approver, HeadlessApprover
+from agent_cli.policy.approved_rules import ApprovedRules
+from agent_cli.policy.gate import PolicyGate
+from agent_cli.policy.hooks import Hooks
+from agent_cli.policy.permissions import Permissions
+from agent_cli.policy.turn_hooks import TurnHooksChain
+from agent_cli.project_files.instructions import project_instructions
+from agent_cli.project_files.wire import ProjectPart, project_part
+from agent_cli.runtime.ports import Assembly
+from agent_cli.session.state import Session
+from agent_cli.subagent.runner import SubagentRunner
+from agent_cli.subagent.store import NoteStore
+from agent_cli.subagent.task import Task
+from agent_cli.todo.reminder import TodoReminder
+from agent_cli.tools.compact import Compact
+from agent_cli.tools.edit_file import EditFile
+from agent_cli.tools.glob import Glob
+from agent_cli.tools.grep import Grep
+from agent_cli.tools.present_plan import asking_tools
+from agent_cli.tools.read_file import ReadFile
+from agent_cli.tools.registry import ToolRegistry
+from agent_cli.tools.shell.bash import Bash
+from agent_cli.tools.shell.bash_jobs import BashKill, BashOutput
+from agent_cli.tools.todo_write import TodoWrite
+from agent_cli.tools.web.fetch import WebFetch
+from agent_cli.tools.write_file import WriteFile
+
+
+def base_tools(jobs: JobBoard | None = None) -> list[AnyTool]:
+    """`jobs`: where background shells go; None offers no background jobs."""
+    shell: list[AnyTool] = [Bash(jobs)] if jobs is None else [Bash(jobs), *job_tools(jobs)]
+    return [ReadFile(), WriteFile(), EditFile(), *shell, Glob(), Grep(), Recall(search_notes)]
+
+
+def job_tools(jobs: JobBoard) -> list[AnyTool]:
+    return [BashOutput(jobs), BashKill(jobs)]
+
+
+class PlanHandOver:
+    """`agent run`: nobody approves a plan there, so the run ends with the round that
+    presented it (the plan event carries it to the output)."""
+
+    def __init__(self) -> None:
+        self.plan: str | None = None
+
+    async def present(self, plan: str) -> PlanDecisionResult:
+        self.plan = plan
+        return PlanDecisionResult(choice="handed_over")
+
+    def presented(self) -> bool:
+        return self.plan is not None
+
+
+def _permissions(
+    session: Session, options: Options, approver: Approver | None, project: ProjectPart
+) -> Permissions:
+    """The session's permissions: settings, project rules, and in chat the rules the user
+    approved here before ("don't ask again in this project")."""
+    rules = project.rules
+    permissions = Permissions(
+        session.settings.permissions,
+        project.approver(approver or HeadlessApprover()),
+        extra_allow=list(rules.allow),
+        extra_deny=list(rules.deny),
+        ask_rules=list(rules.ask),
+    )
+    if approver is None:
+        return permissions
+    approved = ApprovedRules(options.workspace)
+    permissions.project_allow, permissions.save_project_rule = approved.patterns(), approved.add
+    return permissions
+
+
+def assemble(
+    session: Session,
+    client: ModelClient,
+    options: Options,
+    approver: Approver | None = None,
+    publish: Callable[[Event], None] | None = None,
+    mcp: McpManager | None = None,
+    jobs: JobBoard | None = None,
+    extra_tools: Sequence[AnyTool] = (),
+) -> Assembly:
+    """The agent of a session with everything wired: tools, gate, subagents, context pipeline,
+    todo reminder, hooks and episodic memory. `approver` answers permission questions (the
+    REPL's; None denies them, headless); `publish` hears what happens outside a turn. `mcp`:
+    servers already started by the runtime; None starts the configured ones here. `jobs`: the
+    run's background jobs (None: a board of this session's own). `extra_tools`: the session's
+    alone (a subagent never gets them), e.g. `--json-schema`'s final tool."""
+    settings, workspace = session.settings, options.workspace
+    jobs = jobs or JobBoard(session.paths, settings.jobs)
+    hooks = Hooks(settings.hooks, session.id, workspace)
+    project = project_part(session, workspace, resumed=bool(session.messages))
+    permissions = _permissions(session, options, approver, project)
+    if mcp is None:  # in the background: the first request does not wait for any server
+        mcp = start_mcp(settings, workspace, session.paths.logs, _mode(permissions))
+    gate = PolicyGate(permissions, hooks, project.gate_hooks())
+    server_tools = declarations(settings.web)
+    before_task = [*base_tools(jobs), TodoWrite(session.todos, session.record)]
+    after_task = [Compact(session), *asking_tools(permissions), *project.tools(permissions)]
+    after_task += [WebFetch()] if settings.web.fetch else []
+    # subagents get the complete set minus `task` (and what the runner leaves out itself)
+    children = ToolRegistry([*before_task, *after_task], gate, mcp, server_tools)
+    runner = SubagentRunner(
+        parent=session, client=client, store=NoteStore(session.paths), spawn=Agent,
+        tools=children, child_hooks=project.child_hooks(),
+    )  # fmt: skip
+    task = Task(runner, project.agent_types(permissions, hooks))
+    tools = [*before_task, task, *after_task, *extra_tools]
+    registry = ToolRegistry(tools, gate, mcp, server_tools)
+    commands = project.commands(registry, permissions)  # they expand before the turn
+    instructions = project_instructions(workspace, settings.instructions_max_chars)
+    if instructions:
+        session.view_providers.append(lambda: instructions)
+    # episodic memory (§10): a new session starts with the workspace's newest episodes
+    sections = [instructions, recent_episodes_section(session), project.system_section()]
+    system = build_system(workspace, "system.md", sections)
+    stages, compactor = build_pipeline(session, request_overhead(system, registry.schemas))
+    outbox = Outbox()
+    if publish is not None:
+        session.usage_sink = publish
+    memory = EpisodeManager(session, client, emit=publish or outbox.emit)
+    handover = PlanHandOver() if options.one_shot else None
+    if handover is not None:
+        session.tool_ctx.present_plan = handover.present
+    agent = Agent(
+        session=session,
+        client=client,
+        registry=registry,
+        system=system,
+        guides=[TodoReminder(session.todos, settings.todo.reminder_rounds)],
+        stages=stages,
+        compactor=project.around_compaction(compactor),  # PreCompact hooks
+        observers=[memory],
+        max_turns=options.max_turns,
+        stop_after_round=handover.presented if handover else None,
+        turn_hooks=TurnHooksChain(project.turn_hooks(hooks, commands)),
+        outbox=outbox,
+    )
+    return Assembly(agent, memory, jobs, on_end=[project.session_end])
+
+
+def _mode(permissions: Permissions) -> Callable[[], str]:
+    return lambda: permissions.mode  # read at each request: plan mode narrows the MCP tools
+
+
+def build_agent(
+    session: Session, client: ModelClient, options: Options, approver: Approver | None = None
+) -> Agent:
+    """The agent alone (tests that drive the loop directly)."""
+    return assemble(session, client, options, approver).agent

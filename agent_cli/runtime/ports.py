@@ -1,0 +1,62 @@
+"""What the Runtime asks of the composition root (`runtime/build.py`), which it never imports:
+a session opened, a model client made, a session's agent assembled, the MCP servers started."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from agent_cli.core.events import Event
+    from agent_cli.core.files.paths import Paths
+    from agent_cli.core.options import Options
+    from agent_cli.core.settings.schema import Settings
+    from agent_cli.jobs.board import JobBoard
+    from agent_cli.loop.agent import Agent
+    from agent_cli.mcp.manager import McpManager
+    from agent_cli.memory.manager import EpisodeManager
+    from agent_cli.model.call_log import CallLog
+    from agent_cli.model.client import ModelClient
+    from agent_cli.policy.approval import Approver
+    from agent_cli.session.resume import Restored
+    from agent_cli.session.state import Session
+
+
+@dataclass
+class Assembly:
+    """A session's agent and its episodic memory, as the composition root wired them."""
+
+    agent: Agent
+    memory: EpisodeManager
+    jobs: JobBoard | None = None
+    # run when the session ends (SessionEnd hooks), told why: "exit", "clear"
+    on_end: list[Callable[[str], Awaitable[None]]] = field(default_factory=list)
+
+
+class Composer(Protocol):
+    settings: Settings
+    paths: Paths
+    call_log: CallLog
+    jobs: JobBoard  # the background jobs of the whole run, whichever session started them
+
+    def open_session(self, options: Options) -> tuple[Session, Restored | None]: ...
+
+    def make_client(self, on_sent: Callable[[], None] | None = None) -> ModelClient: ...
+
+    def assemble(
+        self,
+        session: Session,
+        client: ModelClient,
+        options: Options,
+        approver: Approver | None,
+        publish: Callable[[Event], None],
+        mcp: McpManager | None = None,
+        jobs: JobBoard | None = None,
+    ) -> Assembly: ...
+
+    def start_mcp(
+        self, workspace: Path, mode: Callable[[], str], eager: bool
+    ) -> McpManager | None: ...
