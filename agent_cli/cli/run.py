@@ -96,7 +96,6 @@ def run(
             from agent_cli.jobs.ledger import listing
 
             sys.stderr.write(listing(runtime.past_jobs) + "\n")
-        runtime.options.max_turns = options.max_turns or runtime.settings.max_turns
         session = runtime.session
         outcome = RunOutcome(session_id=session.id, structured=structured is not None)
     ending = Ending()
@@ -146,9 +145,9 @@ async def _drive(
     runtime.listeners.append(lambda event: reporter.event(event, outcome))  # between turns
     finished = False
     try:
-        agent = await runtime.agent()
+        tools = await runtime.tool_names()
         _imported()
-        reporter.init(runtime.session.id, runtime.session.model, agent.registry.names())
+        reporter.init(runtime.session.id, runtime.session.model, tools)
         async for event in runtime.turn(text):
             reporter.event(event, outcome)
         if structured is not None:

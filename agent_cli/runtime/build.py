@@ -7,6 +7,7 @@ else); this module is what the Runtime calls them through.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +125,8 @@ def build_runtime(
     require_credentials()
     paths.require_writable()  # a read-only workspace: one line, before any work
     call_log = start_logging(paths, quiet)
+    if options.one_shot:  # `agent run` stops at a turn limit: `--max-turns` or the settings'
+        options = replace(options, max_turns=options.max_turns or settings.max_turns)
     root = CompositionRoot(settings, paths, call_log, extra_tools)
     if options.one_shot and not settings.jobs.move_in_run:
         root.jobs.move_after_s = None  # `agent run` waits for its commands unless asked

@@ -14,7 +14,8 @@ from __future__ import annotations
 import asyncio
 import importlib
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -26,7 +27,7 @@ from agent_cli.core.options import Options, PermissionMode
 from agent_cli.jobs.ledger import PastJob
 from agent_cli.loop.user_input import user_shell, with_files
 from agent_cli.mcp.prompts import attach_resources
-from agent_cli.memory.setup import finish
+from agent_cli.memory.setup import finish, listing
 from agent_cli.policy.approval import Approver
 from agent_cli.runtime.ports import Assembly, Composer
 from agent_cli.runtime.rewinding import Rewinding
@@ -35,6 +36,9 @@ from agent_cli.session.resume import Restored
 from agent_cli.session.state import Session
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from agent_cli.checkpoints.store import CheckpointStore
     from agent_cli.core.files.paths import Paths
     from agent_cli.core.settings.schema import Settings
     from agent_cli.jobs.board import JobBoard
@@ -175,6 +179,14 @@ class Runtime(LongWork, Rewinding):
             self._memories.append(self._assembly.memory)
         return self._assembly.agent
 
+    async def tool_names(self) -> list[str]:
+        """The tools the model is offered now (MCP servers' as they are ready)."""
+        return (await self.agent()).registry.names()
+
+    def episodes(self) -> str:
+        """/memory: the workspace's newest episodes, a line each."""
+        return listing(self.session)
+
     async def memory(self) -> EpisodeManager:
         await self.agent()
         assert self._assembly is not None
@@ -192,59 +204,59 @@ class Runtime(LongWork, Rewinding):
     # -- what front ends call ------------------------------------------------------------------
 
     async def submit(self, text: str) -> AsyncIterator[Event]:
-        """What the user typed: `!command` runs in the shell; anything else is a turn with its
-        `@path` files and `@server:uri` resources attached."""
+        """What the user typed: `!command` runs in the shell (through the permission gate, into
+        the conversation); anything else is a turn with its `@server:uri` resources and `@path`
+        files attached (read as read_file reads them: capped, gated, remembered as read)."""
+        agent = await self.agent()
         stripped = text.strip()
-        if stripped.startswith("!") and stripped[1:].strip():
-            source = self.shell(stripped[1:].strip())
-        else:
-            request = await attach_resources(self.mcp, text)
-            source = self.turn_with_files(text, request)
-        async for event in source:
-            yield event
+        command = stripped[1:].strip() if stripped.startswith("!") else ""
+        if command:
+            yield await user_shell(agent, command)
+            return
+        request = await attach_resources(self.mcp, text)
+        blocks = await with_files(agent, text, request, self.options.workspace)
+        store, transcript = self._checkpoint_place()
+        with self._running():
+            turn = agent.run_turn(blocks)
+            async for event in checkpointed(store, self.session.id, transcript, text, turn):
+                yield event
 
     async def turn(
         self, text: str, content: str | list[Block] | None = None
     ) -> AsyncIterator[Event]:
-        """One user turn, after a checkpoint of the workspace (`agent rewind` takes it back).
-        `content`: what the model is sent when it is more than `text` (attachments)."""
+        """One user turn taken as written (`agent run`), after a checkpoint of the workspace
+        (`agent rewind` takes it back). `content`: what the model is sent when it is more
+        than `text`."""
         agent = await self.agent()
+        store, transcript = self._checkpoint_place()
+        with self._running():
+            turn = agent.run_turn(text if content is None else content)
+            async for event in checkpointed(store, self.session.id, transcript, text, turn):
+                yield event
+
+    def _checkpoint_place(self) -> tuple[CheckpointStore | None, Path | None]:
         store = open_store(self.paths, self.options.workspace, self.settings.checkpoints)
-        transcript = self.session.transcript.path if self.session.transcript else None
-        turn = agent.run_turn(text if content is None else content)
-        events = checkpointed(store, self.session.id, transcript, text, turn)
-        async for event in self._running(events):
-            yield event
-
-    async def turn_with_files(self, text: str, request: str | None = None) -> AsyncIterator[Event]:
-        """A turn whose `@path` words attach those files (read as read_file reads them: capped,
-        through the permission gate, remembered as read); `request` is `text` with more attached."""
-        agent = await self.agent()
-        blocks = await with_files(agent, text, request or text, self.options.workspace)
-        async for event in self.turn(text, blocks):
-            yield event
-
-    async def shell(self, command: str) -> AsyncIterator[Event]:
-        """`!command`, run by the user through the permission gate, into the conversation."""
-        yield await user_shell(await self.agent(), command)
+        return store, self.session.transcript.path if self.session.transcript else None
 
     async def compact(self, focus: str | None) -> AsyncIterator[Event]:
         """Compaction now, between turns. Yields nothing when nothing was compacted."""
         agent = await self.agent()
         if agent.compactor is None:
             return
-        async for event in self._running(agent.compact_now(focus)):
-            yield event
+        with self._running():
+            async for event in agent.compact_now(focus):
+                yield event
 
     async def remember(self) -> bool:
         """/remember: an episode of the session so far, in the background. False: nothing new."""
         return (await self.memory()).remember()
 
-    async def _running(self, events: AsyncIterator[Event]) -> AsyncIterator[Event]:
+    @contextmanager
+    def _running(self) -> Iterator[None]:
+        """A turn (or a compaction) runs in the current task: `interrupt()` cancels it."""
         self._turn_task = asyncio.current_task()
         try:
-            async for event in events:
-                yield event
+            yield
         finally:
             self._turn_task = None
 

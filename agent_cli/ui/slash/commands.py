@@ -225,9 +225,7 @@ def _model(host: Host, arg: str) -> None:
 
 
 def _memory(host: Host, arg: str) -> None:
-    from agent_cli.memory.setup import listing
-
-    text = listing(host.runtime.session)
+    text = host.runtime.episodes()
     if host.runtime.remembering:
         text += "\n(an episode is being written)"
     host.say(text + "\nMore: `agent memory show ID`, `agent memory search QUERY`.")
