@@ -31,6 +31,8 @@ def _in_process(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every `agent` a test starts runs in-process unless the test opts into the warm process
     (tests/e2e/warm.py): none may start one in the user's real runtime directory."""
     monkeypatch.setenv("AGENT_NO_SERVER", "1")
+    # nor a language server found on the developer's PATH: a test configures the ones it wants
+    monkeypatch.setenv("AGENT_LSP_BUILTIN", "0")
 
 
 @pytest.fixture

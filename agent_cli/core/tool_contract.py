@@ -21,6 +21,7 @@ from agent_cli.core.asking import (
     headless_ask,
     headless_present,
 )
+from agent_cli.core.diagnosing import Diagnoser
 from agent_cli.core.inbox import Inbox
 
 if TYPE_CHECKING:
@@ -72,6 +73,8 @@ class ToolContext:
     ask: Callable[[list[Question]], Awaitable[list[Answer] | None]] = headless_ask
     # the user's decision on a presented plan (headless: the plan is handed over, the run ends)
     present_plan: Callable[[str], Awaitable[PlanDecisionResult]] = headless_present
+    # language servers' diagnostics after an edit (None: nobody checks)
+    diagnoser: Diagnoser | None = None
 
     def resolve(self, path: str) -> Path:
         p = Path(path).expanduser()

@@ -39,6 +39,7 @@ from agent_cli.subagent.store import NoteStore
 from agent_cli.subagent.task import Task
 from agent_cli.todo.reminder import TodoReminder
 from agent_cli.tools.compact import Compact
+from agent_cli.tools.diagnostics import Diagnostics
 from agent_cli.tools.edit_file import EditFile
 from agent_cli.tools.glob import Glob
 from agent_cli.tools.grep import Grep
@@ -125,6 +126,7 @@ def assemble(
     before_task = [*base_tools(jobs), TodoWrite(session.todos, session.record)]
     after_task = [Compact(session), *asking_tools(permissions), *project.tools(permissions)]
     after_task += [WebFetch()] if settings.web.fetch else []
+    after_task += [Diagnostics()] if session.tool_ctx.diagnoser is not None else []
     # subagents get the complete set minus `task` (and what the runner leaves out itself)
     children = ToolRegistry([*before_task, *after_task], gate, mcp, server_tools)
     runner = SubagentRunner(

@@ -21,6 +21,7 @@ from agent_cli.core.options import Options
 from agent_cli.core.settings.schema import Settings, load_settings
 from agent_cli.core.tool_contract import AnyTool
 from agent_cli.jobs.board import JobBoard
+from agent_cli.lsp.manager import LspManager
 from agent_cli.mcp.manager import McpManager
 from agent_cli.mcp.setup import start_mcp
 from agent_cli.model.call_log import CallLog, key_last4
@@ -85,13 +86,16 @@ class CompositionRoot:
         paths: Paths,
         call_log: CallLog,
         extra_tools: Sequence[AnyTool] = (),
+        lsp: LspManager | None = None,
     ) -> None:
         self.settings, self.paths, self.call_log = settings, paths, call_log
         self.jobs = JobBoard(paths, settings.jobs)
         self.extra_tools = tuple(extra_tools)
+        self.lsp = lsp  # the run's language servers, shared by its sessions
 
     def open_session(self, options: Options) -> tuple[Session, Restored | None]:
-        return open_session(options, self.settings, self.paths)
+        lsp = self.lsp if self.lsp is not None and self.lsp.any_server() else None
+        return open_session(options, self.settings, self.paths, lsp)
 
     def make_client(self, on_sent: Callable[[], None] | None = None) -> ModelClient:
         return make_client(self.settings, self.call_log, on_sent)
@@ -111,6 +115,11 @@ class CompositionRoot:
     def start_mcp(self, workspace: Path, mode: Callable[[], str], eager: bool) -> McpManager | None:
         return start_mcp(self.settings, workspace, self.paths.logs, mode, eager)
 
+    async def aclose(self) -> None:
+        """What the root started for the whole run ends with it: the language servers."""
+        if self.lsp is not None:
+            await self.lsp.aclose()
+
 
 def build_runtime(
     options: Options,
@@ -127,7 +136,8 @@ def build_runtime(
     call_log = start_logging(paths, quiet)
     if options.one_shot:  # `agent run` stops at a turn limit: `--max-turns` or the settings'
         options = replace(options, max_turns=options.max_turns or settings.max_turns)
-    root = CompositionRoot(settings, paths, call_log, extra_tools)
+    lsp = LspManager(settings.lsp, options.workspace)
+    root = CompositionRoot(settings, paths, call_log, extra_tools, lsp)
     if options.one_shot and not settings.jobs.move_in_run:
         root.jobs.move_after_s = None  # `agent run` waits for its commands unless asked
     session, restored = root.open_session(options)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent_cli.core.diagnosing import Diagnoser
 from agent_cli.core.files.logs import secrets_from_env
 from agent_cli.core.files.paths import Paths
 from agent_cli.core.options import Options
@@ -30,9 +31,10 @@ def restore_target(options: Options, paths: Paths) -> Restored | None:
 
 
 def open_session(
-    options: Options, settings: Settings, paths: Paths
+    options: Options, settings: Settings, paths: Paths, diagnoser: Diagnoser | None = None
 ) -> tuple[Session, Restored | None]:
-    """A new session, or the one `options` resumes: its transcript is folded here, once."""
+    """A new session, or the one `options` resumes: its transcript is folded here, once.
+    `diagnoser`: the run's language servers, checking the session's edits."""
     secrets = secrets_from_env()
     restored = restore_target(options, paths)
     session_id = restored.id if restored else new_session_id()
@@ -42,6 +44,7 @@ def open_session(
         session_id=session_id,
         settings=settings,
         secrets=secrets,
+        diagnoser=diagnoser,
     )
     session = Session(
         id=session_id,

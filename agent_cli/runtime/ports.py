@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from agent_cli.core.settings.schema import Settings
     from agent_cli.jobs.board import JobBoard
     from agent_cli.loop.agent import Agent
+    from agent_cli.lsp.manager import LspManager
     from agent_cli.mcp.manager import McpManager
     from agent_cli.memory.manager import EpisodeManager
     from agent_cli.model.call_log import CallLog
@@ -41,6 +42,7 @@ class Composer(Protocol):
     paths: Paths
     call_log: CallLog
     jobs: JobBoard  # the background jobs of the whole run, whichever session started them
+    lsp: LspManager | None  # the run's language servers
 
     def open_session(self, options: Options) -> tuple[Session, Restored | None]: ...
 
@@ -60,3 +62,5 @@ class Composer(Protocol):
     def start_mcp(
         self, workspace: Path, mode: Callable[[], str], eager: bool
     ) -> McpManager | None: ...
+
+    async def aclose(self) -> None: ...  # what it started for the run (language servers)

@@ -275,6 +275,7 @@ class Runtime(LongWork, Rewinding):
             await end(reason)
         self._ending = []
         self.kept_jobs = await self.jobs.aclose()  # every other job's process group is gone
+        await self.wiring.aclose()  # the language servers
         if self.mcp is not None:
             await self.mcp.aclose()
         if self._client is not None:

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from agent_cli.core.payloads import DiffDisplay
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
+from agent_cli.tools.after_edit import checked
 from agent_cli.tools.fs import (
     PathRefused,
     content_hash,
@@ -93,7 +94,7 @@ class EditFile(Tool[EditFileInput]):
                 "lines to make it unique, or set replace_all to true.",
                 args.path,
             )
-        return _write(path, text, new_text, count, ctx)
+        return await checked(_write(path, text, new_text, count, ctx), path, ctx)
 
 
 def replace_text(text: str, old: str, new: str) -> tuple[int, str]:

@@ -7,6 +7,7 @@ from pathlib import Path
 from pydantic import Field
 
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
+from agent_cli.tools.after_edit import checked
 from agent_cli.tools.edit_file import diff_display
 from agent_cli.tools.fs import PathRefused, display_path, remember, replace_file, writable_path
 
@@ -52,11 +53,12 @@ class WriteFile(Tool[WriteFileInput]):
         lines = args.content.count("\n") + (0 if args.content.endswith("\n") else 1)
         lines = lines if args.content else 0
         verb = "Created" if before is None else "Overwrote"
-        return ToolResult(
+        result = ToolResult(
             f"{verb} {shown} ({lines} lines, {len(data):,} bytes).",
             summary=f"write_file {shown} ({verb.lower()}, {lines} lines)",
             display=diff_display(shown, before or "", args.content),
         )
+        return await checked(result, path, ctx)
 
 
 def _old_text(path: Path) -> str | None:

@@ -47,6 +47,7 @@ FLOORS: dict[str, int] = {
     "agent_cli.jobs": 2,  # background shells: process groups, output files, the watcher
     "agent_cli.sandbox": 2,  # confinement of shell commands: bwrap/seatbelt argv, the probe
     "agent_cli.worktrees": 2,  # git worktrees per task: create, diff, conflict check, remove
+    "agent_cli.lsp": 2,  # language servers: JSON-RPC, one process each, diagnostics after edits
     # 3 composites: built from capabilities
     "agent_cli.policy": 3,  # permissions, the gate, approvals, hooks, trust
     "agent_cli.subagent": 3,

@@ -31,12 +31,12 @@ from agent_cli.core.settings.features import (
     ServerSettings,
     WebSettings,
 )
+from agent_cli.core.settings.lsp import LspSettings
 from agent_cli.core.settings.mcp import McpServerSpec, McpSettings
+from agent_cli.core.settings.narrowing import narrowing_only
 from agent_cli.core.settings.sandbox import SandboxSettings
 
 UNKNOWN_MODEL_WINDOW = 200_000
-
-MODE_RANK = {"plan": 0, "default": 1, "accept-edits": 2, "bypass": 3}  # narrow -> wide
 
 
 class _Strict(BaseModel):
@@ -213,6 +213,7 @@ class Settings(_Strict):
     project_files: ProjectFilesSettings = Field(default_factory=ProjectFilesSettings)
     jobs: JobsSettings = Field(default_factory=JobsSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    lsp: LspSettings = Field(default_factory=LspSettings)
     notify: NotifySettings = Field(default_factory=NotifySettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
 
@@ -239,20 +240,6 @@ def _read_json(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the settings file must hold a JSON object")
     return data
-
-
-def narrowing_only(local: dict[str, Any], base_mode: str) -> dict[str, Any]:
-    """A workspace's settings without what widens what runs unasked: hooks, allow rules, and a
-    permission mode wider than `base_mode` (the user's)."""
-    kept = {k: v for k, v in local.items() if k != "hooks"}
-    permissions = kept.get("permissions")
-    if isinstance(permissions, dict):
-        permissions = {k: v for k, v in permissions.items() if k != "allow"}
-        mode = permissions.get("mode")
-        if isinstance(mode, str) and MODE_RANK.get(mode, -1) > MODE_RANK.get(base_mode, 1):
-            del permissions["mode"]
-        kept["permissions"] = permissions
-    return kept
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,32 @@
+"""What an untrusted workspace's settings may say: only what narrows what runs unasked."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+MODE_RANK = {"plan": 0, "default": 1, "accept-edits": 2, "bypass": 3}  # narrow -> wide
+LSP_COMMANDS = ("servers", "formatters")
+
+
+def narrowing_only(local: dict[str, Any], base_mode: str) -> dict[str, Any]:
+    """A workspace's settings without what widens what runs unasked: hooks, allow rules, language
+    servers and formatters (commands), and a permission mode wider than `base_mode` (the user's)."""
+    kept = {k: v for k, v in local.items() if k != "hooks"}
+    if isinstance(kept.get("lsp"), dict):
+        lsp = kept["lsp"]
+        if any(lsp.get(k) for k in LSP_COMMANDS):  # said once: settings load once a run
+            log.warning(
+                "the workspace's lsp servers and formatters are ignored until `agent trust`"
+            )
+        kept["lsp"] = {k: v for k, v in lsp.items() if k not in LSP_COMMANDS}
+    permissions = kept.get("permissions")
+    if isinstance(permissions, dict):
+        permissions = {k: v for k, v in permissions.items() if k != "allow"}
+        mode = permissions.get("mode")
+        if isinstance(mode, str) and MODE_RANK.get(mode, -1) > MODE_RANK.get(base_mode, 1):
+            del permissions["mode"]
+        kept["permissions"] = permissions
+    return kept
