@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 ENV_BUILTIN = "AGENT_LSP_BUILTIN"  # "0": no built-in server, whatever is on PATH (CI, tests)
 
 
-@dataclass(frozen=True)
+@dataclass
 class ServerRow:
     name: str
     command: str
@@ -142,16 +142,16 @@ class LspManager:
         return "\n".join(parts)
 
     def rows(self) -> list[ServerRow]:
-        return [
-            ServerRow(
-                s.name,
-                " ".join(s.spec.command),
-                " ".join(s.spec.extensions),
-                s.state if s.state != "idle" else "not started",
-                s.last_error,
-            )
-            for s in [*self.configured, *self.builtin]
-        ]
+        rows: list[ServerRow] = []
+        claimed: set[str] = set()
+        for s in [*self.configured, *self.builtin]:
+            state: str = s.state if s.state != "idle" else "not started"
+            if s in self.builtin and set(s.spec.extensions) <= claimed:
+                state = "standby (another server covers its files)"
+            claimed |= set(s.spec.extensions)
+            command, suffixes = " ".join(s.spec.command), " ".join(s.spec.extensions)
+            rows.append(ServerRow(s.name, command, suffixes, state, s.last_error))
+        return rows
 
     async def aclose(self) -> None:
         servers = [*self.configured, *(self._builtin or [])]

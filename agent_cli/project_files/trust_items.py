@@ -38,6 +38,7 @@ def _workspace_settings(workspace: Path) -> list[TrustItem]:
             if web.get(key) is True:
                 described = f"web.{key}"
                 items.append(TrustItem(key=f"web:{key}", source=str(path), description=described))
+    items += _lsp_commands(data.get("lsp"), str(path))
     hooks = data.get("hooks")
     if isinstance(hooks, dict):
         for event, specs in hooks.items():
@@ -50,6 +51,22 @@ def _workspace_settings(workspace: Path) -> list[TrustItem]:
                         description=f"hook {event}: {command}",
                     )
                 )
+    return items
+
+
+def _lsp_commands(lsp: Any, source: str) -> list[TrustItem]:
+    """Language servers and formatters: commands the agent would start after any edit."""
+    if not isinstance(lsp, dict):
+        return []
+    items: list[TrustItem] = []
+    servers = lsp.get("servers")
+    for name, spec in (servers if isinstance(servers, dict) else {}).items():
+        command = spec.get("command") if isinstance(spec, dict) else spec
+        items.append(TrustItem(key=f"lsp:{name}", source=source, description=f"lsp {command}"))
+    formatters = lsp.get("formatters")
+    for suffix, command in (formatters if isinstance(formatters, dict) else {}).items():
+        described = f"formatter {suffix}: {command}"
+        items.append(TrustItem(key=f"format:{suffix}", source=source, description=described))
     return items
 
 

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from agent_cli.jobs.board import JobBoard
     from agent_cli.jobs.job import Job
     from agent_cli.loop.agent import Agent
+    from agent_cli.lsp.manager import ServerRow
     from agent_cli.mcp.manager import McpManager
     from agent_cli.memory.episode import Episode
     from agent_cli.memory.manager import EpisodeManager
@@ -182,6 +183,11 @@ class Runtime(LongWork, Rewinding):
     async def tool_names(self) -> list[str]:
         """The tools the model is offered now (MCP servers' as they are ready)."""
         return (await self.agent()).registry.names()
+
+    def language_servers(self) -> list[ServerRow]:
+        """/lsp: the run's language servers (none started until a file of theirs is edited)."""
+        lsp = self.wiring.lsp
+        return lsp.rows() if lsp is not None else []
 
     def episodes(self) -> str:
         """/memory: the workspace's newest episodes, a line each."""

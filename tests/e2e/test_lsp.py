@@ -261,5 +261,32 @@ def test_a_turn_with_a_garbage_server_stays_valid_and_leaves_nothing_running(
     assert server.state == "failed"
     assert server.last_pid is not None
     assert not alive(server.last_pid)
+    (row,) = runtime.language_servers()  # what /lsp shows
+    assert (row.name, row.state) == ("junk", "failed")
+    assert "not an LSP header" in row.last_error
     log = (tmp_path / "logs" / "agent.log").read_text()
     assert "language server junk" in log
+
+
+def test_lsp_status_lists_what_would_check_edits_and_starts_nothing(
+    tmp_path: Path, fake_env: dict[str, str]
+):
+    import subprocess
+
+    config = tmp_path / "cfg" / "agent"
+    config.mkdir(parents=True)
+    mine = {"lsp": {"servers": servers(fake=[sys.executable, FAKE, "ok"], gone=["no-such-lsp"])}}
+    (config / "settings.json").write_text(json.dumps(mine))
+    (tmp_path / "ws" / ".agent").mkdir(parents=True)
+    theirs = {"lsp": {"servers": servers(evil=["touch", "pwned"])}}
+    (tmp_path / "ws" / ".agent" / "settings.json").write_text(json.dumps(theirs))
+    env = {**fake_env, "XDG_CONFIG_HOME": str(tmp_path / "cfg"), "AGENT_LSP_BUILTIN": "0"}
+    argv = [sys.executable, "-m", "agent_cli", "lsp", "status", "-w", str(tmp_path / "ws")]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("fake  .py  `")
+    assert lines[1] == "gone  .py  `no-such-lsp`  (command not found)"
+    assert "evil" not in done.stdout
+    assert done.stderr.count("ignored until `agent trust`") == 1
+    assert not (tmp_path / "ws" / "pwned").exists()

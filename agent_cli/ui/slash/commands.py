@@ -11,6 +11,7 @@ from agent_cli.core.payloads import Note
 from agent_cli.ui.render.render import note_line, tokens
 from agent_cli.ui.screen.side_panel import todo_counts, todo_lines
 from agent_cli.ui.slash import jobs as jobs_ui
+from agent_cli.ui.slash import lsp as lsp_ui
 from agent_cli.ui.slash import mcp as mcp_ui
 from agent_cli.ui.slash import project as project_slash
 from agent_cli.ui.slash import rewind
@@ -40,6 +41,7 @@ HELP = {
     "/rewind": "pick a turn of this session to go back to: code, conversation or both",
     "/diff [N]": "what the last N turns changed (default 1)",
     **jobs_ui.HELP,
+    **lsp_ui.HELP,
     **project_slash.HELP,
     "/exit": "leave (Ctrl-D does too)",
 }
@@ -256,5 +258,6 @@ COMMANDS: dict[str, Command] = {
     "/rewind": rewind.rewind_picker,
     "/diff": rewind.diff,
     "/jobs": jobs_ui.jobs_command,
+    "/lsp": lsp_ui.lsp_command,
     "/exit": _exit,
 }

@@ -1,0 +1,46 @@
+"""`agent lsp status [--json]`: the language servers this workspace's edits would be checked
+by, and why one would not start (its command is not found). Nothing is started."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import asdict
+from pathlib import Path
+
+import typer
+
+from agent_cli.cli import options as opt
+from agent_cli.cli.common import guarded
+
+lsp_app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=None)
+
+
+@lsp_app.command("status")
+@guarded
+def status(
+    as_json: bool = typer.Option(False, "--json", help="One JSON array."),
+    workspace: Path = opt.WORKSPACE,
+) -> None:
+    """Configured servers (settings, trusted workspace entries) and built-ins on PATH."""
+    from agent_cli.core.options import Options
+    from agent_cli.lsp.manager import LspManager
+    from agent_cli.runtime.build import load, resolve_workspace
+
+    options = Options(workspace=resolve_workspace(workspace))
+    settings, _ = load(options)  # an untrusted workspace's own servers are dropped, and said
+    manager = LspManager(settings.lsp, options.workspace)
+    rows = manager.rows()
+    for row in rows:
+        if row.state == "not started" and shutil.which(row.command.split()[0]) is None:
+            row.last_error = "command not found"
+    if as_json:
+        typer.echo(json.dumps([asdict(row) for row in rows], indent=2))
+        return
+    if not settings.lsp.enabled:
+        typer.echo("Language servers are off (lsp.enabled: false).")
+    if not rows:
+        typer.echo("No language server is configured or on PATH (settings: lsp.servers).")
+    for row in rows:
+        error = f"  ({row.last_error})" if row.last_error else ""
+        typer.echo(f"{row.name}  {row.extensions}  `{row.command}`{error}")
