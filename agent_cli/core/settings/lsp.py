@@ -47,8 +47,9 @@ class LspSettings(BaseModel):
     builtin: bool = Field(
         default=True, description="Use the built-in servers whose command is on PATH."
     )
+    # pylsp lints half a second after a change (its debounce); 750 ms sees it on a quiet machine
     wait_ms: int = Field(
-        default=400, ge=0, le=10_000, description="How long an edit waits for diagnostics."
+        default=750, ge=0, le=10_000, description="How long an edit waits for diagnostics."
     )
     start_timeout_s: float = Field(
         default=15, gt=0, le=120, description="How long a server may take to initialize."
