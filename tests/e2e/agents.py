@@ -14,7 +14,7 @@ from agent_cli.model.call_log import CallLog
 from agent_cli.runtime.assembly import assemble
 from agent_cli.runtime.build import make_client
 from agent_cli.runtime.opening import open_session
-from agent_cli.runtime.runtime import Assembly
+from agent_cli.runtime.ports import Assembly
 from tests.conftest import FAKE_API_KEY
 
 

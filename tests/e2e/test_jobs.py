@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from agent_cli.core.events import Event
-from agent_cli.runtime.runtime import Assembly
+from agent_cli.runtime.ports import Assembly
 from tests.e2e.agents import bypass, make_assembly
 from tests.e2e.jobs_support import group_members, job_output, job_pid, results, wait_for_text
 from tests.fake_model import FakeAnthropic, Script
