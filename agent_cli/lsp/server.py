@@ -50,6 +50,7 @@ class LanguageServer:
     _published: dict[str, _Published] = field(default_factory=dict)
     _changed: asyncio.Event | None = None
     _starting: asyncio.Task[bool] | None = None
+    root: Path = Path()  # the project root it was started for (see root_for)
 
     @property
     def restartable(self) -> bool:
@@ -97,7 +98,7 @@ class LanguageServer:
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.DEVNULL,
-                cwd=self.workspace,
+                cwd=self.root if self.root.is_dir() else self.workspace,
                 start_new_session=True,  # its own group: the whole tree ends with it
             )
         except OSError as e:
@@ -125,12 +126,22 @@ class LanguageServer:
         log.info("language server %s running (pid %s)", self.name, self.pid)
         return True
 
+    def root_for(self, path: Path) -> Path:
+        """The nearest folder above `path` that holds one of the root markers, up to the
+        workspace; the workspace itself when none does."""
+        for folder in path.parents:
+            if not folder.is_relative_to(self.workspace):
+                break
+            if any((folder / marker).exists() for marker in self.spec.root_markers):
+                return folder
+        return self.workspace
+
     def _init_params(self) -> dict[str, Any]:
-        root = self.workspace.as_uri()
+        root = self.root.as_uri()
         return {
             "processId": os.getpid(),
             "rootUri": root,
-            "workspaceFolders": [{"uri": root, "name": self.workspace.name}],
+            "workspaceFolders": [{"uri": root, "name": self.root.name}],
             "initializationOptions": self.spec.init_options,
             "capabilities": {
                 "textDocument": {
@@ -159,6 +170,8 @@ class LanguageServer:
         says nothing within `wait_s` (slow, or it never publishes for this file). A server
         found dead on the way is restarted (while restarts are left) and told again."""
         for _ in range(2):
+            if self.state == "idle":
+                self.root = self.root_for(path)
             if not await self.ensure_started() or self._rpc is None:
                 return None
             found = await self._tell(self._rpc, path, text, wait_s)

@@ -22,6 +22,7 @@ from agent_cli.tools.diagnostics import Diagnostics, DiagnosticsInput
 from agent_cli.tools.edit_file import EditFile, EditFileInput
 from agent_cli.tools.read_file import ReadFile, ReadFileInput
 from agent_cli.tools.write_file import WriteFile, WriteFileInput
+from tests.e2e.helpers import run_agent
 from tests.e2e.runtime_support import drive, make_runtime
 from tests.fake_model import FakeAnthropic
 
@@ -290,3 +291,39 @@ def test_lsp_status_lists_what_would_check_edits_and_starts_nothing(
     assert "evil" not in done.stdout
     assert done.stderr.count("ignored until `agent trust`") == 1
     assert not (tmp_path / "ws" / "pwned").exists()
+
+
+def test_slash_lsp_in_chat_lists_the_servers_of_the_run(tmp_path: Path, fake_env: dict[str, str]):
+    config = tmp_path / "cfg" / "agent"
+    config.mkdir(parents=True)
+    mine = {"lsp": {"servers": servers(fake=[sys.executable, FAKE, "ok"])}}
+    (config / "settings.json").write_text(json.dumps(mine))
+    env = {**fake_env, "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
+    proc = run_agent(env, tmp_path, "chat", stdin="/lsp\n")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0] == f"fake  not started  .py  `{sys.executable} {FAKE} ok`"
+
+
+def test_the_server_starts_at_the_nearest_root_marker_inside_the_workspace(tmp_path: Path):
+    (tmp_path / "pkg" / "src").mkdir(parents=True)
+    (tmp_path / "pkg" / "pyproject.toml").write_text("")
+    spec = {"command": [sys.executable, FAKE, "ok"], "extensions": [".py"]}
+    lsp = manager(tmp_path, servers={"fake": {**spec, "root_markers": ["pyproject.toml"]}})
+    (server,) = lsp.configured
+    assert server.root_for(tmp_path / "pkg" / "src" / "m.py") == tmp_path / "pkg"
+    assert server.root_for(tmp_path / "top.py") == tmp_path
+    (tmp_path.parent / "pyproject.toml").touch()  # above the workspace: never the root
+    try:
+        assert server.root_for(tmp_path / "top.py") == tmp_path
+    finally:
+        (tmp_path.parent / "pyproject.toml").unlink()
+    ctx = context(tmp_path, lsp)
+
+    async def go() -> ToolResult:
+        try:
+            return await write(ctx, "pkg/src/m.py", "BROKEN = 1\n")
+        finally:
+            await lsp.aclose()
+
+    assert "BROKEN on line 1" in asyncio.run(go()).content
+    assert server.root == tmp_path / "pkg"
