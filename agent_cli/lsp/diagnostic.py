@@ -40,6 +40,11 @@ def from_lsp(item: Any, server: str) -> Diagnostic | None:
     return Diagnostic(line=line + 1, col=col + 1, severity=severity, message=message, source=source)
 
 
+def kept(found: Sequence[Diagnostic], warnings: bool) -> list[Diagnostic]:
+    """Errors, and warnings too when asked for (`lsp.warnings`)."""
+    return [d for d in found if d.severity == "error" or (warnings and d.severity == "warning")]
+
+
 def shown_lines(
     path: str,
     found: Sequence[Diagnostic],
@@ -50,9 +55,9 @@ def shown_lines(
 ) -> tuple[list[str], int]:
     """The lines to show and how many diagnostics there were in all (after the severity cut).
     New ones first: what this edit broke matters more than what was broken before."""
-    kept = [d for d in found if d.severity == "error" or (warnings and d.severity == "warning")]
+    shown = kept(found, warnings)
     old = {(d.message, d.severity) for d in before}
-    order = sorted(kept, key=lambda d: ((d.message, d.severity) in old, d.severity != "error"))
+    order = sorted(shown, key=lambda d: ((d.message, d.severity) in old, d.severity != "error"))
     lines: list[str] = []
     size = 0
     for diagnostic in order[:max_count]:
@@ -63,4 +68,4 @@ def shown_lines(
         size += len(line) + 1
     if len(lines) < len(order):
         lines.append(f"… {len(order) - len(lines)} more (the diagnostics tool lists them all)")
-    return lines, len(kept)
+    return lines, len(shown)

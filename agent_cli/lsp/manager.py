@@ -15,7 +15,7 @@ from pathlib import Path
 from agent_cli.core.diagnosing import EditReport
 from agent_cli.core.settings.lsp import LspServerSpec, LspSettings
 from agent_cli.lsp.builtins import BUILTIN
-from agent_cli.lsp.diagnostic import Diagnostic, shown_lines
+from agent_cli.lsp.diagnostic import Diagnostic, kept, shown_lines
 from agent_cli.lsp.format import run_formatter
 from agent_cli.lsp.server import LanguageServer
 
@@ -85,9 +85,8 @@ class LspManager:
         if not servers:
             return EditReport(text=formatted, formatted=bool(formatted))
         found = await self._check(path, servers)
-        text = formatted + (self._lines(path, found) if found is not None else "")
-        problems = 0 if found is None else len(self._kept(found))
-        return EditReport(text=text, problems=problems, formatted=bool(formatted))
+        text, problems = self._lines(path, found) if found is not None else ("", 0)
+        return EditReport(text=formatted + text, problems=problems, formatted=bool(formatted))
 
     async def _check(self, path: Path, servers: list[LanguageServer]) -> list[Diagnostic] | None:
         try:
@@ -104,11 +103,7 @@ class LspManager:
             return None
         return [d for r in results if r for d in r]
 
-    def _kept(self, found: list[Diagnostic]) -> list[Diagnostic]:
-        warnings = self.settings.warnings
-        return [d for d in found if d.severity == "error" or (warnings and d.severity == "warning")]
-
-    def _lines(self, path: Path, found: list[Diagnostic]) -> str:
+    def _lines(self, path: Path, found: list[Diagnostic]) -> tuple[str, int]:
         before = self._last.get(path, [])
         self._last[path] = found
         s = self.settings
@@ -117,10 +112,10 @@ class LspManager:
         )
         if count:
             kind = "problems" if s.warnings else "errors"
-            return f"\n\n{count} {kind} reported after this edit:\n" + "\n".join(lines)
-        if self._kept(before):
-            return "\n\nNo errors reported now."  # what the edit fixed is worth a line
-        return ""
+            return f"\n\n{count} {kind} reported after this edit:\n" + "\n".join(lines), count
+        if kept(before, s.warnings):
+            return "\n\nNo errors reported now.", 0  # what the edit fixed is worth a line
+        return "", 0
 
     async def report(self, paths: list[Path]) -> str:
         """The `diagnostics` tool: each file checked as it is on disk now."""

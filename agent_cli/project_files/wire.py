@@ -139,6 +139,8 @@ class LoadedProjectFiles:
         )
         self.skills = SkillState()
         self._offered = model_skills(self.files.skills.items)
+        if self._offered:
+            session.view_providers.append(self.skills.view)
 
     def approver(self, inner: Approver) -> Approver:
         return NotifyingApprover(inner, self.claude) if self.claude.hooks else inner
@@ -155,7 +157,6 @@ class LoadedProjectFiles:
             if self.files.allows(skill, "tools"):
                 permissions.turn_allow = [*permissions.turn_allow, *skill.patterns]
 
-        self.session.view_providers.append(self.skills.view)
         return [Skill({s.name: s for s in self._offered}, self.skills, grant)]
 
     def system_section(self) -> str:

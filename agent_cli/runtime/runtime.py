@@ -36,9 +36,6 @@ from agent_cli.session.resume import Restored
 from agent_cli.session.state import Session
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
-    from agent_cli.checkpoints.store import CheckpointStore
     from agent_cli.core.files.paths import Paths
     from agent_cli.core.settings.schema import Settings
     from agent_cli.jobs.board import JobBoard
@@ -139,6 +136,7 @@ class Runtime(LongWork, Rewinding):
         if self._assembly is not None:  # the session before a switch ends (SessionEnd hooks)
             self._ending += [(end, "clear") for end in self._assembly.on_end]
         self._assembly = None
+        session.tool_ctx.inbox.listeners.extend(self.inbox_listeners)  # they follow the session
         self.adopt_jobs(self.paths, session, restored is not None)
 
     def switch(self, resume: str | None = None) -> None:
@@ -221,11 +219,8 @@ class Runtime(LongWork, Rewinding):
             return
         request = await attach_resources(self.mcp, text)
         blocks = await with_files(agent, text, request, self.options.workspace)
-        store, transcript = self._checkpoint_place()
-        with self._running():
-            turn = agent.run_turn(blocks)
-            async for event in checkpointed(store, self.session.id, transcript, text, turn):
-                yield event
+        async for event in self.turn(text, blocks):
+            yield event
 
     async def turn(
         self, text: str, content: str | list[Block] | None = None
@@ -234,15 +229,12 @@ class Runtime(LongWork, Rewinding):
         (`agent rewind` takes it back). `content`: what the model is sent when it is more
         than `text`."""
         agent = await self.agent()
-        store, transcript = self._checkpoint_place()
+        store = open_store(self.paths, self.options.workspace, self.settings.checkpoints)
+        transcript = self.session.transcript.path if self.session.transcript else None
         with self._running():
             turn = agent.run_turn(text if content is None else content)
             async for event in checkpointed(store, self.session.id, transcript, text, turn):
                 yield event
-
-    def _checkpoint_place(self) -> tuple[CheckpointStore | None, Path | None]:
-        store = open_store(self.paths, self.options.workspace, self.settings.checkpoints)
-        return store, self.session.transcript.path if self.session.transcript else None
 
     async def compact(self, focus: str | None) -> AsyncIterator[Event]:
         """Compaction now, between turns. Yields nothing when nothing was compacted."""

@@ -37,7 +37,6 @@ class LongWork:
     def adopt_jobs(self, paths: Paths, session: Session, resumed: bool) -> None:
         """A resumed session's previous run left jobs: listed as ended, and the model hears
         of them at its next request (it must not guess)."""
-        session.tool_ctx.inbox.listeners.extend(self.inbox_listeners)
         self.past_jobs = past_jobs(paths, session.id) if resumed else []
         if self.past_jobs:
             self.jobs.skip_past(self.past_jobs)
