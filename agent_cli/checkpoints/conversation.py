@@ -55,6 +55,31 @@ def fork_session(paths: Paths, checkpoint: Checkpoint, new_id: str) -> Path:
     return target
 
 
+def prompt_at(paths: Paths, checkpoint: Checkpoint) -> str:
+    """The whole prompt of the checkpoint's turn, as typed (its first text block): what a
+    rewound conversation gives back to the input box. The index's one-line form if unread."""
+    try:
+        with paths.transcript(checkpoint.session_id).open("rb") as f:
+            f.seek(checkpoint.transcript_bytes)
+            for line in f:
+                record = json.loads(line)
+                message = record.get("message") if isinstance(record, dict) else None
+                if isinstance(message, dict) and message.get("role") == "user":
+                    return _first_text(message.get("content")) or checkpoint.prompt
+    except (OSError, ValueError):
+        pass
+    return checkpoint.prompt
+
+
+def _first_text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    for block in content if isinstance(content, list) else []:
+        if isinstance(block, dict) and block.get("type") == "text":
+            return str(block.get("text", ""))
+    return ""
+
+
 def forked_from(paths: Paths, session_id: str) -> tuple[str, str] | None:
     """(session, checkpoint) a session was forked from by a rewind; None for an original."""
     try:

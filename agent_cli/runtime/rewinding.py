@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Literal
 
+from agent_cli.checkpoints.conversation import prompt_at
 from agent_cli.checkpoints.git import GitError
 from agent_cli.checkpoints.rewind import open_store, rewind
 from agent_cli.checkpoints.turn import session_files
@@ -71,6 +72,10 @@ class Rewinding:
         store = self._store()
         now = await asyncio.to_thread(store.now)
         return store.diff(checkpoint.tree, now.tree)
+
+    def prompt_of(self, checkpoint: Checkpoint) -> str:
+        """The prompt of the checkpoint's turn, whole: a rewound conversation offers it again."""
+        return prompt_at(self.paths, checkpoint)
 
     async def go_back(self, target: Checkpoint, mode: RewindMode) -> tuple[list[str], bool]:
         """The rewind's report, and whether the runtime is now in a new session (the

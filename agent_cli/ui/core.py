@@ -95,6 +95,11 @@ class ChatCore:
         self.panel_state = restored_panel(self.runtime)
         self.say(message)
 
+    def rewound(self, message: str, prompt: str) -> None:
+        """The conversation went back to before `prompt`'s turn (what was shown stays shown)."""
+        self.panel_state = restored_panel(self.runtime)
+        self.say(message)
+
     def send(self, text: str) -> None:
         if self.busy:
             self.say("A turn is running: wait for it or stop it with Ctrl-C.", "yellow")

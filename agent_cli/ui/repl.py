@@ -103,6 +103,13 @@ class Repl(ChatCore):
         self.redraw_history()
         super().switched(message)
 
+    def rewound(self, message: str, prompt: str) -> None:
+        """No second copy of the session: a line of what went back, the prompt to edit again."""
+        super().rewound(message, prompt)
+        if prompt:
+            self.screen.restore_input(prompt)
+            self.say("Its prompt is back in the input box (Enter sends it again).", "dim")
+
     # -- the screen's Controller --------------------------------------------------------------
 
     def live(self, width: int) -> str:

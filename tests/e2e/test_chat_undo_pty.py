@@ -49,6 +49,8 @@ def test_undo_asks_then_takes_code_and_conversation_back(
         assert tree_bytes(workspace) == before_files
         assert user_git_state(workspace) == before_git  # agent folders not in git status either
 
+        term.wait_for(lambda t: term.prompt_line() == "you> change things")
+        term.send("\x15")  # Ctrl-U: the undone prompt, given back to the input box, cleared
         fake_model.script.text("a fresh start")
         term.type("try again")
         term.wait_for("a fresh start")

@@ -24,6 +24,8 @@ class Host(Protocol):
 
     def switched(self, message: str) -> None: ...  # after /clear or /resume: a fresh panel
 
+    def rewound(self, message: str, prompt: str) -> None: ...  # the conversation taken back
+
     def send(self, text: str) -> None: ...  # a project command: run as a turn
 
     def exit(self) -> None: ...

@@ -37,8 +37,9 @@ def _label(checkpoint: Checkpoint) -> str:
 
 async def _go_back(host: Host, target: Checkpoint, mode: RewindMode) -> None:
     lines, switched = await host.runtime.go_back(target, mode)
-    if switched:
-        host.switched("\n".join(lines))  # now in the new session
+    if switched:  # now in the new session: the screen keeps what it shows, the prompt returns
+        back = f"↶ back to before {_label(target)}"
+        host.rewound("\n".join([back, *lines]), host.runtime.prompt_of(target))
     else:
         host.say("\n".join(lines))
 
