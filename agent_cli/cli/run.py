@@ -14,8 +14,11 @@ from agent_cli.cli.failures import internal_error
 from agent_cli.core.errors import AgentError, UsageError
 
 if TYPE_CHECKING:  # the command's own imports are deferred: `agent --help` must stay light
+    from collections.abc import AsyncIterator
+
     from agent_cli.cli.run_output import RunOutcome, RunReporter
     from agent_cli.cli.structured import StructuredOutput
+    from agent_cli.core.messages import Block
     from agent_cli.core.signals import Ending
     from agent_cli.runtime.runtime import Runtime
 
@@ -37,6 +40,9 @@ def run(
     prompt: str | None = typer.Option(None, "--prompt", "-p", help="The prompt; - reads stdin."),
     output_format: Literal["text", "json", "stream-json"] = typer.Option(
         "text", "--output-format", help="text, json or stream-json."
+    ),
+    input_format: Literal["text", "stream-json"] = typer.Option(
+        "text", "--input-format", help="stream-json: user messages as JSON lines on stdin."
     ),
     max_turns: int | None = typer.Option(
         None, "--max-turns", min=1, help="Model requests allowed (default 100, see settings)."
@@ -71,7 +77,13 @@ def run(
     with reporter.failure_reported():  # the json formats get a result object even now
         if resume and continue_last:
             raise UsageError("--resume and --continue cannot be used together.")
-        text = read_prompt(prompt)
+        text = ""
+        if input_format == "stream-json":
+            from agent_cli.cli.stream_input import check_flags
+
+            check_flags(output_format, prompt, json_schema)
+        else:
+            text = read_prompt(prompt)
         structured = None
         if json_schema is not None:
             from agent_cli.cli.structured import StructuredOutput, load_schema
@@ -102,7 +114,13 @@ def run(
     try:
         import asyncio  # deferred with the rest: `agent --help` must not pay for it
 
-        asyncio.run(_drive(runtime, reporter, outcome, text, ending, structured))
+        if input_format == "stream-json":
+            from agent_cli.cli.stream_input import user_messages
+
+            messages = user_messages()
+            asyncio.run(_drive(runtime, reporter, outcome, messages, ending, each_result=True))
+        else:
+            asyncio.run(_drive(runtime, reporter, outcome, _one(text), ending, structured))
     except KeyboardInterrupt:
         outcome.error, outcome.exit_code = "interrupted by user", 130
     except asyncio.CancelledError:  # SIGTERM / SIGHUP: ended as Ctrl-C ends it
@@ -111,14 +129,13 @@ def run(
         outcome.error, outcome.exit_code = str(e), e.exit_code
     except Exception as e:  # a bug still ends with the result object and one line
         outcome.error, outcome.exit_code = internal_error(e), 1
-    outcome.usage = session.usage.model_dump()
-    outcome.cost_usd = session.cost_usd
-    reporter.finish(outcome)
+    if not outcome.reported or outcome.error:
+        reporter.finish(outcome.totalled(session))
     if not quiet:
         sys.stderr.write(exit_summary(runtime.call_log, runtime.settings) + "\n")
         sys.stderr.write(f"session: {session.id} (resume with: agent run --resume {session.id})\n")
-    if outcome.exit_code:
-        raise typer.Exit(outcome.exit_code)
+    if outcome.exit_code or outcome.earlier_exit:
+        raise typer.Exit(outcome.exit_code or outcome.earlier_exit)
 
 
 def _imported() -> None:
@@ -131,14 +148,21 @@ def _imported() -> None:
         gc.enable()
 
 
+async def _one(text: str) -> AsyncIterator[tuple[str, list[Block] | None]]:
+    yield text, None
+
+
 async def _drive(
     runtime: Runtime,
     reporter: RunReporter,
     outcome: RunOutcome,
-    text: str,
+    prompts: AsyncIterator[tuple[str, list[Block] | None]],
     ending: Ending,
     structured: StructuredOutput | None = None,
+    each_result: bool = False,
 ) -> None:
+    """The prompts answered in turn in the runtime's one session: one (`-p`), or each line of
+    `--input-format stream-json`, whose turns each end with their result line."""
     from agent_cli.core.signals import end_like_ctrl_c
 
     end_like_ctrl_c(ending)  # SIGTERM / SIGHUP now end the turn as Ctrl-C does
@@ -148,10 +172,15 @@ async def _drive(
         tools = await runtime.tool_names()
         _imported()
         reporter.init(runtime.session.id, runtime.session.model, tools)
-        async for event in runtime.turn(text):
-            reporter.event(event, outcome)
-        if structured is not None:
-            outcome.take_structured(structured.valid, structured.value)
+        async for text, content in prompts:
+            outcome.reported = False
+            async for event in runtime.turn(text, content):
+                reporter.event(event, outcome)
+            if structured is not None:
+                outcome.take_structured(structured.valid, structured.value)
+            if each_result:  # its own result line; the next turn's outcome starts afresh
+                reporter.finish(outcome.totalled(runtime.session))
+                outcome.next_turn()
         if runtime.options.wait_jobs:
             await runtime.wait_jobs()
         finished = True

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from agent_cli.cli.common import fail
 from agent_cli.cli.failures import internal_error
@@ -24,6 +24,9 @@ from agent_cli.core.events import (
     UsageUpdate,
     Warning,
 )
+
+if TYPE_CHECKING:
+    from agent_cli.session.state import Session
 
 OutputFormat = Literal["text", "json", "stream-json"]
 
@@ -41,6 +44,21 @@ class RunOutcome:
     plan: str | None = None  # present_plan ended the run (--permission-mode plan)
     structured: bool = False  # --json-schema: the answer is `structured_output`
     structured_output: Any = None
+    reported: bool = False  # the result line of the last turn is out (stream-json input)
+    earlier_exit: int = 0  # the first failing code of an earlier turn (stream-json input)
+
+    def totalled(self, session: Session) -> RunOutcome:
+        """With the session's usage and cost so far."""
+        self.usage = session.usage.model_dump()
+        self.cost_usd = session.cost_usd
+        return self
+
+    def next_turn(self) -> None:
+        """The turn was reported: the next one's outcome starts afresh, its failure kept."""
+        self.earlier_exit = self.earlier_exit or self.exit_code
+        self.text, self.error, self.exit_code, self.num_turns = "", None, 0, 0
+        self.checkpoint_id = self.plan = self.structured_output = None
+        self.reported = True
 
     def take_structured(self, valid: bool, value: Any) -> None:
         if valid:
