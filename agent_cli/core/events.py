@@ -21,6 +21,16 @@ class TextDelta(BaseModel):
     text: str = Field(description="The new characters.")
 
 
+class ThinkingDelta(BaseModel):
+    """A piece of the model's extended thinking as it streams (shown dim, never the answer)."""
+
+    type: Literal["thinking"] = "thinking"
+    text: str = Field(description="The new characters of thinking ('' for a redacted block).")
+    redacted: bool = Field(
+        default=False, description="True for a redacted_thinking block: encrypted, not shown."
+    )
+
+
 class StreamRestart(BaseModel):
     """The reply stream broke and the request is sent again: discard the unfinished reply."""
 
@@ -226,6 +236,7 @@ class TurnEnd(BaseModel):
 
 Event = Annotated[
     TextDelta
+    | ThinkingDelta
     | StreamRestart
     | Retrying
     | ToolStart

@@ -12,6 +12,8 @@ import re
 from collections import Counter
 from typing import Any
 
+from agent_cli.core.thinking_rules import check_thinking
+
 Message = dict[str, Any]
 """One entry of ``messages``: ``{"role": "user" | "assistant", "content": str | list[Block]}``."""
 
@@ -35,6 +37,7 @@ def validate_request(body: dict[str, Any]) -> list[str]:
     problems += _check_tools(body.get("tools"))
     problems += _check_cache_breakpoints(body, messages)
     problems += _check_final_assistant(messages)
+    problems += check_thinking(body, messages)
     return problems
 
 

@@ -216,14 +216,17 @@ class Agent:
         guidance: list[Block] = []
         for guide in [] if server_turn.ends_with_reply(self.session) else self.guides:
             guidance.extend(guide.guidance(messages))
+        settings = self.session.settings
         return ModelRequest(
             model=self.session.model,
             system=self.system,
             messages=messages,
             tools=self.registry.schemas,
-            max_tokens=self.session.settings.max_tokens,
+            max_tokens=settings.max_tokens,
             guidance=guidance,
             caller=self.caller,
+            thinking_budget=settings.thinking.budget_tokens,
+            interleaved_thinking=settings.thinking.interleaved,
         )
 
     async def _prepare(self) -> AsyncIterator[Event]:

@@ -2,14 +2,31 @@
 
 from __future__ import annotations
 
-from agent_cli.core.events import Event, Retrying, StreamRestart, TextDelta, Warning
+from agent_cli.core.events import (
+    Event,
+    Retrying,
+    StreamRestart,
+    TextDelta,
+    ThinkingDelta,
+    Warning,
+)
 from agent_cli.loop import server_turn
-from agent_cli.model.client import Notice, Restart, Retry, ServerToolCall, StreamEvent, TextChunk
+from agent_cli.model.client import (
+    Notice,
+    Restart,
+    Retry,
+    ServerToolCall,
+    StreamEvent,
+    TextChunk,
+    ThinkingChunk,
+)
 
 
 def as_events(item: StreamEvent) -> list[Event]:
     if isinstance(item, TextChunk):
         return [TextDelta(text=item.text)]
+    if isinstance(item, ThinkingChunk):
+        return [ThinkingDelta(text=item.text, redacted=item.redacted)]
     if isinstance(item, ServerToolCall):
         return server_turn.call_events(item)
     if isinstance(item, Notice):

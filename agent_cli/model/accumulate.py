@@ -17,6 +17,7 @@ from agent_cli.core.messages import Block
 from agent_cli.core.text.lenient_json import loads_strict
 from agent_cli.core.text.lenient_values import json_in_string
 from agent_cli.core.text.unicode_safe import safe_text, safe_value
+from agent_cli.model.client import TextChunk, ThinkingChunk
 from agent_cli.model.usage import Usage
 
 _TOOL_TYPES = ("tool_use", "server_tool_use")
@@ -45,14 +46,16 @@ class ReplyBuilder:
     _json: dict[int, list[str]] = field(default_factory=dict)
     _ids: set[str] = field(default_factory=set)
 
-    def feed(self, event: Any) -> str | None:
-        """Takes one raw stream event; returns a text delta to show, if it carries one."""
+    def feed(self, event: Any) -> TextChunk | ThinkingChunk | None:
+        """Takes one raw stream event; returns the text or thinking to show, if it carries one."""
         kind = event.type
         if kind == "message_start":
             self.model = event.message.model
             self._take_usage(event.message.usage)
         elif kind == "content_block_start":
             self._start(event.index, _plain(event.content_block))
+            if self.blocks[event.index].get("type") == "redacted_thinking":
+                return ThinkingChunk("", redacted=True)
         elif kind == "content_block_delta":
             return self._delta(event.index, event.delta)
         elif kind == "content_block_stop":
@@ -97,17 +100,19 @@ class ReplyBuilder:
             )
         return unique
 
-    def _delta(self, index: int, delta: Any) -> str | None:
+    def _delta(self, index: int, delta: Any) -> TextChunk | ThinkingChunk | None:
         block = self.blocks[index]
         kind = delta.type
         if kind == "text_delta" and block.get("type") == "text":
             text = safe_text(delta.text)
             block["text"] += text
-            return text
+            return TextChunk(text)
+        if kind == "thinking_delta" and block.get("type") == "thinking":
+            # kept exactly as sent (its signature covers it); only what is shown is made safe
+            block["thinking"] += delta.thinking
+            return ThinkingChunk(safe_text(delta.thinking))
         if kind == "input_json_delta" and index in self._json:
             self._json[index].append(delta.partial_json)
-        elif kind == "thinking_delta":
-            block["thinking"] = block.get("thinking", "") + delta.thinking
         elif kind == "signature_delta":
             block["signature"] = delta.signature
         elif kind == "citations_delta":
@@ -143,12 +148,21 @@ class ReplyBuilder:
         )
 
     def content(self) -> list[Block]:
-        """The reply's blocks as the API accepts them again; whitespace-only text dropped."""
+        """The reply's blocks as the API accepts them again: whitespace-only text dropped, and
+        thinking the stream cut before its signature came (the API refuses it unsigned)."""
         blocks = [b for b in self.blocks if b]
         for index in list(self._json):  # a block the stream never closed
             self._stop(index)
-        return [b for b in blocks if not (b["type"] == "text" and not b["text"].strip())]
+        return [b for b in blocks if _kept(b)]
 
     def usage_totals(self) -> Usage:
         names = (*_USAGE_FIELDS, "web_search_requests")
         return Usage(**{name: self.usage.get(name, 0) or 0 for name in names})
+
+
+def _kept(block: Block) -> bool:
+    if block["type"] == "text":
+        return bool(block["text"].strip())
+    if block["type"] == "thinking":
+        return bool(block.get("signature"))
+    return True

@@ -37,6 +37,7 @@ from agent_cli.model.client import (
     ServerToolCall,
     StreamEvent,
     TextChunk,
+    ThinkingChunk,
 )
 from agent_cli.model.credentials import require_credentials
 from agent_cli.model.server_tools import is_server_result, is_server_tool, markers, sources
@@ -44,6 +45,7 @@ from agent_cli.model.usage import Usage
 
 log = logging.getLogger(__name__)
 EPHEMERAL = {"type": "ephemeral"}
+INTERLEAVED_THINKING = "interleaved-thinking-2025-05-14"
 _BUSY = frozenset({408, 429, 500, 502, 503, 504, 529})
 _BROKEN_STREAM = (anthropic.APIConnectionError, httpx2.TransportError, httpx2.StreamError)
 
@@ -79,7 +81,16 @@ def build_params(request: ModelRequest) -> dict[str, Any]:
         tools = [dict(t) for t in request.tools]
         tools[-1] = _with_breakpoint(tools[-1])
         params["tools"] = tools
+    if request.thinking_budget is not None:
+        params["thinking"] = {"type": "enabled", "budget_tokens": request.thinking_budget}
+        if request.interleaved_thinking:  # thinking between tool calls, not only before them
+            params["extra_headers"] = {"anthropic-beta": INTERLEAVED_THINKING}
     return params
+
+
+def _redacted(shown: TextChunk | ThinkingChunk, secrets: tuple[str, ...]) -> StreamEvent:
+    """What the user sees is masked; a thinking block itself goes back exactly (its signature)."""
+    return dataclasses.replace(shown, text=redact(shown.text, secrets))
 
 
 def map_status_error(e: anthropic.APIStatusError) -> errors.AgentError:
@@ -194,8 +205,8 @@ class AnthropicClient:
                     self._on_sent()
                 async with events:
                     async for event in events:
-                        if (text := builder.feed(event)) is not None:
-                            yield TextChunk(redact(text, self._secrets))
+                        if (shown := builder.feed(event)) is not None:
+                            yield _redacted(shown, self._secrets)
                         elif event.type == "content_block_stop":
                             finished = builder.blocks[event.index]
                             for item in _finished_block(builder.blocks, finished):

@@ -20,6 +20,9 @@ class ModelRequest:
     # request-only text blocks appended to the last user message of this request alone
     guidance: list[Block] = field(default_factory=list)
     caller: str = "main"
+    # extended thinking: the budget in tokens (None: off); interleaved thinks between tool calls
+    thinking_budget: int | None = None
+    interleaved_thinking: bool = True
 
 
 @dataclass
@@ -41,6 +44,14 @@ class ModelReply:
 @dataclass
 class TextChunk:
     text: str
+
+
+@dataclass
+class ThinkingChunk:
+    """Thinking as it streams; ``redacted`` for an encrypted block (no text to show)."""
+
+    text: str
+    redacted: bool = False
 
 
 @dataclass
@@ -81,7 +92,7 @@ class Final:
     reply: ModelReply
 
 
-StreamEvent = TextChunk | Restart | Retry | ServerToolCall | Notice | Final
+StreamEvent = TextChunk | ThinkingChunk | Restart | Retry | ServerToolCall | Notice | Final
 
 
 class ModelClient(Protocol):

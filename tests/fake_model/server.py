@@ -48,6 +48,7 @@ from urllib.parse import urlsplit
 from agent_cli.core.messages import validate_request
 
 from .script import Body, ErrorReply, Reply, Script
+from .thinking import Signatures
 from .usage import PromptCache, estimate_tokens
 from .wire import (
     error_object,
@@ -110,6 +111,7 @@ class FakeAnthropic:
         self._lock = threading.Lock()
         self._cache = PromptCache()
         self._tool_ids = itertools.count(1)
+        self.signatures = Signatures()  # thinking signed in replies, checked when sent back
         # what GET /v1/models/{id} says about web search: None = no models API (404)
         self.web_search_supported: bool | None = None
         self.models_error: int | None = None  # answer GET /v1/models/{id} with this status
@@ -163,6 +165,10 @@ class FakeAnthropic:
             self._routes.append((predicate, script))
         return script
 
+    def thinking_bodies(self) -> list[Body]:
+        """Bodies of the message requests that turned extended thinking on."""
+        return [b for b in self.bodies() if (b.get("thinking") or {}).get("type") == "enabled"]
+
     def bodies(self, path: str | None = MESSAGES_PATH) -> list[Body]:
         """Bodies of the recorded requests to ``path`` (all paths with None), in arrival order."""
         with self._lock:
@@ -191,7 +197,7 @@ class FakeAnthropic:
             return self._fail(
                 index, 400, "invalid_request_error", "body is not a JSON object", request_id
             )
-        problems = validate_request(body)
+        problems = validate_request(body) + self.signatures.check(body)
         if problems:
             return self._fail(
                 index,
@@ -298,8 +304,8 @@ class FakeAnthropic:
                 last_server_id = block["id"]
             elif kind in ("web_search_tool_result", "web_fetch_tool_result"):
                 block.setdefault("tool_use_id", last_server_id)
-            elif kind == "thinking":
-                block.setdefault("signature", "sig_fake")
+            elif kind in ("thinking", "redacted_thinking"):
+                self.signatures.issue(block)
             out.append(block)
         return out
 

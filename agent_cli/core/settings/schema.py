@@ -35,6 +35,7 @@ from agent_cli.core.settings.lsp import LspSettings
 from agent_cli.core.settings.mcp import McpServerSpec, McpSettings
 from agent_cli.core.settings.narrowing import narrowing_only
 from agent_cli.core.settings.sandbox import SandboxSettings
+from agent_cli.core.settings.thinking import ThinkingSettings, budget_problem
 
 UNKNOWN_MODEL_WINDOW = 200_000
 
@@ -216,6 +217,13 @@ class Settings(_Strict):
     lsp: LspSettings = Field(default_factory=LspSettings)
     notify: NotifySettings = Field(default_factory=NotifySettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
+    thinking: ThinkingSettings = Field(default_factory=ThinkingSettings)
+
+    @model_validator(mode="after")
+    def _thinking_fits(self) -> Settings:
+        if problem := budget_problem(self.thinking.budget_tokens, self.max_tokens):
+            raise ValueError(f"thinking.budget_tokens: {problem}")
+        return self
 
     def context_window(self, model: str | None = None) -> int:
         return self.context_windows.get(model or self.model, UNKNOWN_MODEL_WINDOW)
