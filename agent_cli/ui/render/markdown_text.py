@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from markdown_it.token import Token
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import CodeBlock, Heading, Markdown, MarkdownElement, TableElement
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
+
+from agent_cli.ui.render.escapes import terminal_links
 
 UNDERLINES = {"h1": "=", "h2": "-"}
 
@@ -41,6 +44,9 @@ class _Table(TableElement):
 
 
 class ReplMarkdown(Markdown):
+    """Links are hyperlinks only where the terminal draws them (render/escapes.py); elsewhere
+    `text (url)`, and an autolink `<url>` just its url, not `url (url)`."""
+
     elements: ClassVar[dict[str, type[MarkdownElement]]] = {
         **Markdown.elements,
         "heading_open": _Heading,
@@ -48,3 +54,14 @@ class ReplMarkdown(Markdown):
         "code_block": _CodeBlock,
         "table_open": _Table,
     }
+
+    def __init__(self, markup: str, code_theme: str = "monokai") -> None:
+        super().__init__(markup, code_theme=code_theme, hyperlinks=terminal_links())
+        if not self.hyperlinks:
+            for token in self.parsed:
+                if token.children:
+                    token.children = [t for t in token.children if not _autolink(t)]
+
+
+def _autolink(token: Token) -> bool:
+    return token.type in ("link_open", "link_close") and token.markup == "autolink"

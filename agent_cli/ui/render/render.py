@@ -6,9 +6,11 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Iterable
 from typing import Any
 
-from rich.console import Console, RenderableType
+from rich.console import Console, ConsoleOptions, RenderableType
+from rich.segment import Segment
 from rich.text import Text
 
 from agent_cli.core.events import (
@@ -23,14 +25,26 @@ from agent_cli.core.events import (
 )
 from agent_cli.core.payloads import Note
 from agent_cli.ui.render import preview
+from agent_cli.ui.render.escapes import printable
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 _FENCES = ("```", "~~~")
 
 
+class _Console(Console):
+    """Writes only the escapes of its own styles: control characters in the content go."""
+
+    def render(
+        self, renderable: RenderableType, options: ConsoleOptions | None = None
+    ) -> Iterable[Segment]:
+        for segment in super().render(renderable, options):
+            text, style, control = segment
+            yield segment if control else Segment(printable(text), style)
+
+
 def to_ansi(renderable: RenderableType, width: int, color: bool) -> str:
     """Render to a string: ANSI-styled when `color`, plain text otherwise."""
-    console = Console(
+    console = _Console(
         file=io.StringIO(),
         width=max(width, 10),
         force_terminal=color,

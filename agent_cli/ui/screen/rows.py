@@ -3,6 +3,7 @@ before anything heavy is imported)."""
 
 from __future__ import annotations
 
+from agent_cli.ui.render.escapes import without_osc
 from agent_cli.ui.screen.contract import Controller
 
 FOLD_BELOW = 100  # same rule as side_panel.FOLD_BELOW (not imported: that module is heavy)
@@ -33,16 +34,16 @@ def lay_out(
     scrollback where it can no longer be erased; it takes at most half of it, so that the
     reply committed above it stays in view. The input and status rows come first, then the
     reply's tail keeps a third of the screen's rows, and the panel collapses into what is
-    left.
+    left. Both without OSC sequences: prompt_toolkit would draw them as text.
     """
     body = rows // 2 - 1 - reserved  # 1: the status row
     if controller is None or body < 1:
         return "", ""
     if columns >= FOLD_BELOW:
-        panel = controller.panel(columns, body, mode)
+        panel = without_osc(controller.panel(columns, body, mode))
         width = columns - side_width(columns) - 2 if panel else columns
-        return tail_rows(controller.live(width), body), panel
-    live = controller.live(columns)
+        return tail_rows(without_osc(controller.live(width)), body), panel
+    live = without_osc(controller.live(columns))
     keep = min(count_rows(live), max(rows // 3, 1))
-    panel = controller.panel(columns, body - keep, mode)
+    panel = without_osc(controller.panel(columns, body - keep, mode))
     return tail_rows(live, body - count_rows(panel)), panel
