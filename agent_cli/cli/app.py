@@ -9,6 +9,7 @@ import typer
 
 from agent_cli.cli.chat import CHAT_CONTEXT, chat
 from agent_cli.cli.chat_start import DESCRIPTION
+from agent_cli.cli.commands.batch import batch
 from agent_cli.cli.commands.checkpoints import checkpoints_app
 from agent_cli.cli.commands.lsp import lsp_app
 from agent_cli.cli.commands.mcp import mcp_app
@@ -64,6 +65,7 @@ app.command("trust", help="Trust this workspace's hooks, allow rules, MCP server
 app.add_typer(commands_app, name="commands", help="List the slash commands of this workspace.")
 app.add_typer(agents_app, name="agents", help="List the subagent types task can run.")
 app.add_typer(server_app, name="server", help="The warm process `agent run` uses: status, stop.")
+app.command("batch", help="Run many tasks (TASKS.jsonl), each isolated; local or on Ray.")(batch)
 app.add_typer(skills_app, name="skills", help="List skills; `why PROMPT` shows which match.")
 
 

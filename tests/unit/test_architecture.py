@@ -56,6 +56,7 @@ FLOORS: dict[str, int] = {
     "agent_cli.mcp": 3,
     "agent_cli.project_files": 3,
     "agent_cli.verify": 3,  # the evidence ledger and the claims checker (done means proven)
+    "agent_cli.batch": 3,  # agent batch: task file, trees, engines (local threads, Ray), results
     # 4 the loop
     "agent_cli.loop": 4,
     # 5 the runtime and the composition root

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from agent_cli.core.errors import ConfigError
 from agent_cli.core.options import PermissionMode
+from agent_cli.core.settings.env_layer import VARIABLE, env_settings
 from agent_cli.core.settings.features import DEFAULT_MODEL as DEFAULT_MODEL
 from agent_cli.core.settings.features import (
     CheckpointSettings,
@@ -275,7 +276,8 @@ def load_settings(
     workspace: Path, overrides: dict[str, Any] | None = None, *, trusted: bool = False
 ) -> Settings:
     """User settings, then the workspace's (only what narrows unless `trusted`), then
-    `overrides` (command-line flags). Every layer is validated, applied or not."""
+    `AGENT_SETTINGS`, then `overrides` (command-line flags). Every layer is validated, applied
+    or not."""
     user_data = _read_json(user_config_dir() / "settings.json")
     local = workspace / ".agent" / "settings.json"
     local_data = _read_json(local)
@@ -286,6 +288,8 @@ def load_settings(
         user_mode = user_permissions.get("mode") if isinstance(user_permissions, dict) else None
         narrowed = narrowing_only(local_data, str(user_mode or "default"))
         settings = parse_settings(_merge(user_data, narrowed), source)
+    if from_env := env_settings():
+        settings = parse_settings(_merge(settings.model_dump(), from_env), VARIABLE)
     if overrides:
         settings = parse_settings(_merge(settings.model_dump(), overrides), "command line")
     return settings
