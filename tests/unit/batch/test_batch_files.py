@@ -73,7 +73,7 @@ def test_results_keep_the_newest_line_and_skip_a_torn_one(tmp_path: Path):
     ],
 )
 def test_which_tasks_a_rerun_takes(status: str | None, rerun_failed: bool, runs: bool):
-    previous = None if status is None else TaskResult(id="a", status=status)  # type: ignore[arg-type]
+    previous = None if status is None else TaskResult(id="a", status=status)
     assert wanted(previous, rerun_failed) is runs
 
 
