@@ -29,6 +29,11 @@ def chat_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="Resume the newest session here.",
     )
+    parser.add_argument(
+        "--fork-session",
+        action="store_true",
+        help="With --continue/--resume: go on in a new session with its history.",
+    )
     parser.add_argument("--model", "-m", help="Model id (default: AGENT_MODEL, settings).")
     parser.add_argument("--permission-mode", choices=PERMISSION_MODES, help="How calls are asked.")
     parser.add_argument(
@@ -46,6 +51,8 @@ def parse_chat_args(argv: list[str]) -> Options:
     args = chat_parser().parse_args(argv)
     if args.resume and args.continue_last:
         raise UsageError("--resume and --continue cannot be used together.")
+    if args.fork_session and not (args.resume or args.continue_last):
+        raise UsageError("--fork-session needs --continue or --resume.")
     folder = args.workspace.expanduser().resolve()
     if not folder.is_dir():
         raise UsageError(f"--workspace {args.workspace}: not a directory")
@@ -56,6 +63,7 @@ def parse_chat_args(argv: list[str]) -> Options:
         permission_mode=args.permission_mode,
         resume=args.resume,
         continue_last=args.continue_last,
+        fork_session=args.fork_session,
     )
 
 

@@ -24,3 +24,8 @@ PERMISSION_MODE = typer.Option(
 )
 RESUME = typer.Option(None, "--resume", "-r", help="Resume a session by id (a unique prefix).")
 CONTINUE = typer.Option(False, "--continue", "-c", help="Resume the newest session here.")
+FORK_SESSION = typer.Option(
+    False,
+    "--fork-session",
+    help="With --continue/--resume: go on in a new session with its history (it stays as is).",
+)

@@ -49,6 +49,7 @@ def run(
     ),
     resume: str | None = opt.RESUME,
     continue_last: bool = opt.CONTINUE,
+    fork_session: bool = opt.FORK_SESSION,
     model: str | None = opt.MODEL,
     permission_mode: opt.PermissionModeOpt | None = opt.PERMISSION_MODE,
     workspace: Path = opt.WORKSPACE,
@@ -77,6 +78,8 @@ def run(
     with reporter.failure_reported():  # the json formats get a result object even now
         if resume and continue_last:
             raise UsageError("--resume and --continue cannot be used together.")
+        if fork_session and not (resume or continue_last):
+            raise UsageError("--fork-session needs --continue or --resume.")
         text = ""
         if input_format == "stream-json":
             from agent_cli.cli.stream_input import check_flags
@@ -96,6 +99,7 @@ def run(
             permission_mode=permission_mode,
             resume=resume,
             continue_last=continue_last,
+            fork_session=fork_session,
             max_turns=max_turns,
             quiet=quiet,
             one_shot=True,
@@ -104,6 +108,8 @@ def run(
         tools = [structured] if structured is not None else []  # the final tool: the user's schema
         runtime = build_runtime(options, quiet=quiet, extra_tools=tools)
         warn_untrusted(options.workspace)
+        if runtime.restored is not None and runtime.restored.forked:
+            sys.stderr.write(f"agent: {runtime.restored.forked}\n")
         if runtime.past_jobs and not quiet:
             from agent_cli.jobs.ledger import listing
 

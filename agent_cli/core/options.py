@@ -19,6 +19,7 @@ class Options:
     permission_mode: PermissionMode | None = None
     resume: str | None = None
     continue_last: bool = False
+    fork_session: bool = False  # the resumed session goes on as a new one (its history copied)
     max_turns: int | None = None
     quiet: bool = False
     one_shot: bool = False  # `agent run`: long commands are not moved to the background

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import logging
+from pathlib import Path
+
 from agent_cli.core.diagnosing import Diagnoser
 from agent_cli.core.files.logs import secrets_from_env
 from agent_cli.core.files.paths import Paths
 from agent_cli.core.options import Options
 from agent_cli.core.settings.schema import Settings
 from agent_cli.core.tool_contract import ToolContext
+from agent_cli.session.fork import fork_session
+from agent_cli.session.owner import SessionOwner, holder_pid, take_session
 from agent_cli.session.resume import (
     Restored,
     find_session,
@@ -19,15 +24,44 @@ from agent_cli.session.state import Session, new_session_id
 from agent_cli.session.transcript import SessionRecord, TranscriptWriter
 from agent_cli.todo.tracker import TodoTracker
 
+log = logging.getLogger(__name__)
 
-def restore_target(options: Options, paths: Paths) -> Restored | None:
+
+def _target(options: Options, paths: Paths) -> Path | None:
     if options.resume:
         found = find_session(paths, options.resume)
         warn_other_workspace(found, options.workspace)
-        return fold(found)
+        return found
     if options.continue_last:
-        return fold(latest_session(paths, options.workspace))
+        return latest_session(paths, options.workspace)
     return None
+
+
+def restore_target(
+    options: Options, paths: Paths, model: str = ""
+) -> tuple[Restored | None, SessionOwner | None]:
+    """The session `options` resume, folded once its lock is held here. One another live
+    process holds is forked (so is any with `--fork-session`): the run goes on in a new
+    session with the same history, and `Restored.forked` says why."""
+    path = _target(options, paths)
+    if path is None:
+        return None, None
+    owner = None if options.fork_session else take_session(paths, path.stem)
+    if owner is not None:
+        return fold(path), owner
+    forked, owner = fork_session(paths, path, str(options.workspace), model)
+    restored = fold(forked)
+    if options.fork_session:
+        restored.forked = f"Forked session {path.stem} into {forked.stem}."
+    else:
+        pid = holder_pid(paths, path.stem)
+        by = f"another run (pid {pid})" if pid else "another run"
+        restored.forked = (
+            f"Session {path.stem} is in use by {by}: continuing in a fork of it, session "
+            f"{forked.stem}."
+        )
+    log.info("%s", restored.forked)
+    return restored, owner
 
 
 def open_session(
@@ -36,8 +70,10 @@ def open_session(
     """A new session, or the one `options` resumes: its transcript is folded here, once.
     `diagnoser`: the run's language servers, checking the session's edits."""
     secrets = secrets_from_env()
-    restored = restore_target(options, paths)
+    restored, owner = restore_target(options, paths, settings.model)
     session_id = restored.id if restored else new_session_id()
+    if owner is None:
+        owner = take_session(paths, session_id)  # a new id: nobody else's
     ctx = ToolContext(
         workspace=options.workspace,
         paths=paths,
@@ -55,6 +91,7 @@ def open_session(
             paths.transcript(session_id), restored.ledger if restored else None
         ),
         todos=TodoTracker(settings.todo.max_items),
+        owner=owner,
     )
     session.view_providers.append(session.todos.view)
     if restored is None:

@@ -132,17 +132,33 @@ class Runtime(LongWork, Rewinding):
 
     def _adopt(self, session: Session, restored: Restored | None, options: Options) -> None:
         self.session, self.restored = session, restored
-        self.options = replace(options, resume=None, continue_last=False)
+        self.options = replace(options, resume=None, continue_last=False, fork_session=False)
         if self._assembly is not None:  # the session before a switch ends (SessionEnd hooks)
             self._ending += [(end, "clear") for end in self._assembly.on_end]
         self._assembly = None
         session.tool_ctx.inbox.listeners.extend(self.inbox_listeners)  # they follow the session
         self.adopt_jobs(self.paths, session, restored is not None)
 
-    def switch(self, resume: str | None = None) -> None:
-        """A new session (None), or the one `resume` names (UsageError if none matches)."""
-        options = replace(self.options, resume=resume, continue_last=False)
-        self._adopt(*self.wiring.open_session(options), options)
+    def switch(self, resume: str | None = None, fork: bool = False) -> None:
+        """A new session (None), or the one `resume` names (UsageError if none matches);
+        `fork`: a new session with its history. This one's lock is let go first (resuming it
+        again is no stranger's resume) and taken back if no session opens."""
+        options = replace(self.options, resume=resume, continue_last=False, fork_session=fork)
+        owner = self.session.owner
+        if owner is not None:
+            owner.release()
+        try:
+            opened = self.wiring.open_session(options)
+        except BaseException:
+            if owner is not None:
+                owner.take_again()
+            raise
+        self._adopt(*opened, options)
+
+    def fork(self) -> str:
+        """/fork: go on in a new session with this one's history; this one stays resumable."""
+        self.switch(self.session.id, fork=True)
+        return self.restored.forked if self.restored else ""
 
     # -- the agent -----------------------------------------------------------------------------
 

@@ -76,6 +76,8 @@ class Restored:
     # the whole conversation as it happened, compactions included (what resume redraws); read
     # from the file only when asked for, since resuming itself starts at the newest boundary
     history: list[Message | Boundary] | None = None
+    # this session is a fork made as it was opened: why, in the words the user is shown
+    forked: str = ""
 
     def conversation(self) -> list[Message | Boundary]:
         if self.history is None:

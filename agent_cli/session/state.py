@@ -13,6 +13,7 @@ from agent_cli.core.messages import Message
 from agent_cli.core.settings.schema import Settings
 from agent_cli.core.tool_contract import ToolContext
 from agent_cli.model.usage import Usage
+from agent_cli.session.owner import SessionOwner
 from agent_cli.session.transcript import TranscriptWriter, UsageRecord, _Record
 from agent_cli.todo.tracker import TodoTracker
 
@@ -34,6 +35,8 @@ class Session:
     settings: Settings
     tool_ctx: ToolContext
     transcript: TranscriptWriter | None = None
+    # the lock that makes this process the transcript's one writer (session/owner.py)
+    owner: SessionOwner | None = None
     messages: list[Message] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     priced_usd: float = 0.0  # the cost of the calls whose model has a price

@@ -68,7 +68,8 @@ class SessionRecord(_Record):
     started: str = Field(default_factory=now_iso)
     forked_from: str | None = Field(
         default=None,
-        description="`<session id>@<checkpoint id>` when a rewind started this session.",
+        description="`<session id>@<checkpoint id>` when a rewind started this session; "
+        "`<session id>` when it was forked whole (--fork-session, /fork, a session in use).",
     )
 
 

@@ -109,4 +109,6 @@ def run_plain(options: Options) -> None:
     runtime = build_runtime(options, HeadlessApprover(), quiet=True)
     preload_sdk()
     repl = PlainRepl(runtime)
+    if runtime.restored is not None and runtime.restored.forked:
+        sys.stderr.write(f"agent: {runtime.restored.forked}\n")
     asyncio.run(repl.main())

@@ -87,6 +87,8 @@ class Repl(ChatCore):
         verb = "Resumed" if runtime.restored else "New"
         repl.redraw_history()
         repl.say(f"{verb} session {runtime.session.id}. /help lists commands.", "dim")
+        if runtime.restored is not None and runtime.restored.forked:
+            repl.say(runtime.restored.forked, "yellow")
         screen.attach(repl)
         asyncio.get_running_loop().create_task(offer_trust(screen, repl))  # then MCP servers
         return repl

@@ -10,6 +10,7 @@ from agent_cli.core.events import Event
 from agent_cli.core.payloads import Note
 from agent_cli.ui.render.render import note_line, tokens
 from agent_cli.ui.screen.side_panel import todo_counts, todo_lines
+from agent_cli.ui.slash import fork as fork_ui
 from agent_cli.ui.slash import jobs as jobs_ui
 from agent_cli.ui.slash import lsp as lsp_ui
 from agent_cli.ui.slash import mcp as mcp_ui
@@ -32,6 +33,7 @@ HELP = {
     "/clear": "start a new session (the old one stays resumable)",
     "/sessions": "recent sessions of this workspace",
     "/resume ID": "switch to another session (no id: pick one of the recent ones)",
+    **fork_ui.HELP,
     "/cost": "tokens and estimated cost of this session",
     "/model [M]": "show or change the model",
     "/memory": "the newest episodes of this workspace (episodic memory)",
@@ -181,7 +183,8 @@ def _resume(host: Host, arg: str) -> None:
 
 def _switch(host: Host, sid: str) -> None:
     host.runtime.switch(sid)
-    host.switched(f"Resumed session {host.runtime.session.id}.")
+    restored, now = host.runtime.restored, host.runtime.session.id
+    host.switched(restored.forked if restored and restored.forked else f"Resumed session {now}.")
 
 
 def _resume_picked(host: Host) -> None:
@@ -249,6 +252,7 @@ COMMANDS: dict[str, Command] = {
     "/clear": _clear,
     "/sessions": _sessions,
     "/resume": _resume,
+    "/fork": fork_ui.fork,
     "/cost": _cost,
     "/model": _model,
     "/memory": _memory,

@@ -1,0 +1,124 @@
+"""Issue 40 (one writer per session) and issue 34 (forks): the lock a session's writer holds is
+the kernel's (a dead holder holds nothing), and a fork holds exactly its parent's history,
+compactions included, with every byte offset carried over to where its line sits in the fork."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from agent_cli.core.files.paths import Paths
+from agent_cli.session.fork import fork_session
+from agent_cli.session.owner import holder_pid, take_session
+from agent_cli.session.resume import fold
+from agent_cli.session.transcript import (
+    EpisodeRecord,
+    NoteRecord,
+    SessionRecord,
+    TodosRecord,
+    TranscriptWriter,
+)
+from tests.unit.session.test_boundary import NOTE, _session, msg
+
+HOLD = (
+    "import sys, time\n"
+    "from pathlib import Path\n"
+    "from agent_cli.core.files.paths import Paths\n"
+    "from agent_cli.session.owner import take_session\n"
+    "owner = take_session(Paths(Path(sys.argv[1])), 's')\n"
+    "print('held' if owner else 'refused', flush=True)\n"
+    "time.sleep(60)\n"
+)
+
+
+def test_a_second_holder_is_refused_and_a_dead_one_holds_nothing(tmp_path: Path):
+    paths = Paths(tmp_path)
+    argv = [sys.executable, "-c", HOLD, str(tmp_path)]
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, text=True) as holder:
+        try:
+            assert holder.stdout is not None
+            assert holder.stdout.readline().strip() == "held"
+            assert take_session(paths, "s") is None
+            assert holder_pid(paths, "s") == holder.pid
+        finally:
+            holder.kill()  # SIGKILL: no clean-up of its own
+    owner = take_session(paths, "s")
+    assert owner is not None
+    assert owner.held
+    assert holder_pid(paths, "s") != holder.pid
+
+
+def test_a_second_open_in_the_same_process_is_refused_until_released(tmp_path: Path):
+    paths = Paths(tmp_path)
+    first = take_session(paths, "s")
+    assert first is not None
+    assert take_session(paths, "s") is None
+    first.release()
+    second = take_session(paths, "s")
+    assert second is not None
+    assert not first.take_again()
+    second.release()
+    assert first.take_again()
+
+
+def _forked(tmp_path: Path, parent: Path) -> Path:
+    paths = Paths(tmp_path)
+    fork, owner = fork_session(paths, parent, "/w", "m")
+    assert owner.held
+    assert fork.parent == paths.transcripts
+    return fork
+
+
+def test_a_fork_after_compactions_folds_to_the_parents_state(tmp_path: Path):
+    paths = Paths(tmp_path)
+    parent = paths.transcript("20260101-000000-aaaaaa")
+    writer, _live = _session(parent, 35)
+    writer.append(TodosRecord(todos=[{"content": "t", "status": "pending"}]))
+    writer.append(NoteRecord(note=NOTE))
+    writer.append(EpisodeRecord(episode={"id": "e1"}))
+    state = fold(parent)
+    kept = state.messages[-4:]
+    TranscriptWriter(parent, state.ledger).compaction("snip", [*state.messages[:2], *kept], None, 0)
+    before = parent.read_bytes()
+    fork = _forked(tmp_path, parent)
+    assert parent.read_bytes() == before  # the parent is only read
+    theirs, ours = fold(parent), fold(fork)
+    assert ours.id == fork.stem != theirs.id
+    assert ours.messages == theirs.messages
+    assert (ours.calls, ours.compactions, ours.usage) == (theirs.calls, 4, theirs.usage)
+    assert [t.content for t in ours.todos] == ["t"]
+    assert [n.id for n in ours.notes] == ["n1"]
+    assert ours.episodes == [{"id": "e1"}]
+    head = json.loads(fork.read_text().splitlines()[0])
+    assert head["forked_from"] == parent.stem
+    # the fork's writer goes on referring into the fork's own lines, not the parent's
+    TranscriptWriter(fork, ours.ledger).compaction("snip", ours.messages[-2:], None, 0)
+    assert json.loads(fork.read_text().splitlines()[-1])["messages"] == []
+    assert fold(fork).messages == ours.messages[-2:]
+
+
+def test_a_fork_copies_whole_lines_only_and_leaves_broken_ones_out(tmp_path: Path):
+    parent = tmp_path / "p.jsonl"
+    writer = TranscriptWriter(parent)
+    writer.append(SessionRecord(id="p", workspace="/w", model="m"))
+    writer.message(msg("user", "q"))
+    writer.message(msg("assistant", "a"))
+    with parent.open("ab") as f:
+        f.write(b"{not json\n")
+        f.write(b'{"type":"message","ts":"t","message":{"role":"us')  # still being written
+    fork = _forked(tmp_path, parent)
+    assert fold(fork).messages == [msg("user", "q"), msg("assistant", "a")]
+    assert len(fork.read_text().splitlines()) == 3
+
+
+def test_a_parent_without_its_first_line_forks_with_one_rebuilt(tmp_path: Path):
+    parent = tmp_path / "p.jsonl"
+    writer = TranscriptWriter(parent)
+    writer.message(msg("user", "q"))
+    writer.message(msg("assistant", "a"))
+    fork = _forked(tmp_path, parent)
+    head = json.loads(fork.read_text().splitlines()[0])
+    assert (head["type"], head["workspace"], head["model"]) == ("session", "/w", "m")
+    assert fold(fork).messages == [msg("user", "q"), msg("assistant", "a")]
