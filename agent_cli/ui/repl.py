@@ -116,7 +116,8 @@ class Repl(ChatCore):
 
     def live(self, width: int) -> str:
         self.view.width = self.screen.columns()
-        return self.view.live(width)
+        queued = render.queued_lines(self.runtime.queued, width, self.color)
+        return "\n".join(part for part in (self.view.live(width), queued) if part)
 
     def panel(self, columns: int, rows: int, mode: str) -> str:
         key = (hash(repr(self.panel_state)), columns, rows, mode)
@@ -148,12 +149,13 @@ class Repl(ChatCore):
         self.say(f"mode: {mode} (Shift-Tab cycles default → accept-edits → plan)", "dim")
 
     def submit(self, text: str) -> None:
+        if self.busy and not text.strip().startswith("/"):  # shown under the reply until sent
+            self.runtime.steer(text)
+            self.screen.invalidate()
+            return
         self.screen.commit(render.user_line(text, self.screen.columns(), self.color))
         if text.strip().startswith("/"):
             self.command(text.strip())
-        elif self.busy:
-            self.runtime.steer(text)
-            self.say("(queued: the model reads it at the next tool boundary; Up edits it)", "dim")
         else:
             self._begin(text)
 
@@ -165,7 +167,10 @@ class Repl(ChatCore):
 
     def on_event(self, event: Event) -> None:
         self.tools.feed(event)
-        for line in self.view.feed(event):
+        steered = isinstance(event, Steered)  # between two replies: the first one ends here
+        for line in (
+            [*self.view.flush(), *self.view.feed(event)] if steered else self.view.feed(event)
+        ):
             self.screen.commit(line)
         if isinstance(event, Steered):
             for text in event.texts:
@@ -223,7 +228,8 @@ class Repl(ChatCore):
         self.attention.turn_ended()
         self.screen.invalidate()
         following = self.runtime.next_queued()
-        if following is not None:
+        if following is not None:  # typed too late for the turn: it is the next one
+            self.screen.commit(render.user_line(following, self.screen.columns(), self.color))
             self._begin(following)
 
     def exit(self) -> None:

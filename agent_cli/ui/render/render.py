@@ -140,6 +140,18 @@ def info_line(message: str, width: int, color: bool, style: str = "dim") -> str:
     return to_ansi(Text(message, style=style), width, color).rstrip("\n")
 
 
+QUEUED_HINT = "(queued: the model reads it at the next tool boundary; Up edits it)"
+
+
+def queued_lines(texts: list[str], width: int, color: bool) -> str:
+    """What waits for the model, under the live reply: never committed inside it (it is shown
+    once, as sent, between the replies)."""
+    if not texts:
+        return ""
+    lines = [f"  ⧗ {_short(text, max(width - 5, 10))}" for text in texts]
+    return to_ansi(Text("\n".join([QUEUED_HINT, *lines]), style="dim"), width, color).rstrip("\n")
+
+
 def user_line(prompt: str, width: int, color: bool) -> str:
     text = Text("you> ", style="bold cyan")
     text.append(prompt.rstrip("\n"))
