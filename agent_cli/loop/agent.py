@@ -249,6 +249,9 @@ class Agent:
 
     async def _apply_requested_compaction(self) -> AsyncIterator[Event]:
         request = self.session.take_compaction_request()
+        if request is not None and request.fresh is not None:
+            yield self._replace_history(Compacted(request.fresh, "fresh_context"))
+            return
         if request is None or self.compactor is None:
             return
         messages, ctx = self.session.messages, self.stage_context()

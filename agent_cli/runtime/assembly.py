@@ -43,7 +43,7 @@ from agent_cli.tools.diagnostics import Diagnostics
 from agent_cli.tools.edit_file import EditFile
 from agent_cli.tools.glob import Glob
 from agent_cli.tools.grep import Grep
-from agent_cli.tools.present_plan import asking_tools
+from agent_cli.tools.present_plan import PlanModeTools, asking_tools
 from agent_cli.tools.read_file import ReadFile
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.shell.bash import Bash
@@ -124,7 +124,7 @@ def assemble(
     gate = PolicyGate(permissions, hooks, project.gate_hooks())
     server_tools = declarations(settings.web)
     before_task = [*base_tools(jobs), TodoWrite(session.todos, session.record)]
-    after_task = [Compact(session), *asking_tools(permissions), *project.tools(permissions)]
+    after_task = [Compact(session), *asking_tools(), *project.tools(permissions)]
     after_task += [WebFetch()] if settings.web.fetch else []
     after_task += [Diagnostics()] if session.tool_ctx.diagnoser is not None else []
     # subagents get the complete set minus `task` (and what the runner leaves out itself)
@@ -135,7 +135,7 @@ def assemble(
     )  # fmt: skip
     task = Task(runner, project.agent_types(permissions, hooks))
     tools = [*before_task, task, *after_task, *extra_tools]
-    registry = ToolRegistry(tools, gate, mcp, server_tools)
+    registry = ToolRegistry(tools, gate, PlanModeTools(_mode(permissions), mcp), server_tools)
     commands = project.commands(registry, permissions)  # they expand before the turn
     instructions = project_instructions(workspace, settings.instructions_max_chars)
     if instructions:

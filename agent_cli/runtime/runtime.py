@@ -29,6 +29,7 @@ from agent_cli.loop.user_input import user_shell, with_files
 from agent_cli.mcp.prompts import attach_resources
 from agent_cli.memory.setup import finish, listing
 from agent_cli.policy.approval import Approver
+from agent_cli.runtime.planning import Planning
 from agent_cli.runtime.ports import Assembly, Composer
 from agent_cli.runtime.rewinding import Rewinding
 from agent_cli.runtime.work import LongWork
@@ -61,7 +62,7 @@ def preload_sdk() -> threading.Thread:
 MODE_CYCLE: tuple[PermissionMode, ...] = ("default", "accept-edits", "plan")
 
 
-class Runtime(LongWork, Rewinding):
+class Runtime(LongWork, Rewinding, Planning):
     def __init__(
         self,
         wiring: Composer,
@@ -109,8 +110,7 @@ class Runtime(LongWork, Rewinding):
         mode: PermissionMode = "default"
         if current in MODE_CYCLE:
             mode = MODE_CYCLE[(MODE_CYCLE.index(current) + 1) % len(MODE_CYCLE)]
-        self.session.settings.permissions.mode = mode  # what the permission check reads
-        self.options.permission_mode = mode
+        self.set_permission_mode(mode)
         return mode
 
     def set_model(self, model: str) -> None:
@@ -137,6 +137,7 @@ class Runtime(LongWork, Rewinding):
             self._ending += [(end, "clear") for end in self._assembly.on_end]
         self._assembly = None
         session.tool_ctx.inbox.listeners.extend(self.inbox_listeners)  # they follow the session
+        self._wire_asking(session)  # the front end's dialogs, if it has any
         self.adopt_jobs(self.paths, session, restored is not None)
 
     def switch(self, resume: str | None = None, fork: bool = False) -> None:

@@ -26,6 +26,8 @@ def new_session_id() -> str:
 @dataclass(frozen=True)
 class CompactionRequest:
     focus: str | None
+    # a new context window given whole (an approved plan's fresh start): no summary is made
+    fresh: list[Message] | None = None
 
 
 @dataclass
@@ -113,6 +115,11 @@ class Session:
     def request_compaction(self, focus: str | None) -> None:
         """Compact once every call of the current round has its result (or now, between turns)."""
         self._compaction = CompactionRequest(focus)
+
+    def request_fresh_context(self, messages: list[Message]) -> None:
+        """Once the round has its results, `messages` replace the live context (behind a
+        compaction boundary in the transcript)."""
+        self._compaction = CompactionRequest(None, fresh=messages)
 
     def take_compaction_request(self) -> CompactionRequest | None:
         request, self._compaction = self._compaction, None

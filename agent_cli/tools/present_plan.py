@@ -4,8 +4,8 @@ decides (headless: the plan is the run's result and the run ends)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
 
 from pydantic import Field
 
@@ -21,6 +21,7 @@ from agent_cli.core.tool_contract import (
     current_call_id,
 )
 from agent_cli.tools.ask_user import AskUser
+from agent_cli.tools.registry import ToolSource
 
 NAME = "present_plan"
 _ANSWERS = {
@@ -80,14 +81,26 @@ class PresentPlan(Tool[PresentPlanInput]):
         return ToolResult(_result_text(decision), summary=f"present_plan: {decision.choice}")
 
 
-class _Moded(Protocol):
-    @property
-    def mode(self) -> str: ...
+def asking_tools() -> list[AnyTool]:
+    """ask_user, in every mode (present_plan comes and goes with plan mode: PlanModeTools)."""
+    return [AskUser()]
 
 
-def asking_tools(permissions: _Moded) -> list[AnyTool]:
-    """ask_user always; present_plan only to a session that starts in plan mode."""
-    return [AskUser(), *([PresentPlan()] if permissions.mode == "plan" else [])]
+class PlanModeTools:
+    """The tools that follow the permission mode, offered before another source's (the MCP
+    servers'): present_plan while the session is in plan mode, however it got there (at
+    start, Shift-Tab, /plan)."""
+
+    def __init__(self, mode: Callable[[], str], inner: ToolSource | None = None) -> None:
+        self._mode, self.inner, self._plan = mode, inner, PresentPlan()
+
+    def offered(self) -> list[AnyTool]:
+        mine: list[AnyTool] = [self._plan] if self._mode() == "plan" else []
+        return [*mine, *(self.inner.offered() if self.inner is not None else [])]
+
+    async def aclose(self) -> None:
+        if self.inner is not None:
+            await self.inner.aclose()
 
 
 def _result_text(decision: PlanDecisionResult) -> str:

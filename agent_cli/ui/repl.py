@@ -14,6 +14,7 @@ from agent_cli.policy.approval import ApprovalRequest, Decision, Denial
 from agent_cli.runtime.runtime import Runtime, preload_sdk
 from agent_cli.ui.attention import Attention
 from agent_cli.ui.core import ChatCore
+from agent_cli.ui.dialogs.asker import ScreenAsker
 from agent_cli.ui.render import approval_view, render
 from agent_cli.ui.render.history import history_lines
 from agent_cli.ui.render.tool_log import ToolLog
@@ -84,6 +85,7 @@ class Repl(ChatCore):
         repl = cls(screen, runtime, use_color())
         if isinstance(runtime.approver, ScreenApprover):
             runtime.approver.attention = repl.attention
+        runtime.answer_with(ScreenAsker(screen, repl.attention, repl.color))  # ask_user, plans
         verb = "Resumed" if runtime.restored else "New"
         repl.redraw_history()
         repl.say(f"{verb} session {runtime.session.id}. /help lists commands.", "dim")

@@ -20,6 +20,7 @@ from agent_cli.model.call_log import CallLog
 from agent_cli.runtime.assembly import build_agent
 from agent_cli.runtime.build import make_client
 from agent_cli.runtime.opening import open_session
+from agent_cli.tools.present_plan import PlanModeTools
 
 SERVER = Path(__file__).resolve().parent / "mcp_server" / "server.py"
 
@@ -58,6 +59,7 @@ def make_agent(workspace: Path, settings: dict[str, Any]) -> Agent:
 
 def manager(agent: Agent) -> McpManager:
     source = agent.registry.source
+    source = source.inner if isinstance(source, PlanModeTools) else source  # present_plan's
     assert isinstance(source, McpManager)
     return source
 

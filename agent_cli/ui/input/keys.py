@@ -11,9 +11,15 @@ from typing import Protocol
 
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition, is_searching
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.key_binding import (
+    KeyBindings,
+    KeyBindingsBase,
+    KeyPressEvent,
+    merge_key_bindings,
+)
 from prompt_toolkit.keys import Keys
 
+from agent_cli.ui.dialogs.region import Dialogs
 from agent_cli.ui.screen.picker import Picker
 
 
@@ -57,10 +63,18 @@ class KeyTarget(Protocol):
     @property
     def picker(self) -> Picker: ...
 
+    @property
+    def dialogs(self) -> Dialogs: ...
+
     def on_cursor_report(self, row: int, column: int) -> None: ...
 
 
-def chat_bindings(screen: KeyTarget) -> KeyBindings:
+def chat_bindings(screen: KeyTarget) -> KeyBindingsBase:
+    """The screen's keys, then the open dialog's (later bindings win a key both take)."""
+    return merge_key_bindings([_screen_bindings(screen), screen.dialogs.bindings()])
+
+
+def _screen_bindings(screen: KeyTarget) -> KeyBindings:
     kb = KeyBindings()
     picking = Condition(lambda: screen.picker.picking)
     asking = Condition(lambda: screen.asking) | picking

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from prompt_toolkit.buffer import Buffer
 
 if TYPE_CHECKING:
+    from agent_cli.ui.dialogs.region import Dialogs
     from agent_cli.ui.screen.contract import Controller
     from agent_cli.ui.screen.question import Question
 
@@ -22,6 +23,7 @@ class KeyActions:
     controller: Controller | None
     buffer: Buffer
     question: Question
+    dialogs: Dialogs
     early: list[str]
     notice: str
     _last_ctrl_c: float
@@ -37,7 +39,7 @@ class KeyActions:
 
     @property
     def asking(self) -> bool:
-        return self.question.asking
+        return self.question.asking or self.dialogs.open
 
     @property
     def busy(self) -> bool:

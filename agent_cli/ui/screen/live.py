@@ -32,6 +32,7 @@ from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import SearchToolbar
 
+from agent_cli.ui.dialogs.region import Dialogs
 from agent_cli.ui.input.keys import chat_bindings
 from agent_cli.ui.input.screen_jobs import JobKeys
 from agent_cli.ui.input.screen_keys import KeyActions
@@ -64,6 +65,7 @@ class ChatScreen(KeyActions, JobKeys):
         self._last_ctrl_c = 0.0
         self.question = Question(self.invalidate, self.columns)
         self.picker = Picker(self.invalidate, self.rows)
+        self.dialogs = Dialogs(self.invalidate, self.columns, self.rows)  # the model's
         self.history_search = SearchToolbar(ignore_case=True)
         history = FileHistory(str(history_file)) if history_file else InMemoryHistory()
         self.buffer = Buffer(
@@ -118,9 +120,6 @@ class ChatScreen(KeyActions, JobKeys):
     def rows(self) -> int:
         return self.app.output.get_size().rows
 
-    def _wide(self) -> bool:
-        return self.columns() >= FOLD_BELOW
-
     def _panel_text(self) -> str:
         return self._frame()[1]
 
@@ -144,7 +143,8 @@ class ChatScreen(KeyActions, JobKeys):
             return cached[1]
         controller = None if self._restoring else self.controller
         searching = 1 if self.app.layout.is_searching else 0  # the Ctrl-R search row
-        reserved = self._input_rows() + self.question.rows() + self.picker.rows() + searching
+        asking = self.question.rows() + self.picker.rows() + self.dialogs.rows()
+        reserved = self._input_rows() + asking + searching
         frame = lay_out(controller, size.columns, size.rows, reserved, self.panel_mode)
         self._frame_cache = (key, frame)
         return frame
@@ -152,7 +152,7 @@ class ChatScreen(KeyActions, JobKeys):
     def _root(self) -> FloatContainer:
         has_panel = Condition(lambda: bool(self._panel_text()))
         has_live = Condition(lambda: bool(self._live_text()))
-        wide = Condition(self._wide)
+        wide = Condition(lambda: self.columns() >= FOLD_BELOW)
         live = SteadyWindow(
             FormattedTextControl(lambda: ANSI(self._live_text())),
             dont_extend_height=True,
@@ -167,6 +167,7 @@ class ChatScreen(KeyActions, JobKeys):
                     SteadyWindow(panel, dont_extend_height=True), filter=has_panel & ~wide
                 ),
                 self.picker.container(),
+                self.dialogs.container(),
                 self.question.container(),
                 Window(FormattedTextControl(self._toolbar), height=1, style="class:toolbar"),
                 self.history_search.container,  # Ctrl-R: a row above the input while searching
@@ -196,16 +197,14 @@ class ChatScreen(KeyActions, JobKeys):
         control = BufferControl(
             self.buffer, search_buffer_control=self.history_search.control, preview_search=True
         )
-        self._input = Window(control, height=self._input_height, wrap_lines=True)
+        height = lambda: Dimension.exact(self._input_rows())  # noqa: E731
+        self._input = Window(control, height=height, wrap_lines=True)
         prompt = Window(
             FormattedTextControl([("class:prompt", PROMPT)]),
             width=len(PROMPT),
             dont_extend_height=True,
         )
         return VSplit([prompt, self._input])
-
-    def _input_height(self) -> Dimension:
-        return Dimension.exact(self._input_rows())
 
     def _input_rows(self) -> int:
         # the text's lines, up to a quarter of the screen (a long paste scrolls inside); room
