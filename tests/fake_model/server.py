@@ -101,7 +101,8 @@ class Answer:
 class FakeAnthropic:
     """The fake Messages API server. Use as a context manager, or start()/stop()."""
 
-    def __init__(self, script: Script | None = None) -> None:
+    def __init__(self, script: Script | None = None, port: int = 0) -> None:
+        self.port = port  # 0: any free one; a given one serves a test inside a network namespace
         self.script = script if script is not None else Script()
         self.requests: list[RecordedRequest] = []
         self.violations: list[Violation] = []
@@ -362,7 +363,7 @@ class _HTTPServer(ThreadingHTTPServer):
         self.fake = fake
         self.connections: set[socket.socket] = set()
         self.connections_lock = threading.Lock()
-        super().__init__(("127.0.0.1", 0), _Handler)
+        super().__init__(("127.0.0.1", fake.port), _Handler)
 
     def server_bind(self) -> None:
         # HTTPServer.server_bind resolves the host name (socket.getfqdn), which can be slow.

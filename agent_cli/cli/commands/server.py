@@ -45,6 +45,9 @@ def status(as_json: bool = typer.Option(False, "--json", help="One JSON object."
     """Whether the warm process runs, and what it has done."""
     answer = _ask("status")
     typer.echo(json.dumps(answer) if as_json else _describe(answer))
+    refused = answer.get("last_refused") if answer else None
+    if refused and not as_json:
+        typer.echo(f"last client refused (it ran in-process): {refused}")
 
 
 @server_app.command("stop")

@@ -48,7 +48,8 @@ def start_pending() -> None:
     """After an in-process run: start the warm process it found missing (not before the run
     ends, so its start does not compete with the run for the CPU)."""
     while _START_LATER:
-        _START_LATER.pop()()
+        with contextlib.suppress(OSError):  # a read-only runtime directory: none, quietly
+            _START_LATER.pop()()
 
 
 def connect(path: str, uid: int | None = None) -> socket.socket | None:
@@ -99,6 +100,9 @@ def _drive(
         send_request(sock, _request(argv, key), [0, 1, 2])
         lines = Lines(sock)
         first = lines.next()
+        if first is not None and "refused" in first:  # another kernel context: logged there
+            forward.uninstall()
+            return None
         if first is None or "pid" not in first:
             reason = (first or {}).get("retire", "no answer")
             note(folder, f"in-process (the warm process said: {reason})")

@@ -8,7 +8,6 @@ after IDLE_S without runs."""
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import gc
 import logging
 import os
@@ -20,8 +19,10 @@ import threading
 import time
 from pathlib import Path
 
-from agent_cli.cli.warm.place import LOCK, LOG, SOCKET
-from agent_cli.cli.warm.wire import peer_uid, recv_request, send_line
+from agent_cli.cli.warm.kinship import Kinship
+from agent_cli.cli.warm.place import LOG, SOCKET
+from agent_cli.cli.warm.upkeep import rss_kib, take_lock
+from agent_cli.cli.warm.wire import peer_pid, peer_uid, recv_request, send_line
 
 log = logging.getLogger("agent.warm")
 KILL_AFTER_S = 5.0
@@ -37,6 +38,8 @@ class Server:
         self.terminated: set[int] = set()
         self.served = 0
         self.retiring = ""
+        self.kin = Kinship()  # a client in another kernel context runs in-process
+        self.last_refused = ""
         self.last_active = time.monotonic()
         self.selector = selectors.DefaultSelector()
         self.listener: socket.socket | None = None
@@ -122,6 +125,10 @@ class Server:
             if op == "stop":
                 self.retire("agent server stop")
             return
+        why = self.kin.differs(peer_pid(conn)) if op == "run" else None
+        if why is not None:
+            self._refuse(conn, fds, why)
+            return
         if self.retiring or request.get("key") != self.key:
             for fd in fds:
                 os.close(fd)
@@ -130,6 +137,15 @@ class Server:
             self.retire(self.retiring or "a client of another version")
             return
         self._fork(conn, request, fds)
+
+    def _refuse(self, conn: socket.socket, fds: list[int], why: str) -> None:
+        """The client runs in-process: a child of ours would escape what confines it."""
+        for fd in fds:
+            os.close(fd)
+        self.last_refused = f"{time.strftime('%Y-%m-%d %H:%M:%S')}: {why}"
+        log.info("client refused (it runs in-process): %s", why)
+        send_line(conn, {"refused": why})
+        conn.close()
 
     def _fork(self, conn: socket.socket, request: dict[str, object], fds: list[int]) -> None:
         if threading.active_count() != 1:  # forking with threads: their locks come along
@@ -235,34 +251,14 @@ class Server:
             "served": self.served,
             "running": len(self.children),
             "idle_s": self.idle_s,
-            "rss_kib": _rss_kib(),
+            "rss_kib": rss_kib(),
+            "last_refused": self.last_refused,
         }
-
-
-def _rss_kib() -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    return 0
-
-
-def _take_lock(folder: Path) -> int | None:
-    fd = os.open(folder / LOCK, os.O_RDWR | os.O_CREAT, 0o600)
-    deadline = time.monotonic() + 5  # a retiring predecessor lets go once its runs end
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return fd
-        except BlockingIOError:
-            if time.monotonic() > deadline:
-                os.close(fd)
-                return None
-            time.sleep(0.05)
 
 
 def main(argv: list[str]) -> int:
     folder, key, idle_s = Path(argv[0]), argv[1], float(argv[2])
-    lock = _take_lock(folder)
+    lock = take_lock(folder)
     if lock is None:
         return 0  # another one is starting or serving
     os.set_inheritable(lock, False)

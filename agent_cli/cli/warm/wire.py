@@ -20,6 +20,12 @@ def peer_uid(sock: socket.socket) -> int:
     return int(struct.unpack("3i", creds)[1])
 
 
+def peer_pid(sock: socket.socket) -> int:
+    """The peer's pid as this process's pid namespace sees it (0: outside its view)."""
+    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    return int(struct.unpack("3i", creds)[0])
+
+
 def send_request(sock: socket.socket, request: dict[str, Any], fds: list[int]) -> None:
     payload = json.dumps(request).encode()
     socket.send_fds(sock, [struct.pack("!I", len(payload))], fds)

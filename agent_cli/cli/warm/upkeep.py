@@ -1,0 +1,32 @@
+"""What the warm process holds and reads about itself: its lock (one server per directory),
+its resident memory (for `agent server status`)."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from pathlib import Path
+
+from agent_cli.cli.warm.place import LOCK
+
+
+def rss_kib() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def take_lock(folder: Path) -> int | None:
+    fd = os.open(folder / LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+    deadline = time.monotonic() + 5  # a retiring predecessor lets go once its runs end
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                os.close(fd)
+                return None
+            time.sleep(0.05)
