@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from agent_cli.context.ports import StageContext
 from agent_cli.context.state import NOTICE_PREFIX, request_block
@@ -21,6 +21,7 @@ from agent_cli.core.errors import ModelError
 from agent_cli.core.messages import Block, Message, blocks_of
 from agent_cli.core.prompts.templates import load_prompt
 from agent_cli.core.text import lenient_values
+from agent_cli.core.text.conversation import Clips, render_conversation
 from agent_cli.model.client import Final, ModelRequest
 
 log = logging.getLogger(__name__)
@@ -31,60 +32,16 @@ RESULT_CLIP_CHARS = 2_000
 MAX_SUMMARY_TOKENS = 8_000
 
 
+# the summariser reads every text whole and more of each tool's traffic than the episode writer
+SUMMARY_CLIPS = Clips(
+    text=None, tool_input=RESULT_CLIP_CHARS, tool_result=RESULT_CLIP_CHARS, total=0, head_share=0.25
+)
+
+
 def render_history(messages: list[Message], max_chars: int) -> str:
-    """The history as quoted text for the summariser; long tool results are clipped, and an
-    over-long whole keeps its beginning and its end."""
-    parts = [f"### {m.get('role', '?')}\n" + _render_blocks(blocks_of(m)) for m in messages]
-    text = "\n\n".join(parts)
-    if len(text) <= max_chars:
-        return text
-    head = max_chars // 4
-    tail = max_chars - head
-    omitted = len(text) - head - tail
-    return f"{text[:head]}\n\n[... {omitted:,} characters omitted ...]\n\n{text[-tail:]}"
-
-
-def _render_blocks(blocks: list[Block]) -> str:
-    out: list[str] = []
-    for block in blocks:
-        kind = block.get("type")
-        if kind == "text":
-            out.append(str(block.get("text", "")))
-        elif kind == "tool_use":
-            args = json.dumps(block.get("input"), ensure_ascii=False)
-            out.append(f"[tool call {block.get('name')} {_clip(args)}]")
-        elif kind == "tool_result":
-            flag = " (error)" if block.get("is_error") else ""
-            out.append(f"[tool result{flag}]\n{_clip(_result_text(block.get('content')))}")
-        elif kind == "server_tool_use":
-            args = json.dumps(block.get("input"), ensure_ascii=False)
-            out.append(f"[server tool call {block.get('name')} {_clip(args)}]")
-        elif kind == "web_search_tool_result" and isinstance(block.get("content"), list):
-            found = [
-                f"{r.get('title')} <{r.get('url')}>"
-                for r in block["content"]
-                if isinstance(r, dict)
-            ]
-            out.append("[web search results]\n" + _clip("\n".join(found)))
-        elif kind not in ("thinking", "redacted_thinking"):
-            out.append(f"[{kind} block]")
-    return "\n".join(out)
-
-
-def _result_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            str(b.get("text", f"[{b.get('type')}]")) for b in content if isinstance(b, dict)
-        )
-    return ""
-
-
-def _clip(text: str) -> str:
-    if len(text) <= RESULT_CLIP_CHARS:
-        return text
-    return f"{text[:RESULT_CLIP_CHARS]}\n[... {len(text) - RESULT_CLIP_CHARS:,} more characters]"
+    """The history as quoted text for the summariser; an over-long whole keeps its beginning
+    and its end."""
+    return render_conversation(messages, replace(SUMMARY_CLIPS, total=max_chars))
 
 
 def summary_request(

@@ -12,9 +12,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_cli.core.messages import Block, Message, blocks_of
+from agent_cli.core.messages import Block, Message
 from agent_cli.core.prompts.templates import load_prompt
-from agent_cli.core.text import lenient_json
+from agent_cli.core.text import conversation, lenient_json
+from agent_cli.core.text.conversation import Clips
 from agent_cli.core.text.redaction import redact
 from agent_cli.memory.episode import Episode, EpisodeDraft
 from agent_cli.model.client import Final, ModelClient, ModelReply, ModelRequest
@@ -27,41 +28,18 @@ MAX_INPUT_CHARS = 60_000
 MAX_REPLY_TOKENS = 4_000
 
 
-def _short(text: str, limit: int) -> str:
-    text = text.strip()
-    return text if len(text) <= limit else f"{text[:limit]}… [{len(text) - limit} chars cut]"
-
-
-def _render_block(role: str, block: Block) -> str:
-    kind = block.get("type")
-    if kind == "text":
-        return f"[{role}] {_short(str(block.get('text', '')), TEXT_CHARS)}"
-    if kind == "tool_use":
-        args = json.dumps(block.get("input"), ensure_ascii=False)
-        return f"[tool call {block.get('name')}] {_short(args, INPUT_CHARS)}"
-    if kind == "tool_result":
-        content = block.get("content")
-        text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
-        flag = " (error)" if block.get("is_error") else ""
-        return f"[tool result{flag}] {_short(text, RESULT_CHARS)}"
-    return ""  # thinking and other blocks are the model's scratch work, not the record
+EPISODE_CLIPS = Clips(
+    text=TEXT_CHARS,
+    tool_input=INPUT_CHARS,
+    tool_result=RESULT_CHARS,
+    total=MAX_INPUT_CHARS,
+    head_share=0.2,
+)
 
 
 def render_conversation(messages: Sequence[Message]) -> str:
     """The conversation as plain lines; when too long, the start and the newest part are kept."""
-    lines = [
-        line
-        for message in messages
-        for block in blocks_of(message)
-        if (line := _render_block(str(message.get("role")), block))
-    ]
-    text = "\n".join(lines)
-    if len(text) <= MAX_INPUT_CHARS:
-        return text
-    head = MAX_INPUT_CHARS // 5
-    tail = MAX_INPUT_CHARS - head
-    cut = len(text) - head - tail
-    return f"{text[:head]}\n[… {cut} characters of the conversation left out …]\n{text[-tail:]}"
+    return conversation.render_conversation(messages, EPISODE_CLIPS)
 
 
 def build_input(

@@ -207,7 +207,7 @@ def test_the_summariser_reads_searches_as_queries_and_result_titles() -> None:
     rendered = render_history(
         [{"role": "user", "content": "q"}, {"role": "assistant", "content": content}], 10_000
     )
-    assert '[server tool call web_search {"query": "httpx 0.28"}]' in rendered
+    assert '[server tool call web_search] {"query": "httpx 0.28"}' in rendered
     assert "[web search results]\nChangelog <https://example.org/changelog>" in rendered
     assert "encrypted" not in rendered
 
