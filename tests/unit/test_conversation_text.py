@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from agent_cli.context.summary import render_history
+from agent_cli.core.messages import Message
 from agent_cli.core.text.conversation import Clips, render_conversation
 from agent_cli.memory.generator import render_conversation as episode_input
 
 CLIPS = Clips(text=20, tool_input=15, tool_result=10, total=10_000, head_share=0.5)
 
-MESSAGES = [
+MESSAGES: list[Message] = [
     {"role": "user", "content": "fix the parser please, it fails on empty input"},
     {
         "role": "assistant",
@@ -44,7 +45,7 @@ def test_every_block_kind_has_one_line_and_thinking_none():
 
 
 def test_an_overlong_whole_keeps_its_head_and_its_newest_part():
-    many = [{"role": "user", "content": f"m{i:03d} " + "w" * 50} for i in range(100)]
+    many: list[Message] = [{"role": "user", "content": f"m{i:03d} " + "w" * 50} for i in range(100)]
     text = render_conversation(many, Clips(None, 10, 10, total=1_000, head_share=0.2))
     assert text.startswith("[user] m000 ")
     assert text.endswith("w" * 50)
@@ -57,7 +58,7 @@ def test_an_overlong_whole_keeps_its_head_and_its_newest_part():
 def test_the_two_readers_share_the_layout_with_their_own_clips():
     summariser, episode = render_history(MESSAGES, 10_000), episode_input(MESSAGES)
     assert summariser == episode  # short blocks: nothing clipped by either
-    long_result = [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t",
+    long_result: list[Message] = [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t",
                     "content": "r" * 3_000}]}]  # fmt: skip
     assert "[2600 chars cut]" in episode_input(long_result)  # the episode writer keeps 400
     assert "[1000 chars cut]" in render_history(long_result, 10_000)  # the summariser 2,000
