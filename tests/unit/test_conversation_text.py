@@ -58,7 +58,7 @@ def test_an_overlong_whole_keeps_its_head_and_its_newest_part():
 def test_the_two_readers_share_the_layout_with_their_own_clips():
     summariser, episode = render_history(MESSAGES, 10_000), episode_input(MESSAGES)
     assert summariser == episode  # short blocks: nothing clipped by either
-    long_result: list[Message] = [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t",
-                    "content": "r" * 3_000}]}]  # fmt: skip
+    result = {"type": "tool_result", "tool_use_id": "t", "content": "r" * 3_000}
+    long_result: list[Message] = [{"role": "user", "content": [result]}]
     assert "[2600 chars cut]" in episode_input(long_result)  # the episode writer keeps 400
     assert "[1000 chars cut]" in render_history(long_result, 10_000)  # the summariser 2,000
