@@ -68,6 +68,7 @@ class Agent:
     outbox: Outbox = field(default_factory=Outbox)  # where memory and stages emit too
     _last_usage: Usage | None = None
     _last_request_messages: int = 0
+    _thinking: int | None = None  # the turn's thinking budget: one mode a whole turn (the API's)
 
     def __post_init__(self) -> None:
         self.session.tool_ctx.emit = self.emit
@@ -120,6 +121,7 @@ class Agent:
             yield event
 
     async def _turn(self) -> AsyncIterator[Event | Passed]:
+        self._thinking = self.session.settings.thinking.budget_tokens  # /think: the next turn
         requests = continuations = pauses = 0
         text_parts: list[str] = []
         while True:
@@ -225,7 +227,7 @@ class Agent:
             max_tokens=settings.max_tokens,
             guidance=guidance,
             caller=self.caller,
-            thinking_budget=settings.thinking.budget_tokens,
+            thinking_budget=self._thinking,
             interleaved_thinking=settings.thinking.interleaved,
         )
 

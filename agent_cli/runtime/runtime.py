@@ -21,9 +21,11 @@ from typing import TYPE_CHECKING
 
 from agent_cli.checkpoints.rewind import open_store
 from agent_cli.checkpoints.turn import checkpointed
+from agent_cli.core.errors import UsageError
 from agent_cli.core.events import Event
 from agent_cli.core.messages import Block
 from agent_cli.core.options import Options, PermissionMode
+from agent_cli.core.settings.thinking import budget_problem
 from agent_cli.jobs.ledger import PastJob
 from agent_cli.loop.user_input import user_shell, with_files
 from agent_cli.mcp.prompts import attach_resources
@@ -118,6 +120,13 @@ class Runtime(LongWork, Rewinding, Planning):
         self.session.model = model
         self.settings.model = model  # what a new session starts with
         self.options.model = model
+
+    def set_thinking(self, budget: int | None) -> None:
+        """Extended thinking from the next turn on (None: off); UsageError when the budget
+        does not fit under max_tokens."""
+        if problem := budget_problem(budget, self.settings.max_tokens):
+            raise UsageError(f"{problem}.")
+        self.settings.thinking.budget_tokens = budget
 
     @property
     def jobs(self) -> JobBoard:

@@ -16,6 +16,7 @@ from agent_cli.core.events import (
     StreamRestart,
     SubagentProgress,
     TextDelta,
+    ThinkingDelta,
     ToolEnd,
     ToolStart,
     TurnEnd,
@@ -40,12 +41,33 @@ class TurnView:
     _tool_started: dict[str, float] = field(default_factory=dict)
     _subagent_tools: dict[str, int] = field(default_factory=dict)  # task call id -> its calls
     _cache: tuple[str, int, str] | None = None
+    thinking: str = ""  # the thinking being streamed (folded to one line until it ends)
+    _thought_at: float = 0.0  # monotonic: when it began
 
     def begin(self) -> None:
         self.started, self.out_tokens, self.streamed, self.waiting = time.monotonic(), 0, 0, True
 
     def feed(self, event: Any) -> list[str]:
         """Apply one event; return what goes to scrollback now, in order."""
+        if isinstance(event, ThinkingDelta):
+            self._thought_at = self._thought_at or time.monotonic()
+            self.waiting = False
+            self.thinking += event.text or ("[redacted thinking]" if event.redacted else "")
+            self.streamed += len(event.text)
+            return []
+        out = self._thought() if not isinstance(event, UsageUpdate) else []
+        return [*out, *self._feed(event)]
+
+    def _thought(self) -> list[str]:
+        """Thinking that ended: one folded line in scrollback (Ctrl-O shows it whole)."""
+        if not self.thinking:
+            return []
+        took = time.monotonic() - self._thought_at
+        self.thinking, self._thought_at = "", 0.0
+        line = f"✻ thought for {took:.0f}s (Ctrl-O shows it)"
+        return [render.info_line(line, self.width, self.color, "dim italic")]
+
+    def _feed(self, event: Any) -> list[str]:
         if isinstance(event, TextDelta):
             self.waiting = False
             self.text += event.text
@@ -53,7 +75,7 @@ class TurnView:
             blocks, self.text = render.split_blocks(self.text)
             return [self._block(b) for b in blocks]
         if isinstance(event, StreamRestart):
-            self.text, self.waiting, self.streamed = "", True, 0
+            self.text, self.waiting, self.streamed, self.thinking = "", True, 0, ""
             return [
                 render.info_line(
                     f"↻ the reply broke ({event.reason}); retrying",
@@ -98,7 +120,7 @@ class TurnView:
         return [self._block(text)] if text.strip() else []
 
     def interrupted(self) -> list[str]:
-        out = self.flush()
+        out = self._thought() + self.flush()
         for label in self.running.values():
             out.append(render.info_line(f"⏹ {label} (cancelled)", self.width, self.color))
         self.running.clear()
@@ -118,6 +140,8 @@ class TurnView:
     def live(self, width: int) -> str:
         """The unfinished block's tail, then one spinner line per running call."""
         lines: list[str] = []
+        if self.thinking:
+            lines.append(render.thinking_line(self.thinking, width, self.color))
         if self.text.strip():
             key = (self.text, width)
             if self._cache is None or self._cache[:2] != key:

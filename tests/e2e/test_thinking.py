@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.e2e.helpers import json_lines, run_agent
-from tests.fake_model import FakeAnthropic
+from tests.fake_model import FakeAnthropic, has_tools
 
 THOUGHT = {"type": "thinking", "thinking": "I should read a.txt first."}
 REDACTED = {"type": "redacted_thinking"}
@@ -90,3 +90,26 @@ def test_a_budget_not_below_max_tokens_exits_2_naming_it(fake_env: dict[str, str
     assert "thinking.budget_tokens" in proc.stderr
     assert "max_tokens" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_thinking_survives_a_compaction_inside_the_tool_round(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    think_on(Path(fake_env["HOME"]))
+    (tmp_path / "a.txt").write_text("hi\n")
+    summariser = fake_model.route(has_tools(False))
+    summariser.text("The user asked about a.txt; it was read.")
+    fake_model.script.reply(
+        [THOUGHT, {"type": "tool_use", "name": "read_file", "input": {"path": "a.txt"}}]
+    )
+    compacting = {"type": "thinking", "thinking": "Context is long: compact."}
+    fake_model.script.reply([compacting, {"type": "tool_use", "name": "compact", "input": {}}])
+    fake_model.script.text("done")
+    args = ("run", "-p", "read and compact", "--output-format", "stream-json")
+    proc = run_agent(fake_env, tmp_path, *args)
+    assert proc.returncode == 0, proc.stderr
+    assert [e["stage"] for e in json_lines(proc.stdout) if e["type"] == "compaction"] == ["compact"]
+    helper, last = fake_model.bodies()[2:]
+    assert "thinking" not in helper  # a helper call thinks nothing
+    assert len(last["messages"]) == 3  # the summary, then the round that asked for it
+    assert last["messages"][1]["content"][0] == fake_model.replies[1]["content"][0]

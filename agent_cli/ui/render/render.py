@@ -136,6 +136,14 @@ def error_line(message: str, width: int, color: bool) -> str:
     return to_ansi(Text(f"✗ {message}", style="bold red"), width, color).rstrip("\n")
 
 
+def thinking_line(thinking: str, width: int, color: bool) -> str:
+    """Thinking as it streams, folded into one dim line: its newest words."""
+    flat = " ".join(thinking.split())
+    room = max(width - 14, 10)
+    shown = flat if len(flat) <= room else "…" + flat[-(room - 1) :]
+    return info_line(f"✻ thinking: {shown}", width, color, "dim italic")
+
+
 def info_line(message: str, width: int, color: bool, style: str = "dim") -> str:
     return to_ansi(Text(message, style=style), width, color).rstrip("\n")
 

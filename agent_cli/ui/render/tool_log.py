@@ -6,20 +6,30 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from agent_cli.core.events import ToolEnd, ToolStart
+from agent_cli.core.events import ThinkingDelta, ToolEnd, ToolStart, UsageUpdate
 from agent_cli.core.payloads import DiffDisplay
+
+THOUGHT = "── ✻ thinking"
 
 
 @dataclass
 class ToolLog:
     calls: list[str] = field(default_factory=list)  # one finished call's text each
     _inputs: dict[str, dict[str, object]] = field(default_factory=dict)
+    _thinking: str = ""
 
     def feed(self, event: object) -> None:
+        if isinstance(event, ThinkingDelta):
+            self._thinking += event.text or ("[redacted thinking]" if event.redacted else "")
+            return
+        if self._thinking and not isinstance(event, UsageUpdate):
+            self.calls.append(f"{THOUGHT}\n{self._thinking.strip()}")
+            self._thinking = ""
         if isinstance(event, ToolStart):
             self._inputs[event.id] = event.input
         elif isinstance(event, ToolEnd):
-            self.calls.append(self._entry(len(self.calls) + 1, event))
+            number = sum(not c.startswith(THOUGHT) for c in self.calls) + 1
+            self.calls.append(self._entry(number, event))
 
     def _entry(self, n: int, event: ToolEnd) -> str:
         mark = "✗" if event.is_error else "✔"

@@ -15,7 +15,7 @@ from agent_cli.ui.slash import jobs as jobs_ui
 from agent_cli.ui.slash import lsp as lsp_ui
 from agent_cli.ui.slash import mcp as mcp_ui
 from agent_cli.ui.slash import project as project_slash
-from agent_cli.ui.slash import rewind
+from agent_cli.ui.slash import rewind, think
 from agent_cli.ui.slash.host import Command, Host
 
 if TYPE_CHECKING:
@@ -42,6 +42,7 @@ HELP = {
     "/undo": "take the last turn back: code and conversation (asks first)",
     "/rewind": "pick a turn of this session to go back to: code, conversation or both",
     "/diff [N]": "what the last N turns changed (default 1)",
+    **think.HELP,
     **jobs_ui.HELP,
     **lsp_ui.HELP,
     **project_slash.HELP,
@@ -261,6 +262,7 @@ COMMANDS: dict[str, Command] = {
     "/undo": rewind.undo,
     "/rewind": rewind.rewind_picker,
     "/diff": rewind.diff,
+    "/think": think.think_command,
     "/jobs": jobs_ui.jobs_command,
     "/lsp": lsp_ui.lsp_command,
     "/exit": _exit,
