@@ -21,11 +21,9 @@ from typing import TYPE_CHECKING
 
 from agent_cli.checkpoints.rewind import open_store
 from agent_cli.checkpoints.turn import checkpointed
-from agent_cli.core.errors import UsageError
 from agent_cli.core.events import Event
 from agent_cli.core.messages import Block
 from agent_cli.core.options import Options, PermissionMode
-from agent_cli.core.settings.thinking import budget_problem
 from agent_cli.jobs.ledger import PastJob
 from agent_cli.loop.user_input import user_shell, with_files
 from agent_cli.mcp.prompts import attach_resources
@@ -34,6 +32,7 @@ from agent_cli.policy.approval import Approver
 from agent_cli.runtime.planning import Planning
 from agent_cli.runtime.ports import Assembly, Composer
 from agent_cli.runtime.rewinding import Rewinding
+from agent_cli.runtime.tuning import Tuning
 from agent_cli.runtime.work import LongWork
 from agent_cli.session.resume import Restored
 from agent_cli.session.state import Session
@@ -64,7 +63,7 @@ def preload_sdk() -> threading.Thread:
 MODE_CYCLE: tuple[PermissionMode, ...] = ("default", "accept-edits", "plan")
 
 
-class Runtime(LongWork, Rewinding, Planning):
+class Runtime(LongWork, Rewinding, Planning, Tuning):
     def __init__(
         self,
         wiring: Composer,
@@ -120,13 +119,6 @@ class Runtime(LongWork, Rewinding, Planning):
         self.session.model = model
         self.settings.model = model  # what a new session starts with
         self.options.model = model
-
-    def set_thinking(self, budget: int | None) -> None:
-        """Extended thinking from the next turn on (None: off); UsageError when the budget
-        does not fit under max_tokens."""
-        if problem := budget_problem(budget, self.settings.max_tokens):
-            raise UsageError(f"{problem}.")
-        self.settings.thinking.budget_tokens = budget
 
     @property
     def jobs(self) -> JobBoard:
