@@ -3,10 +3,10 @@ whatever comes later). Built by the composition root (`build.build_runtime`) alo
 
 It owns the session, the lazily made model client, the agent and its episodic memory, and
 what a resumed session restored. Front ends call `submit()` (or `turn()` for text taken as it
-is), `compact()`, `remember()`, `interrupt()`, `switch()`, the steering inbox's and the
-checkpoints' methods (work.py, rewinding.py) and `aclose()`, and render the events: during a
-turn they come out of `turn()`; what happens between turns (usage and warnings of background
-episode writing) reaches `listeners`.
+is), `compact()`, `remember()`, `interrupt()`, `switch()`, the steering inbox's, the
+checkpoints' and the tuning's methods (work.py, rewinding.py, tuning.py) and `aclose()`, and
+render the events: during a turn they come out of `turn()`; what happens between turns (usage
+and warnings of background episode writing) reaches `listeners`.
 """
 
 from __future__ import annotations
@@ -113,12 +113,6 @@ class Runtime(LongWork, Rewinding, Planning, Tuning):
             mode = MODE_CYCLE[(MODE_CYCLE.index(current) + 1) % len(MODE_CYCLE)]
         self.set_permission_mode(mode)
         return mode
-
-    def set_model(self, model: str) -> None:
-        """From the next request on, also in the sessions /clear and /resume open."""
-        self.session.model = model
-        self.settings.model = model  # what a new session starts with
-        self.options.model = model
 
     @property
     def jobs(self) -> JobBoard:
