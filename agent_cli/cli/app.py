@@ -20,6 +20,7 @@ from agent_cli.cli.commands.rewind import rewind
 from agent_cli.cli.commands.server import server_app
 from agent_cli.cli.commands.sessions import sessions_app
 from agent_cli.cli.commands.trust import trust
+from agent_cli.cli.commands.worktrees import worktrees_app
 from agent_cli.cli.run import run
 
 app = typer.Typer(
@@ -67,6 +68,7 @@ app.add_typer(agents_app, name="agents", help="List the subagent types task can 
 app.add_typer(server_app, name="server", help="The warm process `agent run` uses: status, stop.")
 app.command("batch", help="Run many tasks (TASKS.jsonl), each isolated; local or on Ray.")(batch)
 app.add_typer(skills_app, name="skills", help="List skills; `why PROMPT` shows which match.")
+app.add_typer(worktrees_app, name="worktrees", help="Agent worktrees: list, diff, merge, remove.")
 
 
 @functools.cache

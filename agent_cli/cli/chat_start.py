@@ -42,12 +42,24 @@ def chat_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--state-dir", type=Path, help="Where transcripts, notes and logs go (AGENT_STATE_DIR)."
     )
+    parser.add_argument(
+        "--worktree",
+        nargs="?",
+        const="",
+        metavar="NAME",
+        help="Work in an agent worktree .agent/worktrees/NAME on branch agent/NAME.",
+    )
+    parser.add_argument("--base", metavar="REF", help="The commit --worktree starts from.")
     return parser
 
 
 def parse_chat_args(argv: list[str]) -> Options:
     """The options, checked: a bad flag, two resume flags or a missing workspace raise
     UsageError (exit 2, naming it)."""
+    return parsed_chat_args(argv)[0]
+
+
+def parsed_chat_args(argv: list[str]) -> tuple[Options, argparse.Namespace]:
     args = chat_parser().parse_args(argv)
     if args.resume and args.continue_last:
         raise UsageError("--resume and --continue cannot be used together.")
@@ -56,7 +68,7 @@ def parse_chat_args(argv: list[str]) -> Options:
     folder = args.workspace.expanduser().resolve()
     if not folder.is_dir():
         raise UsageError(f"--workspace {args.workspace}: not a directory")
-    return Options(
+    options = Options(
         workspace=folder,
         state_dir=args.state_dir,
         model=args.model,
@@ -65,13 +77,18 @@ def parse_chat_args(argv: list[str]) -> Options:
         continue_last=args.continue_last,
         fork_session=args.fork_session,
     )
+    return options, args
 
 
 def run_chat(argv: list[str]) -> None:
     """Parse, then run the REPL (or its plain form without a terminal). Failures are one line
     on stderr and their exit code, never a traceback."""
     try:
-        start_chat(parse_chat_args(argv))
+        options, args = parsed_chat_args(argv)
+        from agent_cli.cli.worktree_session import in_worktree
+
+        with in_worktree(options, args.worktree, args.base) as inside:
+            start_chat(inside)
     except (Exception, KeyboardInterrupt) as e:
         message, code = failure_line(e)
         sys.stderr.write(f"agent: {message}\n")

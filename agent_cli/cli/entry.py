@@ -50,7 +50,9 @@ def run_in_process(argv: list[str]) -> int:
             run_chat(argv[1:])  # the prompt appears before typer would have loaded
         else:
             from agent_cli.cli.app import command
+            from agent_cli.cli.worktree_session import optional_name
 
+            argv = optional_name(argv) if argv[:1] == ["run"] else argv
             command()(args=argv, prog_name="agent")
     except SystemExit as e:
         return exit_code(e.code)

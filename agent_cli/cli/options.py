@@ -29,3 +29,12 @@ FORK_SESSION = typer.Option(
     "--fork-session",
     help="With --continue/--resume: go on in a new session with its history (it stays as is).",
 )
+WORKTREE = typer.Option(
+    None,
+    "--worktree",
+    help="Work in an agent worktree .agent/worktrees/NAME on branch agent/NAME (no NAME: one "
+    "is made up); kept on exit if anything changed.",
+)
+BASE = typer.Option(
+    None, "--base", help="The commit --worktree starts from (default HEAD), resolved once."
+)

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 import typer
+from click import get_current_context as typer_context
 
 from agent_cli.cli import options as opt
 from agent_cli.cli.common import guarded
@@ -61,12 +62,15 @@ def run(
     json_schema: str | None = typer.Option(
         None, "--json-schema", help="The answer as JSON valid against this schema (file or JSON)."
     ),
+    worktree: str | None = opt.WORKTREE,
+    base: str | None = opt.BASE,
 ) -> None:
     import gc
 
     gc.disable()  # importing makes classes, not garbage: collecting meanwhile is wasted work
     from agent_cli.cli.run_output import RunOutcome, RunReporter
     from agent_cli.cli.workspace_trust import warn_untrusted
+    from agent_cli.cli.worktree_session import in_worktree
     from agent_cli.core.options import Options
     from agent_cli.core.signals import Ending
     from agent_cli.model.call_log import exit_summary
@@ -105,6 +109,8 @@ def run(
             one_shot=True,
             wait_jobs=wait_jobs,
         )
+        # left (removed or kept) when the command's context closes, however the run ends
+        options = typer_context().with_resource(in_worktree(options, worktree, base))
         tools = [structured] if structured is not None else []  # the final tool: the user's schema
         runtime = build_runtime(options, quiet=quiet, extra_tools=tools)
         warn_untrusted(options.workspace)

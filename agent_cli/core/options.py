@@ -24,3 +24,4 @@ class Options:
     quiet: bool = False
     one_shot: bool = False  # `agent run`: long commands are not moved to the background
     wait_jobs: bool = False  # `agent run --wait-jobs`: the run ends when its jobs have ended
+    worktree: str | None = None  # `--worktree NAME`: the session works in that agent worktree

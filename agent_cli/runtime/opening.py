@@ -96,7 +96,12 @@ def open_session(
     session.view_providers.append(session.todos.view)
     if restored is None:
         session.record(
-            SessionRecord(id=session_id, workspace=str(options.workspace), model=settings.model)
+            SessionRecord(
+                id=session_id,
+                workspace=str(options.workspace),
+                model=settings.model,
+                worktree=options.worktree,
+            )
         )
     else:
         session.messages = restored.messages

@@ -59,6 +59,7 @@ class Restored:
     workspace: str = ""
     model: str = ""
     started: str = ""
+    worktree: str | None = None  # the agent worktree it worked in
     messages: list[Message] = field(default_factory=list)
     todos: list[TodoItem] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
@@ -188,6 +189,7 @@ def _take_session(state: Restored, record: SessionRecord, path: Path) -> None:
     if record.id != state.id:
         log.warning("%s: the id inside (%r) is not its name; using the name", path, record.id)
     state.workspace, state.model, state.started = record.workspace, record.model, record.started
+    state.worktree = record.worktree
 
 
 def _take_snapshot(state: Restored, record: CompactionRecord, at: int, lines: LineReader) -> None:

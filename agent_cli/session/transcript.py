@@ -71,6 +71,9 @@ class SessionRecord(_Record):
         description="`<session id>@<checkpoint id>` when a rewind started this session; "
         "`<session id>` when it was forked whole (--fork-session, /fork, a session in use).",
     )
+    worktree: str | None = Field(
+        default=None, description="The agent worktree it works in (`--worktree NAME`)."
+    )
 
 
 class MessageRecord(_Record):

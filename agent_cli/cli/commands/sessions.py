@@ -26,6 +26,7 @@ def _summary(state: Restored) -> dict[str, Any]:
         "messages": len(state.messages),
         "calls": state.calls,
         "first_prompt": state.first_prompt[:80],
+        "branch": f"agent/{state.worktree}" if state.worktree else None,
     }
 
 
@@ -60,7 +61,7 @@ def list_sessions(
     for row in rows:
         typer.echo(
             f"{row['id']}  {row['last_activity'][:19]}  {row['messages']:>4} msgs  "
-            f"{row['first_prompt']}"
+            f"{row['first_prompt']}" + (f"  [{row['branch']}]" if row["branch"] else "")
         )
 
 

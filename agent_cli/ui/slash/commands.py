@@ -156,7 +156,8 @@ def _row(state: Restored) -> str:
     """A session as /sessions and the /resume picker show it: time, size, first prompt."""
     when = state.last_activity[:16].replace("T", " ")
     prompt = " ".join(state.first_prompt.split())[:60]
-    return f"{when}  {state.exchanges:>3} replies  {prompt}  ({state.id})"
+    branch = f"  [agent/{state.worktree}]" if state.worktree else ""
+    return f"{when}  {state.exchanges:>3} replies  {prompt}  ({state.id}){branch}"
 
 
 def _sessions(host: Host, arg: str) -> None:
