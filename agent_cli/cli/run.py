@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 import typer
-from click import get_current_context as typer_context
 
 from agent_cli.cli import options as opt
 from agent_cli.cli.common import guarded
@@ -38,6 +37,7 @@ def read_prompt(prompt: str | None) -> str:
 
 @guarded
 def run(
+    ctx: typer.Context,
     prompt: str | None = typer.Option(None, "--prompt", "-p", help="The prompt; - reads stdin."),
     output_format: Literal["text", "json", "stream-json"] = typer.Option(
         "text", "--output-format", help="text, json or stream-json."
@@ -110,7 +110,7 @@ def run(
             wait_jobs=wait_jobs,
         )
         # left (removed or kept) when the command's context closes, however the run ends
-        options = typer_context().with_resource(in_worktree(options, worktree, base))
+        options = ctx.with_resource(in_worktree(options, worktree, base))
         tools = [structured] if structured is not None else []  # the final tool: the user's schema
         runtime = build_runtime(options, quiet=quiet, extra_tools=tools)
         warn_untrusted(options.workspace)
