@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Literal
 
 import typer
 
+from agent_cli.cli import goal_options as gopt
 from agent_cli.cli import options as opt
 from agent_cli.cli.common import guarded
 from agent_cli.cli.failures import internal_error
@@ -64,6 +65,10 @@ def run(
     ),
     worktree: str | None = opt.WORKTREE,
     base: str | None = opt.BASE,
+    goal_check: str | None = gopt.GOAL_CHECK,
+    goal: str | None = gopt.GOAL,
+    max_cost: float | None = gopt.MAX_COST,
+    max_minutes: float | None = gopt.MAX_MINUTES,
 ) -> None:
     import gc
 
@@ -84,6 +89,7 @@ def run(
             raise UsageError("--resume and --continue cannot be used together.")
         if fork_session and not (resume or continue_last):
             raise UsageError("--fork-session needs --continue or --resume.")
+        goal_spec = gopt.goal_spec(goal_check, goal, max_minutes)
         text = ""
         if input_format == "stream-json":
             from agent_cli.cli.stream_input import check_flags
@@ -104,7 +110,8 @@ def run(
             resume=resume,
             continue_last=continue_last,
             fork_session=fork_session,
-            max_turns=max_turns,
+            max_turns=None if goal_spec else max_turns,  # with a goal it counts the goal's turns
+            max_cost_usd=max_cost,
             quiet=quiet,
             one_shot=True,
             wait_jobs=wait_jobs,
@@ -113,6 +120,9 @@ def run(
         options = ctx.with_resource(in_worktree(options, worktree, base))
         tools = [structured] if structured is not None else []  # the final tool: the user's schema
         runtime = build_runtime(options, quiet=quiet, extra_tools=tools)
+        if goal_spec is not None:
+            runtime.set_goal(goal_spec[0], goal_spec[1], gopt.goal_limits(runtime.settings,
+                             max_turns, max_minutes))  # fmt: skip
         warn_untrusted(options.workspace)
         if runtime.restored is not None and runtime.restored.forked:
             sys.stderr.write(f"agent: {runtime.restored.forked}\n")
@@ -141,6 +151,8 @@ def run(
         outcome.error, outcome.exit_code = str(e), e.exit_code
     except Exception as e:  # a bug still ends with the result object and one line
         outcome.error, outcome.exit_code = internal_error(e), 1
+    if runtime.goal is not None:
+        outcome.take_goal(runtime.goal.status.result())
     if not outcome.reported or outcome.error:
         reporter.finish(outcome.totalled(session))
     if not quiet:
@@ -190,6 +202,8 @@ async def _drive(
                 reporter.event(event, outcome)
             if structured is not None:
                 outcome.take_structured(structured.valid, structured.value)
+            if runtime.goal is not None:
+                outcome.take_goal(runtime.goal.status.result())
             if each_result:  # its own result line; the next turn's outcome starts afresh
                 reporter.finish(outcome.totalled(runtime.session))
                 outcome.next_turn()

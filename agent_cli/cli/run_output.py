@@ -15,8 +15,10 @@ from agent_cli.cli.failures import internal_error
 from agent_cli.core.errors import AgentError
 from agent_cli.core.events import (
     CheckpointSaved,
+    ClaimsChecked,
     ErrorEvent,
     Event,
+    GoalChecked,
     PlanPresented,
     Retrying,
     ToolEnd,
@@ -44,8 +46,18 @@ class RunOutcome:
     plan: str | None = None  # present_plan ended the run (--permission-mode plan)
     structured: bool = False  # --json-schema: the answer is `structured_output`
     structured_output: Any = None
+    goal: dict[str, Any] | None = None  # --goal-check / --goal: where the goal ended
+    claims: list[dict[str, Any]] = field(default_factory=list)  # the final answer's, checked
+    _claims: list[dict[str, Any]] = field(default_factory=list)  # the turn's, until it ends
     reported: bool = False  # the result line of the last turn is out (stream-json input)
     earlier_exit: int = 0  # the first failing code of an earlier turn (stream-json input)
+
+    def take_goal(self, goal: dict[str, Any] | None) -> None:
+        """Exit 0 only when the goal was met."""
+        self.goal = goal
+        if goal is not None and not goal["met"] and self.exit_code == 0:
+            self.error = f"goal {goal['state']}: {goal['reason'] or 'the check did not pass'}"
+            self.exit_code = 1
 
     def totalled(self, session: Session) -> RunOutcome:
         """With the session's usage and cost so far."""
@@ -80,6 +92,8 @@ class RunOutcome:
             }
             | ({"structured_output": self.structured_output} if self.structured else {})
             | ({"plan": self.plan} if self.plan is not None else {})
+            | ({"goal": self.goal} if self.goal is not None else {})
+            | {"claims": self.claims}
         )
 
 
@@ -102,14 +116,19 @@ class RunReporter:
             outcome.error, outcome.exit_code = event.message, event.exit_code
         elif isinstance(event, UsageUpdate) and event.caller == "main":
             outcome.num_turns += 1  # counted as they come: an interrupted turn has no TurnEnd
+        elif isinstance(event, ClaimsChecked):
+            outcome._claims = [c.model_dump() for c in event.claims]
         elif isinstance(event, TurnEnd):
             outcome.text, outcome.num_turns = event.text, event.rounds
+            outcome.claims, outcome._claims = outcome._claims, []
         elif isinstance(event, CheckpointSaved):
             outcome.checkpoint_id = event.id
         elif isinstance(event, PlanPresented):
             outcome.plan = event.plan
         if self.fmt == "stream-json":
             _line(event.model_dump(mode="json"))
+        elif isinstance(event, ClaimsChecked) and self.fmt == "text":  # even when quiet
+            sys.stderr.write("".join(f"{c.mark()}\n" for c in event.claims))
         elif not self.quiet:
             self._progress(event)
 
@@ -121,6 +140,8 @@ class RunReporter:
             sys.stderr.write(f"warning: {event.message}\n")
         elif isinstance(event, Retrying):
             sys.stderr.write(f"↻ {event.line()}\n")
+        elif isinstance(event, GoalChecked):
+            sys.stderr.write(f"◎ {event.goal.line()}\n")
 
     def finish(self, outcome: RunOutcome) -> None:
         if self.fmt == "stream-json":

@@ -12,6 +12,8 @@ from pydantic import BaseModel, Field
 
 from agent_cli.core.asking import Answer, PlanChoice, Question
 from agent_cli.core.payloads import Note, Source, TodoItem, ToolDisplay
+from agent_cli.core.verify_events import ClaimsChecked as ClaimsChecked
+from agent_cli.core.verify_events import GoalChecked as GoalChecked
 
 
 class TextDelta(BaseModel):
@@ -256,6 +258,8 @@ Event = Annotated[
     | Answered
     | PlanPresented
     | PlanDecided
+    | GoalChecked
+    | ClaimsChecked
     | TurnEnd,
     Field(discriminator="type"),
 ]

@@ -21,6 +21,7 @@ class Options:
     continue_last: bool = False
     fork_session: bool = False  # the resumed session goes on as a new one (its history copied)
     max_turns: int | None = None
+    max_cost_usd: float | None = None  # --max-cost: the budget.max_cost_usd of this run
     quiet: bool = False
     one_shot: bool = False  # `agent run`: long commands are not moved to the background
     wait_jobs: bool = False  # `agent run --wait-jobs`: the run ends when its jobs have ended

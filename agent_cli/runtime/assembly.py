@@ -51,6 +51,7 @@ from agent_cli.tools.shell.bash_jobs import BashKill, BashOutput
 from agent_cli.tools.todo_write import TodoWrite
 from agent_cli.tools.web.fetch import WebFetch
 from agent_cli.tools.write_file import WriteFile
+from agent_cli.verify.budget import BudgetStage
 
 
 def base_tools(jobs: JobBoard | None = None) -> list[AnyTool]:
@@ -157,7 +158,7 @@ def assemble(
         registry=registry,
         system=system,
         guides=[TodoReminder(session.todos, settings.todo.reminder_rounds)],
-        stages=stages,
+        stages=[BudgetStage(settings.budget), *stages],  # before a request is built or sent
         compactor=project.around_compaction(compactor),  # PreCompact hooks
         observers=[memory],
         max_turns=options.max_turns,

@@ -53,6 +53,8 @@ def load(options: Options) -> tuple[Settings, Paths]:
         overrides["model"] = model
     if options.permission_mode:
         overrides["permissions"] = {"mode": options.permission_mode}
+    if options.max_cost_usd is not None:
+        overrides["budget"] = {"max_cost_usd": options.max_cost_usd}
     trusted = TrustStore().is_trusted(options.workspace)
     settings = load_settings(options.workspace, overrides, trusted=trusted)
     resolve_thresholds(settings)  # contradicting context thresholds: exit 2 before any work

@@ -19,8 +19,6 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from agent_cli.checkpoints.rewind import open_store
-from agent_cli.checkpoints.turn import checkpointed
 from agent_cli.core.events import Event
 from agent_cli.core.messages import Block
 from agent_cli.core.options import Options, PermissionMode
@@ -29,6 +27,7 @@ from agent_cli.loop.user_input import user_shell, with_files
 from agent_cli.mcp.prompts import attach_resources
 from agent_cli.memory.setup import finish, listing
 from agent_cli.policy.approval import Approver
+from agent_cli.runtime.goals import Goals
 from agent_cli.runtime.planning import Planning
 from agent_cli.runtime.ports import Assembly, Composer
 from agent_cli.runtime.rewinding import Rewinding
@@ -63,7 +62,7 @@ def preload_sdk() -> threading.Thread:
 MODE_CYCLE: tuple[PermissionMode, ...] = ("default", "accept-edits", "plan")
 
 
-class Runtime(LongWork, Rewinding, Planning, Tuning):
+class Runtime(LongWork, Rewinding, Planning, Tuning, Goals):
     def __init__(
         self,
         wiring: Composer,
@@ -227,7 +226,7 @@ class Runtime(LongWork, Rewinding, Planning, Tuning):
         stripped = text.strip()
         command = stripped[1:].strip() if stripped.startswith("!") else ""
         if command:
-            yield await user_shell(agent, command)
+            yield self.observe_shell(command, await user_shell(agent, command))
             return
         request = await attach_resources(self.mcp, text)
         blocks = await with_files(agent, text, request, self.options.workspace)
@@ -237,16 +236,11 @@ class Runtime(LongWork, Rewinding, Planning, Tuning):
     async def turn(
         self, text: str, content: str | list[Block] | None = None
     ) -> AsyncIterator[Event]:
-        """One user turn taken as written (`agent run`), after a checkpoint of the workspace
-        (`agent rewind` takes it back). `content`: what the model is sent when it is more
-        than `text`."""
-        agent = await self.agent()
-        store = open_store(self.paths, self.options.workspace, self.settings.checkpoints)
-        transcript = self.session.transcript.path if self.session.transcript else None
-        with self._running():
-            turn = agent.run_turn(text if content is None else content)
-            async for event in checkpointed(store, self.session.id, transcript, text, turn):
-                yield event
+        """One user turn taken as written (`agent run`) after a checkpoint of the workspace
+        (`agent rewind` takes it back), or the turns a goal takes (goals.py). `content`: what
+        the model is sent when it is more than `text`."""
+        async for event in self.pursue(text, content):
+            yield event
 
     async def compact(self, focus: str | None) -> AsyncIterator[Event]:
         """Compaction now, between turns. Yields nothing when nothing was compacted."""

@@ -37,6 +37,7 @@ from agent_cli.core.settings.mcp import McpServerSpec, McpSettings
 from agent_cli.core.settings.narrowing import narrowing_only
 from agent_cli.core.settings.sandbox import SandboxSettings
 from agent_cli.core.settings.thinking import ThinkingSettings, budget_problem
+from agent_cli.core.settings.verify import BudgetSettings, GoalSettings, VerifySettings
 
 UNKNOWN_MODEL_WINDOW = 200_000
 
@@ -219,6 +220,9 @@ class Settings(_Strict):
     notify: NotifySettings = Field(default_factory=NotifySettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
     thinking: ThinkingSettings = Field(default_factory=ThinkingSettings)
+    goal: GoalSettings = Field(default_factory=GoalSettings)
+    budget: BudgetSettings = Field(default_factory=BudgetSettings)
+    verify: VerifySettings = Field(default_factory=VerifySettings)
 
     @model_validator(mode="after")
     def _thinking_fits(self) -> Settings:
