@@ -79,7 +79,7 @@ def summary(results: list[TaskResult], footer: list[str]) -> Group:
             "-" if r.exit_code is None else str(r.exit_code),
             "-" if r.check_exit is None else str(r.check_exit),
             f"{r.cost_usd:.4f}",
-            f"{r.tokens.input}/{r.tokens.output}",
+            f"{r.tokens.input + r.tokens.cache_read + r.tokens.cache_write}/{r.tokens.output}",
             f"{r.seconds:.1f}",
             "yes" if r.diff else "-",
         )
