@@ -224,3 +224,29 @@ def test_ray_engine_same_statuses(
     assert {k: v["status"] for k, v in got.items()} == EXPECTED
     assert "+one" in (out / "pass-1.diff").read_text()
     assert "ray engine" in proc.stdout
+
+
+def test_a_tasks_own_budget_and_settings_reach_its_run(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path
+):
+    repo = make_repo(tmp_path / "repo")
+    fake_model.route(first_user_contains("[cheap]")).tool_use(
+        "write_file", path="c.txt", content="c\n"
+    ).text("Done.")
+    fake_model.route(first_user_contains("[model]")).text("Hi.")
+    tasks = [
+        {"id": "cheap", "prompt": "[cheap] write c.txt", "max_cost_usd": 0.001},
+        {"id": "model", "prompt": "[model] hi", "settings": {"model": "claude-batch-test"}},
+    ]
+    out = tmp_path / "out"
+    path = write_tasks(tmp_path / "t.jsonl", tasks)
+    proc = batch(fake_env, repo, str(path), "--out", str(out), "--permission-mode", "bypass")
+    assert proc.returncode == 1, proc.stderr
+    got = results(out)
+    # the first reply spent more than $0.001: the request after the tool's result is never sent
+    assert got["cheap"]["status"] == "error"
+    assert requests_of(fake_model, "cheap") == 1
+    assert "budget" in got["cheap"]["error"].lower()
+    assert got["model"]["status"] == "done"
+    models = {b["model"] for b in fake_model.bodies() if "[model]" in json.dumps(b["messages"][0])}
+    assert models == {"claude-batch-test"}
