@@ -9,6 +9,8 @@ from agent_cli.core.messages import blocks_of as blocks_of  # one implementation
 
 INTERRUPTED = "interrupted by user: the tool did not finish"
 USER_INTERRUPTED = "[The user interrupted this reply. Do not continue it unless asked.]"
+SHELL_HEAD = "I ran `{command}` in the shell:"  # then the output: a user's `!command`
+ATTACHED = "Contents of @{path}:"  # then the file: a prompt's `@path`
 
 
 def tool_uses(message: Message) -> list[Block]:

@@ -33,6 +33,7 @@ from agent_cli.core.tool_contract import ToolResult
 from agent_cli.loop import server_turn, steering
 from agent_cli.loop.outbox import Outbox, Passed
 from agent_cli.loop.rounds import not_run_calls, run_round
+from agent_cli.loop.shown import record_shown
 from agent_cli.loop.stream_events import as_events, follow
 from agent_cli.model.client import Final, ModelClient, ModelReply, ModelRequest
 from agent_cli.model.usage import Usage
@@ -76,6 +77,8 @@ class Agent:
             self.session.usage_sink = self.emit
 
     def emit(self, event: Event) -> None:
+        if self.caller == "main":
+            record_shown(self.session, event)
         self.outbox.emit(event)
 
     def stage_context(self) -> StageContext:
@@ -191,6 +194,7 @@ class Agent:
         recovered = False
         while True:
             if self.caller == "main" and (steered := steering.deliver(self.session)):
+                record_shown(self.session, steered)
                 yield steered
             async for event in self._prepare():
                 yield event

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from agent_cli.core import history
 from agent_cli.core.events import ToolEnd
 from agent_cli.core.messages import Block
+from agent_cli.loop.shown import record_shown
 
 if TYPE_CHECKING:
     from agent_cli.loop.agent import Agent
@@ -38,7 +39,9 @@ async def with_files(agent: Agent, text: str, request: str, workspace: Path) -> 
         ctx = agent.session.tool_ctx
         result = await agent.registry.dispatch("read_file", {"path": path}, ctx)
         if not result.is_error:
-            blocks.append({"type": "text", "text": f"Contents of @{path}:\n{result.content}"})
+            blocks.append(
+                {"type": "text", "text": f"{history.ATTACHED.format(path=path)}\n{result.content}"}
+            )
     return blocks
 
 
@@ -47,11 +50,15 @@ async def user_shell(agent: Agent, command: str) -> ToolEnd:
     reads them with the next prompt)."""
     ctx = agent.session.tool_ctx
     result = await agent.registry.dispatch("bash", {"command": command}, ctx, SHELL_ID)
-    agent.session.append(history.user_text(f"I ran `{command}` in the shell:\n{result.content}"))
-    return ToolEnd(
+    end = ToolEnd(
         id=SHELL_ID,
         name="bash",
         is_error=result.is_error,
         summary=result.summary or f"bash {command}",
         output=result.content,
     )
+    record_shown(agent.session, end)
+    agent.session.append(
+        history.user_text(f"{history.SHELL_HEAD.format(command=command)}\n{result.content}")
+    )
+    return end

@@ -26,6 +26,7 @@ from agent_cli.session.transcript import (
     Record,
     Ref,
     SessionRecord,
+    ShownRecord,
     TodosRecord,
     UsageRecord,
     read_records,
@@ -76,11 +77,11 @@ class Restored:
     context_tokens: int | None = None  # what the newest main request occupied, if still valid
     # the whole conversation as it happened, compactions included (what resume redraws); read
     # from the file only when asked for, since resuming itself starts at the newest boundary
-    history: list[Message | Boundary] | None = None
+    history: list[Message | Boundary | ShownRecord] | None = None
     # this session is a fork made as it was opened: why, in the words the user is shown
     forked: str = ""
 
-    def conversation(self) -> list[Message | Boundary]:
+    def conversation(self) -> list[Message | Boundary | ShownRecord]:
         if self.history is None:
             self.history = read_conversation(self.path)
         return self.history
@@ -239,13 +240,15 @@ def _take(state: Restored, offset: int, record: Record, lines: LineReader) -> No
             state.context_tokens = usage.context_tokens + usage.output_tokens
 
 
-def read_conversation(path: Path) -> list[Message | Boundary]:
+def read_conversation(path: Path) -> list[Message | Boundary | ShownRecord]:
     """Every message as it was recorded, with a Boundary where a compaction replaced the
-    conversation before it: what a resumed REPL redraws."""
-    out: list[Message | Boundary] = []
+    conversation before it and what the screen showed besides: what a resumed REPL redraws."""
+    out: list[Message | Boundary | ShownRecord] = []
     for record in read_records(path):
         if isinstance(record, MessageRecord):
             out.append(record.message)
         elif isinstance(record, CompactionRecord):
             out.append(Boundary(record.stage, record.replaced))
+        elif isinstance(record, ShownRecord):
+            out.append(record)
     return out

@@ -122,6 +122,17 @@ class CompactionRecord(_Record):
     snapshot: Snapshot | None = None
 
 
+class ShownRecord(_Record):
+    """What the screen showed that the messages do not say: a finished tool call's line (its
+    summary, whether it failed) or a queued text the model was given. A redraw shows it again."""
+
+    type: Literal["shown"] = "shown"
+    kind: Literal["tool", "steered"] = "tool"
+    id: str = Field(default="", description="The tool_use id (a tool's line).")
+    text: str = Field(description="The tool's summary line, or the steered text.")
+    is_error: bool = False
+
+
 class UsageRecord(_Record):
     type: Literal["usage"] = "usage"
     caller: str
@@ -141,7 +152,8 @@ Record = Annotated[
     | NoteRecord
     | CompactionRecord
     | UsageRecord
-    | EpisodeRecord,
+    | EpisodeRecord
+    | ShownRecord,
     Field(discriminator="type"),
 ]
 RECORD_ADAPTER: TypeAdapter[Record] = TypeAdapter(Record)

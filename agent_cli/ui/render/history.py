@@ -1,49 +1,132 @@
 """History on resume: the restored conversation drawn into scrollback as it was shown live.
 
-User prompts, replies (markdown), one line per tool call, and one line where a compaction
-replaced what came before. Tool results are not redrawn: the call's line stands for them.
+Prompts as `you>` lines, replies (markdown), each tool call as the line and preview it had live
+(the tool's own summary, kept beside the messages: session/transcript.py `ShownRecord`), and
+one line where a compaction replaced what came before. What the agent added to a prompt is shown
+as what it is, never as typed by the user: an attached file as `@path (N lines)`, a `!command`
+as the command and its call, queued text as sent to the model, an interrupt as its marker.
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass, field
 from typing import Any
 
+from agent_cli.core import history
+from agent_cli.core.events import ToolEnd
 from agent_cli.core.messages import blocks_of
 from agent_cli.session.resume import Boundary, Restored
+from agent_cli.session.transcript import ShownRecord
 from agent_cli.ui.render import render
 
-
-def _user(message: dict[str, Any], width: int, color: bool) -> list[str]:
-    texts = [str(b["text"]) for b in blocks_of(message) if b.get("type") == "text"]
-    return [render.user_line(text, width, color) for text in texts if text.strip()]
+SHELL = re.compile(re.escape(history.SHELL_HEAD).replace(r"\{command\}", "(.*?)") + "\n?", re.S)
+ATTACHED = re.compile(re.escape(history.ATTACHED).replace(r"\{path\}", "(.+?)") + "\n?")
 
 
-def _assistant(message: dict[str, Any], width: int, color: bool) -> list[str]:
-    out = []
-    for block in blocks_of(message):
-        kind = block.get("type")
-        if kind == "text" and str(block["text"]).strip():
-            out.append(render.markdown(str(block["text"]), width, color) + "\n")
-        elif kind == "tool_use":
-            label = render.tool_label(str(block.get("name")), dict(block.get("input") or {}))
-            out.append(render.info_line(f"· {label}", width, color))
-    return out
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    parts = content if isinstance(content, list) else []
+    return "\n".join(str(b.get("text", "")) for b in parts if b.get("type") == "text")
+
+
+@dataclass
+class _Redraw:
+    width: int
+    color: bool
+    results: dict[str, dict[str, Any]]  # tool_use id -> its tool_result block
+    shown: dict[str, ShownRecord] = field(default_factory=dict)  # tool_use id -> its line
+    shell: list[ShownRecord] = field(default_factory=list)  # `!command` lines, in order
+    steered: list[str] = field(default_factory=list)  # queued texts the model was given
+    out: list[str] = field(default_factory=list)
+
+    def item(self, item: dict[str, Any] | Boundary | ShownRecord) -> None:
+        if isinstance(item, Boundary):
+            self.info(f"⇣ compacted ({item.stage}): {item.replaced} earlier messages summarised")
+        elif isinstance(item, ShownRecord):
+            pass  # taken before (`took`)
+        elif item["role"] == "user":
+            for block in blocks_of(item):
+                if block.get("type") == "text" and str(block["text"]).strip():
+                    self.user_text(str(block["text"]))
+        else:
+            self.assistant(item)
+
+    def took(self, record: ShownRecord) -> None:
+        """Before anything is drawn: a call's line is recorded after the call's message."""
+        if record.kind == "steered":
+            self.steered.append(record.text)
+        elif record.id == "user-shell":
+            self.shell.append(record)
+        else:
+            self.shown[record.id] = record
+
+    def info(self, text: str, style: str = "dim") -> None:
+        self.out.append(render.info_line(text, self.width, self.color, style))
+
+    def user_text(self, text: str) -> None:
+        if text == history.USER_INTERRUPTED:
+            self.info("⏹ interrupted", "yellow")
+        elif attached := ATTACHED.match(text):
+            lines = text[attached.end() :].count("\n") + 1
+            self.info(f"  @{attached.group(1)} ({lines} line{'s' if lines != 1 else ''})")
+        elif ran := SHELL.match(text):
+            self.user_shell(ran.group(1), text[ran.end() :])
+        elif text in self.steered:
+            self.steered.remove(text)
+            self.info(f"↳ sent to the model: {' '.join(text.split())[:200]}")
+        else:
+            self.out.append(render.user_line(text, self.width, self.color))
+
+    def user_shell(self, command: str, output: str) -> None:
+        self.out.append(render.user_line(f"!{command}", self.width, self.color))
+        record = self.shell.pop(0) if self.shell else None
+        summary = record.text if record else f"bash {command}"
+        failed = record.is_error if record else False
+        self.call("user-shell", "bash", summary, failed, output)
+
+    def assistant(self, message: dict[str, Any]) -> None:
+        for block in blocks_of(message):
+            kind = block.get("type")
+            if kind == "text" and str(block["text"]).strip():
+                self.out.append(render.markdown(str(block["text"]), self.width, self.color) + "\n")
+            elif kind == "tool_use":
+                self.tool_use(block)
+
+    def tool_use(self, block: dict[str, Any]) -> None:
+        use_id, name = str(block.get("id")), str(block.get("name"))
+        label = render.tool_label(name, dict(block.get("input") or {}))
+        result = self.results.get(use_id, {})
+        output = _text_of(result.get("content"))
+        if output == history.INTERRUPTED:
+            self.info(f"⏹ {label} (cancelled)")
+            return
+        record = self.shown.pop(use_id, None)
+        summary = record.text if record else label
+        failed = record.is_error if record else bool(result.get("is_error"))
+        self.call(use_id, name, summary, failed, output)
+
+    def call(self, use_id: str, name: str, summary: str, failed: bool, output: str) -> None:
+        event = ToolEnd(id=use_id, name=name, is_error=failed, summary=summary, output=output)
+        self.out.append(render.tool_end(event, self.width, self.color))
 
 
 def history_lines(restored: Restored, width: int, color: bool) -> list[str]:
     """What scrollback shows of a resumed session, oldest first."""
-    out = [render.info_line(f"── session {restored.id} · {restored.started[:16]} ──", width, color)]
-    for item in restored.conversation():
-        if isinstance(item, Boundary):
-            out.append(
-                render.info_line(
-                    f"⇣ compacted ({item.stage}): {item.replaced} earlier messages summarised",
-                    width,
-                    color,
-                )
-            )
-        elif item["role"] == "user":
-            out += _user(item, width, color)
-        else:
-            out += _assistant(item, width, color)
-    return out
+    items = restored.conversation()
+    results = {
+        str(b.get("tool_use_id")): b
+        for m in items
+        if isinstance(m, dict) and m["role"] == "user"
+        for b in blocks_of(m)
+        if b.get("type") == "tool_result"
+    }
+    redraw = _Redraw(width, color, results)
+    for record in items:
+        if isinstance(record, ShownRecord):
+            redraw.took(record)
+    redraw.info(f"── session {restored.id} · {restored.started[:16]} ──")
+    for item in items:
+        redraw.item(item)
+    return redraw.out

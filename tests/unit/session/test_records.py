@@ -18,6 +18,7 @@ from agent_cli.session.state import Session
 from agent_cli.session.transcript import (
     MessageRecord,
     SessionRecord,
+    ShownRecord,
     TranscriptWriter,
     UsageRecord,
     read_records,
@@ -145,7 +146,11 @@ def test_fold_keeps_the_whole_history_and_the_newest_context_figure(tmp_path: Pa
     writer.append(UsageRecord(caller="main", model="m", usage=usage))
     state = fold(paths.transcript("s"))
     conversation = state.conversation()
-    shown = [m if isinstance(m, Boundary) else m["content"][0]["text"] for m in conversation]
+    shown = [
+        m if isinstance(m, Boundary) else m["content"][0]["text"]
+        for m in conversation
+        if not isinstance(m, ShownRecord)
+    ]
     assert shown == [
         "question of s",
         "answer of s",

@@ -34,11 +34,11 @@ def test_the_conversation_is_redrawn_in_order(tmp_path: Path):
         "s-1",
         "you> first question",
         "Let me look.",
-        "· read_file a.py",
+        "✔ read_file a.py",  # the call's line as it was live (issue 37), with its preview
+        "│ SECRET FILE BODY",
         "⇣ compacted (summary): 3",
         "you> second question",
         "Done.",
     ]
     positions = [text.index(part) for part in order]
     assert positions == sorted(positions)
-    assert "SECRET FILE BODY" not in text  # results are not redrawn: the call's line stands in
