@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -234,7 +235,7 @@ def test_a_tasks_own_budget_and_settings_reach_its_run(
         "write_file", path="c.txt", content="c\n"
     ).text("Done.")
     fake_model.route(first_user_contains("[model]")).text("Hi.")
-    tasks = [
+    tasks: list[dict[str, Any]] = [
         {"id": "cheap", "prompt": "[cheap] write c.txt", "max_cost_usd": 0.001},
         {"id": "model", "prompt": "[model] hi", "settings": {"model": "claude-batch-test"}},
     ]
