@@ -16,6 +16,7 @@ STEPS = [f"Step {n:02d}: change part {n} of greet.py" for n in range(1, 61)]
 PLAN = "\n".join(f"- {step}" for step in STEPS)  # 60 lines
 REQUEST = "plan the greeting change"
 ANSWERS = ["1. yes, implement here", "2. yes, in a fresh context", "3. no, keep planning"]
+SLOW = 90  # the first request, on a busy machine
 PAGE_DOWN = "\x1b[6~"
 
 
@@ -31,7 +32,7 @@ def answers_shown(screen: str) -> bool:
 def read_whole_plan(term: ChatTerm) -> set[str]:
     """Page through the dialog; every plan line seen, the answers checked on every page."""
     seen: set[str] = set()
-    screen = term.wait_for("of 60 · PgUp/PgDn scroll")
+    screen = term.wait_for("of 60 · PgUp/PgDn scroll", timeout=SLOW)
     for _ in range(12):
         assert answers_shown(screen), screen
         seen |= {step for step in STEPS if step in screen}
@@ -107,7 +108,7 @@ def test_a_fresh_context_starts_from_the_plan_and_the_request(
     try:
         term.wait_for("you>")
         term.type(REQUEST)
-        term.wait_for(answers_shown)
+        term.wait_for(answers_shown, timeout=SLOW)
         term.send("2")
         term.wait_for("Starting from the plan.")
         assert "mode default" in term.wait_idle()
@@ -136,7 +137,7 @@ def test_keep_planning_sends_the_feedback(
     try:
         term.wait_for("you>")
         term.type(REQUEST)
-        term.wait_for(answers_shown)
+        term.wait_for(answers_shown, timeout=SLOW)
         term.send("\x1b[B\x1b[B")  # down twice: keep planning
         term.wait_for("> 3. no, keep planning")
         term.send(ENTER)
@@ -150,3 +151,33 @@ def test_keep_planning_sends_the_feedback(
     (result,) = [b for b in last if b["type"] == "tool_result"]
     assert "split step 7 in two" in str(result["content"])
     assert "keep planning" in str(result["content"])
+
+
+def test_slash_plan_submits_the_goal_and_slash_plans_lists_the_plan(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], workspace: Path
+):
+    fake_model.script.tool_use("present_plan", plan="# Greet louder\n\n1. Return 'HI'")
+    fake_model.script.text("Done.")
+    term = ChatTerm(fake_env, workspace, columns=80, lines=24)
+    try:
+        term.wait_for("you>")
+        term.type("/plan make greet louder")
+        term.wait_for("mode: plan (read-only; an approved plan goes back to default)")
+        screen = term.wait_for(answers_shown, timeout=SLOW)
+        assert "◆ Plan (" in screen  # a short plan: shown whole, nothing to scroll
+        assert "PgUp/PgDn" not in screen
+        assert "Return 'HI'" in screen
+        term.send("1")
+        assert "mode default" in term.wait_idle()
+        term.type("/plans")
+        listing = term.wait_for(
+            lambda t: "Plans kept in" in t and "Greet louder" in t.split("/plans")[-1]
+        )
+    finally:
+        term.close()
+    first = fake_model.bodies()[0]
+    assert first["messages"][-1]["content"][0]["text"] == "make greet louder"
+    assert "present_plan" in [t["name"] for t in first["tools"]]
+    (kept,) = (workspace / ".agent" / "plans").glob("*.md")
+    assert f"{kept.name}" in listing
+    assert "3 lines  # Greet louder" in listing

@@ -96,8 +96,8 @@ def test_without_a_terminal_lines_are_messages(
         "It prints hi.",
         proc.stdout.splitlines()[4],
         "Unknown command /bogus. Known: /help /todos /notes /compact /clear /sessions /resume "
-        "/fork /cost /model /memory /remember /mcp /undo /rewind /diff /think /jobs /lsp "
-        "/commands /agents /skills /exit",
+        "/fork /cost /model /memory /remember /mcp /undo /rewind /diff /think /plan /plans "
+        "/jobs /lsp /commands /agents /skills /exit",
         "welcome",
     ]
     assert proc.stdout.splitlines()[4].startswith("2 calls  in ")

@@ -1,13 +1,15 @@
-"""The chat screen's answers to the model (the runtime's `Asker`): a presented plan decided on
-in the plan dialog, feedback typed in the input box; each ping the user as an approval does.
-One dialog at a time: calls of one round wait for each other."""
+"""The chat screen's answers to the model (the runtime's `Asker`): ask_user's questions one
+after the other in the question picker ("other…" typed in the input box), a presented plan
+decided on in the plan dialog (feedback typed in the input box); each pings the user as an
+approval does, and leaves its outcome in scrollback. One dialog at a time: calls of one round
+wait for each other."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import TYPE_CHECKING
 
-from agent_cli.core.asking import Answer, PlanDecisionResult, Question, headless_ask
+from agent_cli.core.asking import DECLINED, Answer, PlanDecisionResult, Question
 from agent_cli.ui.dialogs.plan_dialog import Lines
 from agent_cli.ui.render import render
 
@@ -28,7 +30,37 @@ class ScreenAsker:
         self._one = asyncio.Lock()
 
     async def ask(self, questions: list[Question]) -> list[Answer] | None:
-        return await headless_ask(questions)
+        async with self._one:
+            self.attention.ping("question", f"agent: {questions[0].question}")
+            answers: list[Answer] = []
+            for n, question in enumerate(questions):
+                answer = await self._one_question(question, n, len(questions))
+                answers.append(answer)
+                self.screen.commit(self._answered(question, answer))
+                if answer.declined:  # Esc declines what is left too
+                    rest = questions[n + 1 :]
+                    answers += [Answer(question=q.question, declined=True) for q in rest]
+                    break
+            return answers
+
+    async def _one_question(self, question: Question, n: int, of: int) -> Answer:
+        place = f"{n + 1}/{of}" if of > 1 else ""
+        picked = await self.screen.dialogs.question.ask(question, place, self.color)
+        if picked is None:
+            return Answer(question=question.question, declined=True)
+        typed = ""
+        if picked.other:
+            prompt = f"Your answer to “{question.header}” (Enter sends, Esc declines):"
+            typed = await self.screen.dialogs.typed(self.screen.ask_line, prompt)
+            if not typed and not picked.labels:
+                return Answer(question=question.question, declined=True)
+        return Answer(question=question.question, chosen=picked.labels, typed=typed)
+
+    def _answered(self, question: Question, answer: Answer) -> str:
+        given = [*answer.chosen, *([answer.typed] if answer.typed else [])]
+        said = f"({DECLINED})" if answer.declined else "; ".join(given)
+        line = f"? {question.header}: {question.question} → {said}"
+        return render.info_line(line, self.screen.columns(), self.color)
 
     async def present_plan(self, plan: str, back_to: str) -> PlanDecisionResult:
         async with self._one:
@@ -39,7 +71,7 @@ class ScreenAsker:
             if index < len(DECIDED):
                 self.screen.commit(render.info_line(DECIDED[index], width, self.color, "green"))
                 return PlanDecisionResult(choice="implement" if index == 0 else "fresh")
-            typed = (await self.screen.ask_line(FEEDBACK_PROMPT) or "").strip()
+            typed = await self.screen.dialogs.typed(self.screen.ask_line, FEEDBACK_PROMPT)
             said = f": {typed}" if typed else ""
             self.screen.commit(render.info_line(f"↺ keep planning{said}", width, self.color))
             return PlanDecisionResult(choice="keep_planning", feedback=typed)

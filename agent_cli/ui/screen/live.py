@@ -65,7 +65,8 @@ class ChatScreen(KeyActions, JobKeys):
         self._last_ctrl_c = 0.0
         self.question = Question(self.invalidate, self.columns)
         self.picker = Picker(self.invalidate, self.rows)
-        self.dialogs = Dialogs(self.invalidate, self.columns, self.rows)  # the model's
+        cancel = lambda: self.question.answer_line(None)  # noqa: E731
+        self.dialogs = Dialogs(self.invalidate, self.columns, self.rows, cancel)  # the model's
         self.history_search = SearchToolbar(ignore_case=True)
         history = FileHistory(str(history_file)) if history_file else InMemoryHistory()
         self.buffer = Buffer(

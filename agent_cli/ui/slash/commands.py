@@ -14,6 +14,7 @@ from agent_cli.ui.slash import fork as fork_ui
 from agent_cli.ui.slash import jobs as jobs_ui
 from agent_cli.ui.slash import lsp as lsp_ui
 from agent_cli.ui.slash import mcp as mcp_ui
+from agent_cli.ui.slash import plans as plans_ui
 from agent_cli.ui.slash import project as project_slash
 from agent_cli.ui.slash import rewind, think
 from agent_cli.ui.slash.host import Command, Host
@@ -43,6 +44,7 @@ HELP = {
     "/rewind": "pick a turn of this session to go back to: code, conversation or both",
     "/diff [N]": "what the last N turns changed (default 1)",
     **think.HELP,
+    **plans_ui.HELP,
     **jobs_ui.HELP,
     **lsp_ui.HELP,
     **project_slash.HELP,
@@ -264,6 +266,8 @@ COMMANDS: dict[str, Command] = {
     "/rewind": rewind.rewind_picker,
     "/diff": rewind.diff,
     "/think": think.think_command,
+    "/plan": plans_ui.plan_command,
+    "/plans": plans_ui.plans_command,
     "/jobs": jobs_ui.jobs_command,
     "/lsp": lsp_ui.lsp_command,
     "/exit": _exit,
