@@ -1,9 +1,12 @@
 """The full-screen view of the session's tool calls (Ctrl-O in `agent chat`): the chat screen
 is suspended and this one runs in the alternate screen; scroll with the arrows and PgUp/PgDn,
+Home/End to the first and last line (it opens at the newest call),
 search with / or Ctrl-F (Enter finds, n the next match, N the previous), Esc or q returns.
 Imports only prompt_toolkit, like the screen."""
 
 from __future__ import annotations
+
+import re
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.application.run_in_terminal import in_terminal
@@ -14,7 +17,14 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.search import start_search
 from prompt_toolkit.widgets import SearchToolbar, TextArea
 
-TITLE = " tool calls · ↑↓ PgUp/PgDn scroll · / search, n next · Esc returns"
+TITLE = " tool calls · ↑↓ PgUp/PgDn Home/End scroll · / search, n next · Esc returns"
+CALL = re.compile(r"^── \d+\. ", re.M)  # a call's first line (ui/render/tool_log.py)
+
+
+def newest_call(text: str) -> int:
+    """Where the newest call starts: the view opens there, not at the session's first."""
+    starts = [m.start() for m in CALL.finditer(text)]
+    return starts[-1] if starts else 0
 
 
 def tool_view(text: str) -> Application[None]:
@@ -32,6 +42,18 @@ def tool_view(text: str) -> Application[None]:
     def _search(event: KeyPressEvent) -> None:
         start_search(area.control)
 
+    @kb.add("home", filter=~is_searching, eager=True)
+    @kb.add("c-home", filter=~is_searching, eager=True)
+    @kb.add("g", filter=~is_searching)
+    def _top(event: KeyPressEvent) -> None:
+        area.buffer.cursor_position = 0
+
+    @kb.add("end", filter=~is_searching, eager=True)
+    @kb.add("c-end", filter=~is_searching, eager=True)
+    @kb.add("G", filter=~is_searching)
+    def _bottom(event: KeyPressEvent) -> None:
+        area.buffer.cursor_position = len(area.text)
+
     @kb.add("n", filter=~is_searching)
     @kb.add("N", filter=~is_searching)
     def _next(event: KeyPressEvent) -> None:
@@ -47,7 +69,7 @@ def tool_view(text: str) -> Application[None]:
         full_screen=True,
     )
     app.ttimeoutlen = app.timeoutlen = 0.02  # Esc returns at once
-    area.buffer.cursor_position = 0
+    area.buffer.cursor_position = newest_call(text)
     return app
 
 

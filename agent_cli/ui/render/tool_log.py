@@ -10,6 +10,18 @@ from agent_cli.core.events import ThinkingDelta, ToolEnd, ToolStart, UsageUpdate
 from agent_cli.core.payloads import DiffDisplay
 
 THOUGHT = "── ✻ thinking"
+HEAD = "── "  # then the call's number
+TAB = 4  # a tab shown as spaces to the next multiple (the view would draw ^I)
+
+
+def _pretty(output: str) -> str:
+    """An output that is one JSON value, indented (long one-line JSON wraps mid-word)."""
+    if output.lstrip()[:1] not in ("{", "["):
+        return output
+    try:
+        return json.dumps(json.loads(output), ensure_ascii=False, indent=2)
+    except ValueError:
+        return output
 
 
 @dataclass
@@ -28,20 +40,23 @@ class ToolLog:
         if isinstance(event, ToolStart):
             self._inputs[event.id] = event.input
         elif isinstance(event, ToolEnd):
-            number = sum(not c.startswith(THOUGHT) for c in self.calls) + 1
+            number = self.count() + 1
             self.calls.append(self._entry(number, event))
 
     def _entry(self, n: int, event: ToolEnd) -> str:
         mark = "✗" if event.is_error else "✔"
         args = self._inputs.pop(event.id, None)
-        lines = [f"── {n}. {mark} {event.summary}"]
+        lines = [f"{HEAD}{n}. {mark} {event.summary}"]
         if args:
-            lines.append("input: " + json.dumps(args, ensure_ascii=False)[:2000])
+            lines.append("input: " + json.dumps(args, ensure_ascii=False, indent=2)[:4000])
         if isinstance(event.display, DiffDisplay) and event.display.diff.strip():
             lines.append(event.display.diff.rstrip("\n"))
         if event.output.strip():
-            lines.append(event.output.rstrip("\n"))
-        return "\n".join(lines)
+            lines.append(_pretty(event.output.rstrip("\n")))
+        return "\n".join(lines).expandtabs(TAB)
+
+    def count(self) -> int:
+        return sum(not c.startswith(THOUGHT) for c in self.calls)
 
     def text(self) -> str:
         if not self.calls:
