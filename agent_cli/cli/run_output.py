@@ -127,7 +127,7 @@ class RunReporter:
             outcome.plan = event.plan
         if self.fmt == "stream-json":
             _line(event.model_dump(mode="json"))
-        elif isinstance(event, ClaimsChecked) and self.fmt == "text":  # even when quiet
+        elif isinstance(event, ClaimsChecked):  # stderr, even when quiet
             sys.stderr.write("".join(f"{c.mark()}\n" for c in event.claims))
         elif not self.quiet:
             self._progress(event)

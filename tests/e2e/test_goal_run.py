@@ -11,6 +11,7 @@ from tests.e2e.helpers import json_lines, run_agent
 from tests.e2e.memory_support import episode_json, generator_route
 from tests.fake_model import FakeAnthropic
 
+pytestmark = pytest.mark.timeout(240)  # several turns and real checks each
 CHECK = "python3 check.py"
 CHECKER = """\
 import sys
@@ -53,6 +54,7 @@ def test_check_fails_once_then_passes(
     proc = run_agent(
         fake_env, ws, "run", "-p", "make check.py pass", "--goal-check", CHECK,
         "--permission-mode", "accept-edits", "--output-format", "json",
+        timeout=180,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     (result,) = json_lines(proc.stdout)
@@ -80,6 +82,7 @@ def test_never_passing_goal_stops_at_max_turns(
     proc = run_agent(
         fake_env, ws, "run", "-p", "make check.py pass", "--goal-check", CHECK,
         "--max-turns", "3", "--output-format", "json",
+        timeout=180,
     )  # fmt: skip
     assert proc.returncode == 1, proc.stderr
     (result,) = json_lines(proc.stdout)
