@@ -147,8 +147,9 @@ class Repl(ChatCore):
         return self.tools.text()
 
     def cycle_mode(self) -> None:
-        mode = self.runtime.cycle_permission_mode()
-        self.say(f"mode: {mode} (Shift-Tab cycles default → accept-edits → plan)", "dim")
+        """Shown in the status bar only: a line in scrollback per key press was noise."""
+        self.runtime.cycle_permission_mode()
+        self.screen.invalidate()
 
     def submit(self, text: str) -> None:
         if self.busy and not text.strip().startswith("/"):  # shown under the reply until sent
