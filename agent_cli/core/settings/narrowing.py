@@ -22,6 +22,10 @@ def narrowing_only(local: dict[str, Any], base_mode: str) -> dict[str, Any]:
                 "the workspace's lsp servers and formatters are ignored until `agent trust`"
             )
         kept["lsp"] = {k: v for k, v in lsp.items() if k not in LSP_COMMANDS}
+    if isinstance(kept.get("verify"), dict) and kept["verify"].get("commands"):
+        # what counts as a test run would let a repository vouch for its own claims
+        log.warning("the workspace's verify.commands are ignored until `agent trust`")
+        kept["verify"] = {k: v for k, v in kept["verify"].items() if k != "commands"}
     permissions = kept.get("permissions")
     if isinstance(permissions, dict):
         permissions = {k: v for k, v in permissions.items() if k != "allow"}
