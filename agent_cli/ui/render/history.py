@@ -42,7 +42,9 @@ class _Redraw:
     out: list[str] = field(default_factory=list)
 
     def item(self, item: dict[str, Any] | Boundary | ShownRecord) -> None:
-        if isinstance(item, Boundary):
+        if isinstance(item, Boundary) and item.stage == "fresh_context":  # an approved plan's
+            self.info(f"⇣ a fresh context from the approved plan: {item.replaced} messages before")
+        elif isinstance(item, Boundary):
             self.info(f"⇣ compacted ({item.stage}): {item.replaced} earlier messages summarised")
         elif isinstance(item, ShownRecord):
             pass  # taken before (`took`)
@@ -102,6 +104,8 @@ class _Redraw:
         if output == history.INTERRUPTED:
             self.info(f"⏹ {label} (cancelled)")
             return
+        if name == "present_plan" and (plan := dict(block.get("input") or {}).get("plan")):
+            self.out.append(render.markdown(str(plan), self.width, self.color) + "\n")
         record = self.shown.pop(use_id, None)
         summary = record.text if record else label
         failed = record.is_error if record else bool(result.get("is_error"))
