@@ -18,6 +18,7 @@ from agent_cli.cli.commands.notes import notes_app
 from agent_cli.cli.commands.project_files import agents_app, commands_app, skills_app
 from agent_cli.cli.commands.rewind import rewind
 from agent_cli.cli.commands.server import server_app
+from agent_cli.cli.commands.serving import acp
 from agent_cli.cli.commands.sessions import sessions_app
 from agent_cli.cli.commands.trust import trust
 from agent_cli.cli.commands.worktrees import worktrees_app
@@ -69,6 +70,7 @@ app.add_typer(server_app, name="server", help="The warm process `agent run` uses
 app.command("batch", help="Run many tasks (TASKS.jsonl), each isolated; local or on Ray.")(batch)
 app.add_typer(skills_app, name="skills", help="List skills; `why PROMPT` shows which match.")
 app.add_typer(worktrees_app, name="worktrees", help="Agent worktrees: list, diff, merge, remove.")
+app.command("acp", help="Serve editors over the Agent Client Protocol (stdio).")(acp)
 
 
 @functools.cache

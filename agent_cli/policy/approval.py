@@ -22,6 +22,7 @@ class ApprovalRequest:
     preview: str = ""  # what would happen: the diff of an edit, the whole command
     rule: str = ""  # why it is asked: "edit_file asks in default mode"
     reusable: bool = True  # False: no pattern can answer it again (a protected file)
+    call_id: str = ""  # the tool_use id of the call it asks about ("" when no call: a /command)
 
 
 USER_DENIED = "The user denied"  # how the tool result of a "no" begins (the UI says it shorter)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_cli.core.settings.schema import PermissionSettings
-from agent_cli.core.tool_contract import AnyTool, ToolContext, ToolInput
+from agent_cli.core.tool_contract import AnyTool, ToolContext, ToolInput, current_call_id
 from agent_cli.policy.approval import (
     USER_DENIED,
     ApprovalRequest,
@@ -179,6 +179,7 @@ class Permissions:
                 preview,
                 rule=f"{name} asks in {self.mode} mode",
                 reusable=ask.reusable,
+                call_id=current_call_id.get() or "",
             )
             answer = await self.approver.approve(request)
             self._remember(answer, ask)

@@ -172,6 +172,7 @@ class ToolRegistry:
                 args = tool.input_model.model_validate(raw)
         except ValidationError as e:
             return _error(format_validation_error(name, e), name)
+        token = current_call_id.set(call_id)  # the gate's questions name the call too
         try:
             denial = await self.gate.before(tool, args, ctx)
             if denial is not None:
@@ -180,15 +181,13 @@ class ToolRegistry:
                     is_error=True,
                     summary=safe_text(f"{tool.describe_call(args)}: denied"),
                 )
-            token = current_call_id.set(call_id)
-            try:
-                result = await tool.run(args, ctx)
-            finally:
-                current_call_id.reset(token)
+            result = await tool.run(args, ctx)
             await self.gate.after(tool, args, result, ctx)
         except Exception as e:  # a crashing handler is a result, never a crashed session
             log.exception("tool %s crashed", name)
             return _error(f"{name} failed: {type(e).__name__}: {e}", name)
+        finally:
+            current_call_id.reset(token)
         return finish_result(result, ctx, name, call_id)
 
 

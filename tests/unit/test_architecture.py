@@ -21,7 +21,12 @@ PACKAGE_DIR = Path(__file__).resolve().parents[2] / ROOT
 MAX_LINES = 300
 MAX_MODULES_PER_FOLDER = 16  # past that a package gets sub-folders
 ROOT_FILES = {"__init__.py", "__main__.py"}  # the rest of agent_cli/ lives in a floor's folder
-FRONT_ENDS = ("agent_cli.cli", "agent_cli.ui", "agent_cli.__main__")  # `python -m agent_cli`
+FRONT_ENDS = (
+    "agent_cli.cli",
+    "agent_cli.ui",
+    "agent_cli.serve",
+    "agent_cli.__main__",
+)  # `python -m agent_cli`
 
 # The floors, lowest first. A module's floor is the one of the longest prefix naming it; a module
 # may import its own floor or below. A new package or top-level module goes here, consciously.
@@ -64,6 +69,7 @@ FLOORS: dict[str, int] = {
     # 6 the front ends
     "agent_cli.cli": 6,
     "agent_cli.ui": 6,
+    "agent_cli.serve": 6,  # protocol servers (ACP, MCP) over stdio: they only drive the Runtime
     "agent_cli.__main__": 6,
 }
 
