@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.e2e.helpers import json_lines, last_user_blocks, run_agent
 from tests.fake_model import FakeAnthropic
 
@@ -69,18 +71,21 @@ def test_a_failing_turn_is_reported_and_the_next_one_still_answered(
     assert proc.returncode != 0  # the run as a whole failed somewhere
 
 
-def test_wrong_flag_combinations_and_empty_input_are_exit_2(
-    fake_env: dict[str, str], tmp_path: Path
-):
-    for args, stdin, says in [
+@pytest.mark.parametrize(
+    ("args", "stdin", "says"),
+    [
         (("run", "--input-format", "stream-json"), "", "--output-format stream-json"),
         ((*STREAM, "-p", "x"), "", "drop -p"),
         ((*STREAM, "--json-schema", "{}"), "", "--json-schema"),
         (STREAM, "\n\n", "no user message"),
         (STREAM, "not json\n", "stdin line 1"),
         (("run", "--input-format", "yaml", "-p", "x"), "", "--input-format"),
-    ]:
-        proc = run_agent(fake_env, tmp_path, *args, stdin=stdin)
-        assert proc.returncode == 2, (args, proc.stderr)
-        assert says in proc.stderr + proc.stdout, (args, proc.stderr)
-        assert "Traceback" not in proc.stderr
+    ],
+)
+def test_wrong_flag_combinations_and_empty_input_are_exit_2(
+    fake_env: dict[str, str], tmp_path: Path, args: tuple[str, ...], stdin: str, says: str
+):
+    proc = run_agent(fake_env, tmp_path, *args, stdin=stdin)
+    assert proc.returncode == 2, proc.stderr
+    assert says in proc.stderr + proc.stdout, proc.stderr
+    assert "Traceback" not in proc.stderr
