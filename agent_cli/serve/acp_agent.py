@@ -112,7 +112,7 @@ class AcpAgent:
     async def new_session(
         self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> NewSessionResponse:
-        session = await self._open(cwd, None)
+        session = await self._open(cwd, None, mcp_servers)
         runtime = session.runtime
         return NewSessionResponse(
             session_id=runtime.session.id, modes=modes(runtime.permission_mode)
@@ -121,7 +121,7 @@ class AcpAgent:
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> LoadSessionResponse | None:
-        session = await self._open(cwd, session_id)
+        session = await self._open(cwd, session_id, mcp_servers)
         runtime = session.runtime
         if runtime.restored is not None:
             for update in replay(runtime.restored, runtime.options.workspace):
@@ -174,7 +174,7 @@ class AcpAgent:
             raise RequestError.invalid_params({"sessionId": f"{session_id!r}: no such session"})
         return session
 
-    async def _open(self, cwd: str, resume: str | None) -> AcpSession:
+    async def _open(self, cwd: str, resume: str | None, servers: list[Any] | None) -> AcpSession:
         from agent_cli.runtime.build import build_runtime, resolve_workspace
 
         try:
@@ -196,6 +196,8 @@ class AcpAgent:
         session = AcpSession(runtime, cards, approver)
         self.sessions[runtime.session.id] = session
         log.info("acp session %s in %s (resumed: %s)", runtime.session.id, cwd, bool(resume))
+        if servers:  # not yet started: only the configured (and trusted) servers are
+            log.info("acp: the client's MCP servers are ignored: %s", [s.name for s in servers])
         return session
 
     async def _ask(

@@ -1,4 +1,5 @@
-"""Our events as ACP session updates: text as `agent_message_chunk`, a tool call as `tool_call`
+"""Our events as ACP session updates: text as `agent_message_chunk`, thinking as
+`agent_thought_chunk`, a tool call as `tool_call`
 then `tool_call_update` (status, the result, a file edit as a diff with its file's location),
 the todo list as `plan`."""
 
@@ -12,6 +13,7 @@ from acp import helpers
 from acp.schema import (
     AgentMessageChunk,
     AgentPlanUpdate,
+    AgentThoughtChunk,
     ContentToolCallContent,
     FileEditToolCallContent,
     ToolCallLocation,
@@ -20,10 +22,17 @@ from acp.schema import (
     ToolKind,
 )
 
-from agent_cli.core.events import Event, TextDelta, TodosUpdated, ToolEnd, ToolStart
+from agent_cli.core.events import (
+    Event,
+    TextDelta,
+    ThinkingDelta,
+    TodosUpdated,
+    ToolEnd,
+    ToolStart,
+)
 from agent_cli.core.payloads import DiffDisplay, TodoItem
 
-Update = AgentMessageChunk | AgentPlanUpdate | ToolCallStart | ToolCallProgress
+Update = AgentMessageChunk | AgentThoughtChunk | AgentPlanUpdate | ToolCallStart | ToolCallProgress
 OUTPUT_CHARS = 8_000  # what a tool call's card shows of its result
 EDITS = ("edit_file", "write_file")
 KINDS: dict[str, ToolKind] = {
@@ -132,6 +141,8 @@ class ToolCards:
     def update(self, event: Event) -> Update | None:
         if isinstance(event, TextDelta):
             return helpers.update_agent_message_text(event.text)
+        if isinstance(event, ThinkingDelta):  # a redacted block has nothing to show
+            return helpers.update_agent_thought_text(event.text) if event.text else None
         if isinstance(event, ToolStart):
             return self.start(event)
         if isinstance(event, ToolEnd):

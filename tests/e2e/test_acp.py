@@ -11,6 +11,7 @@ from acp import PROTOCOL_VERSION, RequestError, text_block
 
 from tests.e2e.acp_client import Editor, agent_acp
 from tests.e2e.helpers import run_agent
+from tests.e2e.test_thinking import think_on
 from tests.fake_model import FakeAnthropic
 
 
@@ -202,3 +203,38 @@ def test_stdout_carries_only_protocol_messages(
     assert [m.get("id") for m in out] == [1, 2]
     assert all(m["jsonrpc"] == "2.0" and "result" in m for m in out), out
     assert "Traceback" not in proc.stderr
+
+
+def test_thinking_streams_as_thought_chunks_and_todos_as_the_plan(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    think_on(Path(fake_env["HOME"]))
+    todos = [{"content": "Read a.txt", "status": "in_progress", "active_form": "Reading"}]
+    fake_model.script.reply(
+        [
+            {"type": "thinking", "thinking": "First a plan."},
+            {"type": "redacted_thinking"},
+            {"type": "tool_use", "name": "todo_write", "input": {"todos": todos}},
+        ]
+    ).reply([{"type": "thinking", "thinking": "Now answer."}, {"type": "text", "text": "ok"}])
+    editor = Editor()
+
+    async def drive() -> str:
+        async with agent_acp(fake_env, tmp_path, editor) as conn:
+            session = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
+            reply = await conn.prompt(session_id=session.session_id, prompt=[text_block("go")])
+            return reply.stop_reason
+
+    assert asyncio.run(drive()) == "end_turn"
+    thought = "".join(u.content.text for u in editor.updates("agent_thought_chunk"))
+    assert thought == "First a plan.Now answer."
+    said = "".join(u.content.text for u in editor.updates("agent_message_chunk"))
+    assert said == "ok"  # thinking is never the answer
+    (plan,) = editor.updates("plan")
+    assert [(e.content, e.status) for e in plan.entries] == [("Read a.txt", "in_progress")]
+    order = [u.session_update for u in editor.updates()]
+    assert (
+        order.index("agent_thought_chunk")
+        < order.index("plan")
+        < order.index("agent_message_chunk")
+    )
