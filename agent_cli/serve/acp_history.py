@@ -21,6 +21,7 @@ from acp.schema import (
 from agent_cli.core.messages import blocks_of
 from agent_cli.serve.acp_updates import KINDS, OUTPUT_CHARS, plan, title
 from agent_cli.session.resume import Boundary, Restored
+from agent_cli.session.transcript import ShownRecord
 
 Replayed = UserMessageChunk | AgentMessageChunk | ToolCallStart | ToolCallProgress | AgentPlanUpdate
 
@@ -66,9 +67,18 @@ def _assistant(message: dict[str, Any], workspace: Path) -> Iterator[Replayed]:
             )
 
 
+def _shown(record: ShownRecord) -> Replayed:
+    if record.kind == "steered":
+        return helpers.update_user_message_text(record.text)
+    status: ToolCallStatus = "failed" if record.is_error else "completed"
+    return helpers.update_tool_call(record.id, title=record.text, status=status)
+
+
 def replay(restored: Restored, workspace: Path) -> Iterator[Replayed]:
     for item in restored.conversation():
-        if isinstance(item, Boundary):
+        if isinstance(item, ShownRecord):  # what the screen showed: a call's own summary
+            yield _shown(item)
+        elif isinstance(item, Boundary):
             note = f"(earlier messages summarised: {item.replaced}, {item.stage})"
             yield helpers.update_agent_message_text(note)
         elif item["role"] == "user":
