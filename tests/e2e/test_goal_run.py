@@ -123,3 +123,23 @@ def test_goal_flags_are_checked(fake_env: dict[str, str], tmp_path: Path):
     assert "--max-minutes" in alone.stderr
     for proc in (both, empty, alone):
         assert "Traceback" not in proc.stderr
+
+
+def test_goal_in_chat(fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path):
+    ws = _workspace(tmp_path)
+    script = fake_model.script
+    script.tool_use("write_file", path="answer.txt", content="41\n").text("Fixed.")
+    script.tool_use("write_file", path="answer.txt", content="42\n").text("Now 42.")
+    stdin = f"/goal {CHECK}\nmake check.py pass\n/goal\n/goal off\n/goal\n"
+    proc = run_agent(
+        fake_env, ws, "chat", "--permission-mode", "accept-edits", stdin=stdin, timeout=180
+    )
+    out = proc.stdout
+    assert proc.returncode == 0, proc.stderr
+    assert f"Goal set (command): {CHECK}" in out
+    assert "◎ goal pursuing — 1 attempt, last exit 3" in out
+    assert "◎ goal met — 2 attempts, last exit 0" in out
+    assert out.count("goal met — 2 attempts") == 2  # the panel line, then /goal shows it
+    assert "Goal off." in out
+    assert out.rstrip().endswith("No goal.") or "No goal." in out
+    assert "Traceback" not in proc.stderr

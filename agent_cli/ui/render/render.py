@@ -24,6 +24,7 @@ from agent_cli.core.events import (
     Warning,
 )
 from agent_cli.core.payloads import Note
+from agent_cli.core.verify_events import ClaimsChecked, GoalChecked
 from agent_cli.ui.render import preview
 from agent_cli.ui.render.escapes import printable
 
@@ -190,6 +191,14 @@ def event_line(event: Any, width: int, color: bool) -> str | None:
         files = ", ".join(event.files[:6]) + (" …" if len(event.files) > 6 else "")
         return info_line(
             f"◇ {len(event.files)} files changed: {files} (/undo takes the turn back)", width, color
+        )
+    if isinstance(event, GoalChecked):
+        style = "green" if event.goal.met else "yellow"
+        return info_line(f"◎ {event.goal.line()}", width, color, style)
+    if isinstance(event, ClaimsChecked):
+        marks = "\n".join(claim.mark() for claim in event.claims)
+        return info_line(
+            marks, width, color, "yellow" if not all(c.verified for c in event.claims) else "green"
         )
     if isinstance(event, CompactionDone):
         return info_line(

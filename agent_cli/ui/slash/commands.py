@@ -11,6 +11,7 @@ from agent_cli.core.payloads import Note
 from agent_cli.ui.render.render import note_line, tokens
 from agent_cli.ui.screen.side_panel import todo_counts, todo_lines
 from agent_cli.ui.slash import fork as fork_ui
+from agent_cli.ui.slash import goal as goal_ui
 from agent_cli.ui.slash import jobs as jobs_ui
 from agent_cli.ui.slash import lsp as lsp_ui
 from agent_cli.ui.slash import mcp as mcp_ui
@@ -47,6 +48,7 @@ HELP = {
     **plans_ui.HELP,
     **jobs_ui.HELP,
     **lsp_ui.HELP,
+    **goal_ui.HELP,
     **project_slash.HELP,
     "/exit": "leave (Ctrl-D does too)",
 }
@@ -270,5 +272,6 @@ COMMANDS: dict[str, Command] = {
     "/plans": plans_ui.plans_command,
     "/jobs": jobs_ui.jobs_command,
     "/lsp": lsp_ui.lsp_command,
+    "/goal": goal_ui.goal_command,
     "/exit": _exit,
 }
