@@ -52,7 +52,11 @@ class ScreenApprover:
         answer = await self.screen.ask(text, approval_view.answers(request))
         if answer == "feedback":
             typed = await self.screen.ask_line(approval_view.FEEDBACK_PROMPT)
-            return Denial(typed) if typed and typed.strip() else "deny"
+            if not (typed and typed.strip()):
+                return "deny"
+            said = f"↳ told the agent instead: {' '.join(typed.split())}"  # kept on screen
+            self.screen.commit(render.info_line(said, self.screen.columns(), use_color()))
+            return Denial(typed)
         if answer == "project":
             self.screen.commit(
                 render.info_line(

@@ -97,7 +97,9 @@ def test_no_and_what_to_do_instead_reaches_the_model(
         term.send("4")
         term.wait_for("Tell the agent what to do instead")
         term.type("use make clean instead")
-        term.wait_for("Understood.")
+        told = "↳ told the agent instead: use make clean instead"  # kept on screen
+        screen = term.wait_for(lambda t: "Understood." in t and told in t)
+        assert screen.index(told) < screen.index("Understood.")
     finally:
         term.close()
     last = fake_model.bodies()[-1]["messages"][-1]["content"]
