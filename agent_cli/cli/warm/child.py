@@ -5,8 +5,10 @@ client its exit code and ends without teardown. It never returns into the server
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import io
 import os
+import select
 import signal
 import socket
 import sys
@@ -56,11 +58,26 @@ def become_client(request: dict[str, Any], fds: list[int]) -> None:
     durable.STARTED = time.time()
 
 
+def die_with_client(conn: socket.socket) -> None:
+    """The client sends nothing after its request: anything that makes its socket readable
+    (its hang-up, however it died) ends this process there and then, by the kernel's hand
+    (SIGIO's default action), as the client's death would end an in-process run. Nothing
+    starts after it: no model request, no tool, no hook; the job watcher ends the tools'
+    groups as it does for an agent killed with SIGKILL."""
+    signal.signal(signal.SIGIO, signal.SIG_DFL)
+    fd = conn.fileno()
+    fcntl.fcntl(fd, fcntl.F_SETOWN, os.getpid())
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_ASYNC)
+    if select.select([fd], [], [], 0)[0]:  # gone before the signal was armed
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
 def run_child(conn: socket.socket, request: dict[str, Any], fds: list[int]) -> None:
     """In the forked child: never returns."""
     code = 1
     try:
         send_line(conn, {"pid": os.getpid()})
+        die_with_client(conn)
         become_client(request, fds)
         from agent_cli.cli.entry import run_in_process, settle
 
@@ -68,6 +85,7 @@ def run_child(conn: socket.socket, request: dict[str, Any], fds: list[int]) -> N
         settle()
     except BaseException:
         code = 1
+    signal.signal(signal.SIGIO, signal.SIG_IGN)  # told its code, the client goes: not a death
     with contextlib.suppress(OSError):
         send_line(conn, {"exit": code})
     os._exit(code)
