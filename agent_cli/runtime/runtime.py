@@ -139,14 +139,11 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Goals):
         `fork`: a new session with its history. This one's lock is let go first (resuming it
         again is no stranger's resume) and taken back if no session opens."""
         options = replace(self.options, resume=resume, continue_last=False, fork_session=fork)
-        owner = self.session.owner
-        if owner is not None:
-            owner.release()
+        self.session.release()
         try:
             opened = self.wiring.open_session(options)
         except BaseException:
-            if owner is not None:
-                owner.take_again()
+            self.session.hold_again()
             raise
         self._adopt(*opened, options)
 
@@ -287,3 +284,4 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Goals):
                 await finish(self._memories)
             await self._client.close()
             self._client = None
+        self.session.release()  # nothing more is written: another run may resume it

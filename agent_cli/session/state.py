@@ -59,6 +59,15 @@ class Session:
     def paths(self) -> Paths:
         return self.tool_ctx.paths
 
+    def release(self) -> None:
+        """Let go of the transcript's lock (this process writes no more to it)."""
+        if self.owner is not None:
+            self.owner.release()
+
+    def hold_again(self) -> None:
+        if self.owner is not None:
+            self.owner.take_again()
+
     def record(self, record: _Record) -> None:
         if self.transcript is not None:
             self.transcript.append(record)

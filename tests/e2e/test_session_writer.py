@@ -4,8 +4,10 @@ on purpose. Real processes, both in-process and through the warm process."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +28,12 @@ def _text(message: dict[str, Any]) -> str:
     return " ".join(str(b.get("text", "")) for b in content if b.get("type") == "text")
 
 
+BOTH = threading.Barrier(2)
+
+
 def _answer(body: dict[str, Any]) -> Reply | str:
-    """A prompt `X1` runs `sleep 2` (so two runs overlap), then answers `done X1`."""
+    """A prompt `X1` waits for the other run's (so the two overlap, however loaded the
+    machine), runs `sleep 2`, then answers `done X1`."""
     last = body["messages"][-1]
     blocks = last["content"] if isinstance(last["content"], list) else []
     if any(b.get("type") == "tool_result" for b in blocks):
@@ -35,6 +41,8 @@ def _answer(body: dict[str, Any]) -> Reply | str:
         return f"done {asked.split()[-1]}"
     prompt = _text(last).split()[-1]
     if prompt.endswith("1"):
+        with contextlib.suppress(threading.BrokenBarrierError):
+            BOTH.wait(timeout=60)
         call = {"type": "tool_use", "id": f"toolu_{prompt}", "name": "bash",
                 "input": {"command": "sleep 2"}}  # fmt: skip
         return Reply([call])
@@ -54,6 +62,7 @@ def _run(via: Via, ws: Path, *args: str) -> str:
 def test_two_concurrent_continues_make_two_sessions_each_one_conversation(
     fake_model: FakeAnthropic, via: Via, tmp_path: Path
 ):
+    BOTH.reset()
     fake_model.script.respond(_answer, times=12)
     parent = _run(via, tmp_path, "-p", "A0", "--permission-mode", "bypass")
     argv = ("run", "--continue", "--output-format", "json", "--permission-mode", "bypass")

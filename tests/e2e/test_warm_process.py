@@ -141,7 +141,9 @@ def test_a_client_killed_with_sigkill_takes_its_child_down(
     (transcript,) = (tmp_path / ".transcripts").glob("*.jsonl")
     records = [json.loads(line) for line in transcript.read_text().splitlines()]
     last = next(r for r in reversed(records) if r["type"] == "message")
-    assert last["message"]["content"][0]["type"] == "tool_result"  # ended as SIGTERM ends it
+    # ended as an in-process run killed with SIGKILL there is left (issue 40): nothing written
+    # after its client's death, the call without a result (a resume answers it "interrupted")
+    assert last["message"]["content"][0]["type"] == "tool_use"
 
 
 def test_two_runs_at_once(fake_model: FakeAnthropic, warm: Warm, tmp_path: Path):

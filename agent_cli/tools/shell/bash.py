@@ -12,6 +12,7 @@ from pydantic import Field, field_validator
 
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.jobs.board import JobBoard
+from agent_cli.jobs.gate import Gate
 from agent_cli.jobs.spawn import exited as _exited
 from agent_cli.jobs.spawn import kill_group
 from agent_cli.model.credentials import CREDENTIAL_VARS
@@ -94,13 +95,14 @@ class Bash(Tool[BashInput]):
             env = await git_guard.neutral_env(ctx.workspace, env)  # it may have run unasked
         if args.run_in_background:
             return await start_background(self.jobs, args.command, ctx, env)
-        proc = await _spawn(args.command, ctx, env)
+        gate = Gate()  # the command waits until the watcher knows its group
+        proc = await _spawn(args.command, ctx, env, gate)
         assert proc.stdout is not None
         output = _Output()
         reader = asyncio.ensure_future(output.collect(proc.stdout))
         started = time.monotonic()
         try:
-            ending = await self._wait(proc, timeout)
+            ending = await self._wait(proc, timeout, gate)
             if ending == "move" and self.jobs is not None:
                 waited = time.monotonic() - started
                 args_ = (self.jobs, proc, reader, output.data, args.command, ctx, waited)
@@ -110,6 +112,7 @@ class Bash(Tool[BashInput]):
                 left = max(0.0, timeout - waited)  # no job may start: it stays in the foreground
                 ending = "exited" if await _within(proc, left) else "timeout"
         except BaseException:
+            gate.close()
             kill_group(proc)
             reader.cancel()
             with contextlib.suppress(BaseException):
@@ -124,14 +127,16 @@ class Bash(Tool[BashInput]):
         return _result(args.command, output.text(), proc.returncode, timed_out)
 
     async def _wait(
-        self, proc: asyncio.subprocess.Process, timeout: float
+        self, proc: asyncio.subprocess.Process, timeout: float, gate: Gate
     ) -> Literal["exited", "timeout", "move"]:
         """Until the shell exits, the timeout, or the move to the background (after the
         threshold, or when the user presses the key for it)."""
         if self.jobs is None:
+            gate.open()
             return "exited" if await _within(proc, timeout) else "timeout"
         move_after = self.jobs.move_after_s
         with self.jobs.foreground(proc.pid) as asked:
+            gate.open()  # the watcher knows the group now
             exit_task = asyncio.ensure_future(_exited(proc))
             ask_task = asyncio.ensure_future(asked.wait())
             limit = timeout if move_after is None else min(timeout, move_after)
@@ -157,14 +162,15 @@ async def _within(proc: asyncio.subprocess.Process, seconds: float) -> bool:
     return True
 
 
-async def _spawn(command: str, ctx: ToolContext, env: dict[str, str]) -> asyncio.subprocess.Process:
-    """The shell, in its own process group. A cancel while the pipes are still being set up
-    (the command may already run) waits for the process and kills its group before going on."""
+async def _spawn(
+    command: str, ctx: ToolContext, env: dict[str, str], gate: Gate
+) -> asyncio.subprocess.Process:
+    """The shell, in its own process group, behind `gate`. A cancel while the pipes are still
+    being set up waits for the process and kills its group before going on."""
     spawning = asyncio.ensure_future(
         asyncio.create_subprocess_exec(
-            "bash",
-            "-c",
-            command,
+            *gate.argv(command),
+            pass_fds=gate.pass_fds,
             cwd=ctx.workspace,
             env=env,
             stdin=asyncio.subprocess.DEVNULL,
@@ -174,13 +180,19 @@ async def _spawn(command: str, ctx: ToolContext, env: dict[str, str]) -> asyncio
         )
     )
     try:
-        return await asyncio.shield(spawning)
+        proc = await asyncio.shield(spawning)
     except asyncio.CancelledError:
+        gate.close()
         with contextlib.suppress(Exception):
             proc = await spawning
             kill_group(proc)
             await proc.wait()
         raise
+    except BaseException:
+        gate.close()
+        raise
+    gate.spawned()
+    return proc
 
 
 def _result(command: str, text: str, code: int | None, timed_out: float | None) -> ToolResult:

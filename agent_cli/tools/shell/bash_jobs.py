@@ -11,6 +11,7 @@ from pydantic import Field
 
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.jobs.board import JobBoard, JobLimitError
+from agent_cli.jobs.gate import Gate
 from agent_cli.jobs.job import Job
 
 NOT_HERE = "Background jobs are not available here: run the command in the foreground."
@@ -32,10 +33,12 @@ async def start_background(
         slot = board.reserve(ctx.session_id)
     except JobLimitError as e:
         return ToolResult(f"Not started: {e}.", is_error=True, summary=f"bash {command} → limit")
+    gate = Gate()  # the command waits until the watcher knows its group
     try:
         with slot.output.open("wb") as out:
             proc = subprocess.Popen(
-                ["bash", "-c", command],
+                gate.argv(command),
+                pass_fds=gate.pass_fds,
                 cwd=ctx.workspace,
                 env=env,
                 stdin=subprocess.DEVNULL,
@@ -44,8 +47,11 @@ async def start_background(
                 start_new_session=True,
             )
     except OSError as e:
+        gate.close()
         return ToolResult(f"Could not start it: {e}", is_error=True, summary=f"bash {command}")
+    gate.spawned()
     job = board.register(slot, proc, command, ctx.inbox)
+    gate.open()
     return ToolResult(
         f"Started in the background as job {job.id} (pid {job.pid}); its output goes to "
         f"{job.output}. {_next_steps(job)}",
