@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Literal
 import typer
 
 from agent_cli.cli import options as opt
+from agent_cli.cli.commands.serving import mcp_serve
 from agent_cli.cli.common import guarded
 from agent_cli.core.errors import UsageError
 
@@ -17,6 +18,9 @@ if TYPE_CHECKING:
     from agent_cli.mcp.manager import ServerStatus
 
 mcp_app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=None)
+mcp_app.command("serve", help="Serve this agent to other agents as an MCP server (stdio).")(
+    mcp_serve
+)
 Scope = Literal["user", "project"]
 TARGET = typer.Argument(..., help="-- COMMAND ARGS... (stdio), or the URL.")
 ENV = typer.Option([], "--env", "-e", help="KEY=VALUE for a stdio server.")

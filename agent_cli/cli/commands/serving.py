@@ -20,3 +20,15 @@ def acp(
     from agent_cli.serve.acp_main import run_acp
 
     run_acp(Defaults(model=model, permission_mode=permission_mode, state_dir=state_dir))
+
+
+@guarded
+def mcp_serve(
+    model: str | None = opt.MODEL,
+    permission_mode: opt.PermissionModeOpt | None = opt.PERMISSION_MODE,
+    state_dir: Path | None = opt.STATE_DIR,
+) -> None:
+    """Tools `agent` and `agent_reply` over stdio; approvals nobody can give are denied."""
+    from agent_cli.serve.mcp_server import Defaults, run_mcp
+
+    run_mcp(Defaults(model=model, permission_mode=permission_mode, state_dir=state_dir))
