@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-# "always": this pattern for the rest of the session; "project": also in later sessions here
-Decision = Literal["allow", "deny", "always", "project"]
+# "always": this pattern for the rest of the session; "project": also in later sessions here;
+# "discard": a subagent's diff (kind "diff") thrown away rather than kept ("deny")
+Decision = Literal["allow", "deny", "always", "project", "discard"]
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,7 @@ class ApprovalRequest:
     rule: str = ""  # why it is asked: "edit_file asks in default mode"
     reusable: bool = True  # False: no pattern can answer it again (a protected file)
     call_id: str = ""  # the tool_use id of the call it asks about ("" when no call: a /command)
+    kind: Literal["call", "diff"] = "call"  # "diff": apply an isolated subagent's diff?
 
 
 USER_DENIED = "The user denied"  # how the tool result of a "no" begins (the UI says it shorter)

@@ -68,6 +68,7 @@ class AgentTypes:
             gate=self._gate(item),
             max_turns=item.meta.get("max_turns"),
             color=str(item.meta.get("color") or ""),
+            isolation=str(item.meta.get("isolation") or ""),
         )
 
     def _gate(self, item: Definition) -> PolicyGate | None:

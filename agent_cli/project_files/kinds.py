@@ -24,7 +24,7 @@ COMMAND_KEYS = frozenset(
 )
 AGENT_KEYS = frozenset(
     {"name", "description", "tools", "disallowedTools", "model", "permissionMode", "maxTurns"}
-    | {"color"}
+    | {"color", "isolation"}
 )
 SKILL_KEYS = frozenset(
     {"name", "description", "allowed-tools", "argument-hint", "model", "license"}
@@ -104,7 +104,11 @@ def build_agent_type(name: str, fm: FrontMatter, path: Path, root: Root) -> Defi
         "permission_mode": text_value(data.get("permissionMode")) or "",
         "max_turns": int(str(max_turns)) if str(max_turns).strip().isdigit() else None,
         "color": text_value(data.get("color")) or "",
+        "isolation": (text_value(data.get("isolation")) or "").strip().lower(),
     }
+    if item.meta["isolation"] not in ("", "worktree"):
+        item.notes.append(f"isolation {item.meta['isolation']!r}: only 'worktree' is known")
+        item.meta["isolation"] = ""
     if max_turns is not None and item.meta["max_turns"] is None:
         item.notes.append(f"maxTurns {max_turns!r} is not a number: the default is used")
     return item

@@ -24,6 +24,7 @@ class SubagentProfile:
     gate: Gate | None = None  # another permission mode; None: the parent's gate
     max_turns: int | None = None
     color: str = ""
+    isolation: str = ""  # "worktree": every run of this type works in a worktree of its own
 
     def narrow(self, registry: ToolRegistry, keep: tuple[str, ...]) -> ToolRegistry:
         """The allow-list minus the disallowed tools, MCP tools included as they come and go;

@@ -5,17 +5,19 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, field_validator
 
-from agent_cli.core.payloads import NoteDisplay
+from agent_cli.core.payloads import Note, NoteDisplay
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult, current_call_id
 from agent_cli.subagent.grounding import verified_count
+from agent_cli.subagent.isolation.gate import decider_for, isolated_profile
+from agent_cli.subagent.isolation.lanes import Isolation
 from agent_cli.subagent.note_render import render
 
 if TYPE_CHECKING:
-    from agent_cli.subagent.profile import SubagentTypes
+    from agent_cli.subagent.profile import SubagentProfile, SubagentTypes
     from agent_cli.subagent.runner import SubagentRunner
 
 
@@ -32,6 +34,12 @@ class TaskInput(ToolInput):
         default=None,
         max_length=128,
         description="A subagent type from this tool's description; omit it for a general one.",
+    )
+    isolation: Literal["worktree"] | None = Field(
+        default=None,
+        description="'worktree': the subagent works in a git worktree of its own, made from "
+        "your working tree; its edits come back as a diff, applied only when approved. "
+        "Sibling diffs that overlap are named and none of them is applied.",
     )
 
     @field_validator("description", "prompt")
@@ -50,6 +58,7 @@ class Task(Tool[TaskInput]):
     def __init__(self, runner: SubagentRunner, types: SubagentTypes | None = None) -> None:
         self._runner = runner
         self._types = types
+        self._isolation = Isolation()
 
     def description_extra(self) -> str:
         return self._types.listing() if self._types is not None else ""
@@ -66,7 +75,37 @@ class Task(Tool[TaskInput]):
                 known = ", ".join(self._types.names()) if self._types else "none"
                 message = f"Unknown agent_type {args.agent_type!r}. Known types: {known}."
                 return ToolResult(message, is_error=True, summary=f"task: {message}")
+        if args.isolation == "worktree" or (profile is not None and profile.isolation):
+            return await self._isolated(args, ctx, call_id, profile)
         note = await self._runner.run(args.description, args.prompt, ctx, call_id, profile)
+        return self._result(args, note)
+
+    async def _isolated(
+        self, args: TaskInput, ctx: ToolContext, call_id: str, profile: SubagentProfile | None
+    ) -> ToolResult:
+        """In a worktree of its own; the note comes back with what became of its diff."""
+        joined, lane = self._isolation.join(args.description)
+        parent_gate = self._runner.tools.gate if self._runner.tools is not None else None
+        decider = decider_for(parent_gate, ctx.settings.permissions.mode)
+        profile = isolated_profile(profile, parent_gate)
+        try:
+            inside = await self._isolation.open(joined, lane, ctx)
+        except Exception as e:  # no worktree: the round still settles without this lane
+            await self._isolation.finish(joined, lane, decider)
+            message = f"isolation worktree: {e}"
+            return ToolResult(message, is_error=True, summary=f"task: {message}")
+        try:
+            note = await self._runner.run(args.description, args.prompt, inside, call_id, profile)
+        except BaseException:  # cancelled: nobody is asked, the worktrees are kept
+            self._isolation.abandon(joined)
+            raise
+        outcome = await self._isolation.finish(joined, lane, decider)
+        result = self._result(args, note)
+        result.content = "\n".join([str(result.content), "", *outcome])
+        result.summary += f"; {outcome[0]}" if outcome else ""
+        return result
+
+    def _result(self, args: TaskInput, note: Note) -> ToolResult:
         f = note.figures
         verified, total = verified_count(note.evidence_checks)
         checked = f", evidence {verified}/{total} verified" if total else ""

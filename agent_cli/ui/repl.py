@@ -64,6 +64,8 @@ class ScreenApprover:
                 )
             )
             return "project"
+        if answer == "discard":
+            return "discard"
         return "allow" if answer == "allow" else "deny"
 
 

@@ -13,7 +13,19 @@ DIFF_LINES = 20
 FEEDBACK_PROMPT = "Tell the agent what to do instead (Enter sends, Esc cancels):"
 
 
+DIFF_ANSWERS = {
+    "1": "allow",
+    "y": "allow",
+    "2": "deny",
+    "k": "deny",
+    "3": "discard",
+    "d": "discard",
+}
+
+
 def answers(request: ApprovalRequest) -> dict[str, str]:
+    if request.kind == "diff":
+        return dict(DIFF_ANSWERS)
     keys = {"1": "allow", "y": "allow", "3": "deny", "n": "deny", "4": "feedback"}
     if request.reusable:
         keys["2"] = "project"
@@ -21,7 +33,8 @@ def answers(request: ApprovalRequest) -> dict[str, str]:
 
 
 def question(request: ApprovalRequest, width: int, color: bool) -> str:
-    head = Text(f"Allow {request.summary}?", style="bold")
+    verb = "Apply" if request.kind == "diff" else "Allow"
+    head = Text(f"{verb} {request.summary}?", style="bold")
     head.append(f"  ({request.rule})" if request.rule else "", style="dim")
     parts = [to_ansi(head, width, color)]
     if request.preview and request.tool == "bash":
@@ -33,6 +46,8 @@ def question(request: ApprovalRequest, width: int, color: bool) -> str:
 
 
 def _options(request: ApprovalRequest) -> Text:
+    if request.kind == "diff":
+        return _diff_options()
     text = Text()
     text.append("  1 yes\n")
     if request.reusable:
@@ -40,4 +55,13 @@ def _options(request: ApprovalRequest) -> Text:
     text.append("  3 no\n")
     text.append("  4 no, and tell the agent what to do instead\n")
     text.append("  Esc / Ctrl-C: no, and stop the turn", style="dim")
+    return text
+
+
+def _diff_options() -> Text:
+    text = Text()
+    text.append("  1 apply it to your checkout\n")
+    text.append("  2 keep the worktree (later: agent worktrees merge)\n")
+    text.append("  3 discard it and remove the worktree\n")
+    text.append("  Esc / Ctrl-C: keep it, and stop the turn", style="dim")
     return text

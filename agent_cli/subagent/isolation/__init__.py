@@ -1,0 +1,1 @@
+"""Isolated subagents: a worktree each, their diffs brought back together (issue 34)."""
