@@ -56,7 +56,6 @@ FLOORS: dict[str, int] = {
     # 3 composites: built from capabilities
     "agent_cli.policy": 3,  # permissions, the gate, approvals, hooks, trust
     "agent_cli.subagent": 3,
-    "agent_cli.subagent.isolation": 3,  # subagents in worktrees of their own, diffs settled
     "agent_cli.memory": 3,
     "agent_cli.checkpoints": 3,
     "agent_cli.mcp": 3,
