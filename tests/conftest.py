@@ -59,3 +59,12 @@ def fake_env(fake_model: FakeAnthropic, tmp_path: Path) -> dict[str, str]:
         NO_COLOR="1",
     )
     return env
+
+
+@pytest.fixture
+def sandbox_off(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
+    """`sandbox.mode: off` for a test that tracks a command's pid or expects a bash write to be
+    asked (inside the sandbox `echo $$` is the pid namespace's, and a write runs unasked)."""
+    monkeypatch.setenv("AGENT_SANDBOX", "off")
+    if "fake_env" in request.fixturenames:
+        request.getfixturevalue("fake_env")["AGENT_SANDBOX"] = "off"

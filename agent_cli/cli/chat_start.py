@@ -9,7 +9,7 @@ from pathlib import Path
 
 from agent_cli.cli.failures import failure_line
 from agent_cli.core.errors import UsageError
-from agent_cli.core.options import PERMISSION_MODES, Options
+from agent_cli.core.options import PERMISSION_MODES, SANDBOX_MODES, Options
 
 DESCRIPTION = "Talk with the agent in an interactive REPL."
 
@@ -36,6 +36,9 @@ def chat_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--model", "-m", help="Model id (default: AGENT_MODEL, settings).")
     parser.add_argument("--permission-mode", choices=PERMISSION_MODES, help="How calls are asked.")
+    parser.add_argument(
+        "--sandbox", choices=SANDBOX_MODES, help="auto, required or off (AGENT_SANDBOX)."
+    )
     parser.add_argument(
         "--workspace", "-w", type=Path, default=Path(), help="Repository to work in (default: .)."
     )
@@ -73,6 +76,7 @@ def parsed_chat_args(argv: list[str]) -> tuple[Options, argparse.Namespace]:
         state_dir=args.state_dir,
         model=args.model,
         permission_mode=args.permission_mode,
+        sandbox=args.sandbox,
         resume=args.resume,
         continue_last=args.continue_last,
         fork_session=args.fork_session,

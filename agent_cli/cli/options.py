@@ -22,6 +22,8 @@ MODEL = typer.Option(None, "--model", "-m", help="Model id (default: AGENT_MODEL
 PERMISSION_MODE = typer.Option(
     None, "--permission-mode", help="default, accept-edits, bypass or plan."
 )
+SandboxModeOpt = Literal["auto", "required", "off"]
+SANDBOX = typer.Option(None, "--sandbox", help="auto, required or off (AGENT_SANDBOX).")
 RESUME = typer.Option(None, "--resume", "-r", help="Resume a session by id (a unique prefix).")
 CONTINUE = typer.Option(False, "--continue", "-c", help="Resume the newest session here.")
 FORK_SESSION = typer.Option(

@@ -54,6 +54,7 @@ def run(
     fork_session: bool = opt.FORK_SESSION,
     model: str | None = opt.MODEL,
     permission_mode: opt.PermissionModeOpt | None = opt.PERMISSION_MODE,
+    sandbox: opt.SandboxModeOpt | None = opt.SANDBOX,
     workspace: Path = opt.WORKSPACE,
     state_dir: Path | None = opt.STATE_DIR,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress or exit summary."),
@@ -74,7 +75,7 @@ def run(
 
     gc.disable()  # importing makes classes, not garbage: collecting meanwhile is wasted work
     from agent_cli.cli.run_output import RunOutcome, RunReporter
-    from agent_cli.cli.workspace_trust import warn_untrusted
+    from agent_cli.cli.workspace_trust import warn_unconfined, warn_untrusted
     from agent_cli.cli.worktree_session import in_worktree
     from agent_cli.core.options import Options
     from agent_cli.core.signals import Ending
@@ -107,6 +108,7 @@ def run(
             state_dir=state_dir,
             model=model,
             permission_mode=permission_mode,
+            sandbox=sandbox,
             resume=resume,
             continue_last=continue_last,
             fork_session=fork_session,
@@ -126,6 +128,7 @@ def run(
         warn_untrusted(options.workspace)
         if runtime.restored is not None and runtime.restored.forked:
             sys.stderr.write(f"agent: {runtime.restored.forked}\n")
+        warn_unconfined(runtime.settings)
         if runtime.past_jobs and not quiet:
             from agent_cli.jobs.ledger import listing
 

@@ -8,8 +8,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from agent_cli.core.settings.schema import Settings
 from agent_cli.policy.trust import ENV_TRUST, TrustItem, TrustStore, grant_items
 from agent_cli.project_files.trust_items import widening_items
+from agent_cli.sandbox.confine import startup_notice
 
 
 def untrusted_items(workspace: Path, store: TrustStore | None = None) -> list[TrustItem]:
@@ -32,6 +34,14 @@ def warn_untrusted(workspace: Path) -> None:
     items = untrusted_items(workspace)
     if items:
         sys.stderr.write(ignored_line(items) + "\n")
+        sys.stderr.flush()
+
+
+def warn_unconfined(settings: Settings) -> None:
+    """Once a run: shell commands will not be confined (auto's fallback, or required's refusal)."""
+    line = startup_notice(settings.sandbox)
+    if line:
+        sys.stderr.write(f"agent: {line}\n")
         sys.stderr.flush()
 
 

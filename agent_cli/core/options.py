@@ -9,6 +9,8 @@ from typing import Literal
 
 PermissionMode = Literal["default", "accept-edits", "bypass", "plan"]
 PERMISSION_MODES: tuple[PermissionMode, ...] = ("default", "accept-edits", "bypass", "plan")
+SandboxModeOpt = Literal["auto", "required", "off"]
+SANDBOX_MODES: tuple[SandboxModeOpt, ...] = ("auto", "required", "off")
 
 
 @dataclass
@@ -26,3 +28,4 @@ class Options:
     one_shot: bool = False  # `agent run`: long commands are not moved to the background
     wait_jobs: bool = False  # `agent run --wait-jobs`: the run ends when its jobs have ended
     worktree: str | None = None  # `--worktree NAME`: the session works in that agent worktree
+    sandbox: SandboxModeOpt | None = None  # `--sandbox MODE` (else AGENT_SANDBOX, settings)

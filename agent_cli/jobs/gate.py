@@ -18,9 +18,13 @@ class Gate:
         self.read_fd, self.write_fd = os.pipe()  # neither inherited by any other child
 
     def argv(self, command: str) -> list[str]:
+        return self.wrap(["bash", "-c", command])
+
+    def wrap(self, argv: list[str]) -> list[str]:
+        """`argv` (the shell, or the sandbox around it) run behind the gate."""
         n = self.read_fd
         script = f'IFS= read -r go <&{n}; exec {n}<&-; [ "$go" = go ] || exit {NOT_STARTED}; '
-        return ["bash", "-c", script + 'exec bash -c "$1"', "agent-gate", command]
+        return ["bash", "-c", script + 'exec "$@"', "agent-gate", *argv]
 
     @property
     def pass_fds(self) -> tuple[int]:

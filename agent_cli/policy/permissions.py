@@ -9,6 +9,8 @@ A write to a protected file (the agent's settings, git's internals: `tools.fs.pr
 every time outside bypass: no allow pattern answers it and "always" allows that one call only.
 `web_fetch` is asked per domain in `default` and `accept-edits` (its subject is `domain:<host>`,
 its "always" pattern `web_fetch(domain:<host>)`); `plan` allows it, as a read-only tool.
+A bash command that runs in the sandbox is not asked in `default` or `accept-edits`; one the
+model marks `unsandboxed` is asked in every mode but bypass (and refused in plan).
 Every decision is logged.
 """
 
@@ -139,11 +141,27 @@ class Permissions:
                 return None
             url = str(getattr(args, "url", ""))
             return Ask(f"web_fetch {url}", f"web_fetch({subject})", BYPASS)
-        if name == "bash" and not is_read_only(subject, ctx.workspace):
-            if self.mode == "plan":
-                return _plan_refusal(f"bash {subject}")
-            return Ask(f"bash {subject}", bash_pattern(subject), BYPASS)
+        if name == "bash":
+            return self._bash(tool, args, ctx, subject)
         return None
+
+    def _bash(
+        self, tool: AnyTool, args: ToolInput, ctx: ToolContext, subject: str
+    ) -> str | Ask | None:
+        """Read-only or sandboxed: unasked; `unsandboxed` (asked for by the model) is always
+        asked, and refused in plan mode, however read-only it looks: it bypasses the deny-read."""
+        if getattr(args, "unsandboxed", False):
+            if self.mode == "plan":
+                return _plan_refusal(f"bash {subject} outside the sandbox")
+            return Ask(f"bash {subject} (outside the sandbox)", bash_pattern(subject), BYPASS)
+        if is_read_only(subject, ctx.workspace):
+            return None
+        if self.mode == "plan":
+            return _plan_refusal(f"bash {subject}")
+        unconfined = getattr(tool, "unconfined", None)
+        if callable(unconfined) and not unconfined(args, ctx):
+            return None
+        return Ask(f"bash {subject}", bash_pattern(subject), BYPASS)
 
     def _edit(self, name: str, args: ToolInput, ctx: ToolContext, subject: str) -> str | Ask | None:
         if self.mode == "plan":

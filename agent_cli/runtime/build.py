@@ -55,6 +55,9 @@ def load(options: Options) -> tuple[Settings, Paths]:
         overrides["permissions"] = {"mode": options.permission_mode}
     if options.max_cost_usd is not None:
         overrides["budget"] = {"max_cost_usd": options.max_cost_usd}
+    sandbox = options.sandbox or os.environ.get("AGENT_SANDBOX")
+    if sandbox:  # a bad value is a ConfigError naming `sandbox.mode` (exit 2)
+        overrides["sandbox"] = {"mode": sandbox}
     trusted = TrustStore().is_trusted(options.workspace)
     settings = load_settings(options.workspace, overrides, trusted=trusted)
     resolve_thresholds(settings)  # contradicting context thresholds: exit 2 before any work

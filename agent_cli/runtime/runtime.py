@@ -33,6 +33,7 @@ from agent_cli.runtime.ports import Assembly, Composer
 from agent_cli.runtime.rewinding import Rewinding
 from agent_cli.runtime.tuning import Tuning
 from agent_cli.runtime.work import LongWork
+from agent_cli.sandbox.confine import Confinement
 from agent_cli.session.resume import Restored
 from agent_cli.session.state import Session
 
@@ -94,6 +95,10 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Goals):
     @property
     def paths(self) -> Paths:
         return self.wiring.paths
+
+    def sandbox(self) -> Confinement:
+        """How this session's shell commands are confined (the status bar, /sandbox)."""
+        return Confinement(self.settings.sandbox, self.options.workspace, self.paths.state_dir)
 
     @property
     def call_log(self) -> CallLog:

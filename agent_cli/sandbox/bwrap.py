@@ -33,6 +33,7 @@ def bwrap_argv(bwrap: str, argv: list[str], policy: SandboxPolicy) -> list[str]:
         if path.exists():
             args += ["--bind", str(path), str(path)]
     args += _ro_binds(policy.read_only_inside())
+    args += ["--bind", str(policy.tmpdir()), str(policy.tmpdir())]  # inside the read-only .agent
     args += _hidden(policy.hidden())
     args += ["--unshare-net", "--unshare-pid", "--die-with-parent"]
     args += ["--setenv", "TMPDIR", str(policy.tmpdir()), "--chdir", str(policy.workspace)]

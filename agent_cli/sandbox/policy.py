@@ -5,12 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent_cli.core.files.paths import STATE_FOLDERS, make_dirs
+
 # inside the workspace these stay read-only: the agent's state and what runs code later
 PROTECTED_IN_WORKSPACE = (
-    ".transcripts",
-    "notes",
-    "logs",
-    ".agent",
+    *STATE_FOLDERS,
     ".claude/settings.json",
     ".claude/settings.local.json",
     ".git/config",
@@ -36,13 +35,16 @@ class SandboxPolicy:
     home: Path = field(default_factory=Path.home)
     write_paths: tuple[str, ...] = ()
     deny_read: tuple[str, ...] = ()
+    state_dir: Path | None = None  # the agent's state when it is not the workspace
 
     def writable(self) -> list[Path]:
         extra = [Path(p).expanduser() for p in self.write_paths]
         return [self.workspace, *extra]
 
     def read_only_inside(self) -> list[Path]:
-        return [self.workspace / name for name in PROTECTED_IN_WORKSPACE]
+        own = [self.workspace / name for name in PROTECTED_IN_WORKSPACE]
+        state = [self.state_dir / name for name in STATE_FOLDERS] if self.state_dir else []
+        return own + state
 
     def hidden(self) -> list[Path]:
         own = [self.home / name for name in DENY_READ_IN_HOME]
@@ -50,3 +52,12 @@ class SandboxPolicy:
 
     def tmpdir(self) -> Path:
         return self.workspace / ".agent" / "tmp"
+
+    def prepare(self) -> None:
+        """A protected folder that is missing could be created and filled by the command, so
+        the agent's own (each with its .gitignore) and `.git/hooks` are made first."""
+        make_dirs(self.tmpdir())
+        for name in STATE_FOLDERS:
+            make_dirs(self.workspace / name)
+        if (self.workspace / ".git").is_dir():
+            (self.workspace / ".git" / "hooks").mkdir(exist_ok=True)

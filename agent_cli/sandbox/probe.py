@@ -20,6 +20,9 @@ class Probe:
     def notice(self) -> str:
         return f"sandbox off: {self.reason}; fix: {self.fix}"
 
+    def refusal(self) -> str:
+        return f"sandbox required but unavailable: {self.reason}; fix: {self.fix}"
+
 
 def probe(path: str | None = None) -> Probe:
     """Looks for bubblewrap (Linux) or sandbox-exec (macOS) and tries bwrap once."""

@@ -18,9 +18,9 @@ def wrap(argv: list[str], policy: SandboxPolicy, found: Probe, mode: str = "auto
         return list(argv)
     if found.mechanism is None or found.executable is None:
         if mode == "required":
-            raise SandboxUnavailable(f"sandbox required but unavailable: {found.notice()}")
+            raise SandboxUnavailable(found.refusal())
         return list(argv)
-    policy.tmpdir().mkdir(parents=True, exist_ok=True)
+    policy.prepare()
     if found.mechanism == "seatbelt":
         return seatbelt_argv(found.executable, argv, policy)
     return bwrap_argv(found.executable, argv, policy)

@@ -23,6 +23,7 @@ from agent_cli.ui.screen.panel_fit import fit_panel
 from agent_cli.ui.screen.status_fit import fit_parts
 from agent_cli.ui.slash import jobs as jobs_ui
 from agent_cli.ui.slash import mcp as mcp_ui
+from agent_cli.ui.slash import sandbox as sandbox_ui
 from agent_cli.ui.slash.trust_offer import offer_trust
 from agent_cli.ui.turn import TurnView
 
@@ -146,6 +147,7 @@ class Repl(ChatCore):
             (f"ctx {'-' if pct is None else f'{pct}%'}", 5),
             (self.panel_state.cost_label(), 6),
             (mcp_ui.status_part(self.runtime) or "", 4),
+            (sandbox_ui.status_part(self.runtime), 6),
         ]
         return fit_parts(parts, self.screen.columns() - 1 - self.screen.notice_width())
 

@@ -3,6 +3,7 @@ wires it (use with the `sdk_env` fixture, so the SDK talks to the fake model ser
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from agent_cli.core.events import Event
@@ -29,6 +30,11 @@ def make_assembly(
     """A new session in `workspace` (or the one `resume` names): agent and memory. Calls are
     logged to the workspace's logs/llm-calls.jsonl."""
     settings = settings or Settings()
+    if os.environ.get(
+        "AGENT_SANDBOX"
+    ):  # as the composition root reads it (the sandbox_off fixture)
+        sandbox = {**settings.sandbox.model_dump(), "mode": os.environ["AGENT_SANDBOX"]}
+        settings = Settings.model_validate({**settings.model_dump(), "sandbox": sandbox})
     options = Options(workspace=workspace, resume=resume)
     paths = Paths(workspace)
     session, _ = open_session(options, settings, paths)

@@ -83,6 +83,7 @@ def test_dont_ask_again_survives_a_restart(
         again.close()
 
 
+@pytest.mark.usefixtures("sandbox_off")  # a sandboxed write is not asked
 def test_no_and_what_to_do_instead_reaches_the_model(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ):

@@ -10,6 +10,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.e2e.pty_screen import ChatTerm
 from tests.fake_model import FakeAnthropic
 
@@ -60,6 +62,7 @@ def test_typed_text_reaches_the_next_tool_boundary_and_up_edits_it(
     assert "queued" not in screen.splitlines()[-1]
 
 
+@pytest.mark.usefixtures("sandbox_off")  # a sandboxed write is not asked
 def test_the_ping_on_a_long_turn_and_on_a_waiting_approval(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ):
@@ -81,6 +84,7 @@ def test_the_ping_on_a_long_turn_and_on_a_waiting_approval(
     assert re.search(rb"\a\x1b\]9;agent: done after \d+ s\a", ended)
 
 
+@pytest.mark.usefixtures("sandbox_off")  # a sandboxed write is not asked
 def test_no_ping_when_turned_off(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ):

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.e2e.helpers import last_user_blocks, run_agent
 from tests.fake_model import FakeAnthropic
 
@@ -172,6 +174,7 @@ def test_prompt_and_session_start_context_reach_the_first_request(
     assert events(tmp_path, "start")[0]["source"] == "startup"
 
 
+@pytest.mark.usefixtures("sandbox_off")  # sandboxed, the write would run unasked anyway
 def test_untrusted_workspace_runs_no_hook_and_no_allow_rule_but_deny_rules_apply(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ):

@@ -28,6 +28,9 @@ def _run_commands(
     return _results(fake_model.bodies()[-1])
 
 
+# the rules that keep a command unsandboxed; sandboxed, reads outside are allowed but credentials
+# hidden and the agent's /proc out of sight (test_sandbox_run)
+@pytest.mark.usefixtures("sandbox_off")
 @pytest.mark.parametrize("mode", ["default", "plan"])
 def test_read_only_commands_through_symlinks_out_of_the_workspace_are_not_run_unasked(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path, mode: str

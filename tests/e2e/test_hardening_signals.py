@@ -32,6 +32,7 @@ def _wait_for(path: Path, timeout: float = 30) -> None:
         time.sleep(0.02)
 
 
+@pytest.mark.usefixtures("sandbox_off")  # the pid it prints is the host's (test_sandbox_run)
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
 def test_an_ending_signal_during_a_tool_kills_its_group_and_reports(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path, signum: int, code: int

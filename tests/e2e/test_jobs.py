@@ -40,7 +40,8 @@ def run(assembly: Assembly, prompt: str) -> list[Event]:
     return asyncio.run(go())
 
 
-@pytest.mark.usefixtures("sdk_env")
+# each sandboxed command has a network of its own, and the pid it prints is the namespace's
+@pytest.mark.usefixtures("sdk_env", "sandbox_off")
 def test_a_background_server_is_reached_read_and_killed(fake_model: FakeAnthropic, tmp_path: Path):
     seen: dict[str, Any] = {}
 

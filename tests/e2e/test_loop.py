@@ -109,7 +109,7 @@ def _alive(pid: int) -> bool:
     return True
 
 
-@pytest.mark.usefixtures("sdk_env")
+@pytest.mark.usefixtures("sdk_env", "sandbox_off")  # `echo $$` inside is the namespace's pid
 def test_cancelled_turn_kills_tools_and_resumes_validly(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ):

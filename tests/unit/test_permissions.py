@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_cli.policy.permissions import bash_pattern, matches
-from tests.unit.tool_helpers import ScriptedApprover, call, gated_registry, make_ctx
+from tests.unit.tool_helpers import ScriptedApprover, call, gated_registry, make_ctx, unconfined
 
 
 @pytest.fixture
@@ -48,7 +48,7 @@ def test_accept_edits_still_asks_for_the_agents_own_settings(workspace: Path):
 
 
 def test_read_only_shell_runs_unasked_other_commands_ask(workspace: Path):
-    ctx = make_ctx(workspace)
+    ctx = make_ctx(workspace, unconfined())  # the sandbox would run the writes unasked
     approver = ScriptedApprover("deny")
     registry = gated_registry(ctx, "default", approver)
     listed = call(registry, ctx, "bash", command="ls")
@@ -62,7 +62,7 @@ def test_read_only_shell_runs_unasked_other_commands_ask(workspace: Path):
 
 
 def test_always_is_remembered_as_the_pattern_shown(workspace: Path):
-    ctx = make_ctx(workspace)
+    ctx = make_ctx(workspace, unconfined())  # the sandbox would run the writes unasked
     approver = ScriptedApprover("always")
     registry = gated_registry(ctx, "default", approver)
     assert not call(registry, ctx, "bash", command="touch one.txt").is_error
@@ -129,7 +129,7 @@ def test_reading_outside_asks_headless_denies_bypass_allows(tmp_path: Path, work
 
 
 def test_every_decision_is_logged(workspace: Path, caplog: pytest.LogCaptureFixture):
-    ctx = make_ctx(workspace)
+    ctx = make_ctx(workspace, unconfined())  # the sandbox would run the writes unasked
     registry = gated_registry(ctx, "default")
     with caplog.at_level(logging.INFO, logger="agent_cli.policy.permissions"):
         call(registry, ctx, "bash", command="ls")

@@ -18,6 +18,12 @@ from agent_cli.tools.registry import ToolRegistry
 from tests.waiting import wait_until
 
 
+def unconfined() -> Settings:
+    """`sandbox.mode: off`: for a test that expects a bash write to be asked, or tracks the pid
+    a command prints (inside the sandbox that is the pid namespace's)."""
+    return Settings.model_validate({"sandbox": {"mode": "off"}})
+
+
 def make_ctx(workspace: Path, settings: Settings | None = None) -> ToolContext:
     return ToolContext(
         workspace=workspace,
@@ -45,7 +51,8 @@ _approver_checked: type[Approver] = ScriptedApprover  # mypy: the fake is an App
 def gated_registry(
     ctx: ToolContext, mode: str = "default", approver: Approver | None = None, **perms: Any
 ) -> ToolRegistry:
-    settings = Settings.model_validate({"permissions": {"mode": mode, **perms}})
+    sandbox = ctx.settings.sandbox.model_dump()  # the ctx's sandbox is kept
+    settings = Settings.model_validate({"permissions": {"mode": mode, **perms}, "sandbox": sandbox})
     ctx.settings = settings
     permissions = Permissions(settings.permissions, approver or HeadlessApprover())
     hooks = Hooks(settings.hooks, ctx.session_id, ctx.workspace)

@@ -9,11 +9,29 @@ log = logging.getLogger(__name__)
 
 MODE_RANK = {"plan": 0, "default": 1, "accept-edits": 2, "bypass": 3}  # narrow -> wide
 LSP_COMMANDS = ("servers", "formatters")
+SANDBOX_RANK = {"required": 0, "auto": 1, "off": 2}  # narrow -> wide
+SANDBOX_WIDENING = ("write_paths",)
 
 
-def narrowing_only(local: dict[str, Any], base_mode: str) -> dict[str, Any]:
+def _sandbox_narrowed(sandbox: dict[str, Any], base_mode: str) -> dict[str, Any]:
+    """Without extra writable paths, allowed hosts, or a mode wider than the user's."""
+    kept = {k: v for k, v in sandbox.items() if k not in SANDBOX_WIDENING}
+    if isinstance(kept.get("network"), dict):
+        kept["network"] = {k: v for k, v in kept["network"].items() if k != "allowed_domains"}
+    mode = kept.get("mode")
+    if isinstance(mode, str) and SANDBOX_RANK.get(mode, -1) > SANDBOX_RANK.get(base_mode, 1):
+        del kept["mode"]
+    if kept != sandbox:
+        log.warning("the workspace's sandbox widening is ignored until `agent trust`")
+    return kept
+
+
+def narrowing_only(
+    local: dict[str, Any], base_mode: str, base_sandbox: str = "auto"
+) -> dict[str, Any]:
     """A workspace's settings without what widens what runs unasked: hooks, allow rules, language
-    servers and formatters (commands), and a permission mode wider than `base_mode` (the user's)."""
+    servers and formatters (commands), a permission mode wider than `base_mode` (the user's), and
+    what widens the sandbox (see `_sandbox_narrowed`; `base_sandbox` is the user's mode)."""
     kept = {k: v for k, v in local.items() if k != "hooks"}
     if isinstance(kept.get("lsp"), dict):
         lsp = kept["lsp"]
@@ -26,6 +44,8 @@ def narrowing_only(local: dict[str, Any], base_mode: str) -> dict[str, Any]:
         # what counts as a test run would let a repository vouch for its own claims
         log.warning("the workspace's verify.commands are ignored until `agent trust`")
         kept["verify"] = {k: v for k, v in kept["verify"].items() if k != "commands"}
+    if isinstance(kept.get("sandbox"), dict):
+        kept["sandbox"] = _sandbox_narrowed(kept["sandbox"], base_sandbox)
     permissions = kept.get("permissions")
     if isinstance(permissions, dict):
         permissions = {k: v for k, v in permissions.items() if k != "allow"}

@@ -290,7 +290,9 @@ def load_settings(
     if not trusted and local_data:
         user_permissions = user_data.get("permissions")
         user_mode = user_permissions.get("mode") if isinstance(user_permissions, dict) else None
-        narrowed = narrowing_only(local_data, str(user_mode or "default"))
+        user_sandbox = user_data.get("sandbox")
+        sandbox_mode = user_sandbox.get("mode") if isinstance(user_sandbox, dict) else None
+        narrowed = narrowing_only(local_data, str(user_mode or "default"), sandbox_mode or "auto")
         settings = parse_settings(_merge(user_data, narrowed), source)
     if from_env := env_settings():
         settings = parse_settings(_merge(settings.model_dump(), from_env), VARIABLE)

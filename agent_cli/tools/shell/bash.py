@@ -16,6 +16,8 @@ from agent_cli.jobs.gate import Gate
 from agent_cli.jobs.spawn import exited as _exited
 from agent_cli.jobs.spawn import kill_group
 from agent_cli.model.credentials import CREDENTIAL_VARS
+from agent_cli.sandbox.confine import Confinement
+from agent_cli.sandbox.wrap import SandboxUnavailable, denial_note
 from agent_cli.tools.shell import git_guard
 from agent_cli.tools.shell.bash_jobs import move_to_background, start_background
 from agent_cli.tools.shell.rules import is_read_only
@@ -35,6 +37,10 @@ class BashInput(ToolInput):
     )
     run_in_background: bool = Field(
         default=False, description="Start it as a background job and return at once with its id."
+    )
+    unsandboxed: bool = Field(
+        default=False,
+        description="Run outside the sandbox (the user is asked): only after a sandbox denial.",
     )
 
     @field_validator("command")
@@ -88,15 +94,24 @@ class Bash(Tool[BashInput]):
     def describe_call(self, args: BashInput) -> str:
         return f"bash {args.command}"
 
+    def unconfined(self, args: BashInput, ctx: ToolContext) -> bool:
+        """Would this call run outside the sandbox? (Only then are its writes asked.)"""
+        return confinement(ctx).unconfined(args.unsandboxed)
+
     async def run(self, args: BashInput, ctx: ToolContext) -> ToolResult:
         timeout = args.timeout_s or ctx.settings.bash_timeout_s
         env = clean_env()
         if "git" in args.command and is_read_only(args.command, ctx.workspace):
             env = await git_guard.neutral_env(ctx.workspace, env)  # it may have run unasked
+        plain = ["bash", "-c", args.command]
+        try:
+            argv = confinement(ctx).argv(plain, args.unsandboxed)
+        except SandboxUnavailable as e:
+            return ToolResult(f"Not run: {e}", is_error=True, summary=f"bash {args.command}")
         if args.run_in_background:
-            return await start_background(self.jobs, args.command, ctx, env)
+            return await start_background(self.jobs, args.command, ctx, env, argv)
         gate = Gate()  # the command waits until the watcher knows its group
-        proc = await _spawn(args.command, ctx, env, gate)
+        proc = await _spawn(argv, ctx, env, gate)
         assert proc.stdout is not None
         output = _Output()
         reader = asyncio.ensure_future(output.collect(proc.stdout))
@@ -124,7 +139,11 @@ class Bash(Tool[BashInput]):
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(reader, DRAIN_S)
         timed_out = timeout if ending == "timeout" else None
-        return _result(args.command, output.text(), proc.returncode, timed_out)
+        result = _result(args.command, output.text(), proc.returncode, timed_out)
+        note = denial_note(result.content) if argv != plain and result.is_error else None
+        if note:
+            result.content += f"\n{note}"
+        return result
 
     async def _wait(
         self, proc: asyncio.subprocess.Process, timeout: float, gate: Gate
@@ -162,14 +181,18 @@ async def _within(proc: asyncio.subprocess.Process, seconds: float) -> bool:
     return True
 
 
+def confinement(ctx: ToolContext) -> Confinement:
+    return Confinement(ctx.settings.sandbox, ctx.workspace, ctx.paths.state_dir)
+
+
 async def _spawn(
-    command: str, ctx: ToolContext, env: dict[str, str], gate: Gate
+    argv: list[str], ctx: ToolContext, env: dict[str, str], gate: Gate
 ) -> asyncio.subprocess.Process:
-    """The shell, in its own process group, behind `gate`. A cancel while the pipes are still
-    being set up waits for the process and kills its group before going on."""
+    """The shell (`argv`, maybe confined), in its own process group, behind `gate`. A cancel
+    while the pipes are still being set up waits for the process and kills its group."""
     spawning = asyncio.ensure_future(
         asyncio.create_subprocess_exec(
-            *gate.argv(command),
+            *gate.wrap(argv),
             pass_fds=gate.pass_fds,
             cwd=ctx.workspace,
             env=env,

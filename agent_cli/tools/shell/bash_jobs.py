@@ -25,7 +25,11 @@ def _next_steps(job: Job) -> str:
 
 
 async def start_background(
-    board: JobBoard | None, command: str, ctx: ToolContext, env: dict[str, str]
+    board: JobBoard | None,
+    command: str,
+    ctx: ToolContext,
+    env: dict[str, str],
+    argv: list[str] | None = None,
 ) -> ToolResult:
     if board is None:
         return ToolResult(NOT_HERE, is_error=True, summary=f"bash {command} → not started")
@@ -37,7 +41,7 @@ async def start_background(
     try:
         with slot.output.open("wb") as out:
             proc = subprocess.Popen(
-                gate.argv(command),
+                gate.wrap(argv or ["bash", "-c", command]),
                 pass_fds=gate.pass_fds,
                 cwd=ctx.workspace,
                 env=env,

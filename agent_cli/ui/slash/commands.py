@@ -18,6 +18,7 @@ from agent_cli.ui.slash import mcp as mcp_ui
 from agent_cli.ui.slash import plans as plans_ui
 from agent_cli.ui.slash import project as project_slash
 from agent_cli.ui.slash import rewind, think
+from agent_cli.ui.slash import sandbox as sandbox_ui
 from agent_cli.ui.slash.host import Command, Host
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ HELP = {
     **jobs_ui.HELP,
     **lsp_ui.HELP,
     **goal_ui.HELP,
+    **sandbox_ui.HELP,
     **project_slash.HELP,
     "/exit": "leave (Ctrl-D does too)",
 }
@@ -273,5 +275,6 @@ COMMANDS: dict[str, Command] = {
     "/jobs": jobs_ui.jobs_command,
     "/lsp": lsp_ui.lsp_command,
     "/goal": goal_ui.goal_command,
+    "/sandbox": sandbox_ui.sandbox_command,
     "/exit": _exit,
 }

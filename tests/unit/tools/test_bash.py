@@ -6,11 +6,11 @@ from pathlib import Path
 
 from agent_cli.runtime.assembly import base_tools
 from agent_cli.tools.registry import ToolRegistry
-from tests.unit.tool_helpers import call, make_ctx, running
+from tests.unit.tool_helpers import call, make_ctx, running, unconfined
 
 
 def test_background_child_is_killed_and_does_not_hold_the_command(tmp_path: Path):
-    ctx = make_ctx(tmp_path)
+    ctx = make_ctx(tmp_path, unconfined())  # the pid it prints is the host's
     command = "sleep 30 & echo $! > bg.pid; echo started"
     # were the pipe waited for, this would run into its timeout instead of finishing
     result = call(ToolRegistry(base_tools()), ctx, "bash", command=command, timeout_s=20)
@@ -20,7 +20,7 @@ def test_background_child_is_killed_and_does_not_hold_the_command(tmp_path: Path
 
 
 def test_exit_code_and_signal_are_reported(tmp_path: Path):
-    ctx = make_ctx(tmp_path)
+    ctx = make_ctx(tmp_path, unconfined())  # sandboxed, bwrap reports a signal as 128+n
     registry = ToolRegistry(base_tools())
     failed = call(registry, ctx, "bash", command="echo oops >&2; exit 3")
     assert failed.is_error

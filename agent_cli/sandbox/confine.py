@@ -1,0 +1,100 @@
+"""The sandbox of one run: its settings, the probe done once, and the argv of each command."""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent_cli.core.settings.sandbox import SandboxSettings
+from agent_cli.sandbox.policy import SandboxPolicy
+from agent_cli.sandbox.probe import Probe, probe
+from agent_cli.sandbox.wrap import wrap
+
+
+@functools.cache
+def _probe_for(path: str | None) -> Probe:
+    return probe(path)
+
+
+def found() -> Probe:
+    """The platform's mechanism, looked for once per PATH (the probe starts bwrap once)."""
+    return _probe_for(os.environ.get("PATH"))
+
+
+@dataclass(frozen=True)
+class Confinement:
+    """How shell commands of a workspace run under `settings` (SPEC §5, §12)."""
+
+    settings: SandboxSettings
+    workspace: Path
+    state_dir: Path | None = None
+
+    def unconfined(self, unsandboxed: bool = False) -> bool:
+        """Would a command run with all of the user's rights? Not when confined, nor in
+        `required` mode without a mechanism (then it does not run at all)."""
+        if unsandboxed or self.settings.mode == "off":
+            return True
+        return found().mechanism is None and self.settings.mode == "auto"
+
+    def policy(self) -> SandboxPolicy:
+        state = None if self.state_dir in (None, self.workspace) else self.state_dir
+        return SandboxPolicy(
+            workspace=self.workspace,
+            home=Path.home(),
+            write_paths=tuple(self.settings.write_paths),
+            deny_read=tuple(self.settings.deny_read),
+            state_dir=state,
+        )
+
+    def argv(self, argv: list[str], unsandboxed: bool = False) -> list[str]:
+        """`argv` confined; unchanged when unsandboxed, off, or (auto) nothing can confine.
+        SandboxUnavailable in `required` mode without a mechanism."""
+        if unsandboxed and not (self.settings.mode == "required" and not found().mechanism):
+            return list(argv)
+        return wrap(argv, self.policy(), found(), self.settings.mode)
+
+    def state(self) -> str:
+        """The status bar's word: `sandbox bwrap`, `sandbox off`, or the fallback."""
+        if self.settings.mode == "off":
+            return "sandbox off"
+        mechanism = found().mechanism
+        if mechanism is None:
+            return "sandbox unavailable" if self.settings.mode == "required" else "no sandbox"
+        return f"sandbox {mechanism}"
+
+
+def startup_notice(settings: SandboxSettings) -> str | None:
+    """The one line a run says when it cannot confine: auto's fallback, or required's refusal."""
+    if settings.mode == "off":
+        return None
+    probed = found()
+    if probed.mechanism is not None:
+        return None
+    if settings.mode == "required":
+        return f"{probed.refusal()}; shell commands will not run"
+    return probed.notice()
+
+
+def _home_relative(path: Path) -> str:
+    home = Path.home()
+    return f"~/{path.relative_to(home)}" if path.is_relative_to(home) else str(path)
+
+
+def describe(confinement: Confinement) -> list[str]:
+    """`/sandbox`: the rules in force, one line each."""
+    settings = confinement.settings
+    lines = [f"{confinement.state()} (mode {settings.mode})"]
+    notice = startup_notice(settings)
+    if notice:
+        lines.append(notice)
+    policy = confinement.policy()
+    writable = [str(p) for p in policy.writable()] + [f"$TMPDIR={policy.tmpdir()}"]
+    lines.append("writable: " + ", ".join(writable))
+    inside = [str(p.relative_to(policy.workspace)) for p in policy.read_only_inside()[:8]]
+    lines.append("read-only inside: " + ", ".join(inside))
+    lines.append("hidden: " + ", ".join(_home_relative(p) for p in policy.hidden()))
+    allowed = settings.network.allowed_domains
+    lines.append("network: " + (", ".join(allowed) if allowed else "none allowed"))
+    return lines
