@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.e2e.helpers import last_user_blocks, run_agent
 from tests.fake_model import FakeAnthropic
 from tests.fake_model.routing import has_tools, system_contains
@@ -138,6 +140,7 @@ def test_no_skill_is_loaded_unless_the_model_asks_and_why_explains(
     assert json.loads(miss.stdout)[0]["shared"] == []
 
 
+@pytest.mark.usefixtures("sandbox_off")  # sandboxed, the write would run unasked anyway
 def test_a_loaded_skills_allowed_tools_hold_for_the_turn_when_trusted(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ):

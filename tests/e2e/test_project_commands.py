@@ -8,6 +8,8 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import FAKE_API_KEY
 from tests.e2e.helpers import all_text, last_user_blocks, run_agent
 from tests.fake_model import FakeAnthropic
@@ -129,6 +131,7 @@ def test_chat_lists_and_runs_project_commands(
     assert "Sort them." in json.dumps(second["messages"][-1])  # /tidy: the skill, by the user
 
 
+@pytest.mark.usefixtures("sandbox_off")  # sandboxed, the write would run unasked anyway
 def test_allowed_tools_hold_for_the_commands_turn_only_and_only_when_trusted(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ):

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pexpect
+import pytest
 
 from tests.e2e.helpers import REPO, last_user_blocks, run_agent
 from tests.e2e.warm import Warm
@@ -46,6 +47,7 @@ def last_result(fake_model: FakeAnthropic) -> str:
     return str(block["content"])
 
 
+@pytest.mark.usefixtures("sandbox_off")  # it tracks pids the command prints ($PPID, $!)
 def test_ctrl_c_in_a_terminal_ends_the_run_with_130(
     fake_model: FakeAnthropic, warm: Warm, tmp_path: Path
 ):
@@ -71,6 +73,7 @@ for n in (0, 1, 2):
 """
 
 
+@pytest.mark.usefixtures("sandbox_off")  # it tracks pids the command prints ($PPID, $!)
 def test_the_child_sees_the_clients_terminal_and_its_new_size(
     fake_model: FakeAnthropic, warm: Warm, tmp_path: Path
 ):
@@ -92,6 +95,7 @@ def test_the_child_sees_the_clients_terminal_and_its_new_size(
         assert f"fd {n} True (120, 40)" in result, result
 
 
+@pytest.mark.usefixtures("sandbox_off")  # it tracks pids the command prints ($PPID, $!)
 def test_ctrl_z_stops_the_child_and_fg_continues_it(
     fake_model: FakeAnthropic, warm: Warm, tmp_path: Path
 ):
@@ -121,6 +125,7 @@ def test_ctrl_z_stops_the_child_and_fg_continues_it(
     assert warm.served() == 1
 
 
+@pytest.mark.usefixtures("sandbox_off")  # it tracks pids the command prints ($PPID, $!)
 def test_a_client_killed_with_sigkill_takes_its_child_down(
     fake_model: FakeAnthropic, warm: Warm, fake_env: dict[str, str], tmp_path: Path
 ):

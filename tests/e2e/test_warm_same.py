@@ -107,6 +107,7 @@ def test_env_cwd_and_umask_are_the_clients(fake_model: FakeAnthropic, via: Via, 
     assert (tmp_path / "made").exists()
 
 
+@pytest.mark.usefixtures("sandbox_off")  # it tracks pids the command prints ($PPID, $!)
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
 def test_an_ending_signal_ends_the_run_as_ctrl_c_does(
     fake_model: FakeAnthropic, via: Via, tmp_path: Path, signum: int, code: int
