@@ -17,7 +17,7 @@ from agent_cli.subagent.ledger import KEPT_OUTPUT, CallLedger, RecordingGate, ex
 from agent_cli.tools.read_file import ReadFile
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.shell.bash import Bash
-from tests.unit.tool_helpers import make_ctx
+from tests.unit.tool_helpers import make_ctx, unconfined
 
 LOCATION_FORMS = {
     "a.py:3": ("a.py", 3, 3),
@@ -201,8 +201,10 @@ def test_secrets_never_reach_a_check(workspace: Path):
 
 
 def bash(workspace: Path, command: str) -> ToolResult:
+    """Unsandboxed: inside bubblewrap a signal's death comes back as exit code 128+n."""
     tool = Bash()
-    return asyncio.run(tool.run(tool.input_model(command=command), make_ctx(workspace)))
+    ctx = make_ctx(workspace, unconfined())
+    return asyncio.run(tool.run(tool.input_model(command=command), ctx))
 
 
 def test_the_exit_status_is_read_from_the_real_bash_result(workspace: Path):
@@ -210,7 +212,9 @@ def test_the_exit_status_is_read_from_the_real_bash_result(workspace: Path):
     assert exit_code_of(bash(workspace, "exit 7").content) == 7
     assert exit_code_of(bash(workspace, "kill -9 $$").content) == -9
     timed_out = asyncio.run(
-        Bash().run(Bash.input_model(command="sleep 5", timeout_s=0.2), make_ctx(workspace))
+        Bash().run(
+            Bash.input_model(command="sleep 5", timeout_s=0.2), make_ctx(workspace, unconfined())
+        )
     )
     ledger = CallLedger()
     ledger.record("bash", {"command": "sleep 5"}, timed_out)
