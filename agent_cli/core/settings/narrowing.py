@@ -26,6 +26,13 @@ def _sandbox_narrowed(sandbox: dict[str, Any], base_mode: str) -> dict[str, Any]
     return kept
 
 
+def user_mode(user: dict[str, Any], section: str = "permissions") -> str:
+    """The user's own `permissions.mode` (or `sandbox.mode`): what a workspace may not widen."""
+    part = user.get(section)
+    mode = part.get("mode") if isinstance(part, dict) else None
+    return str(mode or ("default" if section == "permissions" else "auto"))
+
+
 def narrowing_only(
     local: dict[str, Any], base_mode: str, base_sandbox: str = "auto"
 ) -> dict[str, Any]:

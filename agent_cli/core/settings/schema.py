@@ -34,7 +34,7 @@ from agent_cli.core.settings.features import (
 )
 from agent_cli.core.settings.lsp import LspSettings
 from agent_cli.core.settings.mcp import McpServerSpec, McpSettings
-from agent_cli.core.settings.narrowing import narrowing_only
+from agent_cli.core.settings.narrowing import narrowing_only, user_mode
 from agent_cli.core.settings.sandbox import SandboxSettings
 from agent_cli.core.settings.thinking import ThinkingSettings, budget_problem
 from agent_cli.core.settings.verify import BudgetSettings, GoalSettings, VerifySettings
@@ -288,11 +288,7 @@ def load_settings(
     source = str(local) if local.is_file() else str(user_config_dir() / "settings.json")
     settings = parse_settings(_merge(user_data, local_data), source)
     if not trusted and local_data:
-        user_permissions = user_data.get("permissions")
-        user_mode = user_permissions.get("mode") if isinstance(user_permissions, dict) else None
-        user_sandbox = user_data.get("sandbox")
-        sandbox_mode = user_sandbox.get("mode") if isinstance(user_sandbox, dict) else None
-        narrowed = narrowing_only(local_data, str(user_mode or "default"), sandbox_mode or "auto")
+        narrowed = narrowing_only(local_data, user_mode(user_data), user_mode(user_data, "sandbox"))
         settings = parse_settings(_merge(user_data, narrowed), source)
     if from_env := env_settings():
         settings = parse_settings(_merge(settings.model_dump(), from_env), VARIABLE)
