@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.core.errors import ConfigError
+from agent_cli.core.image_rules import without_images
 from agent_cli.core.messages import Message
 from agent_cli.core.settings.schema import Settings
 from agent_cli.model.usage import Usage
@@ -30,7 +31,9 @@ def text_tokens(text: str) -> int:
 
 
 def value_tokens(value: Any) -> int:
-    return text_tokens(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+    """An image counts as the model sees it (pixels), not as the characters of its data."""
+    value, images = without_images(value)
+    return images + text_tokens(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
 
 # Messages are never changed in place (stages build copies), so an estimate can be kept per

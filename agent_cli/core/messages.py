@@ -12,6 +12,7 @@ import re
 from collections import Counter
 from typing import Any
 
+from agent_cli.core.image_rules import check_images
 from agent_cli.core.thinking_rules import check_thinking
 
 Message = dict[str, Any]
@@ -38,6 +39,7 @@ def validate_request(body: dict[str, Any]) -> list[str]:
     problems += _check_cache_breakpoints(body, messages)
     problems += _check_final_assistant(messages)
     problems += check_thinking(body, messages)
+    problems += check_images(messages)
     return problems
 
 

@@ -38,7 +38,9 @@ async def with_files(agent: Agent, text: str, request: str, workspace: Path) -> 
     for path in mentioned_files(text, workspace):
         ctx = agent.session.tool_ctx
         result = await agent.registry.dispatch("read_file", {"path": path}, ctx)
-        if not result.is_error:
+        if not result.is_error and result.blocks:  # an image: its line, then the image
+            blocks += [{"type": "text", "text": f"@{path}: {result.content}"}, *result.blocks]
+        elif not result.is_error:
             blocks.append(
                 {"type": "text", "text": f"{history.ATTACHED.format(path=path)}\n{result.content}"}
             )

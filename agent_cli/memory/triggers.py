@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Literal
 
+from agent_cli.core.image_rules import without_images
 from agent_cli.core.messages import Message
 from agent_cli.core.payloads import TodoItem
 from agent_cli.core.settings.features import MemorySettings
@@ -103,8 +104,9 @@ def next_message_trigger(text: str, files_changed: bool, context: set[str]) -> T
 
 
 def estimate_tokens(messages: Sequence[Message]) -> int:
-    """About 4 characters a token: a threshold needs no tokenizer."""
-    return len(json.dumps(list(messages), ensure_ascii=False)) // 4
+    """About 4 characters a token (an image by its pixels): a threshold needs no tokenizer."""
+    value, images = without_images(list(messages))
+    return images + len(json.dumps(value, ensure_ascii=False)) // 4
 
 
 def length_reached(rounds: int, tokens: int, settings: MemorySettings) -> bool:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import Field
 
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.tools.file_window import Window, read_window
 from agent_cli.tools.fs import content_hash, display_path
+from agent_cli.tools.image_file import ImageRefused, image_kind, load_image
 
 __all__ = ["MAX_LINE_CHARS", "ReadFile", "ReadFileInput", "content_hash"]
 
@@ -53,6 +56,9 @@ class ReadFile(Tool[ReadFileInput]):
         limit = args.limit or DEFAULT_LIMIT
         try:
             with path.open("rb") as f:
+                if kind := image_kind(f.read(16)):
+                    return _image(path, kind, display_path(ctx, path))
+                f.seek(0)
                 window = read_window(f, start, limit, MAX_LINE_CHARS)
         except OSError as e:
             return _error(f"Could not read {args.path}: {e.strerror or e}", args.path)
@@ -73,6 +79,21 @@ class ReadFile(Tool[ReadFileInput]):
             text += f"\n\n[{rest} more lines; continue with offset={nxt}]"
         shown = len(window.lines)
         return ToolResult(text, summary=f"read_file {shown_path} ({shown} lines)")
+
+
+def _image(path: Path, kind: str, shown: str) -> ToolResult:
+    """An image file: the model sees it (one image block), downscaled when too large."""
+    try:
+        image = load_image(path, kind)
+    except ImageRefused as e:
+        return _error(f"{shown} is an image that cannot be sent: {e}.", shown)
+    except OSError as e:
+        return _error(f"Could not read {shown}: {e.strerror or e}", shown)
+    return ToolResult(
+        f"Image {shown}: {image.note}.",
+        summary=f"read_file {shown} (image, {image.note})",
+        blocks=[image.block],
+    )
 
 
 def number_window(window: Window, first: int) -> str:
