@@ -55,7 +55,7 @@ class Checkpoint(BaseModel):
     skipped: list[Skipped] = Field(default_factory=list, description="Files not stored.")
 
 
-class TurnEnd(BaseModel):
+class TurnEndRecord(BaseModel):
     """The workspace when the checkpoint's turn ended: what the turn changed."""
 
     type: Literal["turn_end"] = "turn_end"
@@ -65,11 +65,11 @@ class TurnEnd(BaseModel):
     created: str = Field(default_factory=now_iso)
 
 
-Entry = Annotated[Checkpoint | TurnEnd, Field(discriminator="type")]
+Entry = Annotated[Checkpoint | TurnEndRecord, Field(discriminator="type")]
 ENTRY: TypeAdapter[Entry] = TypeAdapter(Entry)
 
 
-def append_entry(path: Path, entry: Checkpoint | TurnEnd) -> None:
+def append_entry(path: Path, entry: Checkpoint | TurnEndRecord) -> None:
     """Append one line; a line a crash cut off is ended first, or this one would join it."""
     with path.open("a+b") as f:
         cut_off = f.tell() > 0 and f.seek(-1, 2) >= 0 and f.read(1) != b"\n"

@@ -19,7 +19,7 @@ LINK, EXECUTABLE, GITLINK = "120000", "100755", "160000"
 
 
 @dataclass
-class Restored:
+class RestoredFiles:
     written: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     left_alone: list[str] = field(default_factory=list)  # "path: why"
@@ -59,11 +59,11 @@ def read_blobs(git: ShadowGit, shas: list[str]) -> dict[str, bytes]:
     return blobs
 
 
-def restore_tree(git: ShadowGit, current_tree: str, target_tree: str) -> Restored:
+def restore_tree(git: ShadowGit, current_tree: str, target_tree: str) -> RestoredFiles:
     """Make the workspace's tracked files those of `target_tree`; `current_tree` is a snapshot
     taken just before (so everything replaced here can be brought back)."""
     root = git.work_tree
-    result = Restored()
+    result = RestoredFiles()
     changes = [c for c in _raw_changes(git, current_tree, target_tree) if c.new_mode != GITLINK]
     for change in changes:
         if change.status == "D" and _remove(root, change.path):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from agent_cli.checkpoints.conversation import fork_session, transcript_size
 from agent_cli.checkpoints.records import Checkpoint
-from agent_cli.checkpoints.restore import Restored, restore_tree
+from agent_cli.checkpoints.restore import RestoredFiles, restore_tree
 from agent_cli.checkpoints.store import CheckpointStore
 from agent_cli.core.files.paths import Paths
 from agent_cli.core.settings.features import CheckpointSettings
@@ -19,7 +19,7 @@ from agent_cli.session.state import new_session_id as new_id
 @dataclass
 class Rewind:
     before: Checkpoint  # the present, saved first: `agent rewind <before.id>` undoes the rewind
-    restored: Restored | None = None  # None when the code was not rewound
+    restored: RestoredFiles | None = None  # None when the code was not rewound
     new_session: str | None = None  # the forked session, when the conversation was rewound
 
     def skipped(self, target: Checkpoint) -> list[str]:

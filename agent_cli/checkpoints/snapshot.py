@@ -26,7 +26,7 @@ HEAD_CACHE = "head"  # "<commit> <tree>" of HEAD, so an unchanged snapshot runs 
 
 
 @dataclass
-class Snapshot:
+class WorkspaceSnapshot:
     commit: str
     tree: str
     skipped: list[Skipped] = field(default_factory=list)
@@ -89,12 +89,12 @@ def status_entries(git: ShadowGit) -> list[tuple[str, str]]:
     return [e for e in entries if not (e[0] == "??" and e[1].endswith("/"))] + files
 
 
-def take_snapshot(git: ShadowGit, max_bytes: int, message: str, ref: str) -> Snapshot:
+def take_snapshot(git: ShadowGit, max_bytes: int, message: str, ref: str) -> WorkspaceSnapshot:
     """The workspace now; a new commit (kept alive by `ref`) only if something changed."""
     head = head_of(git)
     changes = _classify(git.work_tree, status_entries(git), max_bytes)
     if head and not (changes.update or changes.drop or changes.index_moved):
-        return Snapshot(*head, changes.skipped)
+        return WorkspaceSnapshot(*head, changes.skipped)
     if changes.update:
         git.run(
             *PACKED,
@@ -112,7 +112,7 @@ def take_snapshot(git: ShadowGit, max_bytes: int, message: str, ref: str) -> Sna
     refs = f"update HEAD {commit}\nupdate {ref} {commit}\n"
     git.run("update-ref", "--stdin", stdin=refs.encode())
     remember_head(git, commit, tree)
-    return Snapshot(commit, tree, changes.skipped, changed=True)
+    return WorkspaceSnapshot(commit, tree, changes.skipped, changed=True)
 
 
 def consolidate(git: ShadowGit) -> None:

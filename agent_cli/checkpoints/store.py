@@ -20,13 +20,18 @@ from agent_cli.checkpoints.conversation import forked_from
 from agent_cli.checkpoints.git import ShadowGit
 from agent_cli.checkpoints.records import (
     Checkpoint,
-    TurnEnd,
+    TurnEndRecord,
     append_entry,
     first_line,
     new_checkpoint_id,
     read_entries,
 )
-from agent_cli.checkpoints.snapshot import Snapshot, consolidate, remember_head, take_snapshot
+from agent_cli.checkpoints.snapshot import (
+    WorkspaceSnapshot,
+    consolidate,
+    remember_head,
+    take_snapshot,
+)
 from agent_cli.core.errors import UsageError
 from agent_cli.core.files.paths import STATE_FOLDERS, Paths, ensure_state_folder
 from agent_cli.core.settings.features import CheckpointSettings
@@ -79,7 +84,7 @@ class CheckpointStore:
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
-    def snapshot(self, ref: str, message: str) -> Snapshot:
+    def snapshot(self, ref: str, message: str) -> WorkspaceSnapshot:
         """Call under `locked()`."""
         return take_snapshot(self.git, self.settings.max_file_bytes, message, ref)
 
@@ -133,15 +138,15 @@ class CheckpointStore:
             every = every[: ids.index(fork_point)] if fork_point in ids else []
         return chain
 
-    def end_turn(self, checkpoint: Checkpoint) -> TurnEnd:
+    def end_turn(self, checkpoint: Checkpoint) -> TurnEndRecord:
         with self.locked():
             ref = f"refs/checkpoints/{checkpoint.id}-end"
             snap = self.snapshot(ref, f"end of turn {checkpoint.id}")
-            end = TurnEnd(id=checkpoint.id, commit=snap.commit, tree=snap.tree)
+            end = TurnEndRecord(id=checkpoint.id, commit=snap.commit, tree=snap.tree)
             append_entry(self.index, end)
         return end
 
-    def now(self) -> Snapshot:
+    def now(self) -> WorkspaceSnapshot:
         """The workspace as it is, without a checkpoint record (for /diff and listings)."""
         with self.locked():
             snap = self.snapshot("refs/snapshots/latest", "snapshot")
@@ -152,8 +157,8 @@ class CheckpointStore:
     def checkpoints(self) -> list[Checkpoint]:
         return [e for e in read_entries(self.index) if isinstance(e, Checkpoint)]
 
-    def ends(self) -> dict[str, TurnEnd]:
-        return {e.id: e for e in read_entries(self.index) if isinstance(e, TurnEnd)}
+    def ends(self) -> dict[str, TurnEndRecord]:
+        return {e.id: e for e in read_entries(self.index) if isinstance(e, TurnEndRecord)}
 
     def find(self, prefix: str) -> Checkpoint:
         matches = [c for c in self.checkpoints() if c.id.startswith(prefix)] if prefix else []

@@ -12,7 +12,7 @@ from agent_cli.checkpoints.conversation import transcript_size
 from agent_cli.checkpoints.git import GitError
 from agent_cli.checkpoints.records import Checkpoint
 from agent_cli.checkpoints.store import CheckpointStore
-from agent_cli.core.events import CheckpointSaved, Event, FilesChanged, TurnEnd, Warning
+from agent_cli.core.events import CheckpointSaved, Event, FilesChanged, TurnEnd, WarningEvent
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ async def checkpointed(
             checkpoint = await asyncio.to_thread(store.take, session_id, prompt, size)
         except (GitError, OSError) as e:
             log.warning("no checkpoint for this turn: %s", e)
-            yield Warning(message=f"no checkpoint for this turn ({e})")
+            yield WarningEvent(message=f"no checkpoint for this turn ({e})")
         else:
             skipped = [s.path for s in checkpoint.skipped]
             yield CheckpointSaved(id=checkpoint.id, turn=checkpoint.turn, skipped=skipped)

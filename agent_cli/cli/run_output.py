@@ -24,7 +24,7 @@ from agent_cli.core.events import (
     ToolEnd,
     TurnEnd,
     UsageUpdate,
-    Warning,
+    WarningEvent,
 )
 
 if TYPE_CHECKING:
@@ -136,7 +136,7 @@ class RunReporter:
         if isinstance(event, ToolEnd):
             mark = "✗" if event.is_error else "•"
             sys.stderr.write(f"{mark} {event.summary}\n")
-        elif isinstance(event, Warning):
+        elif isinstance(event, WarningEvent):
             sys.stderr.write(f"warning: {event.message}\n")
         elif isinstance(event, Retrying):
             sys.stderr.write(f"↻ {event.line()}\n")

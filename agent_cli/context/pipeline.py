@@ -22,7 +22,7 @@ from agent_cli.context.summary import (
     unseen_tail_start,
 )
 from agent_cli.context.tokens import TokenCounter, resolve_thresholds, value_tokens
-from agent_cli.core.events import Warning
+from agent_cli.core.events import WarningEvent
 from agent_cli.core.messages import Block, Message
 from agent_cli.session.state import Session
 
@@ -85,12 +85,14 @@ class Summariser:
             "%s: the summary call failed (%d in a row): %s", stage, state.summary_failures, error
         )
         if stage == "compact":
-            ctx.emit(Warning(message=f"Compaction failed ({error}); the history is unchanged."))
+            ctx.emit(
+                WarningEvent(message=f"Compaction failed ({error}); the history is unchanged.")
+            )
         limit = state.thresholds.max_summary_failures
         if state.summary_failures >= limit and not state.auto_summary_off:
             state.auto_summary_off = True
             ctx.emit(
-                Warning(
+                WarningEvent(
                     message=f"Automatic context summaries are off for this session after {limit} "
                     f"failed attempts in a row (last: {error}). The history is kept; /compact "
                     "tries again."
@@ -127,7 +129,7 @@ class ContextCompactor:
     ) -> Compacted | None:
         cut = unseen_tail_start(messages)
         if cut < 2:
-            ctx.emit(Warning(message="Nothing to compact yet: the history is still short."))
+            ctx.emit(WarningEvent(message="Nothing to compact yet: the history is still short."))
             return None
         return await self.summariser.run(messages, cut, ctx, "compact", focus)
 

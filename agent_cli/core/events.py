@@ -148,7 +148,7 @@ class SourcesCited(BaseModel):
     sources: list[CitedSource]
 
 
-class Warning(BaseModel):
+class WarningEvent(BaseModel):
     """Something the user should know that does not stop the turn."""
 
     type: Literal["warning"] = "warning"
@@ -249,7 +249,7 @@ Event = Annotated[
     | CompactionDone
     | UsageUpdate
     | SourcesCited
-    | Warning
+    | WarningEvent
     | ErrorEvent
     | CheckpointSaved
     | FilesChanged

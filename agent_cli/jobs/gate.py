@@ -13,7 +13,7 @@ import os
 NOT_STARTED = 125
 
 
-class Gate:
+class StartGate:
     def __init__(self) -> None:
         self.read_fd, self.write_fd = os.pipe()  # neither inherited by any other child
 

@@ -8,7 +8,7 @@ from agent_cli.core.events import (
     StreamRestart,
     TextDelta,
     ThinkingDelta,
-    Warning,
+    WarningEvent,
 )
 from agent_cli.loop import server_turn
 from agent_cli.model.client import (
@@ -30,7 +30,7 @@ def as_events(item: StreamEvent) -> list[Event]:
     if isinstance(item, ServerToolCall):
         return server_turn.call_events(item)
     if isinstance(item, Notice):
-        return [Warning(message=item.message)]
+        return [WarningEvent(message=item.message)]
     if isinstance(item, Restart):
         return [StreamRestart(attempt=item.attempt, reason=item.reason)]
     if isinstance(item, Retry):

@@ -63,7 +63,7 @@ async def read_frame(reader: asyncio.StreamReader) -> dict[str, Any]:
     return message
 
 
-class Connection:
+class LspConnection:
     """Requests out, their answers matched by id; server notifications to `on_notify`; server
     requests (configuration, progress, registrations) answered with null, which every server
     takes as "the client has nothing to say"."""

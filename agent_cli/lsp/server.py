@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from agent_cli.core.settings.lsp import LspServerSpec
 from agent_cli.lsp.diagnostic import Diagnostic, from_lsp
-from agent_cli.lsp.rpc import Connection, RpcClosed, RpcError
+from agent_cli.lsp.rpc import LspConnection, RpcClosed, RpcError
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +45,7 @@ class LanguageServer:
     last_error: str = ""
     last_pid: int | None = None  # of the newest process started (gone once stopped)
     _process: asyncio.subprocess.Process | None = None
-    _rpc: Connection | None = None
+    _rpc: LspConnection | None = None
     _versions: dict[str, int] = field(default_factory=dict)
     _published: dict[str, _Published] = field(default_factory=dict)
     _changed: asyncio.Event | None = None
@@ -108,7 +108,7 @@ class LanguageServer:
         assert self._process.stdout is not None
         assert self._process.stdin is not None
         changed = self._changed
-        self._rpc = Connection(
+        self._rpc = LspConnection(
             self._process.stdout, self._process.stdin, self._on_notify, changed.set
         )
         try:
@@ -181,7 +181,7 @@ class LanguageServer:
         return None
 
     async def _tell(
-        self, rpc: Connection, path: Path, text: str, wait_s: float
+        self, rpc: LspConnection, path: Path, text: str, wait_s: float
     ) -> list[Diagnostic] | None:
         uri = path.as_uri()
         version = self._versions.get(uri, 0) + 1
@@ -202,7 +202,7 @@ class LanguageServer:
         return await self._wait(rpc, uri, version, sent_at, wait_s)
 
     async def _wait(
-        self, rpc: Connection, uri: str, version: int, sent_at: float, wait_s: float
+        self, rpc: LspConnection, uri: str, version: int, sent_at: float, wait_s: float
     ) -> list[Diagnostic] | None:
         deadline = sent_at + wait_s
         while rpc.closed is None:

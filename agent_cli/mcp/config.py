@@ -62,7 +62,7 @@ class ServerEntry:
 
 
 @dataclass
-class Loaded:
+class LoadedMcpConfig:
     servers: list[ServerEntry] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # one line each
 
@@ -142,8 +142,8 @@ def entries_from(
     scope: Scope,
     env: Mapping[str, str],
     expand_vars: bool = True,
-) -> Loaded:
-    loaded = Loaded()
+) -> LoadedMcpConfig:
+    loaded = LoadedMcpConfig()
     for name, raw in servers.items():
         try:
             written = raw if isinstance(raw, McpServerSpec) else normalise(raw)
@@ -166,7 +166,7 @@ def workspace_setting_servers(workspace: Path) -> dict[str, Any]:
 
 def load_servers(
     workspace: Path, settings: Settings, env: Mapping[str, str] | None = None
-) -> Loaded:
+) -> LoadedMcpConfig:
     """Every configured server; on a name defined twice, settings win over the user's
     `mcp.json`, which wins over the project's `.mcp.json`."""
     env = os.environ if env is None else env
@@ -182,7 +182,7 @@ def load_servers(
     project = workspace / PROJECT_FILE
     project_raw, project_lines = read_servers_file(project)
     parts.append(entries_from(project_raw, project, "project", env))
-    result = Loaded(skipped=[*user_lines, *project_lines])
+    result = LoadedMcpConfig(skipped=[*user_lines, *project_lines])
     seen: dict[str, ServerEntry] = {}
     for part in parts:
         result.skipped.extend(part.skipped)

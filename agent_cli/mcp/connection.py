@@ -62,7 +62,7 @@ async def open_transport(
         yield streams
 
 
-class Connection:
+class McpConnection:
     """A server's live session. `tools`, `prompts`, `resources` hold their JSON forms."""
 
     def __init__(

@@ -28,7 +28,7 @@ from agent_cli.mcp.search import Candidate, McpToolSearch
 from agent_cli.mcp.tool import McpTool, make_tool
 
 if TYPE_CHECKING:
-    from agent_cli.mcp.connection import Connection
+    from agent_cli.mcp.connection import McpConnection
 
 log = logging.getLogger(__name__)
 BUDGET_SHARE = 0.10
@@ -86,7 +86,7 @@ class McpManager:
         self.blocked = blocked  # name -> why it was not started (trust)
         self.blocked_entries: dict[str, ServerEntry] = {}
         self.settings, self.workspace, self.log_dir, self.mode = settings, workspace, log_dir, mode
-        self.connections: dict[str, Connection] = {}
+        self.connections: dict[str, McpConnection] = {}
         self.restarts: dict[str, int] = {}
         self.selected: set[str] = set()  # found through mcp_tool_search
         self._starting: dict[str, asyncio.Task[None]] = {}
@@ -133,15 +133,15 @@ class McpManager:
         self._starting[name] = task
         return task
 
-    def _connection(self, name: str) -> Connection:
-        from agent_cli.mcp.connection import Connection  # imports mcp: only once one starts
+    def _connection(self, name: str) -> McpConnection:
+        from agent_cli.mcp.connection import McpConnection  # imports mcp: only once one starts
 
         if name not in self.connections:
             self.log_dir.mkdir(parents=True, exist_ok=True)
             errlog = (self.log_dir / f"mcp-{clean(name)}.log").open("a", encoding="utf-8")
             self._logs.append(errlog)
             entry = self.entries[name]
-            connection = Connection(entry, self.settings.mcp, self.workspace, errlog)
+            connection = McpConnection(entry, self.settings.mcp, self.workspace, errlog)
             connection.on_change = lambda: self.on_change()
             self.connections[name] = connection
         return self.connections[name]
@@ -234,7 +234,7 @@ class McpManager:
         self._cache = (key, tools)
         return tools
 
-    def _offering(self, name: str, connection: Connection) -> bool:
+    def _offering(self, name: str, connection: McpConnection) -> bool:
         """Ready, or crashed with restarts left: its next call restarts it, so the tools stay."""
         if connection.ready:
             return True
@@ -259,7 +259,7 @@ class McpManager:
             return ToolResult(f"MCP tool {tool} of server {server}: {e}", True, f"{label}: error")
         return to_tool_result(data, label)
 
-    async def running(self, server: str) -> Connection:
+    async def running(self, server: str) -> McpConnection:
         """The server's connection, restarted first if it died (within `mcp.max_restarts`)."""
         await self._booted()
         connection = self._connection(server)

@@ -21,7 +21,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from agent_cli.core.events import Event, TodosUpdated, TurnEnd, Warning
+from agent_cli.core.events import Event, TodosUpdated, TurnEnd, WarningEvent
 from agent_cli.core.messages import Message
 from agent_cli.core.payloads import TodoItem
 from agent_cli.memory import generator, triggers
@@ -256,4 +256,4 @@ class EpisodeManager:
     def _warn(self, message: str) -> None:
         log.warning("%s", message)
         if self.emit is not None:
-            self.emit(Warning(message=message))
+            self.emit(WarningEvent(message=message))

@@ -40,25 +40,25 @@ def is_server_tool(tool: dict[str, Any]) -> bool:
 
 
 @dataclass(frozen=True)
-class Source:
+class SearchSource:
     n: int
     title: str
     url: str
 
 
-def sources(blocks: list[Block]) -> list[Source]:
+def sources(blocks: list[Block]) -> list[SearchSource]:
     """The cited pages of a reply, numbered in order of first citation."""
-    found: dict[str, Source] = {}
+    found: dict[str, SearchSource] = {}
     for block in blocks:
         for citation in _citations(block):
             url = str(citation.get("url") or "")
             if url and url not in found:
                 title = str(citation.get("title") or url)
-                found[url] = Source(len(found) + 1, title, url)
+                found[url] = SearchSource(len(found) + 1, title, url)
     return list(found.values())
 
 
-def markers(block: Block, numbered: list[Source]) -> str:
+def markers(block: Block, numbered: list[SearchSource]) -> str:
     """' [1][2]' for a text block that cites sources 1 and 2; '' for one that cites none."""
     by_url = {s.url: s.n for s in numbered}
     cited = [str(c.get("url")) for c in _citations(block)]

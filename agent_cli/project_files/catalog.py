@@ -15,7 +15,7 @@ from pathlib import Path
 from agent_cli.policy.trust import TrustItem, TrustStore, fingerprint
 from agent_cli.project_files.claude.hooks import ClaudeHook
 from agent_cli.project_files.claude.settings import ClaudeSettings, load_claude_settings
-from agent_cli.project_files.definitions import Definition, Loaded, load_kind
+from agent_cli.project_files.definitions import Definition, LoadedDefinitions, load_kind
 from agent_cli.project_files.kinds import AGENTS, COMMANDS, EXPLORE, SKILLS
 from agent_cli.project_files.sources import all_roots
 
@@ -26,9 +26,9 @@ WIDE_MODES = ("acceptedits", "bypasspermissions", "accept-edits", "bypass")
 @dataclass
 class ProjectFiles:
     workspace: Path
-    commands: Loaded = field(default_factory=Loaded)
-    agents: Loaded = field(default_factory=Loaded)
-    skills: Loaded = field(default_factory=Loaded)
+    commands: LoadedDefinitions = field(default_factory=LoadedDefinitions)
+    agents: LoadedDefinitions = field(default_factory=LoadedDefinitions)
+    skills: LoadedDefinitions = field(default_factory=LoadedDefinitions)
     claude: ClaudeSettings = field(default_factory=ClaudeSettings)
     covered: set[str] = field(default_factory=set)  # trust item keys the user agreed to
 

@@ -51,7 +51,7 @@ class LoadError(Exception):
 
 
 @dataclass
-class Loaded:
+class LoadedDefinitions:
     items: dict[str, Definition] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
@@ -92,8 +92,8 @@ def read_text(path: Path, root: Root) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-def load_kind(reader: KindReader, roots: list[Root]) -> Loaded:
-    loaded = Loaded()
+def load_kind(reader: KindReader, roots: list[Root]) -> LoadedDefinitions:
+    loaded = LoadedDefinitions()
     for root in roots:
         folder = root.path / reader.folder
         for path in reader.files(folder):

@@ -33,7 +33,7 @@ from agent_cli.runtime.assembly import assemble
 from agent_cli.runtime.opening import open_session
 from agent_cli.runtime.ports import Assembly
 from agent_cli.runtime.runtime import Runtime
-from agent_cli.session.resume import Restored
+from agent_cli.session.resume import RestoredSession
 from agent_cli.session.state import Session
 
 
@@ -98,7 +98,7 @@ class CompositionRoot:
         self.extra_tools = tuple(extra_tools)
         self.lsp = lsp  # the run's language servers, shared by its sessions
 
-    def open_session(self, options: Options) -> tuple[Session, Restored | None]:
+    def open_session(self, options: Options) -> tuple[Session, RestoredSession | None]:
         lsp = self.lsp if self.lsp is not None and self.lsp.any_server() else None
         return open_session(options, self.settings, self.paths, lsp)
 

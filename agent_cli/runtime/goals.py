@@ -19,7 +19,7 @@ from agent_cli.verify import evaluator
 from agent_cli.verify.check_run import run_check
 from agent_cli.verify.claims import check
 from agent_cli.verify.goal import Goal, Limits, gave_up
-from agent_cli.verify.ledger import Ledger, exit_code_of
+from agent_cli.verify.ledger import EvidenceLedger, exit_code_of
 
 if TYPE_CHECKING:
     from agent_cli.core.events import ToolEnd
@@ -38,7 +38,7 @@ class Goals:
     options: Options
     _client: ModelClient | None
     goal: Goal | None = None  # pursued across the turns of submit() and turn()
-    _ledgers: dict[str, Ledger] | None = None  # each session's evidence, made on first use
+    _ledgers: dict[str, EvidenceLedger] | None = None  # each session's evidence, made on first use
 
     @property
     def settings(self) -> Settings:
@@ -55,11 +55,11 @@ class Goals:
         raise NotImplementedError
 
     @property
-    def ledger(self) -> Ledger:
+    def ledger(self) -> EvidenceLedger:
         """The current session's evidence: its commands and edits, in order."""
         if self._ledgers is None:
             self._ledgers = {}
-        return self._ledgers.setdefault(self.session.id, Ledger())
+        return self._ledgers.setdefault(self.session.id, EvidenceLedger())
 
     def set_goal(
         self, check: str | None, kind: str = "command", limits: Limits | None = None

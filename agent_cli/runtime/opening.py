@@ -14,7 +14,7 @@ from agent_cli.core.tool_contract import ToolContext
 from agent_cli.session.fork import fork_session
 from agent_cli.session.owner import SessionOwner, holder_pid, take_session
 from agent_cli.session.resume import (
-    Restored,
+    RestoredSession,
     find_session,
     fold,
     latest_session,
@@ -39,10 +39,10 @@ def _target(options: Options, paths: Paths) -> Path | None:
 
 def restore_target(
     options: Options, paths: Paths, model: str = ""
-) -> tuple[Restored | None, SessionOwner | None]:
+) -> tuple[RestoredSession | None, SessionOwner | None]:
     """The session `options` resume, folded once its lock is held here. One another live
     process holds is forked (so is any with `--fork-session`): the run goes on in a new
-    session with the same history, and `Restored.forked` says why."""
+    session with the same history, and `RestoredSession.forked` says why."""
     path = _target(options, paths)
     if path is None:
         return None, None
@@ -66,7 +66,7 @@ def restore_target(
 
 def open_session(
     options: Options, settings: Settings, paths: Paths, diagnoser: Diagnoser | None = None
-) -> tuple[Session, Restored | None]:
+) -> tuple[Session, RestoredSession | None]:
     """A new session, or the one `options` resumes: its transcript is folded here, once.
     `diagnoser`: the run's language servers, checking the session's edits."""
     secrets = secrets_from_env()

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from agent_cli.model.call_log import CallLog
     from agent_cli.model.client import ModelClient
     from agent_cli.policy.approval import Approver
-    from agent_cli.session.resume import Restored
+    from agent_cli.session.resume import RestoredSession
     from agent_cli.session.state import Session
 
 
@@ -44,7 +44,7 @@ class Composer(Protocol):
     jobs: JobBoard  # the background jobs of the whole run, whichever session started them
     lsp: LspManager | None  # the run's language servers
 
-    def open_session(self, options: Options) -> tuple[Session, Restored | None]: ...
+    def open_session(self, options: Options) -> tuple[Session, RestoredSession | None]: ...
 
     def make_client(self, on_sent: Callable[[], None] | None = None) -> ModelClient: ...
 

@@ -34,7 +34,7 @@ from agent_cli.runtime.rewinding import Rewinding
 from agent_cli.runtime.tuning import Tuning
 from agent_cli.runtime.work import LongWork
 from agent_cli.sandbox.confine import Confinement
-from agent_cli.session.resume import Restored
+from agent_cli.session.resume import RestoredSession
 from agent_cli.session.state import Session
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Goals):
         wiring: Composer,
         options: Options,
         session: Session,
-        restored: Restored | None,
+        restored: RestoredSession | None,
         approver: Approver | None = None,
     ) -> None:
         self.wiring = wiring
@@ -129,7 +129,7 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Goals):
 
     # -- sessions ------------------------------------------------------------------------------
 
-    def _adopt(self, session: Session, restored: Restored | None, options: Options) -> None:
+    def _adopt(self, session: Session, restored: RestoredSession | None, options: Options) -> None:
         self.session, self.restored = session, restored
         self.options = replace(options, resume=None, continue_last=False, fork_session=False)
         if self._assembly is not None:  # the session before a switch ends (SessionEnd hooks)

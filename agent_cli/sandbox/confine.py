@@ -9,16 +9,16 @@ from pathlib import Path
 
 from agent_cli.core.settings.sandbox import SandboxSettings
 from agent_cli.sandbox.policy import SandboxPolicy
-from agent_cli.sandbox.probe import Probe, probe
+from agent_cli.sandbox.probe import SandboxProbe, probe
 from agent_cli.sandbox.wrap import wrap
 
 
 @functools.cache
-def _probe_for(path: str | None) -> Probe:
+def _probe_for(path: str | None) -> SandboxProbe:
     return probe(path)
 
 
-def found() -> Probe:
+def found() -> SandboxProbe:
     """The platform's mechanism, looked for once per PATH (the probe starts bwrap once)."""
     return _probe_for(os.environ.get("PATH"))
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
-class Probe:
+class SandboxProbe:
     """The mechanism found (bwrap, seatbelt) or None with the reason and the fix."""
 
     mechanism: str | None
@@ -24,16 +24,20 @@ class Probe:
         return f"sandbox required but unavailable: {self.reason}; fix: {self.fix}"
 
 
-def probe(path: str | None = None) -> Probe:
+def probe(path: str | None = None) -> SandboxProbe:
     """Looks for bubblewrap (Linux) or sandbox-exec (macOS) and tries bwrap once."""
     if sys.platform == "darwin":
         found = shutil.which("sandbox-exec", path=path)
         if found:
-            return Probe("seatbelt", found)
-        return Probe(None, reason="sandbox-exec not found", fix="use macOS's /usr/bin/sandbox-exec")
+            return SandboxProbe("seatbelt", found)
+        return SandboxProbe(
+            None, reason="sandbox-exec not found", fix="use macOS's /usr/bin/sandbox-exec"
+        )
     bwrap = shutil.which("bwrap", path=path)
     if bwrap is None:
-        return Probe(None, reason="bubblewrap is not installed", fix="apt install bubblewrap")
+        return SandboxProbe(
+            None, reason="bubblewrap is not installed", fix="apt install bubblewrap"
+        )
     trial = subprocess.run(
         [bwrap, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"],
         capture_output=True,
@@ -41,10 +45,10 @@ def probe(path: str | None = None) -> Probe:
         timeout=10,
     )
     if trial.returncode != 0:
-        return Probe(
+        return SandboxProbe(
             None,
             reason="bubblewrap cannot create user namespaces",
             fix="sysctl -w kernel.unprivileged_userns_clone=1 "
             "(or kernel.apparmor_restrict_unprivileged_userns=0)",
         )
-    return Probe("bwrap", bwrap)
+    return SandboxProbe("bwrap", bwrap)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agent_cli.sandbox.bwrap import bwrap_argv
 from agent_cli.sandbox.policy import SandboxPolicy
-from agent_cli.sandbox.probe import Probe
+from agent_cli.sandbox.probe import SandboxProbe
 from agent_cli.sandbox.seatbelt import seatbelt_argv
 
 
@@ -12,7 +12,9 @@ class SandboxUnavailable(RuntimeError):
     """`required` mode on a platform that cannot confine: no command runs."""
 
 
-def wrap(argv: list[str], policy: SandboxPolicy, found: Probe, mode: str = "auto") -> list[str]:
+def wrap(
+    argv: list[str], policy: SandboxPolicy, found: SandboxProbe, mode: str = "auto"
+) -> list[str]:
     """The argv confined by `policy`; unchanged for mode off or (auto) when nothing can confine."""
     if mode == "off":
         return list(argv)

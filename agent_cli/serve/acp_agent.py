@@ -36,12 +36,13 @@ from acp.schema import (
 from agent_cli.core.errors import AgentError
 from agent_cli.core.events import ErrorEvent, ToolStart, TurnEnd
 from agent_cli.core.messages import Block
-from agent_cli.core.options import PERMISSION_MODES, Options, PermissionMode
+from agent_cli.core.options import PERMISSION_MODES, Options
 from agent_cli.runtime.runtime import Runtime
 from agent_cli.serve.acp_history import replay
 from agent_cli.serve.acp_permission import AcpApprover
 from agent_cli.serve.acp_prompt import PromptBlock, content
 from agent_cli.serve.acp_updates import ToolCards
+from agent_cli.serve.defaults import Defaults
 
 log = logging.getLogger(__name__)
 
@@ -69,15 +70,6 @@ class AcpSession:
     cards: ToolCards
     approver: AcpApprover
     task: asyncio.Task[tuple[StopReason, str | None]] | None = None
-
-
-@dataclass
-class Defaults:
-    """What `agent acp`'s own flags set for every session."""
-
-    model: str | None = None
-    permission_mode: PermissionMode | None = None
-    state_dir: Path | None = None
 
 
 class AcpAgent:

@@ -20,7 +20,7 @@ from acp.schema import (
 
 from agent_cli.core.messages import blocks_of
 from agent_cli.serve.acp_updates import KINDS, OUTPUT_CHARS, plan, title
-from agent_cli.session.resume import Boundary, Restored
+from agent_cli.session.resume import Boundary, RestoredSession
 from agent_cli.session.transcript import ShownRecord
 
 Replayed = UserMessageChunk | AgentMessageChunk | ToolCallStart | ToolCallProgress | AgentPlanUpdate
@@ -74,7 +74,7 @@ def _shown(record: ShownRecord) -> Replayed:
     return helpers.update_tool_call(record.id, title=record.text, status=status)
 
 
-def replay(restored: Restored, workspace: Path) -> Iterator[Replayed]:
+def replay(restored: RestoredSession, workspace: Path) -> Iterator[Replayed]:
     for item in restored.conversation():
         if isinstance(item, ShownRecord):  # what the screen showed: a call's own summary
             yield _shown(item)

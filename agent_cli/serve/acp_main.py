@@ -11,7 +11,8 @@ from acp.agent.connection import AgentSideConnection
 from acp.interfaces import Agent, Client
 
 from agent_cli.core.signals import end_like_ctrl_c
-from agent_cli.serve.acp_agent import AcpAgent, Defaults
+from agent_cli.serve.acp_agent import AcpAgent
+from agent_cli.serve.defaults import Defaults
 from agent_cli.serve.stdio import claim_stdout, streams
 
 log = logging.getLogger(__name__)

@@ -20,6 +20,7 @@ from agent_cli.core.events import ErrorEvent, Event, ToolEnd, ToolStart, TurnEnd
 from agent_cli.core.options import Options, PermissionMode
 from agent_cli.runtime.runtime import Runtime
 from agent_cli.serve.acp_updates import title
+from agent_cli.serve.defaults import Defaults
 
 log = logging.getLogger(__name__)
 
@@ -34,13 +35,6 @@ class RunAnswer(BaseModel):
     num_turns: int = Field(description="Model requests this call made.")
     usage: dict[str, int] = Field(description="The session's tokens so far.")
     cost_usd: float | None = Field(description="The session's estimated cost so far.")
-
-
-@dataclass
-class Defaults:
-    model: str | None = None
-    permission_mode: PermissionMode | None = None
-    state_dir: Path | None = None
 
 
 @dataclass

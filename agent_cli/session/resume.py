@@ -20,7 +20,6 @@ from agent_cli.session.boundary import LineReader, newest_boundary, records_from
 from agent_cli.session.transcript import (
     CompactionRecord,
     EpisodeRecord,
-    Ledger,
     MessageRecord,
     NoteRecord,
     Record,
@@ -28,6 +27,7 @@ from agent_cli.session.transcript import (
     SessionRecord,
     ShownRecord,
     TodosRecord,
+    TranscriptLedger,
     UsageRecord,
     read_records,
 )
@@ -54,7 +54,7 @@ class Boundary:
 
 
 @dataclass
-class Restored:
+class RestoredSession:
     id: str
     path: Path
     workspace: str = ""
@@ -73,7 +73,7 @@ class Restored:
     last_activity: str = ""
     # the live messages with the lines that hold them, and the writer's ledger to go on with
     placed: list[tuple[Ref, Message]] = field(default_factory=list)
-    ledger: Ledger = field(default_factory=Ledger)
+    ledger: TranscriptLedger = field(default_factory=TranscriptLedger)
     context_tokens: int | None = None  # what the newest main request occupied, if still valid
     # the whole conversation as it happened, compactions included (what resume redraws); read
     # from the file only when asked for, since resuming itself starts at the newest boundary
@@ -158,10 +158,10 @@ def warn_other_workspace(path: Path, workspace: Path) -> None:
         )
 
 
-def fold(path: Path) -> Restored:
+def fold(path: Path) -> RestoredSession:
     """Rebuild the live context (after the newest compaction), todos, notes and usage. The
     session id is the file's name: an id written inside the file is never used as a path."""
-    state = Restored(id=path.stem, path=path)
+    state = RestoredSession(id=path.stem, path=path)
     lines = LineReader(path)
     first = lines.record_at(0)
     if isinstance(first, SessionRecord):
@@ -186,14 +186,16 @@ def fold(path: Path) -> Restored:
     return state
 
 
-def _take_session(state: Restored, record: SessionRecord, path: Path) -> None:
+def _take_session(state: RestoredSession, record: SessionRecord, path: Path) -> None:
     if record.id != state.id:
         log.warning("%s: the id inside (%r) is not its name; using the name", path, record.id)
     state.workspace, state.model, state.started = record.workspace, record.model, record.started
     state.worktree = record.worktree
 
 
-def _take_snapshot(state: Restored, record: CompactionRecord, at: int, lines: LineReader) -> None:
+def _take_snapshot(
+    state: RestoredSession, record: CompactionRecord, at: int, lines: LineReader
+) -> None:
     snap = record.snapshot
     assert snap is not None
     state.placed = resolve(record, at, lines)
@@ -208,10 +210,10 @@ def _take_snapshot(state: Restored, record: CompactionRecord, at: int, lines: Li
     state.episodes = [
         r.episode for r in map(lines.record_at, snap.episodes_at) if isinstance(r, EpisodeRecord)
     ]
-    state.ledger = Ledger(snapshot=snap.model_copy(deep=True))
+    state.ledger = TranscriptLedger(snapshot=snap.model_copy(deep=True))
 
 
-def _take(state: Restored, offset: int, record: Record, lines: LineReader) -> None:
+def _take(state: RestoredSession, offset: int, record: Record, lines: LineReader) -> None:
     state.last_activity = record.ts
     state.ledger.take(record, offset)
     if isinstance(record, MessageRecord):

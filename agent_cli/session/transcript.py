@@ -97,7 +97,7 @@ Ref = tuple[int, int]
 """(byte offset of a record line, index of the message in it); offset -1: this record."""
 
 
-class Snapshot(BaseModel):
+class TranscriptSnapshot(BaseModel):
     """Running totals at a compaction, so resume need not read what came before it."""
 
     usage_by_model: dict[str, dict[str, int]] = Field(default_factory=dict)
@@ -119,7 +119,7 @@ class CompactionRecord(_Record):
     archive_path: str | None = None
     replaced: int = Field(default=0, description="Messages replaced or removed.")
     live: list[Ref] | None = None
-    snapshot: Snapshot | None = None
+    snapshot: TranscriptSnapshot | None = None
 
 
 class ShownRecord(_Record):
@@ -160,10 +160,10 @@ RECORD_ADAPTER: TypeAdapter[Record] = TypeAdapter(Record)
 
 
 @dataclass
-class Ledger:
+class TranscriptLedger:
     """What the writer tracks to write compaction records that refer instead of copy."""
 
-    snapshot: Snapshot = field(default_factory=Snapshot)
+    snapshot: TranscriptSnapshot = field(default_factory=TranscriptSnapshot)
     # id(message) -> (its reference, the message itself: held, so the id stays unique)
     where: dict[int, tuple[Ref, Message]] = field(default_factory=dict)
 
@@ -193,9 +193,9 @@ class Ledger:
 class TranscriptWriter:
     """Appends records and flushes each one, so a crash loses at most the line being written."""
 
-    def __init__(self, path: Path, ledger: Ledger | None = None) -> None:
+    def __init__(self, path: Path, ledger: TranscriptLedger | None = None) -> None:
         self.path = path
-        self.ledger = ledger or Ledger()
+        self.ledger = ledger or TranscriptLedger()
         self._lock = threading.Lock()
         self._folder_made = False  # made with the first record: nothing is written before
         self._end_cut_off_line()

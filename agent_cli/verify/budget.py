@@ -10,7 +10,7 @@ from collections.abc import Callable
 from agent_cli.context.ports import Compacted, StageContext
 from agent_cli.context.tokens import raw_tokens
 from agent_cli.core.errors import AgentError
-from agent_cli.core.events import Warning
+from agent_cli.core.events import WarningEvent
 from agent_cli.core.messages import Message
 from agent_cli.core.settings.verify import BudgetSettings
 from agent_cli.model.usage import Usage
@@ -71,6 +71,6 @@ class BudgetStage:
         if rate > warn and not self.warned:
             self.warned = True
             message = f"spending ${rate:.2f}/min, faster than budget.warn_usd_per_min ({warn:g})"
-            ctx.emit(Warning(message=message))
+            ctx.emit(WarningEvent(message=message))
         elif rate <= warn:
             self.warned = False  # said again if it speeds up again

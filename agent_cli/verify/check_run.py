@@ -14,7 +14,7 @@ from agent_cli.core.settings.sandbox import SandboxSettings
 from agent_cli.jobs.spawn import exited, kill_group
 from agent_cli.model.credentials import CREDENTIAL_VARS
 from agent_cli.sandbox.policy import SandboxPolicy
-from agent_cli.sandbox.probe import Probe, probe
+from agent_cli.sandbox.probe import SandboxProbe, probe
 from agent_cli.sandbox.wrap import SandboxUnavailable, wrap
 
 DRAIN_S = 2.0  # after the shell exits, how long a child that left its group may hold the pipe
@@ -28,7 +28,7 @@ class CheckRun:
 
 
 @functools.cache
-def _probe() -> Probe:
+def _probe() -> SandboxProbe:
     return probe()
 
 

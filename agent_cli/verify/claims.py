@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from agent_cli.verify.ledger import CommandRun, Ledger
+from agent_cli.verify.ledger import EvidenceLedger, LedgerCommand
 
 Kind = Literal["tests", "build", "typecheck", "lint"]
 
@@ -94,13 +94,13 @@ def matches(command: str, patterns: Sequence[str]) -> bool:
 
 
 def check(
-    answer: str, ledger: Ledger, extra: Mapping[str, Sequence[str]] | None = None
+    answer: str, ledger: EvidenceLedger, extra: Mapping[str, Sequence[str]] | None = None
 ) -> list[Claim]:
     commands = table(extra)
     return [_judge(text, kind, ledger, commands[kind]) for text, kind in find_claims(answer)]
 
 
-def _judge(text: str, kind: Kind, ledger: Ledger, patterns: Sequence[str]) -> Claim:
+def _judge(text: str, kind: Kind, ledger: EvidenceLedger, patterns: Sequence[str]) -> Claim:
     runs = [run for run in ledger.commands if matches(run.command, patterns)]
     if not runs:
         return Claim(text, kind, False, f"no {kind} command was run")
@@ -112,9 +112,9 @@ def _judge(text: str, kind: Kind, ledger: Ledger, patterns: Sequence[str]) -> Cl
     return Claim(text, kind, True, f"`{last.command}` exited 0 at {_clock(last)}")
 
 
-def _ended(run: CommandRun) -> str:
+def _ended(run: LedgerCommand) -> str:
     return "timed out" if run.exit_code is None else f"exited {run.exit_code} at {_clock(run)}"
 
 
-def _clock(run: CommandRun) -> str:
+def _clock(run: LedgerCommand) -> str:
     return time.strftime("%H:%M:%S", time.localtime(run.at))

@@ -10,7 +10,7 @@ from typing import Literal
 
 from agent_cli.core.messages import Block
 from agent_cli.core.text.lenient_json import find_objects
-from agent_cli.verify.ledger import CommandRun
+from agent_cli.verify.ledger import LedgerCommand
 
 CALLER = "goal-evaluator"
 DIFF_CHARS = 12_000
@@ -33,7 +33,7 @@ class Judgement:
     reason: str
 
 
-def evidence_text(goal: str, runs: list[CommandRun], diff: str, files: list[str]) -> str:
+def evidence_text(goal: str, runs: list[LedgerCommand], diff: str, files: list[str]) -> str:
     parts = [f"<goal>\n{goal}\n</goal>", "<commands_since_last_change>"]
     for run in runs:
         code = "none (timed out)" if run.exit_code is None else str(run.exit_code)

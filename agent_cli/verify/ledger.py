@@ -15,7 +15,7 @@ _EXIT_LINE = re.compile(r"(?:^|\n)exit code: (-?\d+)\s*$")
 
 
 @dataclass(frozen=True)
-class CommandRun:
+class LedgerCommand:
     seq: int  # its place among all entries: a run counts for a claim only after the last edit
     command: str
     exit_code: int | None  # None: timed out or killed before an exit code was known
@@ -31,8 +31,8 @@ class Change:
 
 
 @dataclass
-class Ledger:
-    commands: list[CommandRun] = field(default_factory=list)
+class EvidenceLedger:
+    commands: list[LedgerCommand] = field(default_factory=list)
     changes: list[Change] = field(default_factory=list)
     _pending: dict[str, str] = field(default_factory=dict)  # tool_use id → bash command
     _seq: int = 0
@@ -41,8 +41,8 @@ class Ledger:
         self._seq += 1
         return self._seq
 
-    def record_command(self, command: str, exit_code: int | None, output: str) -> CommandRun:
-        run = CommandRun(self._next(), command, exit_code, output[-TAIL_CHARS:], time.time())
+    def record_command(self, command: str, exit_code: int | None, output: str) -> LedgerCommand:
+        run = LedgerCommand(self._next(), command, exit_code, output[-TAIL_CHARS:], time.time())
         self.commands.append(run)
         return run
 
@@ -74,7 +74,7 @@ class Ledger:
     def last_change(self) -> int:
         return self.changes[-1].seq if self.changes else 0
 
-    def since_last_change(self) -> list[CommandRun]:
+    def since_last_change(self) -> list[LedgerCommand]:
         return [run for run in self.commands if run.seq > self.last_change]
 
 

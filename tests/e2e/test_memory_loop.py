@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.core.events import TurnEnd, Warning
+from agent_cli.core.events import TurnEnd, WarningEvent
 from agent_cli.core.settings.schema import Settings
 from agent_cli.memory.episode_store import EpisodeStore
 from agent_cli.memory.setup import listing
@@ -116,7 +116,7 @@ def test_invalid_reply_is_retried_once_then_dropped(fake_model: FakeAnthropic, t
     assert second["messages"][1]["content"][0]["text"].startswith("Here is the summary")
     assert "no JSON object" in second["messages"][2]["content"][0]["text"]
     assert stored(tmp_path).recent() == []
-    warnings = [e.message for e in later if isinstance(e, Warning)]
+    warnings = [e.message for e in later if isinstance(e, WarningEvent)]
     assert any("episode dropped" in w for w in warnings), warnings
     assert isinstance(later[-1], TurnEnd)
     assert later[-1].text == "No."

@@ -11,7 +11,7 @@ import pytest
 
 from agent_cli.core.settings.sandbox import SandboxSettings
 from agent_cli.sandbox.policy import SandboxPolicy
-from agent_cli.sandbox.probe import Probe, probe
+from agent_cli.sandbox.probe import SandboxProbe, probe
 from agent_cli.sandbox.seatbelt import profile
 from agent_cli.sandbox.wrap import SandboxUnavailable, denial_note, wrap
 
@@ -87,7 +87,7 @@ def test_required_without_a_mechanism_refuses_with_the_fix(tmp_path: Path) -> No
 
 
 def test_off_leaves_the_command_alone(tmp_path: Path) -> None:
-    found = Probe("bwrap", "/usr/bin/bwrap")
+    found = SandboxProbe("bwrap", "/usr/bin/bwrap")
     assert wrap(["echo", "hi"], _setup(tmp_path), found, mode="off") == ["echo", "hi"]
 
 

@@ -16,8 +16,8 @@ def acp(
     state_dir: Path | None = opt.STATE_DIR,
 ) -> None:
     """Each editor session opens in the `cwd` the editor gives, as `agent chat` would there."""
-    from agent_cli.serve.acp_agent import Defaults
     from agent_cli.serve.acp_main import run_acp
+    from agent_cli.serve.defaults import Defaults
 
     run_acp(Defaults(model=model, permission_mode=permission_mode, state_dir=state_dir))
 
@@ -29,6 +29,7 @@ def mcp_serve(
     state_dir: Path | None = opt.STATE_DIR,
 ) -> None:
     """Tools `agent` and `agent_reply` over stdio; approvals nobody can give are denied."""
-    from agent_cli.serve.mcp_server import Defaults, run_mcp
+    from agent_cli.serve.defaults import Defaults
+    from agent_cli.serve.mcp_server import run_mcp
 
     run_mcp(Defaults(model=model, permission_mode=permission_mode, state_dir=state_dir))

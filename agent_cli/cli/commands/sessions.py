@@ -12,12 +12,12 @@ from agent_cli.cli import options as opt
 from agent_cli.cli.common import guarded, state_paths
 
 if TYPE_CHECKING:
-    from agent_cli.session.resume import Restored
+    from agent_cli.session.resume import RestoredSession
 
 sessions_app = typer.Typer(no_args_is_help=False, add_completion=False, rich_markup_mode=None)
 
 
-def _summary(state: Restored) -> dict[str, Any]:
+def _summary(state: RestoredSession) -> dict[str, Any]:
     return {
         "id": state.id,
         "started": state.started,

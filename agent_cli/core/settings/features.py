@@ -3,20 +3,18 @@ the one Settings model in `settings.py`, kept apart so that module stays readabl
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
+
+from agent_cli.core.settings.strict import StrictSettings
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
 
 def _default_aliases() -> dict[str, str]:
     return {"sonnet": DEFAULT_MODEL, "opus": "claude-opus-4-6", "haiku": "claude-haiku-4-5"}
 
 
-class ProjectFilesSettings(_Strict):
+class ProjectFilesSettings(StrictSettings):
     """Commands, subagent types, skills and hooks from `.agent/`, `.agents/`, `.claude/`."""
 
     enabled: bool = Field(default=True, description="Read project files at all.")
@@ -55,7 +53,7 @@ def _domain_names(value: list[str]) -> list[str]:
     return domains
 
 
-class WebSettings(_Strict):
+class WebSettings(StrictSettings):
     """The web: the client-side `web_fetch` tool and the API's server-side search."""
 
     fetch: bool = Field(default=True, description="Offer the web_fetch tool.")
@@ -91,7 +89,7 @@ class WebSettings(_Strict):
     _domains = field_validator("allowed_domains", "blocked_domains")(_domain_names)
 
 
-class CheckpointSettings(_Strict):
+class CheckpointSettings(StrictSettings):
     enabled: bool = Field(
         default=True, description="Snapshot the workspace at the start of every turn."
     )
@@ -106,7 +104,7 @@ class CheckpointSettings(_Strict):
     )
 
 
-class JobsSettings(_Strict):
+class JobsSettings(StrictSettings):
     """Background shells: `bash(run_in_background)`, `bash_output`, `bash_kill`."""
 
     max_jobs: int = Field(default=8, ge=1, le=64, description="Background jobs running at once.")
@@ -128,7 +126,7 @@ class JobsSettings(_Strict):
     )
 
 
-class NotifySettings(_Strict):
+class NotifySettings(StrictSettings):
     """The ping when the agent needs the user: a long turn ended, an approval waits."""
 
     after_s: float = Field(
@@ -139,7 +137,7 @@ class NotifySettings(_Strict):
     hook: bool = Field(default=True, description="Run the `notification` hooks.")
 
 
-class MemorySettings(_Strict):
+class MemorySettings(StrictSettings):
     episode_rounds: int = Field(
         default=40, ge=1, description="Tool rounds since the last episode that trigger one."
     )
@@ -151,7 +149,7 @@ class MemorySettings(_Strict):
     )
 
 
-class ServerSettings(_Strict):
+class ServerSettings(StrictSettings):
     """The warm per-user process `agent run` goes through (user settings only: it serves every
     workspace; read by the standard-library client in cli/warm/place.py as well)."""
 

@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from agent_cli.core.errors import ConfigError
 from agent_cli.core.options import PermissionMode
@@ -36,17 +36,14 @@ from agent_cli.core.settings.lsp import LspSettings
 from agent_cli.core.settings.mcp import McpServerSpec, McpSettings
 from agent_cli.core.settings.narrowing import narrowing_only, user_mode
 from agent_cli.core.settings.sandbox import SandboxSettings
+from agent_cli.core.settings.strict import StrictSettings
 from agent_cli.core.settings.thinking import ThinkingSettings, budget_problem
 from agent_cli.core.settings.verify import BudgetSettings, GoalSettings, VerifySettings
 
 UNKNOWN_MODEL_WINDOW = 200_000
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
-
-
-class Price(_Strict):
+class Price(StrictSettings):
     """US dollars per million tokens."""
 
     input: float = Field(ge=0, description="Uncached input tokens.")
@@ -71,7 +68,7 @@ def _default_prices() -> dict[str, Price]:
     }
 
 
-class HookSpec(_Strict):
+class HookSpec(StrictSettings):
     """One shell command run for a hook event, with a JSON description on stdin."""
 
     command: str = Field(min_length=1, description="Shell command to run.")
@@ -92,7 +89,7 @@ class HookSpec(_Strict):
         return value
 
 
-class HooksSettings(_Strict):
+class HooksSettings(StrictSettings):
     pre_tool_use: list[HookSpec] = Field(default_factory=list, description="May deny a call.")
     post_tool_use: list[HookSpec] = Field(default_factory=list, description="After a call.")
     user_prompt_submit: list[HookSpec] = Field(
@@ -102,7 +99,7 @@ class HooksSettings(_Strict):
     notification: list[HookSpec] = Field(default_factory=list, description="When it needs you.")
 
 
-class PermissionSettings(_Strict):
+class PermissionSettings(StrictSettings):
     mode: PermissionMode = Field(
         default="default", description="default, accept-edits, bypass, plan."
     )
@@ -116,19 +113,19 @@ class PermissionSettings(_Strict):
     )
 
 
-class TodoSettings(_Strict):
+class TodoSettings(StrictSettings):
     reminder_rounds: int = Field(
         default=3, ge=1, le=100, description="Tool rounds without todo_write before a reminder."
     )
     max_items: int = Field(default=50, ge=1, le=500, description="Items a todo list may hold.")
 
 
-class SubagentSettings(_Strict):
+class SubagentSettings(StrictSettings):
     max_turns: int = Field(default=30, ge=1, le=500, description="Turn limit of one subagent.")
     concurrency: int = Field(default=4, ge=1, le=32, description="task calls run at once.")
 
 
-class ContextSettings(_Strict):
+class ContextSettings(StrictSettings):
     """Thresholds of the compaction pipeline (SPEC §8). Token values left unset are derived
     from the model's context window."""
 
@@ -163,7 +160,7 @@ class ContextSettings(_Strict):
         return self
 
 
-class Settings(_Strict):
+class Settings(StrictSettings):
     """Everything configurable. Every field is documented and bounded."""
 
     model: str = Field(default=DEFAULT_MODEL, min_length=1, description="Model id.")

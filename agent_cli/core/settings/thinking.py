@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from agent_cli.core.settings.strict import StrictSettings
 
 MIN_THINKING_BUDGET = 1_024  # the API's floor for budget_tokens
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
-
-
-class ThinkingSettings(_Strict):
+class ThinkingSettings(StrictSettings):
     """Extended thinking (off unless a budget is set). The budget is part of max_tokens, so it
     must stay below it."""
 

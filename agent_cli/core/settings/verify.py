@@ -3,16 +3,14 @@ Settings model, kept apart so `schema.py` stays readable."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
+
+from agent_cli.core.settings.strict import StrictSettings
 
 CLAIM_KINDS = ("tests", "build", "typecheck", "lint")
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
-
-
-class GoalSettings(_Strict):
+class GoalSettings(StrictSettings):
     """A goal keeps the agent working, turn after turn, until its check passes."""
 
     max_turns: int = Field(
@@ -29,7 +27,7 @@ class GoalSettings(_Strict):
     )
 
 
-class BudgetSettings(_Strict):
+class BudgetSettings(StrictSettings):
     """Spending limits: the run stops before the request that would pass `max_cost_usd`."""
 
     max_cost_usd: float | None = Field(
@@ -40,7 +38,7 @@ class BudgetSettings(_Strict):
     )
 
 
-class VerifySettings(_Strict):
+class VerifySettings(StrictSettings):
     """Claims in answers ("all tests pass") are checked against the commands that ran."""
 
     commands: dict[str, list[str]] = Field(

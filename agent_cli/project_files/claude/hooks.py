@@ -66,7 +66,7 @@ class ClaudeHook:
 
 
 @dataclass
-class Answer:
+class HookAnswer:
     """What the hooks of one event decided, merged in order (a block or deny wins)."""
 
     block: bool = False
@@ -109,8 +109,8 @@ class ClaudeHooks:
     def has(self, event: str) -> bool:
         return any(h.event == event for h in self.hooks)
 
-    async def fire(self, event: str, tool: str | None = None, **fields: Any) -> Answer:
-        answer = Answer()
+    async def fire(self, event: str, tool: str | None = None, **fields: Any) -> HookAnswer:
+        answer = HookAnswer()
         payload = {
             "session_id": self.session_id,
             "transcript_path": str(self.transcript or ""),
@@ -134,29 +134,29 @@ class ClaudeHooks:
         return answer
 
 
-def read_outcome(event: str, code: int | None, out: str, err: str) -> Answer:
+def read_outcome(event: str, code: int | None, out: str, err: str) -> HookAnswer:
     if code == 2:
-        return Answer(
+        return HookAnswer(
             block=True,
             decision="deny",
             reason=err.strip()[:MAX_TEXT] or f"blocked by a {event} hook (it gave no reason)",
         )
     if code != 0:
         log.warning("%s hook failed (exit %s): %s; letting it pass", event, code, err[:300])
-        return Answer()
+        return HookAnswer()
     data = _json(out)
     if data is None:  # plain stdout is context where Claude Code makes it so
         text = out.strip()[:MAX_TEXT]
-        return Answer(
+        return HookAnswer(
             context=[text] if text and event in ("UserPromptSubmit", "SessionStart") else []
         )
     return _decided(event, data)
 
 
-def _decided(event: str, data: dict[str, Any]) -> Answer:
+def _decided(event: str, data: dict[str, Any]) -> HookAnswer:
     specific = data.get("hookSpecificOutput")
     specific = specific if isinstance(specific, dict) else {}
-    answer = Answer()
+    answer = HookAnswer()
     decision = str(specific.get("permissionDecision") or data.get("decision") or "").lower()
     reason = str(
         specific.get("permissionDecisionReason")
@@ -193,7 +193,7 @@ def _json(out: str) -> dict[str, Any] | None:
     return None
 
 
-def _merge(answer: Answer, new: Answer, label: str) -> None:
+def _merge(answer: HookAnswer, new: HookAnswer, label: str) -> None:
     log.info("%s: %s", label, new.decision or ("block" if new.block else "pass"))
     answer.context += new.context
     if new.updated_input is not None:

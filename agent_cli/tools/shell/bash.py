@@ -12,7 +12,7 @@ from pydantic import Field, field_validator
 
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.jobs.board import JobBoard
-from agent_cli.jobs.gate import Gate
+from agent_cli.jobs.gate import StartGate
 from agent_cli.jobs.spawn import exited as _exited
 from agent_cli.jobs.spawn import kill_group
 from agent_cli.model.credentials import CREDENTIAL_VARS
@@ -110,7 +110,7 @@ class Bash(Tool[BashInput]):
             return ToolResult(f"Not run: {e}", is_error=True, summary=f"bash {args.command}")
         if args.run_in_background:
             return await start_background(self.jobs, args.command, ctx, env, argv)
-        gate = Gate()  # the command waits until the watcher knows its group
+        gate = StartGate()  # the command waits until the watcher knows its group
         proc = await _spawn(argv, ctx, env, gate)
         assert proc.stdout is not None
         output = _Output()
@@ -146,7 +146,7 @@ class Bash(Tool[BashInput]):
         return result
 
     async def _wait(
-        self, proc: asyncio.subprocess.Process, timeout: float, gate: Gate
+        self, proc: asyncio.subprocess.Process, timeout: float, gate: StartGate
     ) -> Literal["exited", "timeout", "move"]:
         """Until the shell exits, the timeout, or the move to the background (after the
         threshold, or when the user presses the key for it)."""
@@ -186,7 +186,7 @@ def confinement(ctx: ToolContext) -> Confinement:
 
 
 async def _spawn(
-    argv: list[str], ctx: ToolContext, env: dict[str, str], gate: Gate
+    argv: list[str], ctx: ToolContext, env: dict[str, str], gate: StartGate
 ) -> asyncio.subprocess.Process:
     """The shell (`argv`, maybe confined), in its own process group, behind `gate`. A cancel
     while the pipes are still being set up waits for the process and kills its group."""

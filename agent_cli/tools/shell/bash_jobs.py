@@ -11,7 +11,7 @@ from pydantic import Field
 
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.jobs.board import JobBoard, JobLimitError
-from agent_cli.jobs.gate import Gate
+from agent_cli.jobs.gate import StartGate
 from agent_cli.jobs.job import Job
 
 NOT_HERE = "Background jobs are not available here: run the command in the foreground."
@@ -37,7 +37,7 @@ async def start_background(
         slot = board.reserve(ctx.session_id)
     except JobLimitError as e:
         return ToolResult(f"Not started: {e}.", is_error=True, summary=f"bash {command} → limit")
-    gate = Gate()  # the command waits until the watcher knows its group
+    gate = StartGate()  # the command waits until the watcher knows its group
     try:
         with slot.output.open("wb") as out:
             proc = subprocess.Popen(

@@ -12,7 +12,7 @@ from prompt_toolkit.buffer import Buffer
 if TYPE_CHECKING:
     from agent_cli.ui.dialogs.region import Dialogs
     from agent_cli.ui.screen.contract import Controller
-    from agent_cli.ui.screen.question import Question
+    from agent_cli.ui.screen.question import QuestionView
 
 EXIT_WINDOW_S = 2.0  # a second Ctrl-C on an empty prompt within this exits
 
@@ -22,7 +22,7 @@ class KeyActions:
 
     controller: Controller | None
     buffer: Buffer
-    question: Question
+    question: QuestionView
     dialogs: Dialogs
     early: list[str]
     notice: str

@@ -16,7 +16,7 @@ from typing import Any
 from agent_cli.core import history
 from agent_cli.core.events import ToolEnd
 from agent_cli.core.messages import blocks_of
-from agent_cli.session.resume import Boundary, Restored
+from agent_cli.session.resume import Boundary, RestoredSession
 from agent_cli.session.transcript import ShownRecord
 from agent_cli.ui.render import render
 
@@ -116,7 +116,7 @@ class _Redraw:
         self.out.append(render.tool_end(event, self.width, self.color))
 
 
-def history_lines(restored: Restored, width: int, color: bool) -> list[str]:
+def history_lines(restored: RestoredSession, width: int, color: bool) -> list[str]:
     """What scrollback shows of a resumed session, oldest first."""
     items = restored.conversation()
     results = {

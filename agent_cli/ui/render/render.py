@@ -21,7 +21,7 @@ from agent_cli.core.events import (
     NoteAdded,
     SourcesCited,
     ToolEnd,
-    Warning,
+    WarningEvent,
 )
 from agent_cli.core.payloads import Note
 from agent_cli.core.verify_events import ClaimsChecked, GoalChecked
@@ -175,7 +175,7 @@ def event_line(event: Any, width: int, color: bool) -> str | None:
     """Scrollback line for the events that are not text or tool calls; None for the rest."""
     if isinstance(event, ErrorEvent):
         return error_line(event.message, width, color)
-    if isinstance(event, Warning):
+    if isinstance(event, WarningEvent):
         return info_line(f"! {event.message}", width, color, "yellow")
     if isinstance(event, NoteAdded):
         return info_line("✎ " + note_line(event.note), width, color, "magenta")

@@ -41,7 +41,7 @@ from agent_cli.ui.screen.contract import Controller
 from agent_cli.ui.screen.cursor_answers import anchor_asking, route_answer
 from agent_cli.ui.screen.frames import fix_size, log_frame, one_frame, screen_output
 from agent_cli.ui.screen.picker import Picker
-from agent_cli.ui.screen.question import Question
+from agent_cli.ui.screen.question import QuestionView
 from agent_cli.ui.screen.reflow import SteadyWindow, fit_region
 from agent_cli.ui.screen.rows import FOLD_BELOW, lay_out, side_width
 from agent_cli.ui.screen.status_fit import SEPARATOR
@@ -63,7 +63,7 @@ class ChatScreen(KeyActions, JobKeys):
         # (render counter, size, panel mode, input text) -> (live tail, panel)
         self._frame_cache: tuple[tuple[object, ...], tuple[str, str]] | None = None
         self._last_ctrl_c = 0.0
-        self.question = Question(self.invalidate, self.columns)
+        self.question = QuestionView(self.invalidate, self.columns)
         self.picker = Picker(self.invalidate, self.rows)
         cancel = lambda: self.question.answer_line(None)  # noqa: E731
         self.dialogs = Dialogs(self.invalidate, self.columns, self.rows, cancel)  # the model's

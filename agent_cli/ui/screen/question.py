@@ -16,7 +16,7 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
 
 
-class Question:
+class QuestionView:
     def __init__(self, invalidate: Callable[[], None], columns: Callable[[], int]) -> None:
         self._invalidate, self._columns = invalidate, columns
         self._pending: tuple[str, dict[str, str], asyncio.Future[str]] | None = None

@@ -26,19 +26,19 @@ RENDERER, ANCHOR = "renderer", "anchor"  # who else asks where the cursor is
 
 
 @dataclass(frozen=True)
-class Probe:
+class WidthProbe:
     columns: int  # the width the frame was laid out for
     generation: int  # screens written again from the top since the program started
     at: float
 
 
 class WidthProbes:
-    """The questions asked of the terminal, oldest first: a Probe of ours, or the name of who
+    """The questions asked of the terminal, oldest first: a WidthProbe of ours, or the name of who
     else asked where the cursor is (prompt-toolkit's renderer, the bottom anchor)."""
 
     def __init__(self) -> None:
         self.enabled = False  # set once the terminal has answered a position request
-        self.owed: deque[Probe | str] = deque()
+        self.owed: deque[WidthProbe | str] = deque()
         self.generation = 0
         self.drawn_elsewhere = False  # a frame of this generation landed at another width
 
@@ -46,7 +46,7 @@ class WidthProbes:
         """Bytes that end a frame laid out for `columns`: empty until the terminal answers."""
         if not self.enabled:
             return ""
-        self.owed.append(Probe(columns, self.generation, time.monotonic()))
+        self.owed.append(WidthProbe(columns, self.generation, time.monotonic()))
         return PROBE
 
     def asked(self, by: str) -> None:
@@ -72,10 +72,11 @@ class WidthProbes:
         """Whether every frame so far was drawn at the width it was laid out for, as far as
         the terminal has said: a question still unanswered could be one that was not."""
         lost = time.monotonic() - LOST_S
-        while self.owed and isinstance(self.owed[0], Probe) and self.owed[0].at < lost:
+        while self.owed and isinstance(self.owed[0], WidthProbe) and self.owed[0].at < lost:
             self.owed.popleft()
         pending = any(
-            isinstance(asked, Probe) and asked.generation == self.generation for asked in self.owed
+            isinstance(asked, WidthProbe) and asked.generation == self.generation
+            for asked in self.owed
         )
         return not (self.drawn_elsewhere or pending)
 

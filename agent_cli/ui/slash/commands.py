@@ -23,7 +23,7 @@ from agent_cli.ui.slash.host import Command, Host
 
 if TYPE_CHECKING:
     from agent_cli.core.events import Event
-    from agent_cli.session.resume import Restored
+    from agent_cli.session.resume import RestoredSession
 
 PICK = 9  # sessions /sessions and the /resume picker offer
 
@@ -144,7 +144,7 @@ def _clear(host: Host, arg: str) -> None:
     host.switched(f"New session {host.runtime.session.id} (the previous one: --resume {old}).")
 
 
-def _recent(host: Host) -> list[Restored]:
+def _recent(host: Host) -> list[RestoredSession]:
     """The newest sessions with at least one exchange (empty ones are not worth resuming)."""
     from agent_cli.session.resume import fold, session_files
 
@@ -158,7 +158,7 @@ def _recent(host: Host) -> list[Restored]:
     return found
 
 
-def _row(state: Restored) -> str:
+def _row(state: RestoredSession) -> str:
     """A session as /sessions and the /resume picker show it: time, size, first prompt."""
     when = state.last_activity[:16].replace("T", " ")
     prompt = " ".join(state.first_prompt.split())[:60]

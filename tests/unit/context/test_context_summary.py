@@ -8,7 +8,7 @@ from pathlib import Path
 
 from agent_cli.context.pipeline import build_pipeline
 from agent_cli.context.state import current_request, request_block
-from agent_cli.core.events import Event, UsageUpdate, Warning
+from agent_cli.core.events import Event, UsageUpdate, WarningEvent
 from agent_cli.core.messages import validate_request
 from agent_cli.model.client import ModelRequest
 from agent_cli.session.transcript import UsageRecord, read_records
@@ -117,7 +117,7 @@ def test_failed_summaries_keep_history_and_three_in_a_row_stop_them(tmp_path: Pa
         out = run(prepare(stages, messages, context_for(session, client, events)))
         assert out is messages, f"attempt {attempt} changed the history"
     assert len(client.requests) == 3  # the fourth time no call is made
-    warnings = [e for e in events if isinstance(e, Warning)]
+    warnings = [e for e in events if isinstance(e, WarningEvent)]
     assert len(warnings) == 1
     assert "after 3 failed attempts" in warnings[0].message
     assert not session.paths.archive.exists() or not any(session.paths.archive.iterdir())
@@ -134,7 +134,7 @@ def test_a_success_resets_the_failure_count(tmp_path: Path):
         run(prepare(stages, messages, ctx))
     assert run(compactor.compact(messages, None, ctx)) is not None
     run(prepare(stages, messages, ctx))  # failure 1 of a new series
-    assert not [e for e in events if isinstance(e, Warning) and "off" in e.message]
+    assert not [e for e in events if isinstance(e, WarningEvent) and "off" in e.message]
 
 
 def test_compact_on_request_passes_the_focus_and_keeps_the_round(tmp_path: Path):
@@ -157,7 +157,7 @@ def test_failed_compact_on_request_warns_and_changes_nothing(tmp_path: Path):
     messages = [user(REQUEST), *tool_round("a"), assistant("done")]
     ctx = context_for(session, FakeClient([RuntimeError("down")]), events)
     assert run(compactor.compact(messages, None, ctx)) is None
-    assert any(isinstance(e, Warning) and "history is unchanged" in e.message for e in events)
+    assert any(isinstance(e, WarningEvent) and "history is unchanged" in e.message for e in events)
 
 
 def test_reactive_keeps_the_newest_five_pair_adjusted(tmp_path: Path):
@@ -207,4 +207,4 @@ def test_compact_on_a_short_history_says_there_is_nothing_to_do(tmp_path: Path):
     messages = [user(REQUEST), *tool_round("a", name="compact")]
     assert run(compactor.compact(messages, None, context_for(session, client, events))) is None
     assert client.requests == []
-    assert any(isinstance(e, Warning) and "Nothing to compact" in e.message for e in events)
+    assert any(isinstance(e, WarningEvent) and "Nothing to compact" in e.message for e in events)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_cli.session.resume import Boundary, Restored
+from agent_cli.session.resume import Boundary, RestoredSession
 from agent_cli.ui.render.history import history_lines
 
 
 def test_the_conversation_is_redrawn_in_order(tmp_path: Path):
-    restored = Restored(id="s-1", path=tmp_path / "s-1.jsonl", started="2026-01-01T12:00:00")
+    restored = RestoredSession(id="s-1", path=tmp_path / "s-1.jsonl", started="2026-01-01T12:00:00")
     restored.history = [
         {"role": "user", "content": "first question"},
         {

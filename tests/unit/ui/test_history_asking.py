@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_cli.session.resume import Boundary, Restored
+from agent_cli.session.resume import Boundary, RestoredSession
 from agent_cli.ui.render.history import history_lines
 
 PLAN = "# Cap the back-off\n\n1. `backoff()` returns at most 8 s"
 
 
 def test_a_plan_its_decision_questions_and_a_fresh_start_are_redrawn(tmp_path: Path):
-    restored = Restored(id="s-1", path=tmp_path / "s-1.jsonl", started="2026-01-01T12:00:00")
+    restored = RestoredSession(id="s-1", path=tmp_path / "s-1.jsonl", started="2026-01-01T12:00:00")
     ask = {"questions": [{"question": "Where from?", "header": "Cap", "options": []}]}
     restored.history = [
         {"role": "user", "content": "plan the cap"},

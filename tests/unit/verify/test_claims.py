@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from agent_cli.core.events import FilesChanged, ToolEnd, ToolStart
 from agent_cli.verify.claims import check, find_claims
-from agent_cli.verify.ledger import Ledger, exit_code_of
+from agent_cli.verify.ledger import EvidenceLedger, exit_code_of
 
 _ids = iter(range(1000))
 
 
-def bash(ledger: Ledger, command: str, code: int, text: str = "") -> None:
+def bash(ledger: EvidenceLedger, command: str, code: int, text: str = "") -> None:
     """The bash tool's events for one call, its result written as the tool writes it."""
     tid = f"toolu_{next(_ids)}"
     ledger.feed(ToolStart(id=tid, name="bash", input={"command": command}))
@@ -18,14 +18,14 @@ def bash(ledger: Ledger, command: str, code: int, text: str = "") -> None:
     ledger.feed(ToolEnd(id=tid, name="bash", is_error=code != 0, summary=summary, output=body))
 
 
-def edit(ledger: Ledger, path: str = "calc.py") -> None:
+def edit(ledger: EvidenceLedger, path: str = "calc.py") -> None:
     tid = f"toolu_{next(_ids)}"
     ledger.feed(ToolStart(id=tid, name="edit_file", input={"path": path}))
     ledger.feed(ToolEnd(id=tid, name="edit_file", is_error=False, summary=f"edit_file {path}"))
 
 
 def test_a_failed_pytest_run_is_the_evidence_against_all_tests_pass() -> None:
-    ledger = Ledger()
+    ledger = EvidenceLedger()
     bash(ledger, "python -m pytest -q", 1, "1 failed, 3 passed")
     [claim] = check("I fixed it. All tests pass.", ledger)
     assert (claim.text, claim.kind, claim.verified) == ("All tests pass.", "tests", False)
@@ -34,7 +34,7 @@ def test_a_failed_pytest_run_is_the_evidence_against_all_tests_pass() -> None:
 
 
 def test_a_later_passing_run_verifies_it() -> None:
-    ledger = Ledger()
+    ledger = EvidenceLedger()
     bash(ledger, "python -m pytest -q", 1)
     edit(ledger)
     bash(ledger, ".venv/bin/pytest tests", 0, "4 passed")
@@ -44,7 +44,7 @@ def test_a_later_passing_run_verifies_it() -> None:
 
 
 def test_a_passing_run_followed_by_an_edit_is_not_verified() -> None:
-    ledger = Ledger()
+    ledger = EvidenceLedger()
     bash(ledger, "pytest", 0)
     edit(ledger)
     [claim] = check("All tests pass.", ledger)
@@ -53,14 +53,14 @@ def test_a_passing_run_followed_by_an_edit_is_not_verified() -> None:
 
 
 def test_a_change_only_the_checkpoint_saw_also_outdates_the_run() -> None:
-    ledger = Ledger()
+    ledger = EvidenceLedger()
     bash(ledger, "pytest", 0)
     ledger.feed(FilesChanged(checkpoint_id="c1", files=["calc.py"], session_files=1))
     assert not check("All tests pass.", ledger)[0].verified
 
 
 def test_a_run_of_another_kind_or_none_does_not_count() -> None:
-    ledger = Ledger()
+    ledger = EvidenceLedger()
     bash(ledger, "ruff check .", 0)
     [tests, lint] = check("The tests pass. Lint is clean.", ledger)
     assert (tests.verified, tests.evidence) == (False, "no tests command was run")
@@ -69,7 +69,7 @@ def test_a_run_of_another_kind_or_none_does_not_count() -> None:
 
 
 def test_settings_add_commands_to_a_kind() -> None:
-    ledger = Ledger()
+    ledger = EvidenceLedger()
     bash(ledger, "./run_checks.sh --all", 0)
     assert not check("All tests pass.", ledger)[0].verified
     assert check("All tests pass.", ledger, {"tests": ["./run_checks.sh"]})[0].verified
