@@ -27,6 +27,11 @@ def group_members(pgid: int) -> list[int]:
     return found
 
 
+# the tests read pids and process groups a command prints: inside the sandbox those are the
+# pid namespace's, and signalling them on the host would hit unrelated processes
+pytestmark = pytest.mark.usefixtures("sandbox_off")
+
+
 @pytest.mark.usefixtures("sdk_env")
 def test_bash_timeout_kills_the_whole_group_quickly(fake_model: FakeAnthropic, tmp_path: Path):
     command = "echo $$ > shell.pid; (sleep 30 &); sleep 30"

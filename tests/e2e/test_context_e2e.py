@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from agent_cli.context.tokens import resolve_thresholds
 from agent_cli.core import errors
 from agent_cli.core.settings.schema import parse_settings
@@ -115,6 +117,7 @@ def test_unrelated_api_error_fails_without_compaction(
     assert len(fake_model.bodies()) == 1
 
 
+@pytest.mark.usefixtures("sandbox_off")  # it kills the group `echo $$` names: the host's pid
 def test_resume_after_sigkill_during_a_tool_call_sends_a_valid_request(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ):
@@ -139,8 +142,11 @@ def test_resume_after_sigkill_during_a_tool_call_sends_a_valid_request(
     wait_until(lambda: started.exists() and started.read_text().endswith("\n"), 30, "bash started")
     proc.send_signal(signal.SIGKILL)
     proc.wait()
+    group = int(started.read_text())
+    assert group > 1
+    assert group != os.getpgrp()
     with contextlib.suppress(ProcessLookupError):
-        os.killpg(int(started.read_text()), signal.SIGKILL)  # the orphaned command
+        os.killpg(group, signal.SIGKILL)  # the orphaned command
     sent_before = len(fake_model.bodies())
 
     fake_model.script.text("continuing")

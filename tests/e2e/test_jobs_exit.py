@@ -26,6 +26,11 @@ def started_pid(fake_model: FakeAnthropic) -> int:
     return job_pid(results(fake_model.bodies()[-1])[0])
 
 
+# the tests read pids and process groups a command prints: inside the sandbox those are the
+# pid namespace's, and signalling them on the host would hit unrelated processes
+pytestmark = pytest.mark.usefixtures("sandbox_off")
+
+
 def test_a_finished_run_leaves_no_job(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ):

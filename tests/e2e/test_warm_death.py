@@ -20,6 +20,10 @@ from tests.e2e.warm import Via
 from tests.fake_model import FakeAnthropic
 from tests.waiting import wait_until
 
+# the test reads pids and process groups a command prints: inside the sandbox those are the
+# pid namespace's, and killing them on the host would hit unrelated processes
+pytestmark = pytest.mark.usefixtures("sandbox_off")
+
 # each start of the command leaves a line: its process group
 COMMAND = "python3 -c 'import os; print(os.getpgid(0))' >> starts.txt; sleep 30"
 
@@ -39,6 +43,8 @@ def test_a_killed_client_ends_its_run_there(fake_model: FakeAnthropic, via: Via,
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
         group = int(starts.read_text().split()[0])
+        assert group > 1
+        assert group != os.getpgrp()
         with contextlib.suppress(ProcessLookupError):
             os.killpg(group, signal.SIGKILL)
         requests = len(fake_model.requests)
