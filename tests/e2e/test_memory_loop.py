@@ -302,6 +302,7 @@ def test_resumed_session_starts_after_its_last_episode(fake_model: FakeAnthropic
         await drive(agent, memory, "first stretch of work")
         await memory.wait(30)
         await agent.client.close()
+        agent.session.release()  # as a run ends (Runtime.aclose): the next may resume it
 
     asyncio.run(first())
     fake_model.script.text("two")
