@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.e2e.helpers import last_user_blocks, run_agent
 from tests.e2e.pty_screen import CTRL_D, ENTER, ChatTerm
 from tests.fake_model import FakeAnthropic
@@ -34,6 +36,7 @@ def _script(fake_model: FakeAnthropic) -> None:
     ).text("done")
 
 
+@pytest.mark.usefixtures("sandbox_off")  # the permission layer's answer: sandboxed, the write runs
 def test_untrusted_workspace_settings_cannot_widen_but_still_narrow(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ):

@@ -42,6 +42,7 @@ def _start(env: dict[str, str], repo: Path, name: str) -> subprocess.Popen[str]:
     )
 
 
+@pytest.mark.usefixtures("sandbox_off")  # the runs meet through flag files outside their trees
 def test_two_concurrent_runs_do_not_see_each_other(
     fake_model: FakeAnthropic, fake_env: dict[str, str], repo: Path, tmp_path: Path
 ) -> None:
