@@ -3,8 +3,6 @@ when stderr is no terminal), and the summary table at the end."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from types import TracebackType
 
 from rich.console import Console, Group
@@ -12,7 +10,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from agent_cli.batch.batch import Listener, Tally
+from agent_cli.batch.batch import Tally
 from agent_cli.batch.results import TaskResult
 
 STYLE = {"passed": "green", "done": "green", "failed": "red", "error": "red", "skipped": "yellow"}
@@ -60,12 +58,6 @@ class Progress:
             if task_id not in self._said:
                 self._said.add(task_id)
                 self._console.print(f"{task_id}: {result.status}  ({counts(tally)})")
-
-
-@contextmanager
-def progress(console: Console) -> Iterator[Listener]:
-    with Progress(console) as shown:
-        yield shown
 
 
 def summary(results: list[TaskResult], footer: list[str]) -> Group:

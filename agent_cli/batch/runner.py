@@ -56,28 +56,22 @@ def _die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
-def _overlay(task: BatchTask, plan: RunPlan) -> dict[str, Any]:
-    settings: dict[str, Any] = dict(task.settings)
-    if plan.sandbox is not None:
-        settings["sandbox"] = {**settings.get("sandbox", {}), "mode": plan.sandbox}
-    if task.max_cost_usd is not None:
-        settings["budget"] = {**settings.get("budget", {}), "max_cost_usd": task.max_cost_usd}
-    return settings
-
-
-def _argv(tree: TaskTree, state: Path, plan: RunPlan) -> list[str]:
+def _argv(task: BatchTask, tree: TaskTree, state: Path, plan: RunPlan) -> list[str]:
     argv = [*agent_command(), "run", "-p", "-", "--output-format", "json", "--quiet"]
     argv += ["--workspace", str(tree.path), "--state-dir", str(state)]
     if plan.permission_mode:
         argv += ["--permission-mode", plan.permission_mode]
+    if plan.sandbox:
+        argv += ["--sandbox", plan.sandbox]
+    if task.max_cost_usd is not None:
+        argv += ["--max-cost", str(task.max_cost_usd)]
     return argv
 
 
 def _env(task: BatchTask, plan: RunPlan) -> dict[str, str]:
     env = {**os.environ, **plan.env}
-    overlay = _overlay(task, plan)
-    if overlay:
-        env["AGENT_SETTINGS"] = json.dumps(overlay)
+    if task.settings:
+        env["AGENT_SETTINGS"] = json.dumps(task.settings)
     return env
 
 
@@ -152,7 +146,7 @@ def _in_tree(task: BatchTask, tree: TaskTree, plan: RunPlan) -> TaskResult:
     state.mkdir(parents=True, exist_ok=True)
     env = _env(task, plan)
     code, out, err = _run(
-        _argv(tree, state, plan), tree.path, env, task.prompt, plan.task_timeout_s
+        _argv(task, tree, state, plan), tree.path, env, task.prompt, plan.task_timeout_s
     )
     answer = _answer(out)
     if code != 0 or answer.get("is_error") or not answer:

@@ -1,15 +1,11 @@
 """A task's own tree: a worktree of a local repository, or a clone of a URL, at the task's
-ref. The user's checkout is never touched; git operations on one repository are taken one at
-a time (a file lock in its git folder, so local processes and Ray workers alike wait)."""
+ref. The user's checkout is never touched."""
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import re
 import shutil
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,18 +19,6 @@ URL = re.compile(r"^([a-z][a-z0-9+.-]*://|[\w.-]+@[\w.-]+:)", re.IGNORECASE)
 
 def is_url(repo: str) -> bool:
     return bool(URL.match(repo))
-
-
-@contextmanager
-def repo_lock(root: Path) -> Iterator[None]:
-    common = Path(git(root, "rev-parse", "--git-common-dir").strip())
-    lock_path = (common if common.is_absolute() else root / common) / "agent-batch.lock"
-    with lock_path.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def tree_name(batch_key: str, task_id: str) -> str:
@@ -61,8 +45,7 @@ class TaskTree:
 
     def remove(self) -> None:
         if self.record is not None and self.root is not None:
-            with repo_lock(self.root):
-                worktree.remove(self.root, self.record)
+            worktree.remove(self.root, self.record)
         else:
             shutil.rmtree(self.path, ignore_errors=True)
 
@@ -71,18 +54,17 @@ def _clear_leftovers(root: Path, name: str) -> None:
     """What a killed earlier run of this batch left of the task's tree: its record, folder or
     branch (a kill between `git worktree add` and the record leaves no record)."""
     path = worktree.folder(root) / name
-    git(root, "worktree", "remove", "--force", str(path), check=False)
+    left = worktree.WorktreeRecord(
+        name=name, path=str(path), branch=f"agent/{name}", base="", base_ref=""
+    )
+    worktree.remove(root, left)
     shutil.rmtree(path, ignore_errors=True)
-    git(root, "worktree", "prune")
-    git(root, "branch", "-D", f"agent/{name}", check=False)
-    (worktree.folder(root) / f"{name}.json").unlink(missing_ok=True)
 
 
 def _worktree(repo: Path, ref: str, name: str) -> TaskTree:
     root = repo_root(repo)
-    with repo_lock(root):
-        _clear_leftovers(root, name)
-        record = worktree.create(root, name, ref)
+    _clear_leftovers(root, name)  # worktrees/ serialises each git step on one repository
+    record = worktree.create(root, name, ref)
     return TaskTree(Path(record.path), record.base, root, record)
 
 

@@ -60,7 +60,7 @@ def batch(
 
     from agent_cli.batch.batch import BatchSpec, batch_key, default_jobs, run_batch
     from agent_cli.batch.engines import make_engine
-    from agent_cli.batch.progress import footer_lines, progress, summary
+    from agent_cli.batch.progress import Progress, footer_lines, summary
     from agent_cli.batch.runner import RunPlan
     from agent_cli.batch.tasks import load_tasks
 
@@ -78,7 +78,7 @@ def batch(
     )
     chosen = make_engine(engine, spec.jobs, address)
     err = Console(stderr=True, highlight=False)
-    with progress(err) as listen:
+    with Progress(err) as listen:
         ended = run_batch(spec, plan, chosen, listen)
     if as_json:
         typer.echo(json.dumps([r.model_dump() for r in ended], indent=1))
