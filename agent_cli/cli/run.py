@@ -75,29 +75,17 @@ def run(
 
     gc.disable()  # importing makes classes, not garbage: collecting meanwhile is wasted work
     from agent_cli.cli.run_output import RunOutcome, RunReporter
-    from agent_cli.cli.workspace_trust import warn_unconfined, warn_untrusted
     from agent_cli.cli.worktree_session import in_worktree
     from agent_cli.core.options import Options
-    from agent_cli.core.signals import Ending
-    from agent_cli.model.call_log import exit_summary
     from agent_cli.runtime.build import build_runtime, resolve_workspace
     from agent_cli.runtime.runtime import preload_sdk
 
     preload_sdk()  # the agent's modules are in: the SDK imports while the session opens (I/O)
     reporter = RunReporter(output_format, quiet)
     with reporter.failure_reported():  # the json formats get a result object even now
-        if resume and continue_last:
-            raise UsageError("--resume and --continue cannot be used together.")
-        if fork_session and not (resume or continue_last):
-            raise UsageError("--fork-session needs --continue or --resume.")
+        _check_flags(resume, continue_last, fork_session)
         goal_spec = gopt.goal_spec(goal_check, goal, max_minutes)
-        text = ""
-        if input_format == "stream-json":
-            from agent_cli.cli.stream_input import check_flags
-
-            check_flags(output_format, prompt, json_schema)
-        else:
-            text = read_prompt(prompt)
+        text = _read_input(input_format, output_format, prompt, json_schema)
         structured = None
         if json_schema is not None:
             from agent_cli.cli.structured import StructuredOutput, load_schema
@@ -125,20 +113,60 @@ def run(
         if goal_spec is not None:
             runtime.set_goal(goal_spec[0], goal_spec[1], gopt.goal_limits(runtime.settings,
                              max_turns, max_minutes))  # fmt: skip
-        warn_untrusted(options.workspace)
-        if runtime.restored is not None and runtime.restored.forked:
-            sys.stderr.write(f"agent: {runtime.restored.forked}\n")
-        warn_unconfined(runtime.settings)
-        if runtime.past_jobs and not quiet:
-            from agent_cli.jobs.ledger import listing
+        _say_how_it_starts(runtime, quiet)
+        outcome = RunOutcome(session_id=runtime.session.id, structured=structured is not None)
+    _execute(runtime, reporter, outcome, input_format, text, structured)
+    _finish(runtime, reporter, outcome, quiet)
 
-            sys.stderr.write(listing(runtime.past_jobs) + "\n")
-        session = runtime.session
-        outcome = RunOutcome(session_id=session.id, structured=structured is not None)
+
+def _check_flags(resume: str | None, continue_last: bool, fork_session: bool) -> None:
+    if resume and continue_last:
+        raise UsageError("--resume and --continue cannot be used together.")
+    if fork_session and not (resume or continue_last):
+        raise UsageError("--fork-session needs --continue or --resume.")
+
+
+def _read_input(
+    input_format: str, output_format: str, prompt: str | None, json_schema: str | None
+) -> str:
+    """The prompt's text; with stream-json input the prompts come later, line by line."""
+    if input_format == "stream-json":
+        from agent_cli.cli.stream_input import check_flags
+
+        check_flags(output_format, prompt, json_schema)
+        return ""
+    return read_prompt(prompt)
+
+
+def _say_how_it_starts(runtime: Runtime, quiet: bool) -> None:
+    """What the user should know before the first request: trust, a fork, no sandbox, old jobs."""
+    from agent_cli.cli.workspace_trust import warn_unconfined, warn_untrusted
+
+    warn_untrusted(runtime.options.workspace)
+    if runtime.restored is not None and runtime.restored.forked:
+        sys.stderr.write(f"agent: {runtime.restored.forked}\n")
+    warn_unconfined(runtime.settings)
+    if runtime.past_jobs and not quiet:
+        from agent_cli.jobs.ledger import listing
+
+        sys.stderr.write(listing(runtime.past_jobs) + "\n")
+
+
+def _execute(
+    runtime: Runtime,
+    reporter: RunReporter,
+    outcome: RunOutcome,
+    input_format: str,
+    text: str,
+    structured: StructuredOutput | None,
+) -> None:
+    """The turns, however they end: each way of ending becomes the outcome's error and code."""
+    import asyncio  # deferred with the rest: `agent --help` must not pay for it
+
+    from agent_cli.core.signals import Ending
+
     ending = Ending()
     try:
-        import asyncio  # deferred with the rest: `agent --help` must not pay for it
-
         if input_format == "stream-json":
             from agent_cli.cli.stream_input import user_messages
 
@@ -154,6 +182,12 @@ def run(
         outcome.error, outcome.exit_code = str(e), e.exit_code
     except Exception as e:  # a bug still ends with the result object and one line
         outcome.error, outcome.exit_code = internal_error(e), 1
+
+
+def _finish(runtime: Runtime, reporter: RunReporter, outcome: RunOutcome, quiet: bool) -> None:
+    from agent_cli.model.call_log import exit_summary
+
+    session = runtime.session
     if runtime.goal is not None:
         outcome.take_goal(runtime.goal.status.result())
     if not outcome.reported or outcome.error:

@@ -214,24 +214,33 @@ def _check_server_blocks(messages: list[Any]) -> list[str]:
             continue
         open_calls: set[str] = set()
         for j, block in enumerate(blocks_of(message)):
-            at, kind = f"messages[{i}].content[{j}]", block.get("type")
-            server = kind == "server_tool_use" or kind in SERVER_RESULTS
-            if server and message.get("role") != "assistant":
-                problems.append(f"{at}: {kind} outside an assistant message")
-            if kind == "server_tool_use":
-                use_id = str(block.get("id"))
-                if use_id in seen:
-                    problems.append(f"{at}: server_tool_use id {use_id!r} appears twice")
-                seen.add(use_id)
-                open_calls.add(use_id)
-            elif kind in SERVER_RESULTS:
-                if str(block.get("tool_use_id")) not in open_calls:
-                    problems.append(f"{at}: {kind} without its server_tool_use before it")
-                open_calls.discard(str(block.get("tool_use_id")))
-            elif kind == "text" and "citations" in block:
-                problems += _check_citations(block["citations"], at)
+            at = f"messages[{i}].content[{j}]"
+            problems += _check_server_block(block, at, message.get("role"), seen, open_calls)
         if open_calls and i != len(messages) - 1:
             problems.append(f"messages[{i}]: server_tool_use {sorted(open_calls)} has no result")
+    return problems
+
+
+def _check_server_block(
+    block: dict[str, Any], at: str, role: Any, seen: set[str], open_calls: set[str]
+) -> list[str]:
+    """One block's part of the rule: `seen` and `open_calls` carry the calls met so far."""
+    kind = block.get("type")
+    problems: list[str] = []
+    if (kind == "server_tool_use" or kind in SERVER_RESULTS) and role != "assistant":
+        problems.append(f"{at}: {kind} outside an assistant message")
+    if kind == "server_tool_use":
+        use_id = str(block.get("id"))
+        if use_id in seen:
+            problems.append(f"{at}: server_tool_use id {use_id!r} appears twice")
+        seen.add(use_id)
+        open_calls.add(use_id)
+    elif kind in SERVER_RESULTS:
+        if str(block.get("tool_use_id")) not in open_calls:
+            problems.append(f"{at}: {kind} without its server_tool_use before it")
+        open_calls.discard(str(block.get("tool_use_id")))
+    elif kind == "text" and "citations" in block:
+        problems += _check_citations(block["citations"], at)
     return problems
 
 

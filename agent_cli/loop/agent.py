@@ -35,6 +35,7 @@ from agent_cli.loop.outbox import Outbox, Passed
 from agent_cli.loop.rounds import not_run_calls, run_round
 from agent_cli.loop.shown import record_shown
 from agent_cli.loop.stream_events import as_events, follow
+from agent_cli.loop.turn_state import TurnState, goes_on
 from agent_cli.model.client import Final, ModelClient, ModelReply, ModelRequest
 from agent_cli.model.usage import Usage
 from agent_cli.policy.turn_hooks import TurnHooks
@@ -42,11 +43,6 @@ from agent_cli.session.state import Session
 from agent_cli.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
-
-CONTINUE_PROMPT = (
-    "Your previous reply was cut off by the output token limit. "
-    "Continue exactly where it stopped, without repeating what you already wrote."
-)
 
 
 @dataclass
@@ -125,69 +121,75 @@ class Agent:
 
     async def _turn(self) -> AsyncIterator[Event | Passed]:
         self._thinking = self.session.settings.thinking.budget_tokens  # /think: the next turn
-        requests = continuations = pauses = 0
-        text_parts: list[str] = []
+        turn = TurnState()
         while True:
-            if self.max_turns is not None and requests >= self.max_turns:
-                message = f"Stopped after {requests} model requests (--max-turns {self.max_turns})."
+            if self.max_turns is not None and turn.requests >= self.max_turns:
+                limit = f"--max-turns {self.max_turns}"
+                message = f"Stopped after {turn.requests} model requests ({limit})."
                 yield ErrorEvent(kind="MaxTurnsError", message=message, exit_code=1)
-                yield TurnEnd(stop="max_turns", text="".join(text_parts), rounds=requests)
+                yield turn.end("max_turns")
                 return
-            reply: ModelReply | None = None
-            streamed: list[str] = []
-            try:
-                async for item in self._request():
-                    if isinstance(item, ModelReply):
-                        reply = item
-                    else:
-                        follow(streamed, item)
-                        yield item
-            except asyncio.CancelledError:  # the user stopped the turn mid-reply
-                for left in history.interrupted_reply("".join(streamed)):
-                    self.session.append(left)
-                raise
-            except errors.AgentError as e:
-                log.warning("turn failed: %s", e, extra=FILE_ONLY)  # the user sees the ErrorEvent
-                yield ErrorEvent(kind=type(e).__name__, message=str(e), exit_code=e.exit_code)
-                yield TurnEnd(stop="error", text="".join(text_parts), rounds=requests)
+            async for item in self._reply(turn):
+                yield item
+            reply = turn.reply
+            if reply is None:  # the request failed: its error and the turn's end are out
                 return
-            assert reply is not None
-            requests += 1
-            self._last_usage = reply.usage
-            self.session.account(reply.usage, self.caller, reply.model)  # announced via the sink
-            if (cited := server_turn.sources_event(reply.content)) is not None:
-                yield cited
             if not reply.content:
-                yield TurnEnd(stop="done", text="".join(text_parts), rounds=requests)
+                yield turn.end("done")
                 return
             server_turn.store_reply(self.session, reply.content)
             calls = reply.tool_uses()
             if calls:
-                text_parts = []
-                async for passed in self._run_tools(calls, not_run_calls(reply)):
-                    yield passed
-                async for compaction in self._apply_requested_compaction():
-                    yield compaction
+                turn.text_parts = []
+                async for item in self._tool_round(calls, reply):
+                    yield item
                 if self.stop_after_round is not None and self.stop_after_round():
-                    yield TurnEnd(stop="done", text="", rounds=requests)
+                    yield TurnEnd(stop="done", text="", rounds=turn.requests)
                     return
                 continue
-            text_parts.append(reply.text())
-            if server_turn.paused(reply.stop_reason, pauses, self.session):  # sent back: goes on
-                pauses += 1
-                continue
-            if reply.stop_reason == "max_tokens" and continuations < self._max_continuations:
-                continuations += 1
-                self.session.append(history.user_text(CONTINUE_PROMPT))
-                continue
-            if self.caller == "main" and steering.waiting(self.session):
-                continue  # typed while the model answered: it reads it before the turn ends
-            yield TurnEnd(stop="done", text="".join(text_parts), rounds=requests)
-            return
+            turn.text_parts.append(reply.text())
+            if not goes_on(turn, reply, self.session, self.caller):
+                yield turn.end("done")
+                return
 
-    @property
-    def _max_continuations(self) -> int:
-        return self.session.settings.max_continuations
+    async def _tool_round(
+        self, calls: list[Block], reply: ModelReply
+    ) -> AsyncIterator[Event | Passed]:
+        """The reply's calls run, then a compaction a tool asked for (e.g. a fresh context)."""
+        async for passed in self._run_tools(calls, not_run_calls(reply)):
+            yield passed
+        async for compaction in self._apply_requested_compaction():
+            yield compaction
+
+    async def _reply(self, turn: TurnState) -> AsyncIterator[Event | Passed]:
+        """One request streamed out, its reply counted and kept in `turn.reply` — or, when the
+        request fails, its error and the turn's end, with `turn.reply` None."""
+        turn.reply = None
+        reply: ModelReply | None = None
+        streamed: list[str] = []
+        try:
+            async for item in self._request():
+                if isinstance(item, ModelReply):
+                    reply = item
+                else:
+                    follow(streamed, item)
+                    yield item
+        except asyncio.CancelledError:  # the user stopped the turn mid-reply
+            for left in history.interrupted_reply("".join(streamed)):
+                self.session.append(left)
+            raise
+        except errors.AgentError as e:
+            log.warning("turn failed: %s", e, extra=FILE_ONLY)  # the user sees the ErrorEvent
+            yield ErrorEvent(kind=type(e).__name__, message=str(e), exit_code=e.exit_code)
+            yield turn.end("error")
+            return
+        assert reply is not None
+        turn.requests += 1
+        self._last_usage = reply.usage
+        self.session.account(reply.usage, self.caller, reply.model)  # announced via the sink
+        if (cited := server_turn.sources_event(reply.content)) is not None:
+            yield cited
+        turn.reply = reply
 
     async def _request(self) -> AsyncIterator[Event | ModelReply]:
         """One model request, with at most one reactive compaction on prompt-too-long."""

@@ -9,7 +9,6 @@ surfaces either as `anthropic.APIConnectionError` or as a raw `httpx2` transport
 from __future__ import annotations
 
 import asyncio
-import copy
 import dataclasses
 import logging
 import os
@@ -21,7 +20,7 @@ import anthropic
 import httpx2
 
 from agent_cli.core import errors
-from agent_cli.core.messages import Block, Message
+from agent_cli.core.messages import Block
 from agent_cli.core.settings.schema import Settings
 from agent_cli.core.text.redaction import redact, redact_blocks, secrets_from_env
 from agent_cli.model import retry
@@ -42,50 +41,22 @@ from agent_cli.model.client import (
 from agent_cli.model.credentials import require_credentials
 from agent_cli.model.server_tools import is_server_result, is_server_tool, markers, sources
 from agent_cli.model.usage import Usage
+from agent_cli.model.wire_params import build_params
 
 log = logging.getLogger(__name__)
-EPHEMERAL = {"type": "ephemeral"}
-INTERLEAVED_THINKING = "interleaved-thinking-2025-05-14"
 _BUSY = frozenset({408, 429, 500, 502, 503, 504, 529})
 _BROKEN_STREAM = (anthropic.APIConnectionError, httpx2.TransportError, httpx2.StreamError)
 
 
-def _with_breakpoint(block: Block) -> Block:
-    return {**block, "cache_control": EPHEMERAL}
+@dataclasses.dataclass
+class _Tries:
+    """One call's attempts: its log record (one line with its retries, SPEC §13), whether the
+    response's headers came (a failure after that broke a reply), retries and stream breaks."""
 
-
-def build_params(request: ModelRequest) -> dict[str, Any]:
-    """The wire request: breakpoints on tools, system and the newest stored block; the
-    request-only guidance goes after the breakpoint so the cached prefix stays reusable."""
-    system = [dict(b) for b in request.system]
-    if system:
-        system[-1] = _with_breakpoint(system[-1])
-    messages: list[Message] = [dict(m) for m in request.messages]
-    if messages:
-        last = copy.deepcopy(messages[-1])
-        content = last["content"]
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-        if blocks:
-            blocks[-1] = _with_breakpoint(blocks[-1])
-        guidance = request.guidance if last["role"] == "user" else []
-        last["content"] = [*blocks, *guidance]
-        messages[-1] = last
-    params: dict[str, Any] = {
-        "model": request.model,
-        "max_tokens": request.max_tokens,
-        "messages": messages,
-    }
-    if system:
-        params["system"] = system
-    if request.tools:
-        tools = [dict(t) for t in request.tools]
-        tools[-1] = _with_breakpoint(tools[-1])
-        params["tools"] = tools
-    if request.thinking_budget is not None:
-        params["thinking"] = {"type": "enabled", "budget_tokens": request.thinking_budget}
-        if request.interleaved_thinking:  # thinking between tool calls, not only before them
-            params["extra_headers"] = {"anthropic-beta": INTERLEAVED_THINKING}
-    return params
+    record: CallRecord | None = None
+    opened: bool = False
+    retries: int = 0
+    breaks: int = 0
 
 
 def _redacted(shown: TextChunk | ThinkingChunk, secrets: tuple[str, ...]) -> StreamEvent:
@@ -191,53 +162,26 @@ class AnthropicClient:
                 f"{request.model}: search is not offered."
             )
         params = build_params(offered)
-        breaks = retries = 0
-        record: CallRecord | None = None  # one line per call, its retries included (SPEC §13)
+        tries = _Tries()
         while True:
-            record = record or CallRecord.begin(request.model, self.endpoint_host, request.caller)
+            tries.record = tries.record or CallRecord.begin(
+                request.model, self.endpoint_host, request.caller
+            )
             builder = ReplyBuilder()
-            opened = False  # the response's headers came: a failure after this broke a reply
+            tries.opened = False
             try:
-                # raw events: the SDK's accumulator would complete a truncated tool input
-                events = await self._client.messages.create(**params, stream=True)
-                opened = True
-                if self._on_sent is not None:
-                    self._on_sent()
-                async with events:
-                    async for event in events:
-                        if (shown := builder.feed(event)) is not None:
-                            yield _redacted(shown, self._secrets)
-                        elif event.type == "content_block_stop":
-                            finished = builder.blocks[event.index]
-                            for item in _finished_block(builder.blocks, finished):
-                                yield item
+                async for item in self._events(params, builder, tries):
+                    yield item
             except anthropic.APIStatusError as e:
-                if opened or retries >= self._settings.max_retries or not retry.retryable_status(e):
-                    self._finish(record, error=f"{e.status_code} {e.type}")
-                    raise map_status_error(e) from e
-                retries += 1
-                pause = self._retry(retry.status_reason(e), retries, retry.retry_after(e))
+                pause = self._after_status_error(e, tries)
                 yield pause
                 await asyncio.sleep(pause.delay_s)
                 continue
             except _BROKEN_STREAM as e:
-                if not opened:
-                    if retries >= self._settings.max_retries:
-                        self._finish(record, error=f"unreachable: {type(e).__name__}")
-                        raise self._unreachable(e, retries + 1) from e
-                    retries += 1
-                    pause = self._retry(retry.connection_cause(e), retries, None)
-                    yield pause
-                    await asyncio.sleep(pause.delay_s)
-                    continue
-                self._finish(record, error=f"stream broken: {type(e).__name__}")
-                record = None
-                breaks += 1
-                if breaks > self._settings.stream_retries:
-                    raise errors.StreamBrokenError(
-                        f"The connection to the model broke {breaks} times: {e}"
-                    ) from e
-                yield Restart(attempt=breaks, reason=f"{type(e).__name__}: {e}")
+                again = self._after_broken_stream(e, tries)
+                yield again
+                if isinstance(again, Retry):
+                    await asyncio.sleep(again.delay_s)
                 continue
             reply = ModelReply(
                 content=redact_blocks(builder.content(), self._secrets),
@@ -246,9 +190,59 @@ class AnthropicClient:
                 model=builder.model or request.model,
                 not_run=builder.not_run,
             )
-            self._finish(record, usage=reply.usage, stop_reason=reply.stop_reason)
+            self._finish(tries.record, usage=reply.usage, stop_reason=reply.stop_reason)
             yield Final(reply)
             return
+
+    async def _events(
+        self, params: dict[str, Any], builder: ReplyBuilder, tries: _Tries
+    ) -> AsyncIterator[StreamEvent]:
+        """One attempt's stream, shown as it comes and built into the reply."""
+        # raw events: the SDK's accumulator would complete a truncated tool input
+        events = await self._client.messages.create(**params, stream=True)
+        tries.opened = True
+        if self._on_sent is not None:
+            self._on_sent()
+        async with events:
+            async for event in events:
+                if (shown := builder.feed(event)) is not None:
+                    yield _redacted(shown, self._secrets)
+                elif event.type == "content_block_stop":
+                    finished = builder.blocks[event.index]
+                    for item in _finished_block(builder.blocks, finished):
+                        yield item
+
+    def _after_status_error(self, e: anthropic.APIStatusError, tries: _Tries) -> Retry:
+        """The pause before trying again, or the error when that is not allowed."""
+        assert tries.record is not None
+        if (
+            tries.opened
+            or tries.retries >= self._settings.max_retries
+            or not retry.retryable_status(e)
+        ):
+            self._finish(tries.record, error=f"{e.status_code} {e.type}")
+            raise map_status_error(e) from e
+        tries.retries += 1
+        return self._retry(retry.status_reason(e), tries.retries, retry.retry_after(e))
+
+    def _after_broken_stream(self, e: Exception, tries: _Tries) -> Retry | Restart:
+        """Unreached: retried like a status error. Broken mid-reply: restarted, as a new call,
+        up to `stream_retries` times."""
+        assert tries.record is not None
+        if not tries.opened:
+            if tries.retries >= self._settings.max_retries:
+                self._finish(tries.record, error=f"unreachable: {type(e).__name__}")
+                raise self._unreachable(e, tries.retries + 1) from e
+            tries.retries += 1
+            return self._retry(retry.connection_cause(e), tries.retries, None)
+        self._finish(tries.record, error=f"stream broken: {type(e).__name__}")
+        tries.record = None
+        tries.breaks += 1
+        if tries.breaks > self._settings.stream_retries:
+            raise errors.StreamBrokenError(
+                f"The connection to the model broke {tries.breaks} times: {e}"
+            ) from e
+        return Restart(attempt=tries.breaks, reason=f"{type(e).__name__}: {e}")
 
     def _retry(self, reason: str, attempt: int, retry_after: str | None) -> Retry:
         wait = retry.delay_s(attempt, retry_after)

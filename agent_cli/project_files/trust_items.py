@@ -24,33 +24,47 @@ def _workspace_settings(workspace: Path) -> list[TrustItem]:
         return []
     if not isinstance(data, dict):
         return []
+    source = str(path)
+    return [
+        *_permission_items(data.get("permissions"), source),
+        *_web_items(data.get("web"), source),
+        *_lsp_commands(data.get("lsp"), source),
+        *_hook_items(data.get("hooks"), source),
+    ]
+
+
+def _permission_items(permissions: Any, source: str) -> list[TrustItem]:
+    if not isinstance(permissions, dict):
+        return []
     items: list[TrustItem] = []
-    permissions = data.get("permissions")
-    if isinstance(permissions, dict):
-        mode = permissions.get("mode")
-        if mode in ("accept-edits", "bypass"):
-            items.append(TrustItem(key="mode", source=str(path), description=f"mode {mode}"))
-        for i, rule in enumerate(permissions.get("allow") or []):
-            items.append(TrustItem(key=f"allow:{i}", source=str(path), description=f"allow {rule}"))
-    web = data.get("web")
-    if isinstance(web, dict):  # web_fetch reaching local services, or sending credentials
-        for key in ("allow_private_hosts", "allow_credential_urls"):
-            if web.get(key) is True:
-                described = f"web.{key}"
-                items.append(TrustItem(key=f"web:{key}", source=str(path), description=described))
-    items += _lsp_commands(data.get("lsp"), str(path))
-    hooks = data.get("hooks")
-    if isinstance(hooks, dict):
-        for event, specs in hooks.items():
-            for i, spec in enumerate(specs if isinstance(specs, list) else []):
-                command = spec.get("command") if isinstance(spec, dict) else spec
-                items.append(
-                    TrustItem(
-                        key=f"hook:{event}:{i}",
-                        source=str(path),
-                        description=f"hook {event}: {command}",
-                    )
-                )
+    mode = permissions.get("mode")
+    if mode in ("accept-edits", "bypass"):
+        items.append(TrustItem(key="mode", source=source, description=f"mode {mode}"))
+    for i, rule in enumerate(permissions.get("allow") or []):
+        items.append(TrustItem(key=f"allow:{i}", source=source, description=f"allow {rule}"))
+    return items
+
+
+def _web_items(web: Any, source: str) -> list[TrustItem]:
+    """web_fetch reaching local services, or sending credentials."""
+    if not isinstance(web, dict):
+        return []
+    return [
+        TrustItem(key=f"web:{key}", source=source, description=f"web.{key}")
+        for key in ("allow_private_hosts", "allow_credential_urls")
+        if web.get(key) is True
+    ]
+
+
+def _hook_items(hooks: Any, source: str) -> list[TrustItem]:
+    if not isinstance(hooks, dict):
+        return []
+    items: list[TrustItem] = []
+    for event, specs in hooks.items():
+        for i, spec in enumerate(specs if isinstance(specs, list) else []):
+            command = spec.get("command") if isinstance(spec, dict) else spec
+            described = f"hook {event}: {command}"
+            items.append(TrustItem(key=f"hook:{event}:{i}", source=source, description=described))
     return items
 
 

@@ -84,18 +84,11 @@ def _decode_at(text: str, start: int) -> tuple[Any, int] | None:
 
 def _matching_brace(text: str, start: int) -> int | None:
     """Index just past the brace closing the one at `start`, skipping quoted strings."""
-    level, quote, escaped = 0, "", False
-    for i in range(start, len(text)):
+    level, i = 0, start
+    while i < len(text):
         ch = text[i]
-        if quote:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == quote:
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
+        if ch in "\"'":
+            i = _string_end(text, i)
         elif ch == "{":
             level += 1
             if level > MAX_DEPTH:
@@ -104,7 +97,17 @@ def _matching_brace(text: str, start: int) -> int | None:
             level -= 1
             if level == 0:
                 return i + 1
+        i += 1
     return None
+
+
+def _string_end(text: str, start: int) -> int:
+    """Index of the quote closing the string opened at `start` (escapes skipped), or the
+    text's end when it never closes."""
+    quote, i = text[start], start + 1
+    while i < len(text) and text[i] != quote:
+        i += 2 if text[i] == "\\" else 1
+    return i
 
 
 def find_objects(text: str) -> list[dict[str, Any]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.filters import Condition, is_searching
+from prompt_toolkit.filters import Condition, Filter, is_searching
 from prompt_toolkit.key_binding import (
     KeyBindings,
     KeyBindingsBase,
@@ -105,6 +105,14 @@ def _screen_bindings(screen: KeyTarget) -> KeyBindings:
     def _cycle_mode(event: KeyPressEvent) -> None:
         screen.cycle_mode()
 
+    _add_view_keys(kb, screen, asking, busy)
+    _add_picker_keys(kb, screen, picking, asking)
+    return kb
+
+
+def _add_view_keys(kb: KeyBindings, screen: KeyTarget, asking: Filter, busy: Filter) -> None:
+    """Keys that show, recall or move work aside rather than edit the prompt."""
+
     @kb.add("c-o", filter=~asking)
     def _tools(event: KeyPressEvent) -> None:
         screen.show_tools()
@@ -128,6 +136,10 @@ def _screen_bindings(screen: KeyTarget) -> KeyBindings:
     def _panel(event: KeyPressEvent) -> None:
         screen.cycle_panel()
 
+
+def _add_picker_keys(kb: KeyBindings, screen: KeyTarget, picking: Filter, asking: Filter) -> None:
+    """While a picker or a question is open, its keys and nothing else."""
+
     @kb.add("up", filter=picking)
     def _up(event: KeyPressEvent) -> None:
         screen.picker.move(-1)
@@ -147,5 +159,3 @@ def _screen_bindings(screen: KeyTarget) -> KeyBindings:
     @kb.add("<any>", filter=asking)  # a picker swallows other keys
     def _answer_key(event: KeyPressEvent) -> None:
         screen.answer_key(event.data.lower())
-
-    return kb

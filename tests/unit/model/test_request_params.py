@@ -4,8 +4,8 @@ import json
 from typing import Any
 
 from agent_cli.core.messages import validate_request
-from agent_cli.model.anthropic import build_params
 from agent_cli.model.client import ModelRequest
+from agent_cli.model.wire_params import build_params
 
 
 def test_breakpoints_on_system_tools_and_newest_stored_block_not_on_guidance():

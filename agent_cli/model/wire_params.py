@@ -1,0 +1,51 @@
+"""The wire request of one `ModelRequest`: the Messages API's parameters, with the prompt
+cache's breakpoints placed where the reusable prefix ends."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from agent_cli.core.messages import Block, Message
+from agent_cli.model.client import ModelRequest
+
+EPHEMERAL = {"type": "ephemeral"}
+INTERLEAVED_THINKING = "interleaved-thinking-2025-05-14"
+
+
+def _with_breakpoint(block: Block) -> Block:
+    return {**block, "cache_control": EPHEMERAL}
+
+
+def build_params(request: ModelRequest) -> dict[str, Any]:
+    """The wire request: breakpoints on tools, system and the newest stored block; the
+    request-only guidance goes after the breakpoint so the cached prefix stays reusable."""
+    system = [dict(b) for b in request.system]
+    if system:
+        system[-1] = _with_breakpoint(system[-1])
+    messages: list[Message] = [dict(m) for m in request.messages]
+    if messages:
+        last = copy.deepcopy(messages[-1])
+        content = last["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        if blocks:
+            blocks[-1] = _with_breakpoint(blocks[-1])
+        guidance = request.guidance if last["role"] == "user" else []
+        last["content"] = [*blocks, *guidance]
+        messages[-1] = last
+    params: dict[str, Any] = {
+        "model": request.model,
+        "max_tokens": request.max_tokens,
+        "messages": messages,
+    }
+    if system:
+        params["system"] = system
+    if request.tools:
+        tools = [dict(t) for t in request.tools]
+        tools[-1] = _with_breakpoint(tools[-1])
+        params["tools"] = tools
+    if request.thinking_budget is not None:
+        params["thinking"] = {"type": "enabled", "budget_tokens": request.thinking_budget}
+        if request.interleaved_thinking:  # thinking between tool calls, not only before them
+            params["extra_headers"] = {"anthropic-beta": INTERLEAVED_THINKING}
+    return params
