@@ -202,7 +202,7 @@ class JobBoard:
             return
         try:
             if self._guard is None:
-                self._guard = _start_guard()  # a new one hears of every job still running
+                self._guard = start_guard()  # a new one hears of every job still running
                 watched = [j.pid for j in self.running() if not j.kept and f"+{j.pid}" != line]
                 line = "\n".join([*(f"+{pid}" for pid in watched), line])
             os.write(self._guard, f"{line}\n".encode())
@@ -215,7 +215,7 @@ class JobBoard:
             listener()
 
 
-def _start_guard() -> int:
+def start_guard() -> int:
     """The watcher, reading the pipe whose write end (returned; not inherited by any other
     child) only the agent holds. It forks away at once; a thread reaps its first process."""
     read_end, write_end = os.pipe()

@@ -17,7 +17,6 @@ from typing import Any, Literal, TextIO
 import httpx2
 from mcp.client.client import Client
 from mcp.client.sse import sse_client
-from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.message import SessionMessage
@@ -26,6 +25,7 @@ from mcp_types import Implementation, ToolListChangedNotification
 from agent_cli import __version__
 from agent_cli.core.settings.mcp import McpServerSpec, McpSettings
 from agent_cli.mcp.config import ServerEntry
+from agent_cli.mcp.stdio import gated_stdio
 
 log = logging.getLogger(__name__)
 
@@ -44,11 +44,9 @@ async def open_transport(
 ) -> AsyncIterator[Streams]:
     if spec.transport == "stdio":
         assert spec.command is not None  # the spec's validator insists
-        params = StdioServerParameters(
-            command=spec.command, args=spec.args, env=spec.env or None, cwd=spec.cwd or workspace
-        )
-        async with stdio_client(params, errlog=errlog) as streams:
-            yield streams
+        cwd = Path(spec.cwd) if spec.cwd else workspace
+        async with gated_stdio(spec.command, spec.args, spec.env or None, cwd, errlog) as stdio:
+            yield stdio
         return
     assert spec.url is not None
     if spec.transport == "sse":

@@ -20,6 +20,7 @@ from typing import Any
 from agent_cli.core.events import Event, TurnEnd
 from agent_cli.core.messages import Block
 from agent_cli.core.settings.schema import HookSpec, HooksSettings
+from agent_cli.jobs.watch import spawn_watched
 from agent_cli.policy.turn_hooks import prompt_text, veto_events
 from agent_cli.tools.shell.bash import clean_env
 
@@ -109,19 +110,25 @@ async def run_process(
 ) -> tuple[int | None, str, str] | None:
     """(exit code, stdout, stderr) of a hook command; None when it could not start or timed
     out (logged: the event passes)."""
+    spawned = spawn_watched(
+        ["/bin/sh", "-c", command],
+        cwd=cwd,
+        env={**clean_env(), **env},
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     try:
-        proc = await asyncio.create_subprocess_shell(
-            command,
-            cwd=cwd,
-            env={**clean_env(), **env},
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,
-        )
+        async with spawned as proc:
+            return await _communicate(proc, stdin, timeout_s, label)
     except OSError as e:
         log.warning("%s could not start (%s); letting it pass", label, e)
         return None
+
+
+async def _communicate(
+    proc: asyncio.subprocess.Process, stdin: str, timeout_s: float, label: str
+) -> tuple[int | None, str, str] | None:
     try:
         out, err = await asyncio.wait_for(proc.communicate(stdin.encode()), timeout_s)
     except TimeoutError:
