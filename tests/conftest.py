@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +14,15 @@ from hypothesis import settings as hypothesis_settings
 from tests.fake_model import FakeAnthropic
 
 FAKE_API_KEY = "sk-test-" + "k" * 32
+
+# Every `agent` a test starts imports ~350 modules of this tree. Where PYTHONDONTWRITEBYTECODE is
+# set (this machine, its CI) each of those hundreds of launches compiled them all again: a
+# quarter of a short run's CPU (bench/test_launch.py). The suite's processes keep their bytecode
+# in a cache of its own instead, outside the tree; the xdist workers and every child inherit it.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+os.environ.setdefault(
+    "PYTHONPYCACHEPREFIX", str(Path(tempfile.gettempdir()) / f"agent-tests-pyc-{os.getuid()}")
+)
 
 # Property tests: CI (.ci/run exports HYPOTHESIS_PROFILE=ci) runs 2,500 examples per test (the
 # context pipeline's four property tests alone make 10,000); locally a quicker default.
