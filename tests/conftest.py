@@ -72,6 +72,14 @@ def fake_env(fake_model: FakeAnthropic, tmp_path: Path) -> dict[str, str]:
 
 
 @pytest.fixture
+def sdk_env(fake_model: FakeAnthropic, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real SDK, in this process, pointed at `fake_model` with a fake key."""
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_model.base_url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_API_KEY)
+    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+
+
+@pytest.fixture
 def sandbox_off(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
     """`sandbox.mode: off` for a test that tracks a command's pid or expects a bash write to be
     asked (inside the sandbox `echo $$` is the pid namespace's, and a write runs unasked)."""

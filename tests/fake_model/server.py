@@ -363,6 +363,7 @@ class _HTTPServer(ThreadingHTTPServer):
         self.fake = fake
         self.connections: set[socket.socket] = set()
         self.connections_lock = threading.Lock()
+        self.stopping = threading.Event()  # wakes handlers out of a reply's delay
         super().__init__(("127.0.0.1", fake.port), _Handler)
 
     def server_bind(self) -> None:
@@ -374,7 +375,9 @@ class _HTTPServer(ThreadingHTTPServer):
         pass  # a client that went away mid-answer is not an error of the test
 
     def close_connections(self) -> None:
-        """Unblock handler threads waiting on keep-alive connections, and wait for them."""
+        """Unblock handler threads waiting on keep-alive connections or in a reply's delay (a
+        stall of 60 s that the test no longer waits for), and wait for them."""
+        self.stopping.set()
         with self.connections_lock:
             open_now = list(self.connections)
         for conn in open_now:
@@ -411,8 +414,8 @@ class _Handler(BaseHTTPRequestHandler):
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         headers = {k.lower(): v for k, v in self.headers.items()}
         answer = self.server.fake.answer(self.path, headers, raw)
-        if answer.delay and answer.stall_after is None:
-            time.sleep(answer.delay)
+        if answer.delay and answer.stall_after is None and self._paused(answer.delay):
+            return
         try:
             if answer.events is not None:
                 self._write_stream(answer)
@@ -450,8 +453,8 @@ class _Handler(BaseHTTPRequestHandler):
             if answer.drop_after is not None and sent >= answer.drop_after:
                 self._cut()
                 return
-            if sent == answer.stall_after:
-                time.sleep(answer.delay)
+            if sent == answer.stall_after and self._paused(answer.delay):
+                return
             data = sse(event)
             self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
             self.wfile.flush()
@@ -461,6 +464,13 @@ class _Handler(BaseHTTPRequestHandler):
             self._cut()
             return
         self.wfile.write(b"0\r\n\r\n")
+
+    def _paused(self, seconds: float) -> bool:
+        """Waits `seconds`; True when the server stopped meanwhile (the handler just ends)."""
+        if self.server.stopping.wait(seconds):
+            self.close_connection = True
+            return True
+        return False
 
     def _cut(self) -> None:
         """Drop the TCP connection mid-reply."""
