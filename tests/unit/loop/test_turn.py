@@ -19,8 +19,8 @@ from agent_cli.core.events import (
     TurnEnd,
     UsageUpdate,
 )
-from agent_cli.loop.agent import CONTINUE_PROMPT
 from agent_cli.loop.rounds import CUT_OFF
+from agent_cli.loop.turn_state import CONTINUE_PROMPT
 from tests.e2e.agents import bypass, collect, make_agent
 from tests.e2e.helpers import last_user_blocks
 from tests.fake_model import FakeAnthropic
