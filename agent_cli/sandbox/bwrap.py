@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from agent_cli.sandbox.policy import SandboxPolicy
+
+FORWARDER = Path(__file__).with_name("forwarder.py")
 
 
 def _ro_binds(paths: list[Path]) -> list[str]:
@@ -25,9 +28,16 @@ def _hidden(paths: list[Path]) -> list[str]:
     return out
 
 
-def bwrap_argv(bwrap: str, argv: list[str], policy: SandboxPolicy) -> list[str]:
+def through_proxy(argv: list[str], proxy: Path) -> list[str]:
+    """`argv` run behind the in-sandbox forwarder to the agent's proxy at `proxy`."""
+    return [sys.executable, "-I", "-S", str(FORWARDER), str(proxy), "--", *argv]
+
+
+def bwrap_argv(
+    bwrap: str, argv: list[str], policy: SandboxPolicy, proxy: Path | None = None
+) -> list[str]:
     """Root read-only, the workspace and write_paths writable, state read-only, secrets hidden,
-    no network, own pid namespace, killed with the agent."""
+    no network but the proxy's socket, own pid namespace, killed with the agent."""
     args = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     for path in policy.writable():
         if path.exists():
@@ -37,4 +47,4 @@ def bwrap_argv(bwrap: str, argv: list[str], policy: SandboxPolicy) -> list[str]:
     args += _hidden(policy.hidden())
     args += ["--unshare-net", "--unshare-pid", "--die-with-parent"]
     args += ["--setenv", "TMPDIR", str(policy.tmpdir()), "--chdir", str(policy.workspace)]
-    return [*args, "--", *argv]
+    return [*args, "--", *(through_proxy(argv, proxy) if proxy else argv)]

@@ -48,12 +48,18 @@ class Confinement:
             state_dir=state,
         )
 
-    def argv(self, argv: list[str], unsandboxed: bool = False) -> list[str]:
+    def networked(self, unsandboxed: bool = False) -> bool:
+        """Would the command reach the network only through the agent's proxy? (bubblewrap)"""
+        return not self.unconfined(unsandboxed) and found().mechanism == "bwrap"
+
+    def argv(
+        self, argv: list[str], unsandboxed: bool = False, proxy: Path | None = None
+    ) -> list[str]:
         """`argv` confined; unchanged when unsandboxed, off, or (auto) nothing can confine.
         SandboxUnavailable in `required` mode without a mechanism."""
         if unsandboxed and not (self.settings.mode == "required" and not found().mechanism):
             return list(argv)
-        return wrap(argv, self.policy(), found(), self.settings.mode)
+        return wrap(argv, self.policy(), found(), self.settings.mode, proxy)
 
     def state(self) -> str:
         """The status bar's word: `sandbox bwrap`, `sandbox off`, or the fallback."""
@@ -96,5 +102,8 @@ def describe(confinement: Confinement) -> list[str]:
     lines.append("read-only inside: " + ", ".join(inside))
     lines.append("hidden: " + ", ".join(_home_relative(p) for p in policy.hidden()))
     allowed = settings.network.allowed_domains
-    lines.append("network: " + (", ".join(allowed) if allowed else "none allowed"))
+    network = ", ".join(allowed) if allowed else "none allowed"
+    if confinement.networked():
+        network += " (through the agent's proxy; any other host is asked in chat, refused in run)"
+    lines.append("network: " + network)
     return lines

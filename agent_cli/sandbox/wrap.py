@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from agent_cli.sandbox.bwrap import bwrap_argv
 from agent_cli.sandbox.policy import SandboxPolicy
 from agent_cli.sandbox.probe import SandboxProbe
@@ -13,9 +15,14 @@ class SandboxUnavailable(RuntimeError):
 
 
 def wrap(
-    argv: list[str], policy: SandboxPolicy, found: SandboxProbe, mode: str = "auto"
+    argv: list[str],
+    policy: SandboxPolicy,
+    found: SandboxProbe,
+    mode: str = "auto",
+    proxy: Path | None = None,
 ) -> list[str]:
-    """The argv confined by `policy`; unchanged for mode off or (auto) when nothing can confine."""
+    """The argv confined by `policy`; unchanged for mode off or (auto) when nothing can confine.
+    `proxy`: the agent's proxy socket, the one way out (bubblewrap only; Seatbelt has none)."""
     if mode == "off":
         return list(argv)
     if found.mechanism is None or found.executable is None:
@@ -25,7 +32,7 @@ def wrap(
     policy.prepare()
     if found.mechanism == "seatbelt":
         return seatbelt_argv(found.executable, argv, policy)
-    return bwrap_argv(found.executable, argv, policy)
+    return bwrap_argv(found.executable, argv, policy, proxy)
 
 
 DENIAL_MARKERS = ("Read-only file system", "Permission denied")

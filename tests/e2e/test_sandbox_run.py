@@ -84,7 +84,8 @@ def test_a_planted_key_reads_as_nothing_and_the_agents_environment_is_out_of_sig
     assert "PLANTED" not in home + link
     assert "id_rsa" not in home.split("listing:")[1]
     assert environ.startswith("0\n")
-    assert int(pids.split("\n")[0]) <= 4  # its own processes only: the agent's are out of sight
+    # its own processes only (bwrap's init, the proxy's relay, bash, ls, grep): none of the agent's
+    assert int(pids.split("\n")[0]) <= 5
     assert FAKE_API_KEY not in str(fake_model.bodies())
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from agent_cli.core.settings.hosts import parse_host_entry
 
 SandboxMode = Literal["auto", "required", "off"]
 
@@ -18,6 +20,13 @@ class SandboxNetwork(BaseModel):
         default_factory=list,
         description="Hosts let through the proxy: 'host', 'host:port' or '*.suffix'.",
     )
+
+    @field_validator("allowed_domains")
+    @classmethod
+    def _entries(cls, value: list[str]) -> list[str]:
+        for item in value:
+            parse_host_entry(item)  # ValueError names the entry
+        return value
 
 
 class SandboxSettings(BaseModel):

@@ -20,6 +20,8 @@ from agent_cli.sandbox.confine import Confinement
 from agent_cli.sandbox.wrap import SandboxUnavailable, denial_note
 from agent_cli.tools.shell import git_guard
 from agent_cli.tools.shell.bash_jobs import move_to_background, start_background
+from agent_cli.tools.shell.net_access import network_note, open_proxy, release
+from agent_cli.tools.shell.net_proxy import NetworkProxy
 from agent_cli.tools.shell.rules import is_read_only
 
 # output kept in memory; the registry saves anything over the per-result limit to a file
@@ -99,7 +101,6 @@ class Bash(Tool[BashInput]):
         return confinement(ctx).unconfined(args.unsandboxed)
 
     async def run(self, args: BashInput, ctx: ToolContext) -> ToolResult:
-        timeout = args.timeout_s or ctx.settings.bash_timeout_s
         env = clean_env()
         if "git" in args.command and is_read_only(args.command, ctx.workspace):
             env = await git_guard.neutral_env(ctx.workspace, env)  # it may have run unasked
@@ -108,10 +109,33 @@ class Bash(Tool[BashInput]):
             argv = confinement(ctx).argv(plain, args.unsandboxed)
         except SandboxUnavailable as e:
             return ToolResult(f"Not run: {e}", is_error=True, summary=f"bash {args.command}")
+        proxy = None
+        if confinement(ctx).networked(args.unsandboxed):
+            proxy = await open_proxy(ctx, args.command)  # the one way out; lives with the shell
+            argv = confinement(ctx).argv(plain, args.unsandboxed, proxy.socket)
         if args.run_in_background:
-            return await start_background(self.jobs, args.command, ctx, env, argv)
+            return await start_background(self.jobs, args.command, ctx, env, argv, proxy)
         gate = StartGate()  # the command waits until the watcher knows its group
-        proc = await _spawn(argv, ctx, env, gate)
+        try:
+            proc = await _spawn(argv, ctx, env, gate)
+        except BaseException:
+            release(proxy, None)
+            raise
+        try:
+            return await self._foreground(proc, gate, args, ctx, proxy, argv != plain)
+        finally:
+            release(proxy, proc)  # a command moved to the background keeps it
+
+    async def _foreground(
+        self,
+        proc: asyncio.subprocess.Process,
+        gate: StartGate,
+        args: BashInput,
+        ctx: ToolContext,
+        proxy: NetworkProxy | None,
+        confined: bool,
+    ) -> ToolResult:
+        timeout = args.timeout_s or ctx.settings.bash_timeout_s
         assert proc.stdout is not None
         output = _Output()
         reader = asyncio.ensure_future(output.collect(proc.stdout))
@@ -140,9 +164,9 @@ class Bash(Tool[BashInput]):
             await asyncio.wait_for(reader, DRAIN_S)
         timed_out = timeout if ending == "timeout" else None
         result = _result(args.command, output.text(), proc.returncode, timed_out)
-        note = denial_note(result.content) if argv != plain and result.is_error else None
-        if note:
-            result.content += f"\n{note}"
+        notes = [network_note(proxy), denial_note(result.content) if result.is_error else None]
+        if confined and any(notes):
+            result.content += "".join(f"\n{note}" for note in notes if note)
         return result
 
     async def _wait(

@@ -13,6 +13,8 @@ from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResul
 from agent_cli.jobs.board import JobBoard, JobLimitError
 from agent_cli.jobs.gate import StartGate
 from agent_cli.jobs.job import Job
+from agent_cli.tools.shell.net_access import release
+from agent_cli.tools.shell.net_proxy import NetworkProxy
 
 NOT_HERE = "Background jobs are not available here: run the command in the foreground."
 
@@ -30,13 +32,32 @@ async def start_background(
     ctx: ToolContext,
     env: dict[str, str],
     argv: list[str] | None = None,
+    proxy: NetworkProxy | None = None,
 ) -> ToolResult:
+    """A job; its network proxy (if any) closes when it ends."""
+    proc: subprocess.Popen[bytes] | None = None
+    try:
+        proc, result = _start(board, command, ctx, env, argv)
+    finally:
+        release(proxy, proc)
+    return result
+
+
+def _start(
+    board: JobBoard | None,
+    command: str,
+    ctx: ToolContext,
+    env: dict[str, str],
+    argv: list[str] | None,
+) -> tuple[subprocess.Popen[bytes] | None, ToolResult]:
     if board is None:
-        return ToolResult(NOT_HERE, is_error=True, summary=f"bash {command} → not started")
+        return None, ToolResult(NOT_HERE, is_error=True, summary=f"bash {command} → not started")
     try:
         slot = board.reserve(ctx.session_id)
     except JobLimitError as e:
-        return ToolResult(f"Not started: {e}.", is_error=True, summary=f"bash {command} → limit")
+        return None, ToolResult(
+            f"Not started: {e}.", is_error=True, summary=f"bash {command} → limit"
+        )
     gate = StartGate()  # the command waits until the watcher knows its group
     try:
         with slot.output.open("wb") as out:
@@ -52,11 +73,12 @@ async def start_background(
             )
     except OSError as e:
         gate.close()
-        return ToolResult(f"Could not start it: {e}", is_error=True, summary=f"bash {command}")
+        failed = ToolResult(f"Could not start it: {e}", is_error=True, summary=f"bash {command}")
+        return None, failed
     gate.spawned()
     job = board.register(slot, proc, command, ctx.inbox)
     gate.open()
-    return ToolResult(
+    return proc, ToolResult(
         f"Started in the background as job {job.id} (pid {job.pid}); its output goes to "
         f"{job.output}. {_next_steps(job)}",
         summary=f"bash {command} → background {job.id}",

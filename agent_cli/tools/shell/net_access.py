@@ -1,0 +1,129 @@
+"""A sandboxed command's network: its proxy, the user's answer for an unlisted host, and the
+line its result gets when the proxy refused something.
+
+Hosts allowed "for this project" are kept per user, outside the workspace
+(`<user config>/approved-hosts.json`, keyed by the workspace's real path): a repository can
+neither ship nor edit them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agent_cli.core.asking import Option, Question, headless_ask
+from agent_cli.core.events import Answered, QuestionAsked
+from agent_cli.core.files.private_file import write_private
+from agent_cli.core.settings.schema import user_config_dir
+from agent_cli.core.tool_contract import ToolContext, current_call_id
+from agent_cli.jobs.job import Shell, exit_code
+from agent_cli.tools.shell.net_proxy import Approve, Decision, NetworkProxy
+from agent_cli.tools.shell.net_rules import HostRules, shown
+
+POLL_S = 0.25
+ONCE, PROJECT, DENY = "Allow once", "Allow for this project", "Deny"
+
+
+class HostsFile(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    workspaces: dict[str, list[str]] = Field(
+        default_factory=dict, description="Workspace real path -> host:port entries allowed."
+    )
+
+
+class ApprovedHosts:
+    """The hosts the user allowed for one workspace; a file that cannot be read gives none."""
+
+    def __init__(self, workspace: Path, path: Path | None = None) -> None:
+        self.workspace = str(workspace.expanduser().resolve())
+        self.path = path or user_config_dir() / "approved-hosts.json"
+
+    def entries(self) -> list[str]:
+        return list(self._load().workspaces.get(self.workspace, []))
+
+    def add(self, entry: str) -> None:
+        data = self._load()
+        known = data.workspaces.setdefault(self.workspace, [])
+        if entry not in known:
+            known.append(entry)
+            write_private(self.path, data.model_dump_json(indent=2))
+
+    def _load(self) -> HostsFile:
+        try:
+            return HostsFile.model_validate(json.loads(self.path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, ValidationError):
+            return HostsFile()
+
+
+def _question(host: str, port: int, command: str) -> Question:
+    return Question(
+        question=f"A sandboxed command wants to reach {shown(host, port)}: {command[:200]}",
+        header="Network",
+        options=[
+            Option(label=ONCE, description="For the rest of this command."),
+            Option(label=PROJECT, description="Remembered for this workspace."),
+            Option(label=DENY, description="The request is refused."),
+        ],
+    )
+
+
+def approver(ctx: ToolContext, command: str, store: ApprovedHosts) -> Approve | None:
+    """The user's answer in chat; None where nobody can be asked (the request is refused)."""
+    if ctx.ask is headless_ask:
+        return None
+
+    async def approve(host: str, port: int) -> Decision:
+        call_id = (current_call_id.get() or "call") + f":net:{shown(host, port)}"
+        questions = [_question(host, port, command)]
+        ctx.emit(QuestionAsked(id=call_id, questions=questions))
+        answers = await ctx.ask(questions)
+        ctx.emit(Answered(id=call_id, answers=answers or [], nobody=answers is None))
+        chosen = answers[0].chosen if answers else []
+        if PROJECT in chosen:
+            store.add(shown(host, port))
+            return "project"
+        return "once" if ONCE in chosen else "deny"
+
+    return approve
+
+
+async def open_proxy(ctx: ToolContext, command: str) -> NetworkProxy:
+    store = ApprovedHosts(ctx.workspace)
+    allowed = [*ctx.settings.sandbox.network.allowed_domains, *store.entries()]
+    rules = HostRules.of(allowed, ctx.settings.web)
+    proxy = NetworkProxy(rules, approver(ctx, command, store))
+    await proxy.start()
+    return proxy
+
+
+def network_note(proxy: NetworkProxy | None) -> str | None:
+    """The line for the model when the proxy refused a request of this command."""
+    if proxy is None or not proxy.refusals:
+        return None
+    return "\n".join(f"[sandbox: network request refused: {r}]" for r in proxy.refusals)
+
+
+_closing: set[asyncio.Task[None]] = set()
+
+
+def release(proxy: NetworkProxy | None, proc: Shell | None) -> None:
+    """The proxy closes once `proc` has ended (a job's, or a command moved to the background,
+    lives on); at once when there is none."""
+    if proxy is None:
+        return
+    task = asyncio.ensure_future(_close_after(proxy, proc))
+    _closing.add(task)
+    task.add_done_callback(_closing.discard)
+
+
+async def _close_after(proxy: NetworkProxy, proc: Shell | None) -> None:
+    try:
+        while proc is not None and exit_code(proc) is None:
+            await asyncio.sleep(POLL_S)
+    finally:
+        proxy.remove_socket()  # even when the run's loop ends first
+        await proxy.aclose()
