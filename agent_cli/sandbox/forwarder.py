@@ -6,55 +6,62 @@ port of the sandbox's loopback, leaves a child that relays each connection to th
 HTTP_PROXY/HTTPS_PROXY/ALL_PROXY at the port and execs the command (same pid, same exit status).
 The relay dies with the sandbox's pid namespace when the command ends.
 
-Run as `python -I -S forwarder.py SOCKET -- COMMAND...`: standard library only, no agent imports,
-so it costs a bare interpreter's start-up.
+Run as `python -I -S forwarder.py SOCKET -- COMMAND...` before every sandboxed command that may
+reach the network: built-in modules only (`_socket`, `_thread`, not their Python wrappers, whose
+imports cost more than the interpreter's start), so it costs a bare interpreter's start-up.
 """
 
-from __future__ import annotations
-
-import contextlib
+import _socket
+import _thread
 import os
-import socket
 import sys
-import threading
 
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")
 CHUNK = 65_536
 
 
-def _pipe(src: socket.socket, dst: socket.socket) -> None:
+def _pipe(src: _socket.socket, dst: _socket.socket, done: _thread.LockType | None) -> None:
     try:
         while data := src.recv(CHUNK):
             dst.sendall(data)
     except OSError:
         pass
-    finally:
-        with contextlib.suppress(OSError):
-            dst.shutdown(socket.SHUT_WR)
+    try:  # noqa: SIM105 - contextlib's imports would cost more than the interpreter's start
+        dst.shutdown(_socket.SHUT_WR)
+    except OSError:
+        pass
+    if done is not None:
+        done.release()
 
 
-def _relay(conn: socket.socket, path: str) -> None:
-    with conn, socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as up:
-        try:
-            up.connect(path)
-        except OSError:
-            return  # the agent's proxy is gone: the client sees the connection close
-        back = threading.Thread(target=_pipe, args=(up, conn), daemon=True)
-        back.start()
-        _pipe(conn, up)
-        back.join()
+def _relay(fd: int, path: str) -> None:
+    conn = _socket.socket(fileno=fd)
+    up = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        up.connect(path)
+    except OSError:  # the agent's proxy is gone: the client sees the connection close
+        conn.close()
+        up.close()
+        return
+    done = _thread.allocate_lock()
+    done.acquire()
+    _thread.start_new_thread(_pipe, (up, conn, done))
+    _pipe(conn, up, None)
+    done.acquire()  # the other direction has finished too
+    conn.close()
+    up.close()
 
 
-def _serve(listener: socket.socket, path: str) -> None:
+def _serve(listener: _socket.socket, path: str) -> None:
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):  # never holds the command's output pipe open
         os.dup2(null, fd)
     while True:
         try:
-            conn, _ = listener.accept()
+            fd, _ = listener._accept()  # type: ignore[attr-defined]  # the C accept: an fd
         except OSError:
             continue
-        threading.Thread(target=_relay, args=(conn, path), daemon=True).start()
+        _thread.start_new_thread(_relay, (fd, path))
 
 
 def proxy_env(env: dict[str, str], port: int) -> dict[str, str]:
@@ -69,7 +76,9 @@ def main(argv: list[str]) -> None:
     if len(argv) < 4 or argv[2] != "--":
         sys.exit("usage: forwarder.py SOCKET -- COMMAND...")
     path, command = argv[1], argv[3:]
-    listener = socket.create_server(("127.0.0.1", 0), backlog=128)
+    listener = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(128)
     port = listener.getsockname()[1]
     if os.fork() == 0:
         try:

@@ -46,3 +46,23 @@ def denial_note(output: str) -> str | None:
             'rerun with "unsandboxed": true if it must run outside]'
         )
     return None
+
+
+OFFLINE_MARKERS = (
+    "Could not resolve host",
+    "Temporary failure in name resolution",
+    "Name or service not known",
+    "Network is unreachable",
+    "unable to resolve host",
+    "Failed to establish a new connection",
+)
+
+
+def offline_note(output: str) -> str | None:
+    """A line for the model when a command with no proxy seems to have wanted the network."""
+    if any(marker in output for marker in OFFLINE_MARKERS):
+        return (
+            "[sandbox: no network: a sandboxed command reaches only the hosts listed in "
+            "sandbox.network.allowed_domains, through the agent's proxy]"
+        )
+    return None

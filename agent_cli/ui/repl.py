@@ -12,6 +12,7 @@ from agent_cli.core.events import Event, Steered
 from agent_cli.jobs.ledger import listing
 from agent_cli.policy.approval import ApprovalRequest, Decision, Denial
 from agent_cli.runtime.runtime import Runtime, preload_sdk
+from agent_cli.sandbox.confine import startup_notice
 from agent_cli.ui.attention import Attention
 from agent_cli.ui.core import ChatCore
 from agent_cli.ui.dialogs.asker import ScreenAsker
@@ -98,6 +99,9 @@ class Repl(ChatCore):
         repl.say(f"{verb} session {runtime.session.id}. /help lists commands.", "dim")
         if runtime.restored is not None and runtime.restored.forked:
             repl.say(runtime.restored.forked, "yellow")
+        unconfined = startup_notice(runtime.settings.sandbox)  # auto's fallback, once
+        if unconfined:
+            repl.say(f"agent: {unconfined}", "yellow")
         screen.attach(repl)
         asyncio.get_running_loop().create_task(offer_trust(screen, repl))  # then MCP servers
         return repl

@@ -125,3 +125,23 @@ def test_a_bad_allowed_domains_entry_exits_2_naming_it(
     assert "allowed_domains" in proc.stderr
     assert "pypi.org:99999" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_with_nothing_listed_run_has_no_network_and_the_result_names_the_setting(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path, servers: list[int]
+) -> None:
+    ws = _workspace(tmp_path)
+    commands = [
+        "curl -sS http://example.com/",
+        f"curl -sS http://127.0.0.1:{servers[0]}/",
+        "env | grep -ci _proxy",
+    ]
+    fake_model.script.tool_uses(*[("bash", {"command": c}) for c in commands]).text("done")
+    proc = run_agent(fake_env, ws, "run", "-p", "fetch")
+    assert proc.returncode == 0, proc.stderr
+    named, local, env = _results(fake_model)
+    assert "[sandbox: no network:" in named
+    assert "sandbox.network.allowed_domains" in named
+    assert "hello from" not in local
+    assert "exit code: 0" not in local
+    assert env.startswith("0\n")  # no proxy to point at: nothing could get through it

@@ -17,11 +17,10 @@ from agent_cli.jobs.spawn import exited as _exited
 from agent_cli.jobs.spawn import kill_group
 from agent_cli.model.credentials import CREDENTIAL_VARS
 from agent_cli.sandbox.confine import Confinement
-from agent_cli.sandbox.wrap import SandboxUnavailable, denial_note
+from agent_cli.sandbox.wrap import SandboxUnavailable
 from agent_cli.tools.shell import git_guard
 from agent_cli.tools.shell.bash_jobs import move_to_background, start_background
-from agent_cli.tools.shell.net_access import network_note, open_proxy, release
-from agent_cli.tools.shell.net_proxy import NetworkProxy
+from agent_cli.tools.shell.confined import Confined
 from agent_cli.tools.shell.rules import is_read_only
 
 # output kept in memory; the registry saves anything over the per-result limit to a file
@@ -109,22 +108,23 @@ class Bash(Tool[BashInput]):
             argv = confinement(ctx).argv(plain, args.unsandboxed)
         except SandboxUnavailable as e:
             return ToolResult(f"Not run: {e}", is_error=True, summary=f"bash {args.command}")
-        proxy = None
-        if confinement(ctx).networked(args.unsandboxed):
-            proxy = await open_proxy(ctx, args.command)  # the one way out; lives with the shell
-            argv = confinement(ctx).argv(plain, args.unsandboxed, proxy.socket)
+        confined = None
+        if argv != plain:  # its network goes through a proxy, and its result is told more
+            networked = confinement(ctx).networked(args.unsandboxed)
+            confined = await Confined.open(ctx, args.command, networked)
+            if confined.proxy is not None:
+                argv = confinement(ctx).argv(plain, args.unsandboxed, confined.proxy.socket)
         if args.run_in_background:
-            return await start_background(self.jobs, args.command, ctx, env, argv, proxy)
+            return await start_background(self.jobs, args.command, ctx, env, argv, confined)
         gate = StartGate()  # the command waits until the watcher knows its group
+        proc = None
         try:
             proc = await _spawn(argv, ctx, env, gate)
-        except BaseException:
-            release(proxy, None)
-            raise
-        try:
-            return await self._foreground(proc, gate, args, ctx, proxy, argv != plain)
+            result = await self._foreground(proc, gate, args, ctx)
         finally:
-            release(proxy, proc)  # a command moved to the background keeps it
+            if confined is not None:
+                confined.when_ended(proc)  # a command moved to the background keeps its proxy
+        return confined.tell(result) if confined is not None else result
 
     async def _foreground(
         self,
@@ -132,8 +132,6 @@ class Bash(Tool[BashInput]):
         gate: StartGate,
         args: BashInput,
         ctx: ToolContext,
-        proxy: NetworkProxy | None,
-        confined: bool,
     ) -> ToolResult:
         timeout = args.timeout_s or ctx.settings.bash_timeout_s
         assert proc.stdout is not None
@@ -163,11 +161,7 @@ class Bash(Tool[BashInput]):
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(reader, DRAIN_S)
         timed_out = timeout if ending == "timeout" else None
-        result = _result(args.command, output.text(), proc.returncode, timed_out)
-        notes = [network_note(proxy), denial_note(result.content) if result.is_error else None]
-        if confined and any(notes):
-            result.content += "".join(f"\n{note}" for note in notes if note)
-        return result
+        return _result(args.command, output.text(), proc.returncode, timed_out)
 
     async def _wait(
         self, proc: asyncio.subprocess.Process, timeout: float, gate: StartGate

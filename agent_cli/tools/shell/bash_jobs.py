@@ -13,8 +13,7 @@ from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResul
 from agent_cli.jobs.board import JobBoard, JobLimitError
 from agent_cli.jobs.gate import StartGate
 from agent_cli.jobs.job import Job
-from agent_cli.tools.shell.net_access import release
-from agent_cli.tools.shell.net_proxy import NetworkProxy
+from agent_cli.tools.shell.confined import Confined
 
 NOT_HERE = "Background jobs are not available here: run the command in the foreground."
 
@@ -32,14 +31,15 @@ async def start_background(
     ctx: ToolContext,
     env: dict[str, str],
     argv: list[str] | None = None,
-    proxy: NetworkProxy | None = None,
+    confined: Confined | None = None,
 ) -> ToolResult:
-    """A job; its network proxy (if any) closes when it ends."""
+    """A job; what its sandbox holds (its proxy) is let go when it ends."""
     proc: subprocess.Popen[bytes] | None = None
     try:
         proc, result = _start(board, command, ctx, env, argv)
     finally:
-        release(proxy, proc)
+        if confined is not None:
+            confined.when_ended(proc, settle=True)
     return result
 
 

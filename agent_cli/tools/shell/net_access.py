@@ -8,7 +8,6 @@ neither ship nor edit them.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
@@ -19,11 +18,9 @@ from agent_cli.core.events import Answered, QuestionAsked
 from agent_cli.core.files.private_file import write_private
 from agent_cli.core.settings.schema import user_config_dir
 from agent_cli.core.tool_contract import ToolContext, current_call_id
-from agent_cli.jobs.job import Shell, exit_code
 from agent_cli.tools.shell.net_proxy import Approve, Decision, NetworkProxy
 from agent_cli.tools.shell.net_rules import HostRules, shown
 
-POLL_S = 0.25
 ONCE, PROJECT, DENY = "Allow once", "Allow for this project", "Deny"
 
 
@@ -91,39 +88,20 @@ def approver(ctx: ToolContext, command: str, store: ApprovedHosts) -> Approve | 
     return approve
 
 
-async def open_proxy(ctx: ToolContext, command: str) -> NetworkProxy:
+async def open_proxy(ctx: ToolContext, command: str) -> NetworkProxy | None:
+    """The command's proxy; None when nothing could get through it (no host listed, nobody to
+    ask): then the command starts without the forwarder's cost and its network simply fails."""
     store = ApprovedHosts(ctx.workspace)
     allowed = [*ctx.settings.sandbox.network.allowed_domains, *store.entries()]
-    rules = HostRules.of(allowed, ctx.settings.web)
-    proxy = NetworkProxy(rules, approver(ctx, command, store))
+    approve = approver(ctx, command, store)
+    if not allowed and approve is None:
+        return None
+    proxy = NetworkProxy(HostRules.of(allowed, ctx.settings.web), approve)
     await proxy.start()
     return proxy
 
 
-def network_note(proxy: NetworkProxy | None) -> str | None:
-    """The line for the model when the proxy refused a request of this command."""
-    if proxy is None or not proxy.refusals:
-        return None
-    return "\n".join(f"[sandbox: network request refused: {r}]" for r in proxy.refusals)
-
-
-_closing: set[asyncio.Task[None]] = set()
-
-
-def release(proxy: NetworkProxy | None, proc: Shell | None) -> None:
-    """The proxy closes once `proc` has ended (a job's, or a command moved to the background,
-    lives on); at once when there is none."""
-    if proxy is None:
-        return
-    task = asyncio.ensure_future(_close_after(proxy, proc))
-    _closing.add(task)
-    task.add_done_callback(_closing.discard)
-
-
-async def _close_after(proxy: NetworkProxy, proc: Shell | None) -> None:
-    try:
-        while proc is not None and exit_code(proc) is None:
-            await asyncio.sleep(POLL_S)
-    finally:
-        proxy.remove_socket()  # even when the run's loop ends first
-        await proxy.aclose()
+def network_notes(proxy: NetworkProxy | None) -> list[str]:
+    """The lines for the model when the proxy refused a request of this command."""
+    refusals = proxy.refusals if proxy is not None else []
+    return [f"[sandbox: network request refused: {r}]" for r in refusals]

@@ -70,3 +70,33 @@ def test_a_sandboxed_write_is_not_asked_an_unsandboxed_one_is(tmp_path: Path) ->
     # read-only as it looks, outside the sandbox it could read the credentials: asked too
     call(registry, ctx, "bash", command="cat ~/.ssh/id_rsa", unsandboxed=True)
     assert len(approver.asked) == 2
+
+
+def test_a_protected_file_the_command_creates_is_moved_aside_and_said(tmp_path: Path) -> None:
+    ctx = make_ctx(tmp_path)
+    registry = ToolRegistry(base_tools())
+    command = "mkdir -p .claude && echo '{\"hooks\": {}}' > .claude/settings.json"
+    result = call(registry, ctx, "bash", command=command)
+    assert not (tmp_path / ".claude" / "settings.json").exists()
+    assert (
+        tmp_path / ".claude" / "settings.json.sandbox-rejected"
+    ).read_text() == '{"hooks": {}}\n'
+    assert "[sandbox: .claude/settings.json is protected; the command created it" in result.content
+    (tmp_path / ".claude" / "settings.local.json").write_text("{}")  # the user's own, before
+    call(registry, ctx, "bash", command="echo x >> .claude/settings.local.json")
+    assert (tmp_path / ".claude" / "settings.local.json").read_text() == "{}"  # read-only
+
+
+def test_a_claude_folder_the_command_links_elsewhere_is_moved_aside_not_its_target(
+    tmp_path: Path,
+) -> None:
+    ws, other = tmp_path / "ws", tmp_path / "other"
+    ws.mkdir()
+    other.mkdir()
+    (other / "settings.json").write_text("theirs")
+    ctx = make_ctx(ws)
+    result = call(ToolRegistry(base_tools()), ctx, "bash", command=f"ln -s {other} .claude")
+    assert (other / "settings.json").read_text() == "theirs"
+    assert not (ws / ".claude").exists()
+    assert (ws / ".claude.sandbox-rejected").is_symlink()
+    assert "[sandbox: .claude is protected" in result.content

@@ -1,0 +1,57 @@
+"""What a sandboxed command holds while it runs, and what its result is told afterwards: its
+network proxy (closed once the shell has ended: a job's, or a command moved to the background,
+lives on), the protected files that were absent, and the denial it may have hit."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from agent_cli.core.tool_contract import ToolContext, ToolResult
+from agent_cli.jobs.job import Shell, exit_code
+from agent_cli.sandbox.created import Absent
+from agent_cli.sandbox.wrap import denial_note, offline_note
+from agent_cli.tools.shell.net_access import network_notes, open_proxy
+from agent_cli.tools.shell.net_proxy import NetworkProxy
+
+POLL_S = 0.25
+_closing: set[asyncio.Task[None]] = set()
+
+
+@dataclass
+class Confined:
+    absent: Absent
+    proxy: NetworkProxy | None = None
+
+    @classmethod
+    async def open(cls, ctx: ToolContext, command: str, networked: bool) -> Confined:
+        proxy = await open_proxy(ctx, command) if networked else None
+        return cls(Absent.before(ctx.workspace), proxy)
+
+    def tell(self, result: ToolResult) -> ToolResult:
+        """The result with what the sandbox did to the command, one line each."""
+        notes = network_notes(self.proxy) + self.absent.settle()
+        if result.is_error:
+            notes.append(denial_note(result.content) or "")
+            notes.append("" if self.proxy else offline_note(result.content) or "")
+        for note in filter(None, notes):
+            result.content += f"\n{note}"
+        return result
+
+    def when_ended(self, proc: Shell | None, settle: bool = False) -> None:
+        """Once `proc` has ended (at once without one): the proxy closes; `settle`: a job's
+        protected files are moved aside too."""
+        task = asyncio.ensure_future(self._after(proc, settle))
+        _closing.add(task)
+        task.add_done_callback(_closing.discard)
+
+    async def _after(self, proc: Shell | None, settle: bool) -> None:
+        try:
+            while proc is not None and exit_code(proc) is None:
+                await asyncio.sleep(POLL_S)
+        finally:
+            if settle:
+                self.absent.settle()
+            if self.proxy is not None:
+                self.proxy.remove_socket()  # even when the run's loop ends first
+                await self.proxy.aclose()
