@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import resource
 import shutil
 import subprocess
 import sys
@@ -93,9 +94,11 @@ def _repo(root: Path) -> Path:
 
 
 def _setup(
-    ws: Path, mode: str, approver: Counting | None = None
+    ws: Path, mode: str, approver: Counting | None = None, allowed: list[str] | None = None
 ) -> tuple[ToolRegistry, ToolContext]:
-    settings = Settings.model_validate({"sandbox": {"mode": mode}})
+    """`allowed`: hosts the proxy lets through (then every sandboxed command has one)."""
+    network = {"allowed_domains": allowed or []}
+    settings = Settings.model_validate({"sandbox": {"mode": mode, "network": network}})
     ctx = ToolContext(workspace=ws, paths=Paths(ws), session_id="bench", settings=settings)
     if approver is None:
         return ToolRegistry(base_tools()), ctx
@@ -104,8 +107,8 @@ def _setup(
     return ToolRegistry(base_tools(), gate), ctx
 
 
-async def _session(mode: str) -> tuple[int, list[str]]:
-    """Questions asked and the failures, over the scripted session in a fresh repository."""
+async def _session(mode: str) -> tuple[list[str], list[str]]:
+    """The questions asked and the failures, over the scripted session in a fresh repository."""
     with tempfile.TemporaryDirectory() as tmp:
         approver = Counting()
         registry, ctx = _setup(_repo(Path(tmp)), mode, approver)
@@ -114,27 +117,40 @@ async def _session(mode: str) -> tuple[int, list[str]]:
             result = await registry.dispatch("bash", {"command": command}, ctx, f"c{n}")
             if result.is_error:
                 failed.append(f"{command}: {result.content[-200:]}")
-        return len(approver.asked), failed
+        return approver.asked, failed
+
+
+def _cpu_ms() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (usage.ru_utime + usage.ru_stime) * 1000
 
 
 async def _startup(runs: int) -> list[Figure]:
+    """Per command, wall and CPU (of the reaped children) in each setting, in turn."""
     figures = []
     with tempfile.TemporaryDirectory() as tmp:
         ws = _repo(Path(tmp))
-        sandboxed, plain = _setup(ws, "auto"), _setup(ws, "off")
+        setups = {
+            "unsandboxed": _setup(ws, "off"),
+            "sandboxed": _setup(ws, "auto"),
+            "sandboxed + proxy": _setup(ws, "auto", allowed=["127.0.0.1:9"]),
+        }
         for command in TIMED:
-            times: dict[str, list[float]] = {"auto": [], "off": []}
+            wall: dict[str, list[float]] = {name: [] for name in setups}
+            cpu: dict[str, list[float]] = {name: [] for name in setups}
             for n in range(runs):
-                for mode, (registry, ctx) in (("auto", sandboxed), ("off", plain)):
-                    start = time.perf_counter()
+                for name, (registry, ctx) in setups.items():
+                    start, used = time.perf_counter(), _cpu_ms()
                     await registry.dispatch("bash", {"command": command}, ctx, f"t{n}")
-                    times[mode].append((time.perf_counter() - start) * 1000)
-            cost = [a - b for a, b in zip(times["auto"], times["off"], strict=True)]
-            figures += [
-                Figure.of(f"`{command}` unsandboxed", times["off"], "ms"),
-                Figure.of(f"`{command}` sandboxed", times["auto"], "ms"),
-                Figure.of(f"`{command}` sandbox cost (pairwise)", cost, "ms"),
-            ]
+                    wall[name].append((time.perf_counter() - start) * 1000)
+                    cpu[name].append(_cpu_ms() - used)
+            base = wall["unsandboxed"]
+            for name in setups:
+                figures.append(Figure.of(f"`{command}` {name}", wall[name], "ms"))
+                figures.append(Figure.of(f"`{command}` {name} CPU", cpu[name], "ms"))
+                if name != "unsandboxed":
+                    cost = [a - b for a, b in zip(wall[name], base, strict=True)]
+                    figures.append(Figure.of(f"`{command}` {name} cost (pairwise)", cost, "ms"))
     return figures
 
 
@@ -148,14 +164,17 @@ def main() -> int:
         return 1
     with_sandbox, failed_in = asyncio.run(_session("auto"))
     without, failed_out = asyncio.run(_session("off"))
-    print(f"questions over {len(SESSION)} commands, default mode: sandbox {with_sandbox}, "
-          f"no sandbox {without}")  # fmt: skip
+    print(f"questions over {len(SESSION)} commands, default mode: sandbox {len(with_sandbox)}, "
+          f"no sandbox {len(without)}")  # fmt: skip
+    for where, asked in (("sandboxed", with_sandbox), ("unsandboxed", without)):
+        for summary in asked:
+            print(f"  asked {where}: {summary}")
     for where, failed in (("sandboxed", failed_in), ("unsandboxed", failed_out)):
         for line in failed:
             print(f"  failed {where}: {line}")
     figures = [
-        Figure.of("questions, sandbox (20 commands)", [with_sandbox], "asked"),
-        Figure.of("questions, no sandbox (20 commands)", [without], "asked"),
+        Figure.of("questions, sandbox (20 commands)", [len(with_sandbox)], "asked"),
+        Figure.of("questions, no sandbox (20 commands)", [len(without)], "asked"),
         *asyncio.run(_startup(args.runs)),
     ]
     return report(figures, args.json)
