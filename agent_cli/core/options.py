@@ -29,3 +29,4 @@ class Options:
     wait_jobs: bool = False  # `agent run --wait-jobs`: the run ends when its jobs have ended
     worktree: str | None = None  # `--worktree NAME`: the session works in that agent worktree
     sandbox: SandboxModeOpt | None = None  # `--sandbox MODE` (else AGENT_SANDBOX, settings)
+    add_dirs: tuple[Path, ...] = ()  # /add-dir: read and written as the workspace is

@@ -75,6 +75,8 @@ class ToolContext:
     present_plan: Callable[[str], Awaitable[PlanDecisionResult]] = headless_present
     # language servers' diagnostics after an edit (None: nobody checks)
     diagnoser: Diagnoser | None = None
+    # directories the user added (/add-dir): read and written as the workspace is (resolved)
+    extra_roots: list[Path] = field(default_factory=list)
 
     def resolve(self, path: str) -> Path:
         p = Path(path).expanduser()

@@ -23,6 +23,8 @@ class ModelRequest:
     # extended thinking: the budget in tokens (None: off); interleaved thinks between tool calls
     thinking_budget: int | None = None
     interleaved_thinking: bool = True
+    # {"type": "none"}: the tools are offered (the history's calls need them) but not callable
+    tool_choice: dict[str, Any] | None = None
 
 
 @dataclass

@@ -44,6 +44,8 @@ def build_params(request: ModelRequest) -> dict[str, Any]:
         tools = [dict(t) for t in request.tools]
         tools[-1] = _with_breakpoint(tools[-1])
         params["tools"] = tools
+        if request.tool_choice is not None:
+            params["tool_choice"] = request.tool_choice
     if request.thinking_budget is not None:
         params["thinking"] = {"type": "enabled", "budget_tokens": request.thinking_budget}
         if request.interleaved_thinking:  # thinking between tool calls, not only before them

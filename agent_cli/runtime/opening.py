@@ -81,6 +81,7 @@ def open_session(
         settings=settings,
         secrets=secrets,
         diagnoser=diagnoser,
+        extra_roots=list(options.add_dirs),
     )
     session = Session(
         id=session_id,
@@ -105,6 +106,7 @@ def open_session(
         )
     else:
         session.messages = restored.messages
+        session.title = restored.title
         for model, usage in restored.usage_by_model.items():  # the cost is priced again
             session.add_usage(usage, model)
         session.todos.restore([item.as_dict() for item in restored.todos])

@@ -27,6 +27,8 @@ from agent_cli.loop.user_input import user_shell, with_files
 from agent_cli.mcp.prompts import attach_resources
 from agent_cli.memory.setup import finish, listing
 from agent_cli.policy.approval import Approver
+from agent_cli.runtime.aside import Aside
+from agent_cli.runtime.daily import Daily
 from agent_cli.runtime.goals import Goals
 from agent_cli.runtime.planning import Planning
 from agent_cli.runtime.ports import Assembly, Composer
@@ -63,7 +65,7 @@ def preload_sdk() -> threading.Thread:
 MODE_CYCLE: tuple[PermissionMode, ...] = ("default", "accept-edits", "plan")
 
 
-class Runtime(LongWork, Rewinding, Planning, Tuning, Goals):
+class Runtime(LongWork, Rewinding, Planning, Tuning, Goals, Daily, Aside):
     def __init__(
         self,
         wiring: Composer,
@@ -98,7 +100,10 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Goals):
 
     def sandbox(self) -> Confinement:
         """How this session's shell commands are confined (the status bar, /sandbox)."""
-        return Confinement(self.settings.sandbox, self.options.workspace, self.paths.state_dir)
+        added = self.options.add_dirs
+        return Confinement(
+            self.settings.sandbox, self.options.workspace, self.paths.state_dir, added
+        )
 
     @property
     def call_log(self) -> CallLog:

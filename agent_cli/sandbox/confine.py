@@ -30,6 +30,7 @@ class Confinement:
     settings: SandboxSettings
     workspace: Path
     state_dir: Path | None = None
+    added: tuple[Path, ...] = ()  # /add-dir's directories, writable as the workspace is
 
     def unconfined(self, unsandboxed: bool = False) -> bool:
         """Would a command run with all of the user's rights? Not when confined, nor in
@@ -46,6 +47,7 @@ class Confinement:
             write_paths=tuple(self.settings.write_paths),
             deny_read=tuple(self.settings.deny_read),
             state_dir=state,
+            added=self.added,
         )
 
     def networked(self, unsandboxed: bool = False) -> bool:
@@ -88,6 +90,10 @@ def _home_relative(path: Path) -> str:
     return f"~/{path.relative_to(home)}" if path.is_relative_to(home) else str(path)
 
 
+def _shown(path: Path, workspace: Path) -> str:
+    return str(path.relative_to(workspace)) if path.is_relative_to(workspace) else str(path)
+
+
 def describe(confinement: Confinement) -> list[str]:
     """`/sandbox`: the rules in force, one line each."""
     settings = confinement.settings
@@ -98,7 +104,7 @@ def describe(confinement: Confinement) -> list[str]:
     policy = confinement.policy()
     writable = [str(p) for p in policy.writable()] + [f"$TMPDIR={policy.tmpdir()}"]
     lines.append("writable: " + ", ".join(writable))
-    inside = [str(p.relative_to(policy.workspace)) for p in policy.read_only_inside()[:8]]
+    inside = [_shown(p, policy.workspace) for p in policy.read_only_inside()[:8]]
     lines.append("read-only inside: " + ", ".join(inside))
     lines.append("hidden: " + ", ".join(_home_relative(p) for p in policy.hidden()))
     allowed = settings.network.allowed_domains

@@ -36,13 +36,16 @@ class SandboxPolicy:
     write_paths: tuple[str, ...] = ()
     deny_read: tuple[str, ...] = ()
     state_dir: Path | None = None  # the agent's state when it is not the workspace
+    # directories added with /add-dir: writable, with the workspace's protected files read-only
+    added: tuple[Path, ...] = ()
 
     def writable(self) -> list[Path]:
         extra = [Path(p).expanduser() for p in self.write_paths]
-        return [self.workspace, *extra]
+        return [self.workspace, *self.added, *extra]
 
     def read_only_inside(self) -> list[Path]:
-        own = [self.workspace / name for name in PROTECTED_IN_WORKSPACE]
+        roots = (self.workspace, *self.added)
+        own = [root / name for root in roots for name in PROTECTED_IN_WORKSPACE]
         state = [self.state_dir / name for name in STATE_FOLDERS] if self.state_dir else []
         return own + state
 
@@ -59,5 +62,6 @@ class SandboxPolicy:
         make_dirs(self.tmpdir())
         for name in STATE_FOLDERS:
             make_dirs(self.workspace / name)
-        if (self.workspace / ".git").is_dir():
-            (self.workspace / ".git" / "hooks").mkdir(exist_ok=True)
+        for root in (self.workspace, *self.added):
+            if (root / ".git").is_dir():
+                (root / ".git" / "hooks").mkdir(exist_ok=True)

@@ -26,6 +26,7 @@ from agent_cli.session.transcript import (
     Ref,
     SessionRecord,
     ShownRecord,
+    TitleRecord,
     TodosRecord,
     TranscriptLedger,
     UsageRecord,
@@ -61,6 +62,7 @@ class RestoredSession:
     model: str = ""
     started: str = ""
     worktree: str | None = None  # the agent worktree it worked in
+    title: str = ""  # given with /rename
     messages: list[Message] = field(default_factory=list)
     todos: list[TodoItem] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
@@ -200,6 +202,7 @@ def _take_snapshot(
     assert snap is not None
     state.placed = resolve(record, at, lines)
     state.compactions, state.calls = snap.compactions, snap.calls
+    state.title = snap.title
     state.todos = _typed(TodoItem, snap.todos, lines.path)
     for model, totals in snap.usage_by_model.items():
         usage = Usage.model_validate(totals)
@@ -232,6 +235,8 @@ def _take(state: RestoredSession, offset: int, record: Record, lines: LineReader
         state.notes += _typed(Note, [record.note], lines.path)
     elif isinstance(record, EpisodeRecord):
         state.episodes.append(record.episode)
+    elif isinstance(record, TitleRecord):
+        state.title = record.title
     elif isinstance(record, UsageRecord):
         usage = Usage.model_validate(record.usage)
         state.usage = state.usage + usage

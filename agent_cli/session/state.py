@@ -39,6 +39,7 @@ class Session:
     transcript: TranscriptWriter | None = None
     # the lock that makes this process the transcript's one writer (session/owner.py)
     owner: SessionOwner | None = None
+    title: str = ""  # /rename's, shown in session lists (and the terminal's title)
     messages: list[Message] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     priced_usd: float = 0.0  # the cost of the calls whose model has a price

@@ -106,6 +106,7 @@ class TranscriptSnapshot(BaseModel):
     todos: list[dict[str, Any]] = Field(default_factory=list, description="The newest list.")
     notes_at: list[int] = Field(default_factory=list, description="Offsets of note records.")
     episodes_at: list[int] = Field(default_factory=list, description="Offsets of episodes.")
+    title: str = Field(default="", description="The session's title (/rename), if given.")
 
 
 class CompactionRecord(_Record):
@@ -140,6 +141,13 @@ class UsageRecord(_Record):
     usage: dict[str, int]
 
 
+class TitleRecord(_Record):
+    """The session's title, as /rename gave it (the newest one counts)."""
+
+    type: Literal["title"] = "title"
+    title: str
+
+
 class EpisodeRecord(_Record):
     type: Literal["episode"] = "episode"
     episode: dict[str, Any]
@@ -153,7 +161,8 @@ Record = Annotated[
     | CompactionRecord
     | UsageRecord
     | EpisodeRecord
-    | ShownRecord,
+    | ShownRecord
+    | TitleRecord,
     Field(discriminator="type"),
 ]
 RECORD_ADAPTER: TypeAdapter[Record] = TypeAdapter(Record)
@@ -188,6 +197,8 @@ class TranscriptLedger:
             snap.notes_at.append(offset)
         elif isinstance(record, EpisodeRecord):
             snap.episodes_at.append(offset)
+        elif isinstance(record, TitleRecord):
+            snap.title = record.title
 
 
 class TranscriptWriter:

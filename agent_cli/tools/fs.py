@@ -45,14 +45,21 @@ def internal_folders(ctx: ToolContext) -> list[Path]:
     return [state / name for name in INTERNAL_FOLDERS]
 
 
+def root_of(ctx: ToolContext, path: Path) -> Path | None:
+    """The workspace, or the directory added with /add-dir, that holds `path` (None: none)."""
+    return next((r for r in (workspace_root(ctx), *ctx.extra_roots) if inside(path, r)), None)
+
+
 def writable_path(ctx: ToolContext, raw: str) -> Path:
     """The resolved path `raw` names, or PathRefused when a file tool may not write it."""
     path = ctx.resolve(raw)
-    root = workspace_root(ctx)
-    if not inside(path, root) or path == root:
+    root = root_of(ctx, path)
+    if root is None or path == root:
+        added = "".join(f", or {r}" for r in ctx.extra_roots)
         raise PathRefused(
-            f"Refused: {raw} resolves to {path}, outside the workspace {root}. File tools write "
-            "only inside the workspace, in every permission mode."
+            f"Refused: {raw} resolves to {path}, outside the workspace {workspace_root(ctx)}"
+            f"{added}. File tools write only inside the workspace (and directories the user "
+            "added), in every permission mode."
         )
     for folder in internal_folders(ctx):
         if inside(path, folder):
@@ -67,8 +74,8 @@ def protected(ctx: ToolContext, path: Path) -> str | None:
     """What a write to `path` would change when it must be asked every time, else None: the
     agent's settings decide its permissions, and git runs commands its config and hooks name
     (`core.fsmonitor` on a read-only `git status`), in this repository or a nested one."""
-    root = workspace_root(ctx)
-    if not inside(path, root):
+    root = root_of(ctx, path)
+    if root is None:
         return None
     if inside(path, root / ".agent"):
         return "the agent's own settings"
@@ -92,8 +99,9 @@ def _git_dirs(root: Path) -> list[Path]:
 
 
 def readable_without_question(ctx: ToolContext, path: Path) -> bool:
-    """Inside the workspace, or one of the agent's own files it showed the model."""
-    if inside(path, workspace_root(ctx)):
+    """Inside the workspace (or an added directory), or one of the agent's own files it showed
+    the model."""
+    if root_of(ctx, path) is not None:
         return True
     state = ctx.paths.state_dir.resolve()
     return any(inside(path, state / sub) for sub in READABLE_STATE)

@@ -7,6 +7,7 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING
 
 from agent_cli.core.errors import AgentError
 from agent_cli.core.events import CompactionDone, Event
@@ -15,6 +16,9 @@ from agent_cli.runtime.runtime import Runtime
 from agent_cli.ui.screen.side_panel import PanelState
 from agent_cli.ui.slash import commands as slash
 from agent_cli.ui.slash import jobs as jobs_ui
+
+if TYPE_CHECKING:
+    from agent_cli.ui.input.terminal import ScreenTerminal
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +49,7 @@ class ChatCore:
     """Slash-command host and event sink; subclasses decide how things are shown."""
 
     color = False
+    terminal: ScreenTerminal | None = None  # the screen's (clipboard, vi mode); none in plain
 
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime

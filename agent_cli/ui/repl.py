@@ -16,6 +16,7 @@ from agent_cli.sandbox.confine import startup_notice
 from agent_cli.ui.attention import Attention
 from agent_cli.ui.core import ChatCore
 from agent_cli.ui.dialogs.asker import ScreenAsker
+from agent_cli.ui.input.terminal import ScreenTerminal
 from agent_cli.ui.render import approval_view, render
 from agent_cli.ui.render.history import history_lines
 from agent_cli.ui.render.tool_log import ToolLog
@@ -81,6 +82,7 @@ class Repl(ChatCore):
         runtime.watch_inbox(self._inbox_changed)
         self._jobs_ticker: asyncio.Task[None] | None = None
         self.tools = ToolLog()  # what Ctrl-O shows
+        self.terminal = ScreenTerminal(screen.app, screen.buffer, runtime.settings.vim_mode)
         self._panel_cache: tuple[tuple[int, int, int, str], str] | None = None
         self._ticker: asyncio.Task[None] | None = None
 

@@ -20,6 +20,7 @@ sessions_app = typer.Typer(no_args_is_help=False, add_completion=False, rich_mar
 def _summary(state: RestoredSession) -> dict[str, Any]:
     return {
         "id": state.id,
+        "title": state.title,
         "started": state.started,
         "last_activity": state.last_activity,
         "model": state.model,
@@ -61,7 +62,8 @@ def list_sessions(
     for row in rows:
         typer.echo(
             f"{row['id']}  {row['last_activity'][:19]}  {row['messages']:>4} msgs  "
-            f"{row['first_prompt']}" + (f"  [{row['branch']}]" if row["branch"] else "")
+            + (f"“{row['title']}”" if row["title"] else row["first_prompt"])
+            + (f"  [{row['branch']}]" if row["branch"] else "")
         )
 
 

@@ -220,6 +220,7 @@ class Settings(StrictSettings):
     goal: GoalSettings = Field(default_factory=GoalSettings)
     budget: BudgetSettings = Field(default_factory=BudgetSettings)
     verify: VerifySettings = Field(default_factory=VerifySettings)
+    vim_mode: bool = Field(default=False, description="Vi keys in agent chat's input (/vim).")
 
     @model_validator(mode="after")
     def _thinking_fits(self) -> Settings:

@@ -200,7 +200,9 @@ async def _within(proc: asyncio.subprocess.Process, seconds: float) -> bool:
 
 
 def confinement(ctx: ToolContext) -> Confinement:
-    return Confinement(ctx.settings.sandbox, ctx.workspace, ctx.paths.state_dir)
+    return Confinement(
+        ctx.settings.sandbox, ctx.workspace, ctx.paths.state_dir, tuple(ctx.extra_roots)
+    )
 
 
 async def _spawn(

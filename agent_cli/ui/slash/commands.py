@@ -19,6 +19,7 @@ from agent_cli.ui.slash import plans as plans_ui
 from agent_cli.ui.slash import project as project_slash
 from agent_cli.ui.slash import rewind, think
 from agent_cli.ui.slash import sandbox as sandbox_ui
+from agent_cli.ui.slash.daily import table as daily
 from agent_cli.ui.slash.host import Command, Host
 
 if TYPE_CHECKING:
@@ -52,6 +53,7 @@ HELP = {
     **goal_ui.HELP,
     **sandbox_ui.HELP,
     **project_slash.HELP,
+    **daily.HELP,
     "/exit": "leave (Ctrl-D does too)",
 }
 
@@ -89,6 +91,7 @@ def _help(host: Host, arg: str) -> None:
     lines.append("prompt (or Ctrl-D) exits. Shift-Tab cycles the permission mode. Ctrl-O opens")
     lines.append("every tool call and its whole output (/ searches, Esc returns). !cmd runs a")
     lines.append("shell command into the conversation; @path attaches a file (Tab completes it).")
+    lines.append("Ctrl-G writes the prompt in $EDITOR.")
     host.say("\n".join(lines))
 
 
@@ -161,7 +164,7 @@ def _recent(host: Host) -> list[RestoredSession]:
 def _row(state: RestoredSession) -> str:
     """A session as /sessions and the /resume picker show it: time, size, first prompt."""
     when = state.last_activity[:16].replace("T", " ")
-    prompt = " ".join(state.first_prompt.split())[:60]
+    prompt = f"“{state.title}”" if state.title else " ".join(state.first_prompt.split())[:60]
     branch = f"  [agent/{state.worktree}]" if state.worktree else ""
     return f"{when}  {state.exchanges:>3} replies  {prompt}  ({state.id}){branch}"
 
@@ -276,5 +279,6 @@ COMMANDS: dict[str, Command] = {
     "/lsp": lsp_ui.lsp_command,
     "/goal": goal_ui.goal_command,
     "/sandbox": sandbox_ui.sandbox_command,
+    **daily.COMMANDS,
     "/exit": _exit,
 }

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from agent_cli.core.events import Event
     from agent_cli.runtime.runtime import Runtime
+    from agent_cli.ui.input.terminal import ScreenTerminal
     from agent_cli.ui.screen.side_panel import PanelState
 
 
@@ -15,6 +16,8 @@ class Host(Protocol):
     runtime: Runtime
     panel_state: PanelState
     color: bool
+    busy: bool
+    terminal: ScreenTerminal | None  # the screen's clipboard, vi mode (None: no terminal)
 
     def say(self, text: str, style: str = "") -> None: ...
 
