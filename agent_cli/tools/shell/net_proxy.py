@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import shutil
 import tempfile
 from collections.abc import Awaitable, Callable
@@ -19,6 +20,7 @@ from urllib.parse import urlsplit
 
 from agent_cli.tools.shell.net_rules import HostRules, Verdict, normal_host, shown
 
+log = logging.getLogger(__name__)
 Decision = Literal["once", "project", "deny"]
 Approve = Callable[[str, int], Awaitable[Decision]]
 HEAD_LIMIT = 65_536
@@ -63,10 +65,12 @@ def _target(method: str, target: str) -> tuple[str, int, str]:
     return host, port, path
 
 
+def _name(header: bytes) -> str:
+    return header.split(b":", 1)[0].strip().lower().decode("latin-1")
+
+
 def _forwarded_head(method: str, path: str, version: str, headers: list[bytes]) -> bytes:
-    kept = [
-        h for h in headers if h.split(b":", 1)[0].strip().lower().decode() not in DROPPED_HEADERS
-    ]
+    kept = [h for h in headers if _name(h) not in DROPPED_HEADERS]
     lines = [f"{method} {path} {version}".encode(), *kept, b"Connection: close"]
     return b"\r\n".join(lines) + b"\r\n\r\n"
 
@@ -120,6 +124,8 @@ class NetworkProxy:
             await self._serve(reader, writer)
         except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError):
             pass
+        except Exception:  # a malformed request must not reach the event loop's handler
+            log.debug("sandbox proxy: request failed", exc_info=True)
         finally:
             self._tasks.discard(task)
             writer.close()

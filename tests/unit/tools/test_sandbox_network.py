@@ -20,6 +20,7 @@ from agent_cli.core.settings.schema import Settings
 from agent_cli.jobs.board import JobBoard
 from agent_cli.runtime.assembly import base_tools
 from agent_cli.tools.registry import ToolRegistry
+from agent_cli.tools.shell.net_proxy import NetworkProxy
 from agent_cli.tools.shell.net_rules import HostRules
 from tests.unit.tool_helpers import call, make_ctx
 from tests.waiting import until
@@ -161,3 +162,41 @@ def test_a_background_job_keeps_its_proxy_until_it_ends(tmp_path: Path, port: in
             await board.aclose()
 
     assert asyncio.run(go()).startswith("hello")
+
+
+async def _raw(proxy: NetworkProxy, data: bytes) -> bytes:
+    reader, writer = await asyncio.open_unix_connection(proxy.socket)
+    writer.write(data)
+    await writer.drain()
+    reply = await asyncio.wait_for(reader.read(), 10)
+    writer.close()
+    return reply
+
+
+def test_hostile_requests_get_an_answer_and_the_proxy_goes_on(port: int) -> None:
+    sent = [
+        b"GARBAGE\r\n\r\n",
+        b"GET https://127.0.0.1/ HTTP/1.1\r\n\r\n",
+        b"CONNECT 127.0.0.1 HTTP/1.1\r\n\r\n",
+        b"GET http://[zz/ HTTP/1.1\r\n\r\n",
+        b"GET http://127.0.0.1:1/ HTTP/1.1\r\n\xff\xfe: x\r\n\r\n",
+        b"GET / HTTP/1.1\r\nX: " + b"a" * 100_000 + b"\r\n\r\n",
+        f"GET http://127.0.0.1:{port}/ HTTP/1.1\r\n".encode() + b"\xff: y\r\n\r\n",
+    ]
+
+    async def go() -> tuple[list[bytes], Path]:
+        proxy = NetworkProxy(HostRules.of([f"127.0.0.1:{port}"], WebSettings()))
+        await proxy.start()
+        try:
+            return [await _raw(proxy, data) for data in sent], proxy.socket
+        finally:
+            await proxy.aclose()
+
+    replies, socket = asyncio.run(go())
+    *bad, unlisted, oversized, fine = replies
+    assert all(reply.startswith(b"HTTP/1.1 400 ") for reply in bad), bad
+    assert unlisted.startswith(b"HTTP/1.1 403 ")  # port 1 is not listed
+    assert oversized == b""  # over the head's limit: closed
+    assert fine.startswith(b"HTTP/1.0 200")
+    assert fine.endswith(b"hello\n")
+    assert not socket.exists()  # closed: its socket is gone
