@@ -241,6 +241,7 @@ async def _drive(
                 outcome.take_structured(structured.valid, structured.value)
             if runtime.goal is not None:
                 outcome.take_goal(runtime.goal.status.result())
+            outcome.context = (await runtime.context_breakdown()).model_dump(mode="json")
             if each_result:  # its own result line; the next turn's outcome starts afresh
                 reporter.finish(outcome.totalled(runtime.session))
                 outcome.next_turn()

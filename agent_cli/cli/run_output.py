@@ -48,6 +48,7 @@ class RunOutcome:
     structured_output: Any = None
     goal: dict[str, Any] | None = None  # --goal-check / --goal: where the goal ended
     claims: list[dict[str, Any]] = field(default_factory=list)  # the final answer's, checked
+    context: dict[str, Any] | None = None  # where the context goes (/context's breakdown)
     _claims: list[dict[str, Any]] = field(default_factory=list)  # the turn's, until it ends
     reported: bool = False  # the result line of the last turn is out (stream-json input)
     earlier_exit: int = 0  # the first failing code of an earlier turn (stream-json input)
@@ -93,7 +94,7 @@ class RunOutcome:
             | ({"structured_output": self.structured_output} if self.structured else {})
             | ({"plan": self.plan} if self.plan is not None else {})
             | ({"goal": self.goal} if self.goal is not None else {})
-            | {"claims": self.claims}
+            | {"claims": self.claims, "context": self.context}
         )
 
 

@@ -48,6 +48,8 @@ class ResultBudget:
     async def apply(self, messages: list[Message], ctx: StageContext) -> Compacted | None:
         state = self.state
         state.prefix_broken = False  # the first stage: a new request is being prepared
+        if state.overhead_of is not None:
+            state.counter.overhead = state.overhead_of()
         state.counter.calibrate(ctx, messages)
         limits = state.thresholds
         plan = plan_budget(newest_batch(messages), limits.result_budget_chars, limits.preview_chars)

@@ -124,6 +124,10 @@ class ContextCompactor:
     def __init__(self, summariser: Summariser) -> None:
         self.summariser = summariser
 
+    @property
+    def state(self) -> ContextState:
+        return self.summariser.state
+
     async def compact(
         self, messages: list[Message], focus: str | None, ctx: StageContext
     ) -> Compacted | None:

@@ -4,6 +4,7 @@ outputs and archives go, and what happened earlier in the current request's prep
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +25,7 @@ class ContextState:
     prefix_broken: bool = False
     summary_failures: int = 0
     auto_summary_off: bool = False
+    overhead_of: Callable[[], int] | None = None  # the system and tools offered now, raw tokens
 
     @property
     def results_dir(self) -> Path:

@@ -64,6 +64,7 @@ class TokenCounter:
 
     overhead: int = 0
     ratio: float = 1.0
+    learned: bool = False  # the ratio comes from an API count (else the raw heuristic stands)
     _calibrated_on: Usage | None = field(default=None, repr=False)
 
     def estimate(self, messages: list[Message]) -> int:
@@ -82,6 +83,7 @@ class TokenCounter:
         if usage.context_tokens <= 0 or not 0 < sent <= len(messages):
             return
         self.ratio = calibration_ratio(usage.context_tokens, raw_tokens(messages[:sent]), self)
+        self.learned = True
 
     def forget(self, usage: Usage | None) -> None:
         """The history was rewritten after `usage` was reported: its prefix no longer matches."""
@@ -115,21 +117,44 @@ MICRO_TARGET_SHARE = 0.15
 SUMMARY_THRESHOLD_SHARE = 0.80
 
 
+def compact_tokens(settings: Settings, model: str | None = None) -> int | None:
+    """`context.compact_at` for the model in tokens; None when unset. ConfigError when it is
+    past the model's window (compaction would never start)."""
+    model = model or settings.model
+    value = settings.context.compact_for(model)
+    if value is None:
+        return None
+    window = settings.context_window(model)
+    if isinstance(value, float):
+        return max(1, int(window * value))
+    if value > window:
+        raise ConfigError(
+            f"bad setting 'context.compact_at': {value:,} tokens is past the window of {model} "
+            f"({window:,}); say a fraction (0.5) or fewer tokens"
+        )
+    return value
+
+
 def resolve_thresholds(settings: Settings, model: str | None = None) -> Thresholds:
     """Fill the unset token thresholds from the model's window; refuse an inverted pair."""
     ctx = settings.context
     window = settings.context_window(model)
-    micro = ctx.micro_threshold_tokens or int(window * MICRO_THRESHOLD_SHARE)
+    compact = compact_tokens(settings, model)
+    summary_set = compact or ctx.summary_threshold_tokens
+    # the steps before the summary keep their place below it when compact_at moves it
+    share = compact / (window * SUMMARY_THRESHOLD_SHARE) if compact else 1.0
+    micro = ctx.micro_threshold_tokens or int(window * MICRO_THRESHOLD_SHARE * share)
     target = ctx.micro_target_tokens or min(int(window * MICRO_TARGET_SHARE), micro // 2)
-    summary = ctx.summary_threshold_tokens or max(int(window * SUMMARY_THRESHOLD_SHARE), micro)
+    summary = summary_set or max(int(window * SUMMARY_THRESHOLD_SHARE), micro)
     if target >= micro:
         raise ConfigError(
             f"bad setting 'context.micro_target_tokens': {target} must be below the "
             f"micro-compaction threshold ({micro})"
         )
     if summary < micro:
+        key = "compact_at" if compact else "summary_threshold_tokens"
         raise ConfigError(
-            f"bad setting 'context.summary_threshold_tokens': {summary} must not be below the "
+            f"bad setting 'context.{key}': {summary} must not be below the "
             f"micro-compaction threshold ({micro})"
         )
     return Thresholds(

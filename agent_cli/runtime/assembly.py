@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from agent_cli.context.breakdown import metered
 from agent_cli.context.pipeline import build_pipeline, request_overhead
 from agent_cli.core.asking import PlanDecisionResult
 from agent_cli.core.events import Event
@@ -142,9 +143,14 @@ def assemble(
     if instructions:
         session.view_providers.append(lambda: instructions)
     # episodic memory (§10): a new session starts with the workspace's newest episodes
-    sections = [instructions, recent_episodes_section(session), project.system_section()]
+    skills = project.system_section()
+    sections = [instructions, recent_episodes_section(session), skills]
     system = build_system(workspace, "system.md", sections)
     stages, compactor = build_pipeline(session, request_overhead(system, registry.schemas))
+    schemas = lambda: registry.schemas  # noqa: E731 - what is offered at each request
+    meter = metered(
+        compactor.state, system, [instructions, skills], schemas, registry.fixed_schemas
+    )
     outbox = Outbox()
     if publish is not None:
         session.usage_sink = publish
@@ -166,7 +172,7 @@ def assemble(
         turn_hooks=TurnHooksChain(project.turn_hooks(hooks, commands)),
         outbox=outbox,
     )
-    return Assembly(agent, memory, jobs, on_end=[project.session_end])
+    return Assembly(agent, memory, jobs, on_end=[project.session_end], meter=meter)
 
 
 def _mode(permissions: Permissions) -> Callable[[], str]:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from agent_cli.context.breakdown import ContextMeter
     from agent_cli.core.events import Event
     from agent_cli.core.files.paths import Paths
     from agent_cli.core.options import Options
@@ -35,6 +36,7 @@ class Assembly:
     jobs: JobBoard | None = None
     # run when the session ends (SessionEnd hooks), told why: "exit", "clear"
     on_end: list[Callable[[str], Awaitable[None]]] = field(default_factory=list)
+    meter: ContextMeter | None = None  # where the context goes (/context, run's "context")
 
 
 class Composer(Protocol):

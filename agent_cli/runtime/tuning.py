@@ -6,12 +6,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent_cli.core.errors import UsageError
+from agent_cli.context.tokens import resolve_thresholds
+from agent_cli.core.errors import ConfigError, UsageError
 from agent_cli.core.settings.thinking import budget_problem
 
 if TYPE_CHECKING:
+    from agent_cli.context.breakdown import ContextBreakdown
     from agent_cli.core.options import Options
     from agent_cli.core.settings.schema import Settings
+    from agent_cli.loop.agent import Agent
+    from agent_cli.runtime.ports import Assembly
     from agent_cli.session.state import Session
 
 
@@ -20,9 +24,13 @@ class Tuning:
 
     session: Session
     options: Options
+    _assembly: Assembly | None
 
     @property
     def settings(self) -> Settings:
+        raise NotImplementedError
+
+    async def agent(self) -> Agent:
         raise NotImplementedError
 
     def set_model(self, model: str) -> None:
@@ -37,3 +45,20 @@ class Tuning:
         if problem := budget_problem(budget, self.settings.max_tokens):
             raise UsageError(f"{problem}.")
         self.settings.thinking.budget_tokens = budget
+
+    async def context_breakdown(self) -> ContextBreakdown:
+        """/context and `agent run`'s "context": the next request's tokens by category."""
+        agent = await self.agent()
+        assembly, model = self._assembly, self.session.model
+        assert assembly is not None
+        assert assembly.meter is not None
+        window = self.settings.context_window(model)
+        return assembly.meter.measure(model, window, self.session.messages, agent.stage_context())
+
+    def compact_at(self) -> int | None:
+        """Tokens past which compaction starts for the session's model (None: contradicting
+        thresholds, which the first request reports)."""
+        try:
+            return resolve_thresholds(self.settings, self.session.model).summary_threshold
+        except ConfigError:
+            return None

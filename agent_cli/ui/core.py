@@ -25,7 +25,8 @@ log = logging.getLogger(__name__)
 
 def restored_panel(runtime: Runtime) -> PanelState:
     """The panel of a resumed session: its todos, notes, compactions and totals."""
-    state = PanelState(context_window=runtime.settings.context_window(runtime.session.model))
+    window = runtime.settings.context_window(runtime.session.model)
+    state = PanelState(context_window=window, compact_at=runtime.compact_at())
     restored = runtime.restored
     if restored is None:
         return state

@@ -21,6 +21,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 
 from agent_cli.core.errors import ConfigError
 from agent_cli.core.options import PermissionMode
+from agent_cli.core.settings.context import ContextSettings as ContextSettings
 from agent_cli.core.settings.env_layer import VARIABLE, env_settings
 from agent_cli.core.settings.features import DEFAULT_MODEL as DEFAULT_MODEL
 from agent_cli.core.settings.features import (
@@ -125,41 +126,6 @@ class SubagentSettings(StrictSettings):
     concurrency: int = Field(default=4, ge=1, le=32, description="task calls run at once.")
 
 
-class ContextSettings(StrictSettings):
-    """Thresholds of the compaction pipeline (SPEC §8). Token values left unset are derived
-    from the model's context window."""
-
-    result_budget_chars: int = Field(
-        default=100_000, ge=1_000, description="Newest batch of tool results, in characters."
-    )
-    snip_trigger: int = Field(default=50, ge=4, description="Message count that triggers a snip.")
-    snip_target: int = Field(default=30, ge=2, description="Message count a snip cuts down to.")
-    micro_threshold_tokens: int | None = Field(
-        default=None, ge=1_000, description="Estimated tokens that start micro-compaction."
-    )
-    micro_target_tokens: int | None = Field(
-        default=None, ge=500, description="Micro-compaction works down to this."
-    )
-    summary_threshold_tokens: int | None = Field(
-        default=None, ge=1_000, description="Estimated tokens still over which a summary is made."
-    )
-    keep_recent_results: int = Field(
-        default=3, ge=0, le=50, description="Newest tool results micro-compaction never touches."
-    )
-    reactive_keep_messages: int = Field(
-        default=5, ge=1, le=50, description="Messages kept verbatim on prompt-too-long."
-    )
-    max_summary_failures: int = Field(
-        default=3, ge=1, le=10, description="Failed summaries in a row before auto-summary stops."
-    )
-
-    @model_validator(mode="after")
-    def _hysteresis(self) -> ContextSettings:
-        if self.snip_trigger <= self.snip_target:
-            raise ValueError("snip_trigger must be greater than snip_target")
-        return self
-
-
 class Settings(StrictSettings):
     """Everything configurable. Every field is documented and bounded."""
 
@@ -226,6 +192,16 @@ class Settings(StrictSettings):
     def _thinking_fits(self) -> Settings:
         if problem := budget_problem(self.thinking.budget_tokens, self.max_tokens):
             raise ValueError(f"thinking.budget_tokens: {problem}")
+        return self
+
+    @model_validator(mode="after")
+    def _compact_fits(self) -> Settings:
+        value = self.context.compact_for(self.model)
+        window = self.context_window()
+        if isinstance(value, int) and value > window:
+            raise ValueError(
+                f"context.compact_at: {value:,} tokens is past the window ({window:,})"
+            )
         return self
 
     def context_window(self, model: str | None = None) -> int:

@@ -47,6 +47,7 @@ class PanelState:
     episode: dict[str, str] | None = None  # the newest episode written here: id, title
     context_tokens: int | None = None
     context_window: int = 200_000
+    compact_at: int | None = None  # tokens past which compaction starts (context.compact_at)
     compactions: int = 0
     todos_retired: bool = False  # the finished list is out of the panel
     input_tokens: int = 0
@@ -210,6 +211,14 @@ def bar(pct: int, cells: int, color: bool) -> str:
     return full * filled + empty * (cells - filled)
 
 
+def compactions(state: PanelState) -> str:
+    """How many so far, and where the next one starts (a share of the window)."""
+    done = f"compactions {state.compactions}"
+    if state.compact_at is None or not state.context_window:
+        return done
+    return f"{done} (at {round(100 * state.compact_at / state.context_window)}%)"
+
+
 def _context(state: PanelState, width: int, color: bool) -> Text:
     pct = state.context_pct
     window = tokens(state.context_window)
@@ -219,7 +228,7 @@ def _context(state: PanelState, width: int, color: bool) -> Text:
         line = f"{bar(pct, 10, color)} {pct}% {tokens(state.context_tokens or 0)}/{window}"
     section = heading("Context", color)
     section.append(fit(line, width) + "\n")
-    section.append(f"compactions {state.compactions}\n", style="dim")
+    section.append(fit(compactions(state), width) + "\n", style="dim")
     return section
 
 
@@ -238,7 +247,7 @@ def folded_footer(state: PanelState, width: int, color: bool) -> Text:
     ctx = "ctx -" if pct is None else f"ctx {bar(pct, 10, color)} {pct}%"
     context = (
         f"{ctx} {tokens(state.context_tokens or 0)}/{tokens(state.context_window)}"
-        f" · compactions {state.compactions}"
+        f" · {compactions(state)}"
     )
     usage = (
         f"in {tokens(state.input_tokens)} out {tokens(state.output_tokens)}"

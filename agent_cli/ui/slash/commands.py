@@ -10,6 +10,7 @@ from agent_cli.core.events import Event
 from agent_cli.core.payloads import Note
 from agent_cli.ui.render.render import note_line, tokens
 from agent_cli.ui.screen.side_panel import todo_counts, todo_lines
+from agent_cli.ui.slash import context as context_ui
 from agent_cli.ui.slash import fork as fork_ui
 from agent_cli.ui.slash import goal as goal_ui
 from agent_cli.ui.slash import jobs as jobs_ui
@@ -39,6 +40,7 @@ HELP = {
     "/resume ID": "switch to another session (no id: pick one of the recent ones)",
     **fork_ui.HELP,
     "/cost": "tokens and estimated cost of this session",
+    **context_ui.HELP,
     "/model [M]": "show or change the model",
     "/memory": "the newest episodes of this workspace (episodic memory)",
     "/remember": "write an episode of this session now (in the background)",
@@ -265,6 +267,7 @@ COMMANDS: dict[str, Command] = {
     "/resume": _resume,
     "/fork": fork_ui.fork,
     "/cost": _cost,
+    "/context": context_ui.context_command,
     "/model": _model,
     "/memory": _memory,
     "/remember": _remember,
