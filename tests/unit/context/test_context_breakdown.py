@@ -4,6 +4,7 @@ summary threshold (the cheaper steps staying below it)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,14 +18,20 @@ from agent_cli.model.usage import Usage
 from agent_cli.ui.render.context_view import bar, context_lines
 from tests.unit.context.fakes import context_for, make_session, tool_round, user
 
-SYSTEM = [{"type": "text", "text": "You are an agent.\n\n" + "Project rule. " * 50}]
-FIXED = [{"name": "read_file", "description": "Read a file.", "input_schema": {}}]
-MCP = [{"name": "mcp__srv__query", "description": "Ask the server." * 20, "input_schema": {}}]
+SYSTEM: list[dict[str, Any]] = [
+    {"type": "text", "text": "You are an agent.\n\n" + "Project rule. " * 50}
+]
+FIXED: list[dict[str, Any]] = [
+    {"name": "read_file", "description": "Read a file.", "input_schema": {}}
+]
+MCP: list[dict[str, Any]] = [
+    {"name": "mcp__srv__query", "description": "Ask the server." * 20, "input_schema": {}}
+]
 
 
 def test_categories_add_up_to_the_pipelines_estimate(tmp_path: Path):
     session = make_session(tmp_path, Settings())
-    stages, compactor = build_pipeline(session)
+    _, compactor = build_pipeline(session)
     offered = [*FIXED]
     meter = metered(compactor.state, SYSTEM, ["Project rule. " * 50], lambda: offered, FIXED)
     messages = [user("read it"), *tool_round("x" * 4_000), user("thanks")]
@@ -68,7 +75,7 @@ def test_compact_at_takes_a_fraction_or_tokens(raw: object, value: object):
 
 @pytest.mark.parametrize("raw", [0, -0.2, 1.5, 999, 1_000.5, True, "soon", None, [0.5]])
 def test_compact_at_refuses_anything_else(raw: object):
-    with pytest.raises(ValueError, match="fraction|token"):
+    with pytest.raises(ValueError, match=r"fraction|token"):
         compact_value(raw)
 
 
