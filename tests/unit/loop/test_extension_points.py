@@ -15,8 +15,8 @@ from agent_cli.core.events import Event, ToolStart, TurnEnd
 from agent_cli.core.messages import Block, Message
 from agent_cli.core.tool_contract import ToolResult
 from tests.e2e.agents import bypass, collect, make_agent
-from tests.e2e.helpers import run_agent
 from tests.fake_model import FakeAnthropic
+from tests.in_process import run_cli
 from tests.waiting import until, wait_until
 
 
@@ -157,7 +157,7 @@ def test_cancelled_turn_kills_tools_and_resumes_validly(
     assert bash_result["is_error"] is True
 
     fake_model.script.text("resumed fine")
-    proc = run_agent(fake_env, tmp_path, "run", "--continue", "-p", "next")
+    proc = run_cli(fake_env, tmp_path, "run", "--continue", "-p", "next")
     assert proc.returncode == 0, proc.stderr
     resumed = fake_model.bodies()[-1]["messages"]
     assert [m["role"] for m in resumed] == ["user", "assistant", "user"]
