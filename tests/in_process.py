@@ -17,6 +17,7 @@ import logging
 import os
 import subprocess
 import sys
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,7 +30,7 @@ def run_cli(
     """`agent ARGS` in `workspace` with exactly `env` as its environment; what it wrote to
     stdout and stderr, as `run_agent` returns it from a child."""
     out, err = _stream(), _stream()
-    with _process_state(env, workspace), _std(_stream(stdin or ""), out, err):
+    with _process_state(env, workspace), _std(_stream(stdin or ""), out, err), _warnings():
         code = run_in_process(list(args))
     return subprocess.CompletedProcess(["agent", *args], code, _text(out), _text(err))
 
@@ -43,7 +44,8 @@ def _text(stream: io.TextIOWrapper) -> str:
     stream.flush()
     buffer = stream.buffer
     assert isinstance(buffer, io.BytesIO)
-    return buffer.getvalue().decode("utf-8", errors="replace")
+    text = buffer.getvalue().decode("utf-8", errors="replace")
+    return text.replace("\r\n", "\n").replace("\r", "\n")  # as subprocess's text mode reads
 
 
 @contextlib.contextmanager
@@ -57,14 +59,30 @@ def _std(stdin: io.TextIOWrapper, out: io.TextIOWrapper, err: io.TextIOWrapper) 
 
 
 @contextlib.contextmanager
+def _warnings() -> Iterator[None]:
+    """The warning filters a new interpreter starts with, not the suite's (which makes every
+    warning an error): a library's DeprecationWarning is no failure of the run."""
+    with warnings.catch_warnings():
+        warnings.resetwarnings()
+        for category in (DeprecationWarning, PendingDeprecationWarning, ImportWarning):
+            warnings.simplefilter("ignore", category)
+        warnings.simplefilter("ignore", ResourceWarning)
+        yield
+
+
+@contextlib.contextmanager
 def _process_state(env: dict[str, str], workspace: Path) -> Iterator[None]:
     """What a run changes in its process is given back afterwards: the environment, the working
-    directory, the root logger's handlers (setup_logging replaces them) and the collector
+    directory, the root logger (none of the suite's handlers during the run, as in a new
+    interpreter; setup_logging installs the run's own) and the collector
     (`agent run` pauses it while it imports, and freezes what it imported)."""
     saved_env, saved_cwd = dict(os.environ), Path.cwd()
     root = logging.getLogger()
     saved_handlers, saved_level = list(root.handlers), root.level
     gc_was_on = gc.isenabled()
+    for handler in saved_handlers:  # a new interpreter's: a warning logged before
+        root.removeHandler(handler)  # setup_logging reaches stderr (logging's last resort)
+    root.setLevel(logging.WARNING)
     os.environ.clear()
     os.environ.update(env)
     os.chdir(workspace)

@@ -1,7 +1,9 @@
 """Hooks in Claude Code's protocol from `.claude/settings.json`, through `agent run`: the real
 CLI, real hook scripts, the fake model. PreToolUse deny in JSON, exit 2, a Stop block that gives
 one more turn (and a guard against one that always blocks), context from UserPromptSubmit and
-SessionStart, an updated input; and none of them runs in an untrusted workspace."""
+SessionStart, an updated input; and none of them runs in an untrusted workspace.
+
+Run in process (tests/in_process.run_cli): the same command without a process's start-up."""
 
 from __future__ import annotations
 
@@ -12,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.helpers import last_user_blocks, run_agent
+from tests.e2e.helpers import last_user_blocks
 from tests.fake_model import FakeAnthropic
+from tests.in_process import run_cli
 
 PY = sys.executable
 
@@ -60,7 +63,7 @@ def result_text(body: dict[str, Any]) -> str:
 
 
 def trust(env: dict[str, str], ws: Path) -> None:
-    proc = run_agent(env, ws, "trust")
+    proc = run_cli(env, ws, "trust")
     assert proc.returncode == 0, proc.stderr
 
 
@@ -78,7 +81,7 @@ def test_pre_tool_use_json_deny_stops_the_tool_and_the_reason_reaches_the_model(
     settings(tmp_path, {"PreToolUse": [("Bash", cmd)]})
     trust(fake_env, tmp_path)
     fake_model.script.tool_use("bash", command="touch ran.txt").text("ok")
-    proc = run_agent(fake_env, tmp_path, "run", "-p", "go", "--permission-mode", "bypass")
+    proc = run_cli(fake_env, tmp_path, "run", "-p", "go", "--permission-mode", "bypass")
     assert proc.returncode == 0, proc.stderr
     assert not (tmp_path / "ran.txt").exists()
     assert "Denied by a PreToolUse hook: no shell in CI-GUARD-9" in result_text(
@@ -109,7 +112,7 @@ def test_exit_2_blocks_with_stderr_and_updated_input_is_what_runs(
     trust(fake_env, tmp_path)
     fake_model.script.tool_use("write_file", path="a.txt", content="x")
     fake_model.script.tool_use("bash", command="echo original > out.txt").text("done")
-    proc = run_agent(fake_env, tmp_path, "run", "-p", "go")
+    proc = run_cli(fake_env, tmp_path, "run", "-p", "go")
     assert proc.returncode == 0, proc.stderr
     bodies = fake_model.bodies()
     assert "Denied by a PreToolUse hook: writes are frozen" in result_text(bodies[1])
@@ -132,7 +135,7 @@ def test_stop_block_gives_one_more_turn_and_a_guard_stops_an_endless_one(
     settings(tmp_path, {"Stop": [(None, once)]})
     trust(fake_env, tmp_path)
     fake_model.script.text("Done.").text("Tests pass. Done.")
-    proc = run_agent(fake_env, tmp_path, "run", "-p", "go")
+    proc = run_cli(fake_env, tmp_path, "run", "-p", "go")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "Tests pass. Done."
     bodies = fake_model.bodies()
@@ -145,7 +148,7 @@ def test_stop_block_gives_one_more_turn_and_a_guard_stops_an_endless_one(
     trust(fake_env, tmp_path)
     for _ in range(6):
         fake_model.script.text("again")
-    proc = run_agent(fake_env, tmp_path, "run", "-p", "go")
+    proc = run_cli(fake_env, tmp_path, "run", "-p", "go")
     assert proc.returncode == 0, proc.stderr
     assert len(fake_model.bodies()) == 2 + 1 + 3  # the first answer, then 3 blocks honoured
 
@@ -164,7 +167,7 @@ def test_prompt_and_session_start_context_reach_the_first_request(
     settings(tmp_path, {"SessionStart": [(None, start)], "UserPromptSubmit": [(None, prompt)]})
     trust(fake_env, tmp_path)
     fake_model.script.text("hi")
-    proc = run_agent(fake_env, tmp_path, "run", "-p", "hello")
+    proc = run_cli(fake_env, tmp_path, "run", "-p", "hello")
     assert proc.returncode == 0, proc.stderr
     text = json.dumps(fake_model.bodies()[0]["messages"][0])
     assert "hello" in text
@@ -193,7 +196,7 @@ def test_untrusted_workspace_runs_no_hook_and_no_allow_rule_but_deny_rules_apply
     (tmp_path / "secret.txt").write_text("TOP-SECRET")
     fake_model.script.tool_use("bash", command="touch made.txt")
     fake_model.script.tool_use("read_file", path="secret.txt").text("finished")
-    proc = run_agent(fake_env, tmp_path, "run", "-p", "go")
+    proc = run_cli(fake_env, tmp_path, "run", "-p", "go")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "finished"
     assert all(events(tmp_path, n) == [] for n in names)
@@ -233,7 +236,7 @@ def test_post_tool_use_subagent_stop_pre_compact_and_session_end(
     script.tool_use("read_file", path="a.txt")
     script.tool_use("task", description="look", prompt="Look.")
     script.tool_use("compact", focus="the file").text("done")
-    proc = run_agent(fake_env, tmp_path, "run", "-p", "go")
+    proc = run_cli(fake_env, tmp_path, "run", "-p", "go")
     assert proc.returncode == 0, proc.stderr
     main = [
         b
@@ -255,6 +258,6 @@ def test_ask_rules_ask_even_for_read_only_commands(
 ):
     settings(tmp_path, {}, permissions={"ask": ["Bash(git status:*)"]})
     fake_model.script.tool_use("bash", command="git status").text("ok")
-    proc = run_agent(fake_env, tmp_path, "run", "-p", "go")  # untrusted: ask rules narrow
+    proc = run_cli(fake_env, tmp_path, "run", "-p", "go")  # untrusted: ask rules narrow
     assert proc.returncode == 0, proc.stderr
     assert "Permission denied: bash git status" in result_text(fake_model.bodies()[1])

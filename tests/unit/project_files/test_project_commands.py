@@ -1,6 +1,8 @@
 """Slash commands from `.claude/commands/` through `agent run -p "/name args"`: the real CLI,
 real git, the fake model. Trusted, the `!`cmd`` line runs and its output is in the first request;
-untrusted, it is asked (headless: not run)."""
+untrusted, it is asked (headless: not run).
+
+Run in process (tests/in_process.run_cli): the same command without a process's start-up."""
 
 from __future__ import annotations
 
@@ -11,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FAKE_API_KEY
-from tests.e2e.helpers import all_text, last_user_blocks, run_agent
+from tests.e2e.helpers import all_text, last_user_blocks
 from tests.fake_model import FakeAnthropic
+from tests.in_process import run_cli
 
 REVIEW = (
     "---\ndescription: Review one file against the diff\nargument-hint: <file>\n"
@@ -47,11 +50,11 @@ def test_trusted_command_sends_body_argument_and_command_output(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ):
     ws = git_workspace(tmp_path)
-    trusted = run_agent(fake_env, ws, "trust")
+    trusted = run_cli(fake_env, ws, "trust")
     assert trusted.returncode == 0, trusted.stderr
     assert "command review runs before sending: `git diff --stat`" in trusted.stdout
     fake_model.script.text("Looks fine.")
-    proc = run_agent(fake_env, ws, "run", "-p", "/review src/x.py")
+    proc = run_cli(fake_env, ws, "run", "-p", "/review src/x.py")
     assert proc.returncode == 0, proc.stderr
     text, model = first_prompt(fake_model)
     assert "Review src/x.py carefully; the first argument is src/x.py." in text
@@ -71,13 +74,13 @@ def test_untrusted_command_line_is_asked_not_run(
     commands = ws / ".claude" / "commands"
     (commands / "touch.md").write_text("Touch: !`touch ran.txt`\n")
     fake_model.script.text("ok").text("ok")
-    proc = run_agent(fake_env, ws, "run", "-p", "/review src/x.py")
+    proc = run_cli(fake_env, ws, "run", "-p", "/review src/x.py")
     assert proc.returncode == 0, proc.stderr
     text, _ = first_prompt(fake_model)
     assert "Review src/x.py carefully" in text
     assert "`git diff --stat` was not run: the workspace is not trusted" in text
     assert "1 file changed" not in text
-    proc = run_agent(fake_env, ws, "run", "-p", "/touch")
+    proc = run_cli(fake_env, ws, "run", "-p", "/touch")
     assert proc.returncode == 0, proc.stderr
     assert not marker.exists()
 
@@ -92,14 +95,14 @@ def test_namespaces_unknown_commands_and_the_listing(
     (ws / ".claude" / "commands" / "broken.md").write_bytes(b"\0\0binary")
     fake_model.script.text("one").text("two").text("three")
     for prompt in ("/frontend:component Button", "/component Card", "/nosuch thing"):
-        assert run_agent(fake_env, ws, "run", "-p", prompt).returncode == 0
+        assert run_cli(fake_env, ws, "run", "-p", prompt).returncode == 0
     texts = [
         "".join(b.get("text", "") for b in last_user_blocks(body)) for body in fake_model.bodies()
     ]
     assert texts[0].startswith("Make Button.")
     assert texts[1].startswith("Make Card.")
     assert texts[2] == "/nosuch thing"  # not a command: sent as written
-    listing = run_agent(fake_env, ws, "commands", "list", "--json")
+    listing = run_cli(fake_env, ws, "commands", "list", "--json")
     assert listing.returncode == 0, listing.stderr
     rows = json.loads(listing.stdout)
     assert [r["name"] for r in rows] == ["frontend:component"]
@@ -117,7 +120,7 @@ def test_chat_lists_and_runs_project_commands(
     )
     fake_model.script.text("Reviewed in chat.").text("Tidied.")
     stdin = "/commands\n/agents\n/skills\n/review src/x.py\n/tidy\n"
-    proc = run_agent(fake_env, ws, "chat", stdin=stdin)
+    proc = run_cli(fake_env, ws, "chat", stdin=stdin)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "review <file>  —  Review one file against the diff" in out
@@ -142,13 +145,13 @@ def test_allowed_tools_hold_for_the_commands_turn_only_and_only_when_trusted(
     )
     for _ in range(3):
         fake_model.script.tool_use("bash", command="touch mark.txt").text("done")
-    assert run_agent(fake_env, ws, "run", "-p", "/mark one").returncode == 0  # untrusted
+    assert run_cli(fake_env, ws, "run", "-p", "/mark one").returncode == 0  # untrusted
     assert not (ws / "mark.txt").exists()
-    assert run_agent(fake_env, ws, "trust").returncode == 0
-    assert run_agent(fake_env, ws, "run", "-p", "/mark two").returncode == 0
+    assert run_cli(fake_env, ws, "trust").returncode == 0
+    assert run_cli(fake_env, ws, "run", "-p", "/mark two").returncode == 0
     assert (ws / "mark.txt").exists()  # granted for the command's turn: no question asked
     (ws / "mark.txt").unlink()
-    assert run_agent(fake_env, ws, "run", "-p", "touch it").returncode == 0  # not a command
+    assert run_cli(fake_env, ws, "run", "-p", "touch it").returncode == 0  # not a command
     assert not (ws / "mark.txt").exists()
 
 
@@ -160,7 +163,7 @@ def test_an_inlined_file_never_carries_the_api_key(
     (ws / ".claude" / "commands" / "show.md").write_text("Explain $1:\n")
     (ws / "env.txt").write_text(f"KEY={FAKE_API_KEY}\nOTHER=1\n")
     fake_model.script.text("ok")
-    assert run_agent(fake_env, ws, "run", "-p", "/show @env.txt").returncode == 0
+    assert run_cli(fake_env, ws, "run", "-p", "/show @env.txt").returncode == 0
     sent = json.dumps(fake_model.bodies()[0])
     assert "OTHER=1" in sent
     assert FAKE_API_KEY not in sent

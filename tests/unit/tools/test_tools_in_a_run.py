@@ -1,4 +1,6 @@
-"""The tools, permissions and hooks end to end: the real CLI against the fake model server."""
+"""The tools, permissions and hooks end to end: the real CLI against the fake model server.
+
+Run in process (tests/in_process.run_cli): the same command without a process's start-up."""
 
 from __future__ import annotations
 
@@ -7,9 +9,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.helpers import last_user_blocks, run_agent
+from tests.e2e.helpers import last_user_blocks
 from tests.fake_model import FakeAnthropic
 from tests.fake_model.script import Body, Script
+from tests.in_process import run_cli
 
 
 def settings(workspace: Path, data: dict[str, Any]) -> None:
@@ -35,7 +38,7 @@ def test_write_edit_and_run_a_script(
         "edit_file", path="app/hello.py", old_string="'hello'", new_string="'hello, world'"
     )
     fake_model.script.tool_use("bash", command="python3 app/hello.py").text("It prints.")
-    proc = run_agent(
+    proc = run_cli(
         trusted(fake_env), tmp_path, "run", "-p", "go", "--permission-mode", "accept-edits"
     )
     assert proc.returncode == 0, proc.stderr
@@ -56,7 +59,7 @@ def test_ambiguous_edit_and_edit_after_a_change_on_disk_are_errors(
     script.tool_use("bash", command="echo 'z = 3' >> b.py")
     script.tool_use("edit_file", path="b.py", old_string="y = 2", new_string="y = 9")
     script.text("done")
-    proc = run_agent(fake_env, tmp_path, "run", "-p", "edit", "--permission-mode", "bypass")
+    proc = run_cli(fake_env, tmp_path, "run", "-p", "edit", "--permission-mode", "bypass")
     assert proc.returncode == 0, proc.stderr
     bodies = fake_model.bodies()
     (ambiguous,) = results(bodies[2])
@@ -83,7 +86,7 @@ def test_a_large_read_is_saved_and_read_file_opens_the_saved_copy(
         return Script().tool_use("read_file", path=saved.group(1), offset=1500, limit=2)
 
     fake_model.script.tool_use("read_file", path="big.txt").respond(read_saved).text("ok")
-    proc = run_agent(fake_env, tmp_path, "run", "-p", "read it")
+    proc = run_cli(fake_env, tmp_path, "run", "-p", "read it")
     assert proc.returncode == 0, proc.stderr
     bodies = fake_model.bodies()
     (preview,) = results(bodies[1])
@@ -106,7 +109,7 @@ def test_bad_input_gives_errors_naming_the_problem_and_the_session_goes_on(
         ("read_file", {"path": "a.txt", "colour": "red"}),
         ("read_fil", {"path": "a.txt"}),
     ).text("recovered")
-    proc = run_agent(fake_env, tmp_path, "run", "-p", "go")
+    proc = run_cli(fake_env, tmp_path, "run", "-p", "go")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "recovered"
     missing, wrong_type, unknown_field, unknown_tool = results(fake_model.bodies()[1])
@@ -127,7 +130,7 @@ def test_headless_default_mode_denies_edits_runs_ls_and_never_sudo(
         ("edit_file", {"path": "a.txt", "old_string": "alpha", "new_string": "beta"}),
         ("bash", {"command": "ls"}),
     ).text("done")
-    proc = run_agent(fake_env, tmp_path, "run", "-p", "go")
+    proc = run_cli(fake_env, tmp_path, "run", "-p", "go")
     assert proc.returncode == 0, proc.stderr
     edit, listing = results(fake_model.bodies()[-1])
     assert edit["is_error"] is True
@@ -137,7 +140,7 @@ def test_headless_default_mode_denies_edits_runs_ls_and_never_sudo(
     assert "a.txt" in listing["content"]
 
     fake_model.script.tool_use("bash", command="sudo ls").text("done")
-    proc = run_agent(fake_env, tmp_path, "run", "-p", "root", "--permission-mode", "bypass")
+    proc = run_cli(fake_env, tmp_path, "run", "-p", "root", "--permission-mode", "bypass")
     assert proc.returncode == 0, proc.stderr
     (sudo,) = results(fake_model.bodies()[-1])
     assert sudo["is_error"] is True
@@ -159,7 +162,7 @@ def test_path_escapes_refused_in_bypass_end_to_end(
     fake_model.script.tool_uses(
         *[("write_file", {"path": p, "content": "escaped"}) for p in corpus]
     ).text("done")
-    proc = run_agent(fake_env, ws, "run", "-p", "escape", "--permission-mode", "bypass")
+    proc = run_cli(fake_env, ws, "run", "-p", "escape", "--permission-mode", "bypass")
     assert proc.returncode == 0, proc.stderr
     assert all(r["is_error"] is True for r in results(fake_model.bodies()[-1]))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["home", "outside", "ws"]
@@ -178,7 +181,7 @@ def test_glob_and_grep_skip_state_folders(
         ("grep", {"pattern": "needle"}),
         ("grep", {"pattern": "needle", "path": "notes", "output_mode": "content"}),
     ).text("done")
-    proc = run_agent(fake_env, tmp_path, "run", "-p", "find")
+    proc = run_cli(fake_env, tmp_path, "run", "-p", "find")
     assert proc.returncode == 0, proc.stderr
     globbed, grepped, inside_notes = results(fake_model.bodies()[-1])
     assert globbed["content"] == "src/a.py"
@@ -194,7 +197,7 @@ def test_pre_tool_use_hook_denial_reaches_the_model(
     settings(tmp_path, {"hooks": {"pre_tool_use": [hook]}})
     fake_env = trusted(fake_env)
     fake_model.script.tool_use("bash", command="touch made.txt").text("ok")
-    proc = run_agent(fake_env, tmp_path, "run", "-p", "go", "--permission-mode", "bypass")
+    proc = run_cli(fake_env, tmp_path, "run", "-p", "go", "--permission-mode", "bypass")
     assert proc.returncode == 0, proc.stderr
     (denied,) = results(fake_model.bodies()[-1])
     assert denied["is_error"] is True
@@ -208,7 +211,7 @@ def test_user_prompt_submit_veto_exits_1_with_the_reason(
     hook = {"command": "echo 'prompts about deploys need a ticket' >&2; exit 2"}
     settings(tmp_path, {"hooks": {"user_prompt_submit": [hook]}})
     fake_env = trusted(fake_env)
-    proc = run_agent(fake_env, tmp_path, "run", "-p", "deploy now", "--output-format", "json")
+    proc = run_cli(fake_env, tmp_path, "run", "-p", "deploy now", "--output-format", "json")
     assert proc.returncode == 1
     result = json.loads(proc.stdout)
     assert result["is_error"] is True
@@ -224,7 +227,7 @@ def test_agents_md_reaches_the_first_system_prompt(
     (user_config / "agent").mkdir(parents=True)
     (user_config / "agent" / "AGENTS.md").write_text("The user prefers short answers.\n")
     fake_model.script.text("noted")
-    proc = run_agent(fake_env, tmp_path, "run", "-p", "hi")
+    proc = run_cli(fake_env, tmp_path, "run", "-p", "hi")
     assert proc.returncode == 0, proc.stderr
     system = json.dumps(fake_model.bodies()[0]["system"])
     assert "make check-7f3a" in system

@@ -1,7 +1,9 @@
 """Every model call is accounted once, in one place: a session with a subagent, a compaction and
 an episode, run through `agent run`; the usage the fake server served agrees, to the token, with
 the stream-json usage events, the live panel folded from them, the result object, the exit
-summary, and the session when it is resumed."""
+summary, and the session when it is resumed.
+
+Run in process (tests/in_process.run_cli): the same command without a process's start-up."""
 
 from __future__ import annotations
 
@@ -14,9 +16,10 @@ from pydantic import TypeAdapter
 
 from agent_cli.core.events import Event
 from agent_cli.ui.screen.side_panel import PanelState
-from tests.e2e.helpers import json_lines, run_agent
+from tests.e2e.helpers import json_lines
 from tests.e2e.memory_support import GENERATOR_MARK, episode_json
 from tests.fake_model import FakeAnthropic, has_tools, system_contains
+from tests.in_process import run_cli
 
 KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 OPEN = [{"content": "Find the retries", "status": "in_progress", "active_form": "Finding"}]
@@ -60,7 +63,7 @@ def test_every_call_is_counted_the_same_everywhere(
     (tmp_path / "a.py").write_text("def retry():\n    return 3\n")
     script_session(fake_model)
     args = ["--permission-mode", "bypass", "--output-format", "stream-json"]
-    first = run_agent(fake_env, tmp_path, "run", "-p", "find the retries", *args, timeout=120)
+    first = run_cli(fake_env, tmp_path, "run", "-p", "find the retries", *args)
     assert first.returncode == 0, first.stderr
     lines = json_lines(first.stdout)
     callers = {line["caller"] for line in lines if line["type"] == "usage"}
@@ -84,7 +87,7 @@ def test_every_call_is_counted_the_same_everywhere(
     assert exit_summary_totals(first.stderr) == {k: served[k] for k in KEYS}
 
     fake_model.script.text("Still a.py.")
-    again = run_agent(
+    again = run_cli(
         fake_env,
         tmp_path,
         "run",

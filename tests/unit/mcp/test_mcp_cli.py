@@ -1,4 +1,6 @@
-"""`agent mcp …`, `agent trust` and `agent run` with MCP servers, as a user runs them."""
+"""`agent mcp …`, `agent trust` and `agent run` with MCP servers, as a user runs them.
+
+Run in process (tests/in_process.run_cli): the same command without a process's start-up."""
 
 from __future__ import annotations
 
@@ -9,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.helpers import run_agent
 from tests.e2e.mcp_support import SERVER
 from tests.fake_model import FakeAnthropic
+from tests.in_process import run_cli
 
 
 def project_file(workspace: Path, *extra: str) -> None:
@@ -26,7 +28,7 @@ def project_file(workspace: Path, *extra: str) -> None:
 
 
 def listing(env: dict[str, str], workspace: Path) -> dict[str, dict[str, Any]]:
-    proc = run_agent(env, workspace, "mcp", "list", "--json")
+    proc = run_cli(env, workspace, "mcp", "list", "--json")
     assert proc.returncode == 0, proc.stderr
     return {s["name"]: s for s in json.loads(proc.stdout)}
 
@@ -56,7 +58,7 @@ def test_add_list_trust_run_and_a_changed_command_line(
     workspace = tmp_path / "ws"
     workspace.mkdir()
     python = sys.executable
-    added = run_agent(fake_env, workspace, "mcp", "add", "testsrv", "--", python, str(SERVER))
+    added = run_cli(fake_env, workspace, "mcp", "add", "testsrv", "--", python, str(SERVER))
     assert added.returncode == 0, added.stderr
     assert "added testsrv" in added.stdout
     project_file(workspace)
@@ -68,7 +70,7 @@ def test_add_list_trust_run_and_a_changed_command_line(
     assert before["proj"]["tools"] == []
 
     until_offered(fake_model, "mcp__testsrv__echo", {"text": "x"})
-    untrusted = run_agent(
+    untrusted = run_cli(
         fake_env, workspace, "run", "-p", "go", "--permission-mode", "bypass", "--max-turns", "90"
     )
     assert untrusted.returncode == 0, untrusted.stderr
@@ -77,7 +79,7 @@ def test_add_list_trust_run_and_a_changed_command_line(
     offered = {t["name"] for body in fake_model.bodies() for t in body.get("tools", [])}
     assert not any(name.startswith("mcp__proj__") for name in offered)
 
-    trusted = run_agent(fake_env, workspace, "trust")
+    trusted = run_cli(fake_env, workspace, "trust")
     assert trusted.returncode == 0, trusted.stderr
     shown = f"mcp server proj: MCP_TEST_WHO=${{MCP_TEST_UNSET_VARIABLE:-fallback}} {python}"
     assert shown in trusted.stdout  # the command line as written, variables unexpanded
@@ -88,7 +90,7 @@ def test_add_list_trust_run_and_a_changed_command_line(
     assert after["testsrv"]["state"] == "ready"
 
     until_offered(fake_model, "mcp__proj__where", {})
-    ran = run_agent(
+    ran = run_cli(
         fake_env, workspace, "run", "-p", "go", "--permission-mode", "bypass", "--max-turns", "90"
     )
     assert ran.returncode == 0, ran.stderr
@@ -102,19 +104,19 @@ def test_add_list_trust_run_and_a_changed_command_line(
     assert "'MCP_TEST_WHO': 'fallback'" in str(results[0]["content"])  # ${VAR:-default}
 
     project_file(workspace, "--tools", "1")  # the repository changed the command line
-    changed = run_agent(fake_env, workspace, "mcp", "get", "proj")
+    changed = run_cli(fake_env, workspace, "mcp", "get", "proj")
     assert "proj: not trusted" in changed.stdout
     assert "--tools 1" in changed.stdout  # the launch line shown is the new one
     assert "command line changed since this workspace was trusted" in changed.stderr
 
-    removed = run_agent(fake_env, workspace, "mcp", "remove", "testsrv")
+    removed = run_cli(fake_env, workspace, "mcp", "remove", "testsrv")
     assert removed.returncode == 0
     saved = json.loads((Path(fake_env["HOME"]) / ".config" / "agent" / "mcp.json").read_text())
     assert saved == {"mcpServers": {}}
 
 
 def test_add_http_server_and_bad_input(fake_env: dict[str, str], tmp_path: Path):
-    added = run_agent(
+    added = run_cli(
         fake_env,
         tmp_path,
         "mcp",
@@ -133,10 +135,10 @@ def test_add_http_server_and_bad_input(fake_env: dict[str, str], tmp_path: Path)
         "url": "https://example.invalid/mcp",
         "headers": {"Authorization": "Bearer x"},
     }
-    bad = run_agent(fake_env, tmp_path, "mcp", "add", "-t", "http", "x", "a", "b")
+    bad = run_cli(fake_env, tmp_path, "mcp", "add", "-t", "http", "x", "a", "b")
     assert bad.returncode == 2
     assert "takes one URL" in bad.stderr
     assert "Traceback" not in bad.stderr
-    missing = run_agent(fake_env, tmp_path, "mcp", "remove", "nope")
+    missing = run_cli(fake_env, tmp_path, "mcp", "remove", "nope")
     assert missing.returncode == 2
     assert "no server named 'nope'" in missing.stderr

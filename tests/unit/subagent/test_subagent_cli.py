@@ -1,5 +1,7 @@
 """`task` through the real CLI and SDK: what the subagent and the parent are sent, the notes on
-disk, `agent notes`, and three subagents running at once."""
+disk, `agent notes`, and three subagents running at once.
+
+Run in process (tests/in_process.run_cli): the same command without a process's start-up."""
 
 from __future__ import annotations
 
@@ -8,9 +10,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.helpers import json_lines, run_agent
+from tests.e2e.helpers import json_lines
 from tests.fake_model import FakeAnthropic
 from tests.fake_model.routing import Predicate, first_user_contains, system_contains
+from tests.in_process import run_cli
 
 SUBAGENT = system_contains("You are a subagent")
 MARKER = "ZEBRA-QUOKKA-7731"
@@ -54,7 +57,7 @@ def test_subagent_reads_a_big_file_and_the_parent_gets_only_the_note(
         file_refs=["big.txt"],
         confidence="high",
     )
-    proc = run_agent(fake_env, tmp_path, "run", "-p", "go", "--output-format", "stream-json")
+    proc = run_cli(fake_env, tmp_path, "run", "-p", "go", "--output-format", "stream-json")
     assert proc.returncode == 0, proc.stderr
 
     parent_first, child_first, child_second, parent_second = fake_model.bodies()
@@ -102,7 +105,7 @@ def test_subagent_reads_a_big_file_and_the_parent_gets_only_the_note(
         c["output_tokens"] for c in json_lines((tmp_path / "logs/llm-calls.jsonl").read_text())
     )
 
-    listed = run_agent(fake_env, tmp_path, "notes", "list", "--json")
+    listed = run_cli(fake_env, tmp_path, "notes", "list", "--json")
     assert listed.returncode == 0, listed.stderr
     (row,) = json.loads(listed.stdout)
     assert row["id"] == note_id
@@ -115,7 +118,7 @@ def test_subagent_reads_a_big_file_and_the_parent_gets_only_the_note(
     assert [c["verdict"] for c in row["evidence_checks"]] == ["verified"]
     assert row["marks"] == []
 
-    shown = run_agent(fake_env, tmp_path, "notes", "show", note_id[:-2])
+    shown = run_cli(fake_env, tmp_path, "notes", "show", note_id[:-2])
     assert shown.returncode == 0, shown.stderr
     assert "big.txt is a single line repeated 200 times." in shown.stdout
     assert {q.strip()[:4] for q in quote_lines(shown.stdout)} == {"1 | ", "2 | "}
@@ -125,13 +128,13 @@ def test_subagent_reads_a_big_file_and_the_parent_gets_only_the_note(
     assert f"{checks} — {caveat}\n" in shown.stdout
     assert "## Grounding (from the run's log)\n\n2 turns, 1 tool call" in shown.stdout
     assert "Files read:\n- big.txt\n" in shown.stdout
-    full = run_agent(fake_env, tmp_path, "notes", "show", note_id, "--full")
+    full = run_cli(fake_env, tmp_path, "notes", "show", note_id, "--full")
     assert MARKER in full.stdout
 
-    found = run_agent(fake_env, tmp_path, "notes", "search", "repeated")
+    found = run_cli(fake_env, tmp_path, "notes", "search", "repeated")
     assert note_id in found.stdout
     assert "completed   high   1/1 verified inspect big.txt: big.txt is a single" in found.stdout
-    missing = run_agent(fake_env, tmp_path, "notes", "show", "nope")
+    missing = run_cli(fake_env, tmp_path, "notes", "show", "nope")
     assert missing.returncode == 2
     assert "No note matches 'nope'" in missing.stderr
 
@@ -148,7 +151,7 @@ def test_three_tasks_in_one_round_run_concurrently_in_call_order(
         child = fake_model.route(subagent_asked(job))
         child.tool_use("submit_note", conclusion=f"{job} finished", delay=1.0)
 
-    proc = run_agent(fake_env, tmp_path, "run", "-p", "go")
+    proc = run_cli(fake_env, tmp_path, "run", "-p", "go")
     assert proc.returncode == 0, proc.stderr
     requests = [r for r in fake_model.requests if r.path == "/v1/messages"]
     parent = [r for r in requests if not SUBAGENT(r.body)]

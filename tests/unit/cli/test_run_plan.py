@@ -1,12 +1,15 @@
 """`agent run --permission-mode plan`: ask_user finds nobody to ask and the run goes on;
-present_plan ends the run with the plan as its result (exit 0, no edit attempted)."""
+present_plan ends the run with the plan as its result (exit 0, no edit attempted).
+
+Run in process (tests/in_process.run_cli): the same command without a process's start-up."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from tests.e2e.helpers import json_lines, last_user_blocks, run_agent
+from tests.e2e.helpers import json_lines, last_user_blocks
 from tests.fake_model import FakeAnthropic
+from tests.in_process import run_cli
 
 PLAN = "# Plan\n\n1. Add `greet()` to a.py\n2. Test it"
 
@@ -19,7 +22,7 @@ def test_plan_mode_run_ends_at_the_plan(
     fake_model.script.tool_use("present_plan", plan=PLAN)
     fake_model.script.tool_use("write_file", path="a.py", content="never\n")
     mode = ("--permission-mode", "plan", "--output-format", "stream-json")
-    proc = run_agent(fake_env, tmp_path, "run", "-p", "plan greet", *mode)
+    proc = run_cli(fake_env, tmp_path, "run", "-p", "plan greet", *mode)
     assert proc.returncode == 0, proc.stderr
     events = json_lines(proc.stdout)
     assert "present_plan" in events[0]["tools"]

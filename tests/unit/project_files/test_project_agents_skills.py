@@ -1,7 +1,9 @@
 """Subagent types and skills from `.claude/` through `agent run`: the real CLI and SDK, the fake
 model. A type's tools, model alias and body reach the subagent's first request; a skill's name
 and description (never its body) reach the first request, `skill` loads the body and a file
-beside it, and after a compaction the body is back in view."""
+beside it, and after a compaction the body is back in view.
+
+Run in process (tests/in_process.run_cli): the same command without a process's start-up."""
 
 from __future__ import annotations
 
@@ -10,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.helpers import last_user_blocks, run_agent
+from tests.e2e.helpers import last_user_blocks
 from tests.fake_model import FakeAnthropic
 from tests.fake_model.routing import has_tools, system_contains
+from tests.in_process import run_cli
 
 REVIEWER_BODY = "You are the house code reviewer. Report each bug as file:line, worst first."
 REVIEWER = (
@@ -52,7 +55,7 @@ def test_agent_type_runs_with_its_tools_model_and_body(
     )
     fake_model.script.tool_use("task", description="bad", prompt="x", agent_type="nosuch")
     fake_model.script.text("Reviewed.")
-    proc = run_agent(fake_env, tmp_path, "run", "-p", "review", "--model", "claude-opus-4-5")
+    proc = run_cli(fake_env, tmp_path, "run", "-p", "review", "--model", "claude-opus-4-5")
     assert proc.returncode == 0, proc.stderr
     bodies = fake_model.bodies()
     (sub,) = [b for b in bodies if system_contains(REVIEWER_BODY)(b)]
@@ -79,7 +82,7 @@ def test_builtin_explore_is_read_only(
     fake_model.script.tool_use(
         "task", description="look", prompt="Look around", agent_type="explore"
     ).text("done")
-    proc = run_agent(fake_env, tmp_path, "run", "-p", "go", "--permission-mode", "bypass")
+    proc = run_cli(fake_env, tmp_path, "run", "-p", "go", "--permission-mode", "bypass")
     assert proc.returncode == 0, proc.stderr
     sub = [b for b in fake_model.bodies() if system_contains("exploration subagent")(b)]
     assert sorted(t["name"] for t in sub[0]["tools"]) == [
@@ -110,7 +113,7 @@ def test_skill_listed_then_loaded_then_back_after_compaction(
     script.tool_use("skill", name="release-notes", file="references/format.md")
     script.tool_use("skill", name="release-notes", file="../../settings.json")
     script.tool_use("compact").text("Notes written.")
-    proc = run_agent(fake_env, ws, "run", "-p", "write the release notes")
+    proc = run_cli(fake_env, ws, "run", "-p", "write the release notes")
     assert proc.returncode == 0, proc.stderr
     main = [b for b in fake_model.bodies() if b.get("tools")]
     first = json.dumps(main[0])
@@ -129,14 +132,14 @@ def test_no_skill_is_loaded_unless_the_model_asks_and_why_explains(
 ):
     ws = skill_workspace(tmp_path)
     fake_model.script.text("Hello.")
-    assert run_agent(fake_env, ws, "run", "-p", "fix the login bug").returncode == 0
+    assert run_cli(fake_env, ws, "run", "-p", "fix the login bug").returncode == 0
     (body,) = fake_model.bodies()
     assert "Group commits by type" not in json.dumps(body)
-    why = run_agent(fake_env, ws, "skills", "why", "draft release notes for 2.0", "--json")
+    why = run_cli(fake_env, ws, "skills", "why", "draft release notes for 2.0", "--json")
     assert why.returncode == 0, why.stderr
     (match,) = json.loads(why.stdout)
     assert (match["name"], match["shared"]) == ("release-notes", ["notes", "release"])
-    miss = run_agent(fake_env, ws, "skills", "why", "fix the login bug", "--json")
+    miss = run_cli(fake_env, ws, "skills", "why", "fix the login bug", "--json")
     assert json.loads(miss.stdout)[0]["shared"] == []
 
 
@@ -153,8 +156,8 @@ def test_a_loaded_skills_allowed_tools_hold_for_the_turn_when_trusted(
     for _ in range(2):
         fake_model.script.tool_use("skill", name="stamp")
         fake_model.script.tool_use("bash", command="touch stamp.txt").text("stamped")
-    assert run_agent(fake_env, tmp_path, "run", "-p", "stamp it").returncode == 0
+    assert run_cli(fake_env, tmp_path, "run", "-p", "stamp it").returncode == 0
     assert not (tmp_path / "stamp.txt").exists()  # untrusted: the question is asked (denied)
-    assert run_agent(fake_env, tmp_path, "trust").returncode == 0
-    assert run_agent(fake_env, tmp_path, "run", "-p", "stamp it").returncode == 0
+    assert run_cli(fake_env, tmp_path, "trust").returncode == 0
+    assert run_cli(fake_env, tmp_path, "run", "-p", "stamp it").returncode == 0
     assert (tmp_path / "stamp.txt").exists()

@@ -1,6 +1,8 @@
 """Done means proven, through `agent run` against the fake model server: an answer's claims
 marked against the commands that really ran (real pytest, real edits), a goal in words judged
-from evidence alone, and a budget that stops before the request that would pass it."""
+from evidence alone, and a budget that stops before the request that would pass it.
+
+Run in process (tests/in_process.run_cli): the same command without a process's start-up."""
 
 from __future__ import annotations
 
@@ -11,10 +13,11 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.helpers import json_lines, run_agent
+from tests.e2e.helpers import json_lines
 from tests.e2e.memory_support import episode_json, generator_route
 from tests.fake_model import FakeAnthropic
 from tests.fake_model.routing import has_tools, system_contains
+from tests.in_process import run_cli
 
 PYTEST = f"{sys.executable} -m pytest -q -p no:cacheprovider test_v.py"
 TEST_FILE = "def test_v():\n    assert open('v.txt').read().strip() == 'ok'\n"
@@ -28,7 +31,7 @@ def _episodes(fake_model: FakeAnthropic) -> None:
 
 
 def _run(env: dict[str, str], ws: Path, *args: str) -> tuple[Any, dict[str, Any]]:
-    proc = run_agent(env, ws, "run", "-p", "fix the test", *BYPASS, *args, timeout=180)
+    proc = run_cli(env, ws, "run", "-p", "fix the test", *BYPASS, *args)
     assert "Traceback" not in proc.stderr
     (result,) = json_lines(proc.stdout)
     return proc, result
@@ -87,10 +90,9 @@ def test_a_passing_run_then_an_edit_is_not_verified(
 def test_claims_in_stream_json(fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path):
     ws = _ws(tmp_path, "ok")
     fake_model.script.tool_use("bash", command=PYTEST).text("Tests pass.")
-    proc = run_agent(
+    proc = run_cli(
         fake_env, ws, "run", "-p", "x", "--permission-mode", "bypass",
         "--output-format", "stream-json",
-        timeout=180,
     )  # fmt: skip
     events = json_lines(proc.stdout)
     (marks,) = [e for e in events if e["type"] == "claims"]
@@ -143,10 +145,9 @@ def test_max_cost_stops_before_the_request_that_would_pass_it(
              "cache_creation_input_tokens": 0}  # fmt: skip
     for n in range(6):  # $0.01 a request: the third would take the session to $0.03
         fake_model.script.tool_use("bash", command=f"echo {n}", usage=usage)
-    proc = run_agent(
+    proc = run_cli(
         fake_env, tmp_path, "run", "-p", "loop", "--max-cost", "0.025",
         "--permission-mode", "bypass", "--output-format", "json",
-        timeout=180,
     )  # fmt: skip
     assert proc.returncode == 1
     main = [b for b in fake_model.bodies() if b.get("tools")]

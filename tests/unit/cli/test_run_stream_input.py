@@ -1,4 +1,6 @@
-"""`agent run --input-format stream-json`: several prompts through one process, one session."""
+"""`agent run --input-format stream-json`: several prompts through one process, one session.
+
+Run in process (tests/in_process.run_cli): the same command without a process's start-up."""
 
 from __future__ import annotations
 
@@ -7,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.helpers import json_lines, last_user_blocks, run_agent
+from tests.e2e.helpers import json_lines, last_user_blocks
 from tests.fake_model import FakeAnthropic
+from tests.in_process import run_cli
 
 STREAM = ("run", "--input-format", "stream-json", "--output-format", "stream-json")
 
@@ -27,7 +30,7 @@ def test_three_prompts_three_answers_in_one_session(
         user([{"type": "text", "text": "second"}], session_id="ignored"),
         user([{"type": "text", "text": "third"}, {"type": "text", "text": "part"}]),
     ]
-    proc = run_agent(fake_env, tmp_path, *STREAM, stdin="\n".join(lines) + "\n")
+    proc = run_cli(fake_env, tmp_path, *STREAM, stdin="\n".join(lines) + "\n")
     assert proc.returncode == 0, proc.stderr
     events = json_lines(proc.stdout)
     assert [e["type"] for e in events].count("init") == 1
@@ -51,7 +54,7 @@ def test_a_bad_line_ends_the_run_with_exit_2_naming_it(
 ):
     fake_model.script.text("one")
     stdin = user("first") + "\n" + json.dumps({"type": "user", "message": {"role": "bot"}}) + "\n"
-    proc = run_agent(fake_env, tmp_path, *STREAM, stdin=stdin)
+    proc = run_cli(fake_env, tmp_path, *STREAM, stdin=stdin)
     assert proc.returncode == 2
     results = [e for e in json_lines(proc.stdout) if e["type"] == "result"]
     assert [r["result"] for r in results] == ["one", ""]
@@ -64,7 +67,7 @@ def test_a_failing_turn_is_reported_and_the_next_one_still_answered(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ):
     fake_model.script.prompt_too_long().text("fine")
-    proc = run_agent(fake_env, tmp_path, *STREAM, stdin=user("a") + "\n" + user("b") + "\n")
+    proc = run_cli(fake_env, tmp_path, *STREAM, stdin=user("a") + "\n" + user("b") + "\n")
     results = [e for e in json_lines(proc.stdout) if e["type"] == "result"]
     assert [r["is_error"] for r in results] == [True, False]
     assert results[1]["result"] == "fine"
@@ -85,7 +88,7 @@ def test_a_failing_turn_is_reported_and_the_next_one_still_answered(
 def test_wrong_flag_combinations_and_empty_input_are_exit_2(
     fake_env: dict[str, str], tmp_path: Path, args: tuple[str, ...], stdin: str, says: str
 ):
-    proc = run_agent(fake_env, tmp_path, *args, stdin=stdin)
+    proc = run_cli(fake_env, tmp_path, *args, stdin=stdin)
     assert proc.returncode == 2, proc.stderr
     assert says in proc.stderr + proc.stdout, proc.stderr
     assert "Traceback" not in proc.stderr

@@ -1,5 +1,7 @@
 """Issue 19, a liberal model through the real CLI: tool input JSON that is invalid, truncated
-or absurdly nested, and tool_use ids repeated in one reply (findings 8 and 11)."""
+or absurdly nested, and tool_use ids repeated in one reply (findings 8 and 11).
+
+Run in process (tests/in_process.run_cli): the same command without a process's start-up."""
 
 from __future__ import annotations
 
@@ -8,8 +10,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.helpers import last_user_blocks, run_agent
+from tests.e2e.helpers import last_user_blocks
 from tests.fake_model import FakeAnthropic
+from tests.in_process import run_cli
 
 MODE = ("--permission-mode", "bypass")
 
@@ -30,7 +33,7 @@ def test_invalid_truncated_and_deep_tool_json_become_error_results(
     ]
     blocks = [{"type": "tool_use", "name": "write_file", "input": raw} for raw in calls]
     fake_model.script.reply(blocks).text("recovered")
-    proc = run_agent(fake_env, tmp_path, "run", "-p", "go", *MODE, "--output-format", "json")
+    proc = run_cli(fake_env, tmp_path, "run", "-p", "go", *MODE, "--output-format", "json")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["result"] == "recovered"
     assert "internal error" not in proc.stderr
@@ -57,7 +60,7 @@ def test_repeated_tool_use_ids_run_once_and_stay_unique_in_later_requests(
         {"type": "tool_use", "id": same, "name": "bash", "input": {"command": "echo y >> log"}},
     ]
     fake_model.script.reply(blocks).tool_use("bash", command="echo z >> log").text("done")
-    proc = run_agent(fake_env, tmp_path, "run", "-p", "go", *MODE)
+    proc = run_cli(fake_env, tmp_path, "run", "-p", "go", *MODE)
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "log").read_text() == "x\nz\n"
     last = fake_model.bodies()[-1]
@@ -90,7 +93,7 @@ def test_file_names_that_are_not_utf8_reach_the_transcript_escaped(
         ("bash", {"command": "ls -la; printf 'raw \\377 byte'"}),
         ("write_file", {"path": "out-\udcff.txt", "content": "x"}),
     ).text("done")
-    proc = run_agent(fake_env, ws, "run", "-p", "go", *MODE, "--output-format", "json")
+    proc = run_cli(fake_env, ws, "run", "-p", "go", *MODE, "--output-format", "json")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["is_error"] is False
     results = _results(fake_model.bodies()[1])
@@ -121,7 +124,7 @@ def test_the_key_in_any_common_encoding_or_repeated_by_the_model_is_never_stored
         ("write_file", {"path": "leak.txt", "content": f"key: {KEY}\n"}),
         text=f"I found the key {KEY} in the environment.",
     ).text(f"The key was {KEY}.")
-    proc = run_agent(fake_env, tmp_path, "run", "-p", "go", *MODE, "--output-format", "json")
+    proc = run_cli(fake_env, tmp_path, "run", "-p", "go", *MODE, "--output-format", "json")
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)["result"]
     assert KEY not in result
