@@ -109,31 +109,6 @@ def test_namespaces_unknown_commands_and_the_listing(
     assert "broken.md: a binary file" in listing.stderr
 
 
-def test_chat_lists_and_runs_project_commands(
-    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
-):
-    ws = git_workspace(tmp_path)
-    skill = ws / ".claude" / "skills" / "tidy"
-    skill.mkdir(parents=True)
-    (skill / "SKILL.md").write_text(
-        "---\nname: tidy\ndescription: Tidy imports.\n---\nSort them.\n"
-    )
-    fake_model.script.text("Reviewed in chat.").text("Tidied.")
-    stdin = "/commands\n/agents\n/skills\n/review src/x.py\n/tidy\n"
-    proc = run_cli(fake_env, ws, "chat", stdin=stdin)
-    assert proc.returncode == 0, proc.stderr
-    out = proc.stdout
-    assert "review <file>  —  Review one file against the diff" in out
-    assert "needs `agent trust`: allowed-tools, !`cmd` lines (asked instead)" in out
-    assert "explore  —  Read-only exploration" in out
-    assert "tidy  —  Tidy imports." in out
-    assert "Reviewed in chat." in out
-    assert "Tidied." in out
-    first, second = fake_model.bodies()
-    assert "Review src/x.py carefully" in json.dumps(first["messages"][0])
-    assert "Sort them." in json.dumps(second["messages"][-1])  # /tidy: the skill, by the user
-
-
 @pytest.mark.usefixtures("sandbox_off")  # sandboxed, the write would run unasked anyway
 def test_allowed_tools_hold_for_the_commands_turn_only_and_only_when_trusted(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
