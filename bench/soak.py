@@ -1,6 +1,6 @@
 """Reliability soak: crashes, API faults and malformed tool calls. Writes docs/reliability.md.
 
-    python bench/soak.py [--seed N] [--kills 20] [--sessions 20] [--malformed 500]
+    python bench/soak.py [--seed N] [--kills 20] [--sessions 20] [--malformed 500] [--parts d]
 
 (a) SIGKILL the agent at random moments of a scripted multi-round session (while a reply
     streams, while a tool runs, around transcript writes), then `agent run --continue`: count
@@ -11,6 +11,7 @@
     and side effects run other than exactly once.
 (c) Malformed tool calls in one session (wrong types, missing fields, unknown tools, string-encoded
     lists, eval bait): count crashes and state changes (workspace files, todo list).
+(d) SIGKILL in a command's first 100 ms, in-process and warm (bench/command_kills.py).
 Exits 1 when a target is missed.
 """
 
@@ -29,6 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from command_kills import rows as command_kill_rows
 from common import AGENT, REPO, agent_env, run_agent
 
 from tests.fake_model import FakeAnthropic
@@ -211,47 +213,74 @@ def malformed_soak(rng: random.Random, count: int) -> tuple[int, int, int]:
 
 
 # ---------------------------------------------------------------- report
-def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--kills", type=int, default=20)
-    parser.add_argument("--sessions", type=int, default=20)
-    parser.add_argument("--malformed", type=int, default=500)
-    args = parser.parse_args()
-    rng = random.Random(args.seed)
-    started = time.monotonic()
+Row = tuple[str, str, bool]
+
+
+def kill_rows(args: argparse.Namespace, rng: random.Random) -> list[Row]:
     kills = [kill_trial(rng) for _ in range(args.kills)]
-    valid = sum(v for v, _ in kills)
-    kept = sum(k for _, k in kills)
-    faults = [fault_session(n, rng) for n in range(args.sessions)]
-    completed = sum(ok for ok, _ in faults)
-    wrong_effects = sum(w for _, w in faults)
-    crashes, changes, non_errors = malformed_soak(rng, args.malformed)
-    rows = [
+    valid, kept = sum(v for v, _ in kills), sum(k for _, k in kills)
+    return [
         ("(a) resumes with a valid first request", f"{valid}/{args.kills}", valid == args.kills),
         (
             "(a) resumes with every completed result kept",
             f"{kept}/{args.kills}",
             kept == args.kills,
         ),
+    ]
+
+
+def fault_rows(args: argparse.Namespace, rng: random.Random) -> list[Row]:
+    faults = [fault_session(n, rng) for n in range(args.sessions)]
+    completed = sum(ok for ok, _ in faults)
+    wrong = sum(w for _, w in faults)
+    return [
         (
             "(b) fault-mix sessions completed",
             f"{completed}/{args.sessions}",
             completed == args.sessions,
         ),
-        ("(b) side effects run other than exactly once", str(wrong_effects), wrong_effects == 0),
+        ("(b) side effects run other than exactly once", str(wrong), wrong == 0),
+    ]
+
+
+def malformed_rows(args: argparse.Namespace, rng: random.Random) -> list[Row]:
+    crashes, changes, non_errors = malformed_soak(rng, args.malformed)
+    return [
         ("(c) crashes from malformed calls", str(crashes), crashes == 0),
         ("(c) state changes from malformed calls", str(changes), changes == 0),
         ("(c) malformed calls answered without an error", str(non_errors), non_errors == 0),
     ]
+
+
+PARTS: dict[str, Callable[[argparse.Namespace, random.Random], list[Row]]] = {
+    "a": kill_rows,
+    "b": fault_rows,
+    "c": malformed_rows,
+    "d": lambda args, rng: command_kill_rows(args.command_kills, rng),
+}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--kills", type=int, default=20)
+    parser.add_argument("--sessions", type=int, default=20)
+    parser.add_argument("--malformed", type=int, default=500)
+    parser.add_argument("--command-kills", type=int, default=100)
+    parser.add_argument("--parts", default="abcd", help="which parts to run, e.g. d")
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    started = time.monotonic()
+    rows = [row for part in "abcd" if part in args.parts for row in PARTS[part](args, rng)]
     elapsed = time.monotonic() - started
     for name, value, ok in rows:
-        print(f"{name:<50} {value:>8}  {'ok' if ok else 'MISSED'}")
-    write_doc(rows, args, elapsed)
+        print(f"{name:<72} {value:>8}  {'ok' if ok else 'MISSED'}")
+    if args.parts == "abcd":  # the doc holds the whole soak
+        write_doc(rows, args, elapsed)
     return 0 if all(ok for *_, ok in rows) else 1
 
 
-def write_doc(rows: list[tuple[str, str, bool]], args: argparse.Namespace, elapsed: float) -> None:
+def write_doc(rows: list[Row], args: argparse.Namespace, elapsed: float) -> None:
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         "# Reliability soak",

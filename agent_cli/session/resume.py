@@ -144,8 +144,8 @@ def latest_session(paths: Paths, workspace: Path | None = None) -> Path:
     """The newest session with an exchange; with `workspace`, the newest one recorded in that
     workspace (several workspaces may share one state directory)."""
     files = session_files(paths)
-    if workspace is not None:
-        files = [p for p in files if recorded_workspace(p) == str(workspace)]
+    if workspace is not None:  # one whose first line is lost is the workspace's holding it
+        files = [p for p in files if recorded_workspace(p) in (str(workspace), None)]
     found = next((p for p in files if has_exchange(p)), None)
     if found is None:
         raise UsageError("No previous session in this workspace to continue.")
@@ -168,6 +168,8 @@ def fold(path: Path) -> RestoredSession:
     first = lines.record_at(0)
     if isinstance(first, SessionRecord):
         _take_session(state, first, path)
+    else:
+        _rebuild_session(state, path)
     boundary = newest_boundary(path)
     start = 0
     if boundary is not None:
@@ -193,6 +195,19 @@ def _take_session(state: RestoredSession, record: SessionRecord, path: Path) -> 
         log.warning("%s: the id inside (%r) is not its name; using the name", path, record.id)
     state.workspace, state.model, state.started = record.workspace, record.model, record.started
     state.worktree = record.worktree
+
+
+def _rebuild_session(state: RestoredSession, path: Path) -> None:
+    """The first line (the session record) is lost: its id is the file's name, its workspace
+    the one resuming it, its model and start the first ones the records name."""
+    models = (r.model for r in read_records(path) if isinstance(r, UsageRecord))
+    state.model = next(models, "")
+    state.started = next((r.ts for r in read_records(path)), "")
+    log.warning(
+        "session %s: its first line (the session record) is missing; rebuilt from the records "
+        "after it",
+        state.id,
+    )
 
 
 def _take_snapshot(

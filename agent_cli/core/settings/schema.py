@@ -33,6 +33,7 @@ from agent_cli.core.settings.features import (
     ServerSettings,
     WebSettings,
 )
+from agent_cli.core.settings.layers import Layer, holder
 from agent_cli.core.settings.lsp import LspSettings
 from agent_cli.core.settings.mcp import McpServerSpec, McpSettings
 from agent_cli.core.settings.narrowing import narrowing_only, user_mode
@@ -239,7 +240,9 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def parse_settings(data: dict[str, Any], source: str = "settings") -> Settings:
+def parse_settings(data: dict[str, Any], source: str | list[Layer] = "settings") -> Settings:
+    """`source`: where `data` came from, or the files merged into it (the error names the one
+    holding the bad key)."""
     try:
         return Settings.model_validate(data)
     except RecursionError as e:
@@ -247,7 +250,8 @@ def parse_settings(data: dict[str, Any], source: str = "settings") -> Settings:
     except ValidationError as e:
         first = e.errors()[0]
         key = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        raise ConfigError(f"{source}: bad setting '{key}': {first['msg']}") from e
+        where = source if isinstance(source, str) else holder(first["loc"], source)
+        raise ConfigError(f"{where}: bad setting '{key}': {first['msg']}") from e
 
 
 def load_settings(
@@ -256,14 +260,14 @@ def load_settings(
     """User settings, then the workspace's (only what narrows unless `trusted`), then
     `AGENT_SETTINGS`, then `overrides` (command-line flags). Every layer is validated, applied
     or not."""
-    user_data = _read_json(user_config_dir() / "settings.json")
+    user = user_config_dir() / "settings.json"
     local = workspace / ".agent" / "settings.json"
-    local_data = _read_json(local)
-    source = str(local) if local.is_file() else str(user_config_dir() / "settings.json")
-    settings = parse_settings(_merge(user_data, local_data), source)
+    user_data, local_data = _read_json(user), _read_json(local)
+    layers = [(str(user), user_data), (str(local), local_data)]
+    settings = parse_settings(_merge(user_data, local_data), layers)
     if not trusted and local_data:
         narrowed = narrowing_only(local_data, user_mode(user_data), user_mode(user_data, "sandbox"))
-        settings = parse_settings(_merge(user_data, narrowed), source)
+        settings = parse_settings(_merge(user_data, narrowed), layers)
     if from_env := env_settings():
         settings = parse_settings(_merge(settings.model_dump(), from_env), VARIABLE)
     if overrides:
