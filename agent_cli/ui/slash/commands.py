@@ -72,6 +72,8 @@ def run(host: Host, line: str) -> None:
     """Run one slash command line; an unknown one says so and lists the known ones."""
     name, _, arg = line.strip().partition(" ")
     command = COMMANDS.get(name)
+    if name in daily.YIELDING and project_slash.handle(host, name, arg.strip()):
+        return  # the workspace's own /review or /init says what that repository wants
     if command is None and name.startswith("/mcp__") and mcp_ui.run_prompt(host, name, arg):
         return  # a server's prompt, expanded into a turn
     if command is None and project_slash.handle(host, name, arg.strip()):

@@ -16,3 +16,6 @@ COMMANDS: dict[str, Command] = {
     "/btw": aside.btw,
     "/vim": editing.vim,
 }
+# prompts for the model rather than the REPL's own work: a project command of the same name
+# (.claude/commands/review.md is common) is run instead
+YIELDING = frozenset({"/review", "/init"})
