@@ -91,20 +91,25 @@ def _script(server: FakeAnthropic, ws: Path, kind: str) -> None:
     server.script.text("never reached")
 
 
-def trial(rng: random.Random, kind: str, warm: WarmServer | None) -> tuple[int, bool]:
-    """(processes left, session unreadable)."""
+def warm_env(env: dict[str, str], warm: WarmServer) -> dict[str, str]:
+    served = {**env, "AGENT_SERVER": "1", "XDG_RUNTIME_DIR": warm.env["XDG_RUNTIME_DIR"]}
+    served.pop("AGENT_NO_SERVER", None)
+    return served
+
+
+def trial(rng: random.Random, kind: str, warm: WarmServer, through: bool) -> tuple[int, bool]:
+    """(processes left, session unreadable); the kill through the warm process or in-process,
+    the resume always through it (the same file is read either way, and it starts fast)."""
     with FakeAnthropic() as server, tempfile.TemporaryDirectory() as tmp:
         ws = Path(tmp) / "ws"
         ws.mkdir()
         env = agent_env(server.base_url, tmp)
         env["AGENT_TRUST_WORKSPACE"] = "1"  # the hook is the workspace's own
-        if warm is not None:
-            env = {**env, "AGENT_SERVER": "1", "XDG_RUNTIME_DIR": warm.env["XDG_RUNTIME_DIR"]}
-            env.pop("AGENT_NO_SERVER", None)
         _script(server, ws, kind)
         cmd = [*AGENT, "run", "-q", "-p", "work", "--permission-mode", "bypass"]
+        run_env = warm_env(env, warm) if through else env
         agent = subprocess.Popen(
-            cmd, cwd=ws, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            cmd, cwd=ws, env=run_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
         deadline = time.monotonic() + 60
         while not server.requests and agent.poll() is None and time.monotonic() < deadline:
@@ -116,9 +121,9 @@ def trial(rng: random.Random, kind: str, warm: WarmServer | None) -> tuple[int, 
         before = len(server.requests)
         server.route(lambda body: "go on" in json.dumps(body["messages"][-1]), Script().text("ok"))
         transcripts = list((ws / ".transcripts").glob("*.jsonl"))
-        unreadable = False
+        unreadable, resume_env = False, warm_env(env, warm)
         for path in transcripts:
-            out = run_agent(env, ws, "run", "-q", "--resume", path.stem, "-p", "go on")
+            out = run_agent(resume_env, ws, "run", "-q", "--resume", path.stem, "-p", "go on")
             sent = len(server.requests) > before
             unreadable |= out.returncode != 0 or not sent or bool(server.violations)
         settle(ws)
@@ -131,8 +136,11 @@ def rows(trials: int, rng: random.Random) -> list[tuple[str, str, bool]]:
         warm = WarmServer(agent_env("http://127.0.0.1:9", home))
         warm.start()
         try:
-            for way, server in (("in-process", None), ("warm process", warm)):
-                results = [trial(rng, KINDS[i % len(KINDS)], server) for i in range(trials)]
+            for way, through in (("warm process", True), ("in-process", False)):
+                results = []
+                for i in range(trials):
+                    results.append(trial(rng, KINDS[i % len(KINDS)], warm, through))
+                    print(f"{way} {i + 1}/{trials}: {results[-1]}", file=sys.stderr, flush=True)
                 left = sum(n for n, _ in results)
                 unreadable = sum(u for _, u in results)
                 name = f"(d) kill -9 in a command's first 100 ms, {way}:"

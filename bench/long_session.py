@@ -1,7 +1,7 @@
 """A 1,000-round session with compaction: what the transcript costs per round, and what resuming
 it costs beside a fresh start, side by side in one run.
 
-    python bench/long_session.py [--rounds 1000] [--runs 5] [--json]
+    python bench/long_session.py [--rounds 1000] [--runs 5] [--file-bytes 480] [--json]
 
 One `agent run` makes `rounds` tool rounds (read_file of a ~600-byte file each) against the test
 model server, with the default snip settings (trigger 50, target 30: a snip every ~10 rounds).
@@ -9,6 +9,9 @@ Figures: transcript bytes per round beyond the messages' own records (compaction
 records, the session line), beside what compaction records that copy the live context would
 have written; then `agent run --continue` launch -> first request beside a fresh `agent run` in
 an empty workspace, interleaved. Targets: <= 3 KB per round; resume <= fresh + 0.1 s.
+Also what the session's folder grows by per round: the transcript, and the copies compaction
+writes beside it (the archive of snipped messages, the outputs micro-compaction saved); with
+`--file-bytes 6400` (issue 40's case) the target is <= 10.5 KB per round.
 """
 
 from __future__ import annotations
@@ -28,11 +31,14 @@ from tests.fake_model.routing import has_tools
 SETTINGS = {"memory": {"episode_rounds": 1_000_000}, "max_turns": 10_000}
 
 
-def build_session(server: FakeAnthropic, ws: Path, env: dict[str, str], rounds: int) -> float:
+def build_session(
+    server: FakeAnthropic, ws: Path, env: dict[str, str], rounds: int, size: int = 600
+) -> float:
     (ws / ".agent").mkdir()
     (ws / ".agent" / "settings.json").write_text(json.dumps(SETTINGS))
-    for i in range(rounds):
-        (ws / f"f{i % 50}.txt").write_text(f"line of file {i % 50}\n" * 30)
+    for i in range(50):
+        line = f"line of file {i}\n"
+        (ws / f"f{i}.txt").write_text(line * max(1, size // len(line)))
     building = [True]  # the session's own requests; helpers and the later probes: the default
     script = server.route(lambda body: building[0] and has_tools(body))
     for i in range(rounds):
@@ -72,10 +78,30 @@ def transcript_figures(ws: Path, rounds: int) -> tuple[float, float, int]:
     return overhead, copied / rounds, compactions
 
 
+def folder_figures(ws: Path, rounds: int, size: int) -> list[Figure]:
+    """KB per round of the transcript and of the copies beside it."""
+    folder = ws / ".transcripts"
+    (path,) = folder.glob("*.jsonl")
+    parts = {
+        "transcript": path.stat().st_size,
+        "archive (snipped messages)": sum(p.stat().st_size for p in folder.glob("archive/*")),
+        "saved outputs (micro)": sum(p.stat().st_size for p in folder.glob("tool-results/*/*")),
+    }
+    total = sum(parts.values()) / rounds / 1e3
+    limit = size >= 6_000  # the issue's case: 6.4 KB reads
+    rows = [
+        Figure.of(f"session folder KB/round ({size} B reads)", [total], "KB",
+                  "≤ 10.5" if limit else "", total <= 10.5 or not limit),
+    ]  # fmt: skip
+    rows += [Figure.of(f"  {name}", [b / rounds / 1e3], "KB") for name, b in parts.items()]
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=1_000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--file-bytes", type=int, default=480, help="size of each file read")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     with FakeAnthropic() as server, tempfile.TemporaryDirectory() as tmp:
@@ -83,8 +109,9 @@ def main() -> int:
         for folder in (home, ws, fresh):
             folder.mkdir()
         env = agent_env(server.base_url, str(home))
-        seconds = build_session(server, ws, env, args.rounds)
+        seconds = build_session(server, ws, env, args.rounds, args.file_bytes)
         overhead, copied, compactions = transcript_figures(ws, args.rounds)
+        folder = folder_figures(ws, args.rounds, args.file_bytes)
         resumed, started = [], []
         first_request(server, env, fresh)  # warm the file cache
         for _ in range(args.runs):
@@ -101,6 +128,7 @@ def main() -> int:
         Figure.of("--continue: launch → first request", resumed, "s"),
         Figure.of("fresh start: launch → first request", started, "s"),
         Figure.of("resume minus fresh (paired median)", [gap], "s", "≤ 0.1", gap <= 0.1),
+        *folder,
     ]  # fmt: skip
     return report(figures, args.json)
 

@@ -23,6 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from common import AGENT, REPO, Figure, agent_env
+from warm_fresh import check_row, fresh_probe
+
+FRESH = "agent run, warm, fresh HOME, empty non-git dir"
 
 HTTPX_POST = (
     "import sys, httpx2\n"
@@ -129,6 +132,7 @@ def probes(
         ),
         "agent run, in-process (cold)": lambda: one_tool(server, cold, ws),
         "agent run, warm process": lambda: one_tool(server, warm.env, ws),
+        FRESH: lambda: fresh_probe(server, warm.env),
     }
     if baseline:
         before = {**cold, "PYTHONPATH": baseline}
@@ -188,7 +192,7 @@ def _rows(
     for name, values in figures.items():
         first, to_exit, wall = ([v[i] for v in values] for i in range(3))
         target, ok = "", True
-        if name == "agent run, warm process":
+        if name in ("agent run, warm process", FRESH):
             target, ok = "target ≤ 0.15 s", med[name] <= 0.15
         elif name == "agent run, in-process (cold)" and baseline:
             ratio = med[name] / med["agent run, baseline checkout"]
@@ -203,6 +207,7 @@ def _rows(
                 )
             )
         rows.append(Figure.of(f"{name}: wall, one tool", wall, "s"))
+    rows.append(check_row())
     rows.append(
         Figure.of("warm process idle RSS", [idle_mib], "MiB", "target ≤ 120 MiB", idle_mib <= 120)
     )
