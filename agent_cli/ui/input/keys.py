@@ -3,14 +3,14 @@
 permission mode; while a question is asked its answer keys go to the question, never to the input
 line. F2 cycles the side panel (full, compact, hidden). A picker open (/resume) takes
 Up/Down/Enter/Esc. Up on an empty input recalls a queued message; Ctrl-B moves the running command
-to the background."""
+to the background. Ctrl-G opens the input in $EDITOR."""
 
 from __future__ import annotations
 
 from typing import Protocol
 
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.filters import Condition, Filter, is_searching
+from prompt_toolkit.filters import Condition, Filter, is_searching, vi_insert_mode
 from prompt_toolkit.key_binding import (
     KeyBindings,
     KeyBindingsBase,
@@ -97,9 +97,14 @@ def _screen_bindings(screen: KeyTarget) -> KeyBindings:
     def _ctrl_d(event: KeyPressEvent) -> None:
         screen.exit()
 
-    @kb.add("escape", filter=busy | (asking & ~picking))
+    # in vi mode the first Esc of a running turn leaves insert mode; Esc in normal mode stops
+    @kb.add("escape", filter=(busy & ~vi_insert_mode) | (asking & ~picking))
     def _escape(event: KeyPressEvent) -> None:
         screen.on_ctrl_c()  # one rule for both keys: deny a pending question, stop the turn
+
+    @kb.add("c-g", filter=~asking)
+    def _editor(event: KeyPressEvent) -> None:
+        screen.buffer.open_in_editor()  # $VISUAL or $EDITOR; the text comes back to edit, unsent
 
     @kb.add("s-tab", filter=~asking)
     def _cycle_mode(event: KeyPressEvent) -> None:
