@@ -30,7 +30,16 @@ def _workspace_settings(workspace: Path) -> list[TrustItem]:
         *_web_items(data.get("web"), source),
         *_lsp_commands(data.get("lsp"), source),
         *_hook_items(data.get("hooks"), source),
+        *_status_line_items(data.get("status_line"), source),
     ]
+
+
+def _status_line_items(spec: Any, source: str) -> list[TrustItem]:
+    """The status line's command: run every few seconds while `agent chat` is open."""
+    command = spec.get("command") if isinstance(spec, dict) else None
+    if not command:
+        return []
+    return [TrustItem(key="status_line", source=source, description=f"status line: {command}")]
 
 
 def _permission_items(permissions: Any, source: str) -> list[TrustItem]:

@@ -22,11 +22,9 @@ from agent_cli.ui.render.history import history_lines
 from agent_cli.ui.render.tool_log import ToolLog
 from agent_cli.ui.screen.live import ChatScreen
 from agent_cli.ui.screen.panel_fit import fit_panel
-from agent_cli.ui.screen.status_fit import fit_parts
 from agent_cli.ui.slash import jobs as jobs_ui
-from agent_cli.ui.slash import mcp as mcp_ui
-from agent_cli.ui.slash import sandbox as sandbox_ui
 from agent_cli.ui.slash.trust_offer import offer_trust
+from agent_cli.ui.status_bar import StatusBar
 from agent_cli.ui.turn import TurnView
 
 if TYPE_CHECKING:
@@ -85,6 +83,7 @@ class Repl(ChatCore):
         self.terminal = ScreenTerminal(screen.app, screen.buffer, runtime.settings.vim_mode)
         self._panel_cache: tuple[tuple[int, int, int, str], str] | None = None
         self._ticker: asyncio.Task[None] | None = None
+        self.bar = StatusBar(runtime, lambda: self.panel_state, screen)  # and the title
 
     @classmethod
     def boot(cls, screen: ChatScreen, options: Options) -> Repl:
@@ -105,6 +104,7 @@ class Repl(ChatCore):
         if unconfined:
             repl.say(f"agent: {unconfined}", "yellow")
         screen.attach(repl)
+        repl.bar.start()
         asyncio.get_running_loop().create_task(offer_trust(screen, repl))  # then MCP servers
         return repl
 
@@ -142,20 +142,8 @@ class Repl(ChatCore):
         return self._panel_cache[1]
 
     def toolbar(self) -> str:
-        pct = self.panel_state.context_pct
-        count = self.queued_count()
-        queued = f"{count} queued" if count else ""
-        parts = [  # (text, priority): a narrow screen leaves out the lowest first
-            ("working… Ctrl-C stops" if self.busy else "", 9),
-            (queued, 8),
-            (self.runtime.session.model, 3),
-            (f"mode {self.runtime.permission_mode}", 7),
-            (f"ctx {'-' if pct is None else f'{pct}%'}", 5),
-            (self.panel_state.cost_label(), 6),
-            (mcp_ui.status_part(self.runtime) or "", 4),
-            (sandbox_ui.status_part(self.runtime), 6),
-        ]
-        return fit_parts(parts, self.screen.columns() - 1 - self.screen.notice_width())
+        width = self.screen.columns() - 1 - self.screen.notice_width()
+        return self.bar.text(self.busy, self.queued_count(), width)
 
     def tool_log(self) -> str:
         return self.tools.text()
@@ -238,6 +226,7 @@ class Repl(ChatCore):
             self.screen.restore_input("\n".join(queued))
 
     def on_idle(self) -> None:
+        self.bar.set_state("idle")
         for line in self.view.flush():
             self.screen.commit(line)
         self.screen.commits.hurry()  # the turn's last lines: shown now, the user waits for them
@@ -273,6 +262,7 @@ class Repl(ChatCore):
     # -- turns ---------------------------------------------------------------------------------
 
     def _begin(self, text: str) -> None:
+        self.bar.set_state("working")
         self.panel_state.drop_finished_todos()  # they stay in /todos
         self.view.begin()
         self.attention.turn_started()
@@ -295,4 +285,5 @@ class Repl(ChatCore):
         self.interrupt()
         if self._task is not None:
             await asyncio.gather(self._task, return_exceptions=True)
+        await self.bar.aclose()
         await self.close()

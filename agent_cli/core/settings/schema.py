@@ -38,6 +38,7 @@ from agent_cli.core.settings.lsp import LspSettings
 from agent_cli.core.settings.mcp import McpServerSpec, McpSettings
 from agent_cli.core.settings.narrowing import narrowing_only, user_mode
 from agent_cli.core.settings.sandbox import SandboxSettings
+from agent_cli.core.settings.status_line import StatusLineSettings
 from agent_cli.core.settings.strict import StrictSettings
 from agent_cli.core.settings.thinking import ThinkingSettings, budget_problem
 from agent_cli.core.settings.verify import BudgetSettings, GoalSettings, VerifySettings
@@ -188,6 +189,9 @@ class Settings(StrictSettings):
     budget: BudgetSettings = Field(default_factory=BudgetSettings)
     verify: VerifySettings = Field(default_factory=VerifySettings)
     vim_mode: bool = Field(default=False, description="Vi keys in agent chat's input (/vim).")
+    status_line: StatusLineSettings | None = Field(
+        default=None, description="A command whose first line `agent chat` shows (trust)."
+    )
 
     @model_validator(mode="after")
     def _thinking_fits(self) -> Settings:

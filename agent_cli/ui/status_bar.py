@@ -1,0 +1,142 @@
+"""The status bar's text and the terminal's title. The bar holds the built-in parts (what the
+user must act on first); with a `status_line` command its line stands for the informational
+ones (model, context, cost, MCP), as Claude Code's does. The title (OSC 2) says the session's
+title and whether a turn runs; the terminal's own title is pushed at start and popped at exit.
+
+The status line's stdin uses Claude Code's `statusLine` keys where they mean the same, so its
+scripts work; what only this agent knows is under "agent"."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from agent_cli import __version__
+from agent_cli.ui.screen.status_fit import fit_parts
+from agent_cli.ui.slash import mcp as mcp_ui
+from agent_cli.ui.slash import sandbox as sandbox_ui
+from agent_cli.ui.status_line import CONTROL, StatusLine
+
+if TYPE_CHECKING:
+    from agent_cli.runtime.runtime import Runtime
+    from agent_cli.ui.screen.live import ChatScreen
+    from agent_cli.ui.screen.side_panel import PanelState
+
+PUSH_TITLE, POP_TITLE = "\x1b[22;0t", "\x1b[23;0t"  # xterm's title stack (others ignore them)
+
+
+def osc_title(text: str) -> str:
+    return f"\x1b]2;{CONTROL.sub('', text)[:200]}\x07"
+
+
+def status_input(runtime: Runtime, panel: PanelState, state: str, started: float) -> dict[str, Any]:
+    """What the status line's command reads on stdin."""
+    session, workspace = runtime.session, str(runtime.options.workspace)
+    pct, used = panel.context_pct, panel.context_tokens
+    api_s = sum(r.latency_s for r in runtime.call_log.records)
+    return {
+        "hook_event_name": "Status",
+        "session_id": session.id,
+        "transcript_path": str(runtime.paths.transcript(session.id)),
+        "cwd": workspace,
+        "version": __version__,
+        "model": {"id": session.model, "display_name": session.model},
+        "workspace": {"current_dir": workspace, "project_dir": workspace},
+        "cost": {
+            "total_cost_usd": round(panel.cost_usd, 6),
+            "total_duration_ms": round(1000 * (time.monotonic() - started)),
+            "total_api_duration_ms": round(1000 * api_s),
+        },
+        "context_window": {
+            "total_input_tokens": panel.input_tokens + panel.cache_read,
+            "total_output_tokens": panel.output_tokens,
+            "context_window_size": panel.context_window,
+            "used_percentage": pct,
+            "remaining_percentage": None if pct is None else max(0, 100 - pct),
+            "current_usage": current_usage(used),
+        },
+        "exceeds_200k_tokens": (used or 0) > 200_000,
+        "agent": {
+            "title": session.title,
+            "state": state,
+            "permission_mode": runtime.permission_mode,
+            "compact_at_tokens": panel.compact_at,
+            "compactions": panel.compactions,
+        },
+    }
+
+
+def current_usage(used: int | None) -> dict[str, int] | None:
+    """The newest request's size as one figure: the sum scripts compute of it is right."""
+    if used is None:
+        return None
+    return {
+        "input_tokens": used,
+        "output_tokens": 0,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+    }
+
+
+class StatusBar:
+    """What the REPL's status bar and the terminal's title say; `panel` is read afresh (a
+    switch of session brings a new one)."""
+
+    def __init__(self, runtime: Runtime, panel: Callable[[], PanelState], screen: ChatScreen):
+        self.runtime, self.panel, self.screen = runtime, panel, screen
+        self.state = "idle"
+        self.started = time.monotonic()
+        self._title = ""
+        spec = runtime.settings.status_line
+        self.line: StatusLine | None = None
+        if spec is not None:
+            payload = lambda: status_input(runtime, panel(), self.state, self.started)  # noqa: E731
+            self.line = StatusLine(spec, payload, screen.invalidate, runtime.options.workspace)
+
+    def start(self) -> None:
+        self.screen.ping(PUSH_TITLE)
+        self.set_state("idle")
+        if self.line is not None:
+            self.line.start()
+
+    def set_state(self, state: str) -> None:
+        """A turn began or ended: the title says so, and the status line is run again."""
+        self.state = state
+        if state == "idle" and self.line is not None:
+            self.line.poke()
+        self.retitle()
+
+    def retitle(self) -> None:
+        session = self.runtime.session
+        name = session.title or self.runtime.options.workspace.name or "agent"
+        title = f"{name} · {self.state} · agent"
+        if title != self._title:
+            self._title = title
+            self.screen.ping(osc_title(title))
+
+    async def aclose(self) -> None:
+        if self.line is not None:
+            await self.line.aclose()
+        self.screen.ping(POP_TITLE)  # the terminal's own title back
+
+    def text(self, busy: bool, queued: int, width: int) -> str:
+        panel = self.panel()
+        pct = panel.context_pct
+        mine = self.line.line if self.line is not None else ""
+        info = [] if mine else [
+            (self.runtime.session.model, 3),
+            (f"ctx {'-' if pct is None else f'{pct}%'}", 5),
+            (panel.cost_label(), 6),
+            (mcp_ui.status_part(self.runtime) or "", 4),
+        ]  # fmt: skip
+        padding = " " * (self.line.spec.padding if self.line is not None else 0)
+        parts = [  # (text, priority): a narrow screen leaves out the lowest first
+            ("working… Ctrl-C stops" if busy else "", 9),
+            (f"{queued} queued" if queued else "", 8),
+            (padding + mine if mine else "", 6),
+            (f"mode {self.runtime.permission_mode}", 7),
+            *info,
+            (sandbox_ui.status_part(self.runtime), 6),
+        ]
+        return fit_parts(parts, width)

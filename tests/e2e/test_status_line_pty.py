@@ -1,0 +1,139 @@
+"""A status line of one's own (issue 39) in the real `agent chat` at 80x24: a script reading
+Claude Code's `context_window.used_percentage` from stdin is shown in the status bar and run
+again after a turn; a script past its timeout is killed (its children too) and the old line
+stays, logged once; the terminal's title says the session and its state, and is given back."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from tests.e2e.pty_screen import CTRL_D, ChatTerm
+from tests.e2e.test_chat_steering_pty import user_settings
+from tests.fake_model import FakeAnthropic
+
+ECHO_PERCENT = """
+import json, sys
+data = json.load(sys.stdin)
+print("ctx used", data["context_window"]["used_percentage"], "of", data["model"]["id"])
+print("a second line nobody sees")
+"""
+
+SLOW_AFTER_FIRST = """
+import json, os, pathlib, subprocess, sys, time
+data = json.load(sys.stdin)
+runs = pathlib.Path(sys.argv[1])
+n = len(runs.read_text().split()) if runs.exists() else 0
+runs.write_text("run " * (n + 1))
+if n == 0:
+    print("first line", data["session_id"])
+else:
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    pathlib.Path(sys.argv[2]).write_text(str(child.pid))
+    time.sleep(30)
+    print("too late")
+"""
+
+
+def bar(term: ChatTerm) -> str:
+    """The status bar: the row above the input ("" before the input is drawn)."""
+    return bar_row(term.text())
+
+
+def bar_row(screen: str) -> str:
+    rows = screen.splitlines()
+    inputs = [i for i, row in enumerate(rows) if row.startswith("you>")]
+    return rows[inputs[-1] - 1] if inputs and inputs[-1] > 0 else ""
+
+
+def script(tmp_path: Path, name: str, text: str, *args: str) -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return " ".join([sys.executable, str(path), *args])
+
+
+def test_a_script_reading_used_percentage_is_shown_and_updated_after_a_turn(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    command = script(tmp_path, "percent.py", ECHO_PERCENT)
+    user_settings(fake_env, {"status_line": {"command": command, "refresh_s": 600}})
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    fake_model.script.text("Hello.")
+    term = ChatTerm(fake_env, workspace, columns=80, lines=24)
+    try:
+        term.wait_for(lambda _: "ctx used None" in bar(term))  # before any request
+        before = bar(term)
+        assert "mode default" in before  # what the user acts on stays beside it
+        assert "a second line" not in term.text()
+        term.type("hi")
+        term.wait_for("Hello.")
+        term.wait_for(lambda _: "ctx used 2 of claude-" in bar(term))  # run after the turn
+        screen = term.text()
+        term.send(CTRL_D)
+        raw = term.finish()
+    finally:
+        term.close()
+    assert "ctx 2%" not in bar_row(screen)  # the script's line stands for the built-in parts
+    assert "\x1b[22;0t" in raw  # the terminal's title pushed at start ...
+    assert "\x1b]2;ws · idle · agent\x07" in raw
+    assert "\x1b]2;ws · working · agent\x07" in raw
+    assert raw.rindex("\x1b[23;0t") > raw.rindex("\x1b]2;")  # ... and given back at exit
+
+
+def test_a_script_past_its_timeout_leaves_the_old_line_and_is_killed(
+    fake_env: dict[str, str], tmp_path: Path
+):
+    runs, child = tmp_path / "runs.txt", tmp_path / "child.pid"
+    command = script(tmp_path, "slow.py", SLOW_AFTER_FIRST, str(runs), str(child))
+    spec = {"command": command, "refresh_s": 0.5, "timeout_ms": 1_000}
+    user_settings(fake_env, {"status_line": spec})
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    term = ChatTerm(fake_env, workspace, columns=80, lines=24)
+    try:
+        term.wait_for(lambda _: "first line" in bar(term))
+        term.wait_for(lambda _: len(runs.read_text().split()) >= 3, timeout=30)  # two timed out
+        time.sleep(0.5)
+        term.pump()
+        shown = bar(term)
+        term.send(CTRL_D)
+        term.finish()
+    finally:
+        term.close()
+    assert "first line" in shown
+    assert "too late" not in shown
+    pid = int(child.read_text())
+    deadline = time.monotonic() + 10
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive(pid)  # the script's own child went with it
+    log = (workspace / "logs" / "agent.log").read_text()
+    assert log.count("no answer within 1000 ms; the last line stays") == 1  # once in a row
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    status = Path(f"/proc/{pid}/stat")
+    return status.exists() and status.read_text().split()[2] != "Z"
+
+
+def test_a_workspace_status_line_needs_trust(fake_env: dict[str, str], tmp_path: Path):
+    from agent_cli.core.settings.schema import load_settings
+    from agent_cli.project_files.trust_items import widening_items
+
+    (tmp_path / ".agent").mkdir()
+    spec = {"status_line": {"command": "echo from the repository"}}
+    (tmp_path / ".agent" / "settings.json").write_text(json.dumps(spec))
+    assert load_settings(tmp_path, trusted=False).status_line is None
+    trusted = load_settings(tmp_path, trusted=True).status_line
+    assert trusted is not None
+    assert trusted.command == "echo from the repository"
+    described = [item.description for item in widening_items(tmp_path)]
+    assert "status line: echo from the repository" in described
