@@ -8,6 +8,7 @@ scripts work; what only this agent knows is under "agent"."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -121,6 +122,7 @@ class StatusBar:
         self.screen.ping(POP_TITLE)  # the terminal's own title back
 
     def text(self, busy: bool, queued: int, width: int) -> str:
+        asyncio.get_running_loop().call_soon(self.retitle)  # after the frame (/rename, say)
         panel = self.panel()
         pct = panel.context_pct
         mine = self.line.line if self.line is not None else ""

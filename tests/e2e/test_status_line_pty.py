@@ -72,6 +72,8 @@ def test_a_script_reading_used_percentage_is_shown_and_updated_after_a_turn(
         term.type("hi")
         term.wait_for("Hello.")
         term.wait_for(lambda _: "ctx used 2 of claude-" in bar(term))  # run after the turn
+        term.type("/rename Fixing the parser")
+        term.wait_for("is now titled")
         screen = term.text()
         term.send(CTRL_D)
         raw = term.finish()
@@ -81,6 +83,7 @@ def test_a_script_reading_used_percentage_is_shown_and_updated_after_a_turn(
     assert "\x1b[22;0t" in raw  # the terminal's title pushed at start ...
     assert "\x1b]2;ws · idle · agent\x07" in raw
     assert "\x1b]2;ws · working · agent\x07" in raw
+    assert "\x1b]2;Fixing the parser · idle · agent\x07" in raw
     assert raw.rindex("\x1b[23;0t") > raw.rindex("\x1b]2;")  # ... and given back at exit
 
 
