@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from agent_cli import __version__
-from agent_cli.ui.screen.status_fit import fit_parts
+from agent_cli.ui.screen.status_fit import SEPARATOR, fit_parts
 from agent_cli.ui.slash import mcp as mcp_ui
 from agent_cli.ui.slash import sandbox as sandbox_ui
 from agent_cli.ui.status_line import CONTROL, StatusLine
@@ -24,7 +24,12 @@ if TYPE_CHECKING:
     from agent_cli.ui.screen.live import ChatScreen
     from agent_cli.ui.screen.side_panel import PanelState
 
+MIN_LINE = 12  # columns the status line keeps however narrow the screen
 PUSH_TITLE, POP_TITLE = "\x1b[22;0t", "\x1b[23;0t"  # xterm's title stack (others ignore them)
+
+
+def cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
 
 
 def osc_title(text: str) -> str:
@@ -132,13 +137,17 @@ class StatusBar:
             (panel.cost_label(), 6),
             (mcp_ui.status_part(self.runtime) or "", 4),
         ]  # fmt: skip
-        padding = " " * (self.line.spec.padding if self.line is not None else 0)
         parts = [  # (text, priority): a narrow screen leaves out the lowest first
             ("working… Ctrl-C stops" if busy else "", 9),
             (f"{queued} queued" if queued else "", 8),
-            (padding + mine if mine else "", 6),
             (f"mode {self.runtime.permission_mode}", 7),
             *info,
             (sandbox_ui.status_part(self.runtime), 6),
         ]
+        if not mine:
+            return fit_parts(parts, width)
+        padding = " " * (self.line.spec.padding if self.line is not None else 0)
+        # the user's line is theirs to shape: cut to the room the parts above it leave
+        room = width - len(fit_parts(parts[:3], width)) - len(SEPARATOR)
+        parts.insert(2, (cut(padding + mine, max(room, MIN_LINE)), 6))
         return fit_parts(parts, width)
