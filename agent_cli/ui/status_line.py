@@ -49,13 +49,14 @@ class StatusLine:
         self._ticker: asyncio.Task[None] | None = None
         self._poked: asyncio.Task[None] | None = None
         self._failing: str | None = None
+        self._busy = False
 
     def start(self) -> None:
         self._ticker = asyncio.get_running_loop().create_task(self._tick())
 
     def poke(self) -> None:
         """Run now (a turn ended), unless a run is under way."""
-        if self._proc is None and (self._poked is None or self._poked.done()):
+        if not self._busy and (self._poked is None or self._poked.done()):
             self._poked = asyncio.get_running_loop().create_task(self.refresh())
 
     async def _tick(self) -> None:
@@ -64,9 +65,13 @@ class StatusLine:
             await asyncio.sleep(self.spec.refresh_s)
 
     async def refresh(self) -> None:
-        if self._proc is not None:
+        if self._busy:
             return
-        line = await self._run()
+        self._busy = True  # before the first await: a poke meanwhile must not start another
+        try:
+            line = await self._run()
+        finally:
+            self._busy = False
         if line is not None:
             self.runs += 1
             if line != self.line:
