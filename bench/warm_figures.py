@@ -63,8 +63,9 @@ def private_dirty_mib(server: Any, env: dict[str, str], ws: str) -> float:
     wait = "echo $PPID > agent.pid; while [ ! -f go ]; do sleep 0.01; done"
     server.script.tool_use("bash", command=wait).text("ok")
     cmd = [*AGENT, "run", "-q", "-p", "hi", "--permission-mode", "bypass"]
+    unsandboxed = {**env, "AGENT_SANDBOX": "off"}  # inside bubblewrap $PPID is its pid 1
     proc = subprocess.Popen(
-        cmd, cwd=ws, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        cmd, cwd=ws, env=unsandboxed, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     while not (folder / "agent.pid").exists() or not (folder / "agent.pid").read_text().strip():
         if proc.poll() is not None:

@@ -130,6 +130,8 @@ def head_of(git: ShadowGit) -> tuple[str, str] | None:
         cached = []
     if commit and len(cached) == 2 and cached[0] == commit:
         return commit, cached[1]
+    if commit is None and not any((git.git_dir / n).exists() for n in ("packed-refs", "reftable")):
+        return None  # no ref file, none packed: unborn, as a new store is (one git call less)
     out = git.run("rev-parse", "-q", "HEAD", "HEAD^{tree}", check=False).decode().split()
     if len(out) != 2 or not all(len(name) == 40 for name in out):
         return None  # unborn: no snapshot yet
