@@ -11,8 +11,8 @@ from acp import PROTOCOL_VERSION, RequestError, text_block
 
 from tests.e2e.acp_client import Editor, agent_acp
 from tests.e2e.helpers import run_agent
-from tests.e2e.test_thinking import think_on
 from tests.fake_model import FakeAnthropic
+from tests.unit.model.test_thinking_runs import think_on
 
 
 def kinds(editor: Editor) -> list[str]:

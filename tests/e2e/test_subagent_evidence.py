@@ -14,7 +14,9 @@ import pytest
 from agent_cli.core.events import ToolEnd
 from agent_cli.core.settings.schema import Settings
 from tests.e2e.agents import bypass, collect, make_agent
-from tests.e2e.test_subagent import (
+from tests.fake_model import FakeAnthropic
+from tests.fake_model.script import Script
+from tests.unit.subagent.test_subagent_runs import (
     SUBAGENT,
     cancel_once_the_child_asked,
     delegate,
@@ -22,8 +24,6 @@ from tests.e2e.test_subagent import (
     only_note,
     parent_result,
 )
-from tests.fake_model import FakeAnthropic
-from tests.fake_model.script import Script
 
 A_PY = [
     "import os",

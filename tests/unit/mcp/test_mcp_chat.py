@@ -1,14 +1,16 @@
 """`agent chat` (the plain REPL, stdin not a TTY) with an MCP server: a server prompt as a
-slash command, `/mcp`, and `@server:uri` resources."""
+slash command, `/mcp`, and `@server:uri` resources.
+
+Run in process (tests/in_process.run_cli): the same command without a process's start-up."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from tests.e2e.helpers import run_agent
 from tests.e2e.mcp_support import stdio_spec
 from tests.fake_model import FakeAnthropic
+from tests.in_process import run_cli
 
 
 def test_prompt_command_status_and_resource(
@@ -24,7 +26,7 @@ def test_prompt_command_status_and_resource(
         "/mcp__testsrv__nothing",
         "summarise @testsrv:docs://readme please",
     ]
-    proc = run_agent(fake_env, tmp_path, "chat", stdin="\n".join(lines) + "\n", timeout=90)
+    proc = run_cli(fake_env, tmp_path, "chat", stdin="\n".join(lines) + "\n")
     assert proc.returncode == 0, proc.stderr
     first, second = fake_model.bodies()
     assert first["messages"][-1]["content"][0]["text"] == (

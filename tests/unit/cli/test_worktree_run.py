@@ -1,6 +1,8 @@
 """`agent run --worktree` and `agent worktrees` on a real git repository: the user's checkout,
 HEAD, index and status untouched by the run; list, diff, merge (refused on conflict, nothing
-changed), remove (no worktree, no branch left)."""
+changed), remove (no worktree, no branch left).
+
+Run in process (tests/in_process.run_cli): the same command without a process's start-up."""
 
 from __future__ import annotations
 
@@ -9,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.helpers import run_agent
 from tests.e2e.worktree_support import Seen, agent_branches, make_repo, sh, worktrees
 from tests.fake_model import FakeAnthropic
+from tests.in_process import run_cli
 
 
 @pytest.fixture
@@ -26,7 +28,7 @@ def edit_line_two(fake_model: FakeAnthropic, new: str) -> None:
 
 
 def run_in(env: dict[str, str], repo: Path, name: str, *more: str) -> str:
-    proc = run_agent(
+    proc = run_cli(
         env, repo, "run", "-p", "edit", "--permission-mode", "accept-edits", "--worktree", name,
         *more,
     )  # fmt: skip
@@ -57,23 +59,23 @@ def test_run_merge_conflict_remove(
 
     edit_line_two(fake_model, "BEE")
     run_in(fake_env, repo, "fix-b")
-    merged = run_agent(fake_env, repo, "worktrees", "merge", "fix-a")
+    merged = run_cli(fake_env, repo, "worktrees", "merge", "fix-a")
     assert merged.returncode == 0, merged.stderr
     assert (repo / "a.txt").read_text() == "one\nTWO\nthree\n"
     after_merge = Seen.of(repo)
-    refused = run_agent(fake_env, repo, "worktrees", "merge", "fix-b")
+    refused = run_cli(fake_env, repo, "worktrees", "merge", "fix-b")
     assert refused.returncode == 1
     assert "a.txt" in refused.stderr
     assert "nothing changed" in refused.stderr
     assert Seen.of(repo) == after_merge
 
     undo = merged.stdout.splitlines()[1].split()  # undo: agent rewind ID --code
-    rewound = run_agent(fake_env, repo, *undo[2:])
+    rewound = run_cli(fake_env, repo, *undo[2:])
     assert rewound.returncode == 0, rewound.stderr
     assert (repo / "a.txt").read_text() == "one\ntwo\nthree\n"
 
     for name in ("fix-a", "fix-b"):
-        assert run_agent(fake_env, repo, "worktrees", "remove", name).returncode == 0
+        assert run_cli(fake_env, repo, "worktrees", "remove", name).returncode == 0
     assert sh(repo, "worktree", "list").count("\n") == 1
     assert agent_branches(repo) == []
     assert worktrees(fake_env, repo) == []
@@ -95,10 +97,10 @@ def test_the_session_is_recorded_with_its_worktree(
 ) -> None:
     edit_line_two(fake_model, "2")
     run_in(fake_env, repo, "rec")
-    listing = run_agent(fake_env, repo, "sessions", "list", "--json")
+    listing = run_cli(fake_env, repo, "sessions", "list", "--json")
     (session,) = json.loads(listing.stdout)
     assert session["branch"] == "agent/rec"
-    plain = run_agent(fake_env, repo, "sessions", "list").stdout
+    plain = run_cli(fake_env, repo, "sessions", "list").stdout
     assert "[agent/rec]" in plain
 
 
@@ -124,22 +126,22 @@ def test_outside_a_repository_and_bad_flags_exit_2(
 ) -> None:
     plain = tmp_path / "plain"
     plain.mkdir()
-    proc = run_agent(fake_env, plain, "run", "-p", "x", "--worktree", "a")
+    proc = run_cli(fake_env, plain, "run", "-p", "x", "--worktree", "a")
     assert proc.returncode == 2
     assert "not inside a git repository" in proc.stderr
-    bad_name = run_agent(fake_env, repo, "run", "-p", "x", "--worktree", "../up")
+    bad_name = run_cli(fake_env, repo, "run", "-p", "x", "--worktree", "../up")
     assert bad_name.returncode == 2
     assert "worktree name" in bad_name.stderr
-    bad_base = run_agent(fake_env, repo, "run", "-p", "x", "--worktree", "b", "--base", "nope")
+    bad_base = run_cli(fake_env, repo, "run", "-p", "x", "--worktree", "b", "--base", "nope")
     assert bad_base.returncode == 2
     assert "--base nope" in bad_base.stderr
-    lone_base = run_agent(fake_env, repo, "run", "-p", "x", "--base", "HEAD")
+    lone_base = run_cli(fake_env, repo, "run", "-p", "x", "--base", "HEAD")
     assert lone_base.returncode == 2
     assert "--base needs --worktree" in lone_base.stderr
-    chat = run_agent(fake_env, plain, "chat", "--worktree", stdin="")
+    chat = run_cli(fake_env, plain, "chat", "--worktree", stdin="")
     assert chat.returncode == 2
     assert "not inside a git repository" in chat.stderr
-    unknown = run_agent(fake_env, repo, "worktrees", "merge", "ghost")
+    unknown = run_cli(fake_env, repo, "worktrees", "merge", "ghost")
     assert unknown.returncode == 2
     assert "no worktree named ghost" in unknown.stderr
     for each in (proc, bad_name, bad_base, lone_base, chat, unknown):
@@ -151,7 +153,7 @@ def test_worktree_without_a_name_gets_one(
     fake_model: FakeAnthropic, fake_env: dict[str, str], repo: Path
 ) -> None:
     edit_line_two(fake_model, "x")
-    proc = run_agent(
+    proc = run_cli(
         fake_env, repo, "run", "--worktree", "-p", "edit", "--permission-mode", "accept-edits"
     )
     assert proc.returncode == 0, proc.stderr

@@ -1,6 +1,8 @@
 """Images end to end: read_file of a PNG/JPEG/GIF/WebP is an image block the fake model checks
 (§16: media type matching the bytes, at most 5 MB); a huge one is downscaled or refused with its
-reason, never sent whole; `@shot.png` attaches one to the prompt."""
+reason, never sent whole; `@shot.png` attaches one to the prompt.
+
+Run in process (tests/in_process.run_cli): the same command without a process's start-up."""
 
 from __future__ import annotations
 
@@ -14,8 +16,8 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from tests.e2e.helpers import run_agent
 from tests.fake_model import FakeAnthropic
+from tests.in_process import run_cli
 
 
 def picture(path: Path, size: tuple[int, int], fmt: str, noise: bool = False) -> None:
@@ -34,7 +36,7 @@ def result_of(body: dict[str, Any]) -> dict[str, Any]:
 
 def read(fake: FakeAnthropic, env: dict[str, str], ws: Path, name: str) -> dict[str, Any]:
     fake.script.tool_use("read_file", path=name).text("seen")
-    proc = run_agent(env, ws, "run", "-p", f"look at {name}")
+    proc = run_cli(env, ws, "run", "-p", f"look at {name}")
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     return result_of(fake.bodies()[-1])
@@ -118,7 +120,7 @@ def test_at_mention_attaches_an_image_to_the_prompt(
 ):
     picture(tmp_path / "shot.png", (16, 16), "PNG")
     fake_model.script.text("a red square")
-    proc = run_agent(fake_env, tmp_path, "chat", stdin="what is in @shot.png?\n")
+    proc = run_cli(fake_env, tmp_path, "chat", stdin="what is in @shot.png?\n")
     assert proc.returncode == 0, proc.stderr
     blocks = fake_model.bodies()[0]["messages"][0]["content"]
     assert [b["type"] for b in blocks] == ["text", "text", "image"]

@@ -1,5 +1,7 @@
 """The API's web search server tool, end to end: `agent run`, the real SDK, the fake model
-playing server_tool_use, web_search_tool_result, cited text and a pause_turn."""
+playing server_tool_use, web_search_tool_result, cited text and a pause_turn.
+
+Run in process (tests/in_process.run_cli): the same command without a process's start-up."""
 
 from __future__ import annotations
 
@@ -7,9 +9,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.helpers import json_lines, run_agent
+from tests.e2e.helpers import json_lines
 from tests.fake_model import FakeAnthropic, Script
 from tests.fake_model.web import cited, searched
+from tests.in_process import run_cli
 
 MODEL = "claude-sonnet-4-6"
 CHANGELOG = ("httpx changelog", "https://www.python-httpx.org/changelog/")
@@ -55,7 +58,7 @@ def script_search_with_pause(fake: FakeAnthropic) -> None:
 
 
 def run(fake_env: dict[str, str], workspace: Path, prompt: str, *more: str) -> list[dict]:
-    proc = run_agent(
+    proc = run_cli(
         fake_env,
         workspace,
         "run",
@@ -184,7 +187,7 @@ def test_an_endpoint_without_server_tools_is_not_offered_search(
 ):
     write_settings(tmp_path)  # fake_model has no models API: no capability, no search
     fake_model.script.text("No search here.")
-    proc = run_agent(fake_env, tmp_path, "run", "-p", "search the web", "--model", MODEL)
+    proc = run_cli(fake_env, tmp_path, "run", "-p", "search the web", "--model", MODEL)
     assert proc.returncode == 0, proc.stderr
     (body,) = fake_model.bodies()
     assert [t["name"] for t in body["tools"] if t.get("type")] == []
@@ -200,7 +203,7 @@ def test_search_is_not_declared_unless_enabled(
 ):
     fake_model.web_search_supported = True
     fake_model.script.text("ok")
-    proc = run_agent(fake_env, tmp_path, "run", "-p", "hi", "--model", MODEL)
+    proc = run_cli(fake_env, tmp_path, "run", "-p", "hi", "--model", MODEL)
     assert proc.returncode == 0, proc.stderr
     (body,) = fake_model.bodies()
     names = [t["name"] for t in body["tools"]]
@@ -219,7 +222,7 @@ def test_a_continuation_cut_off_mid_search_leaves_a_session_that_goes_on(
         [{"type": "text", "text": "Searching."}, *running], stop_reason="pause_turn"
     )
     fake_model.script.error(400, message="fake: the continuation fails")
-    proc = run_agent(fake_env, tmp_path, "run", "-p", "look it up", "--model", MODEL)
+    proc = run_cli(fake_env, tmp_path, "run", "-p", "look it up", "--model", MODEL)
     assert proc.returncode == 1
     assert fake_model.bodies()[-1]["messages"][-1]["content"][-1]["type"] == "server_tool_use"
 
@@ -244,7 +247,7 @@ def test_a_busy_models_api_is_asked_again_on_the_next_request(
         return Script().tool_use("read_file", path="a.txt")
 
     fake_model.script.respond(recovered).text("done")
-    proc = run_agent(fake_env, tmp_path, "run", "-p", "read a.txt", "--model", MODEL)
+    proc = run_cli(fake_env, tmp_path, "run", "-p", "read a.txt", "--model", MODEL)
     assert proc.returncode == 0, proc.stderr
     first, second = fake_model.bodies()
     assert "web_search" not in [t["name"] for t in first["tools"]]

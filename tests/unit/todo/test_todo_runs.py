@@ -1,4 +1,6 @@
-"""todo_write and its reminder end to end: real SDK, fake server, checks on recorded requests."""
+"""todo_write and its reminder end to end: real SDK, fake server, checks on recorded requests.
+
+Run in process (tests/in_process.run_cli): the same command without a process's start-up."""
 
 from __future__ import annotations
 
@@ -12,9 +14,10 @@ import pytest
 from agent_cli.core.events import Event, TodosUpdated
 from agent_cli.loop.agent import Agent
 from tests.e2e.agents import collect, make_agent
-from tests.e2e.helpers import json_lines, run_agent
+from tests.e2e.helpers import json_lines
 from tests.e2e.memory_support import episode_json, generator_route
 from tests.fake_model import FakeAnthropic
+from tests.in_process import run_cli
 
 MARK = "<system-reminder>"
 PLAN = [
@@ -67,7 +70,7 @@ def test_reminder_on_the_fifth_request_only_and_never_stored(
         fake_model.script.tool_use("read_file", path=name)
     fake_model.script.text("all read")
     args = ("run", "-p", "read files", "--output-format", "stream-json")
-    proc = run_agent(fake_env, workspace, *args)
+    proc = run_cli(fake_env, workspace, *args)
     assert proc.returncode == 0, proc.stderr
     bodies = fake_model.bodies()
     assert "todo_write" in [tool["name"] for tool in bodies[0]["tools"]]
@@ -173,11 +176,11 @@ def test_resume_restores_the_list(
     fake_model: FakeAnthropic, fake_env: dict[str, str], workspace: Path
 ):
     fake_model.script.tool_use("todo_write", todos=PLAN).text("planned")
-    proc = run_agent(fake_env, workspace, "run", "-p", "plan", "--output-format", "json")
+    proc = run_cli(fake_env, workspace, "run", "-p", "plan", "--output-format", "json")
     assert proc.returncode == 0, proc.stderr
     session_id = json.loads(proc.stdout)["session_id"]
 
-    shown = run_agent(fake_env, workspace, "sessions", "show", session_id[:12])
+    shown = run_cli(fake_env, workspace, "sessions", "show", session_id[:12])
     assert shown.returncode == 0, shown.stderr
     assert "todos:\n  [x] Read a.txt\n  [>] Read b.txt\n  [ ] Summarise\n" in shown.stdout
 
@@ -185,7 +188,7 @@ def test_resume_restores_the_list(
     for name in ("a.txt", "b.txt", "c.txt"):
         fake_model.script.tool_use("read_file", path=name)
     fake_model.script.text("resumed")
-    proc = run_agent(fake_env, workspace, "run", "--resume", session_id, "-p", "go on")
+    proc = run_cli(fake_env, workspace, "run", "--resume", session_id, "-p", "go on")
     assert proc.returncode == 0, proc.stderr
     resumed = fake_model.bodies()[2:]
     assert [len(reminder_blocks(b)) for b in resumed] == [0, 0, 0, 1]

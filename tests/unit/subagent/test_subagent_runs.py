@@ -1,6 +1,8 @@
 """Subagents in process, through the real SDK and the fake server: how each way of ending becomes
 a note (handed in, JSON in prose, prose twice, turn limit, API failure, cancel), no nesting, the
-shared gate, trimming, missing references and the parent's accounting."""
+shared gate, trimming, missing references and the parent's accounting.
+
+Run in process (tests/in_process.run_cli): the same command without a process's start-up."""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
 """Issue 19, a hostile repository through the real CLI: read-only commands that would read
 outside through symlinks (finding 1), git config that names programs (finding 2), deny-list
-evasions (finding 9)."""
+evasions (finding 9).
+
+Run in process (tests/in_process.run_cli): the same command without a process's start-up."""
 
 from __future__ import annotations
 
@@ -11,8 +13,9 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.helpers import last_user_blocks, run_agent
+from tests.e2e.helpers import last_user_blocks
 from tests.fake_model import FakeAnthropic
+from tests.in_process import run_cli
 
 
 def _results(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -23,7 +26,7 @@ def _run_commands(
     fake_model: FakeAnthropic, env: dict[str, str], ws: Path, commands: list[str], mode: str
 ) -> list[dict[str, Any]]:
     fake_model.script.tool_uses(*(("bash", {"command": c}) for c in commands)).text("done")
-    proc = run_agent(env, ws, "run", "-p", "look", "--permission-mode", mode)
+    proc = run_cli(env, ws, "run", "-p", "look", "--permission-mode", mode)
     assert proc.returncode == 0, proc.stderr
     return _results(fake_model.bodies()[-1])
 
