@@ -5,6 +5,7 @@ prompt written in $EDITOR (Ctrl-G, bound in ui/input/keys.py). Imports only prom
 from __future__ import annotations
 
 import base64
+import os
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
@@ -14,10 +15,15 @@ from prompt_toolkit.enums import EditingMode
 MAX_CLIPBOARD_BYTES = 1_000_000
 
 
-def osc52(text: str) -> str:
-    """The sequence that puts `text` on the system clipboard ("c"), terminated by BEL."""
+def osc52(text: str, tmux: bool = False) -> str:
+    """The sequence that puts `text` on the system clipboard ("c"), terminated by BEL. Inside
+    tmux it goes twice: as it is (taken with `set-clipboard on`) and wrapped to pass through
+    to the outer terminal (with `allow-passthrough on`); tmux drops what it is not set for."""
     encoded = base64.b64encode(text.encode("utf-8")).decode("ascii")
-    return f"\x1b]52;c;{encoded}\x07"
+    plain = f"\x1b]52;c;{encoded}\x07"
+    if not tmux:
+        return plain
+    return plain + "\x1bPtmux;" + plain.replace("\x1b", "\x1b\x1b") + "\x1b\\"
 
 
 class ScreenTerminal:
@@ -30,7 +36,7 @@ class ScreenTerminal:
 
     def copy(self, text: str) -> str | None:
         """Send `text` to the clipboard; None, or why it was not sent."""
-        sequence = osc52(text)
+        sequence = osc52(text, tmux=bool(os.environ.get("TMUX")))
         if len(sequence) > MAX_CLIPBOARD_BYTES:
             return f"the reply is too long for the terminal's clipboard ({len(text):,} chars)"
         self.app.output.write_raw(sequence)
