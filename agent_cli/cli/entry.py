@@ -43,6 +43,12 @@ def main() -> None:
 
 def run_in_process(argv: list[str]) -> int:
     """The command, run in this process (also in a child of the warm process): its exit code."""
+    if argv[:1] == ["sessions"]:
+        from agent_cli.cli.sessions_list import quick
+
+        code = quick(argv[1:])  # the listing is done before typer would have loaded
+        if code is not None:
+            return code
     try:
         if argv[:1] == ["chat"]:
             from agent_cli.cli.chat_start import run_chat

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent_cli.core.markers import ATTACHED as ATTACHED
+from agent_cli.core.markers import INTERRUPTED as INTERRUPTED
+from agent_cli.core.markers import SHELL_HEAD as SHELL_HEAD
+from agent_cli.core.markers import USER_INTERRUPTED as USER_INTERRUPTED
 from agent_cli.core.messages import Block, Message
 from agent_cli.core.messages import blocks_of as blocks_of  # one implementation, re-exported
-
-INTERRUPTED = "interrupted by user: the tool did not finish"
-USER_INTERRUPTED = "[The user interrupted this reply. Do not continue it unless asked.]"
-SHELL_HEAD = "I ran `{command}` in the shell:"  # then the output: a user's `!command`
-ATTACHED = "Contents of @{path}:"  # then the file: a prompt's `@path`
 
 
 def tool_uses(message: Message) -> list[Block]:

@@ -67,6 +67,20 @@ class Rewinding:
         now = await asyncio.to_thread(store.now)
         return [f"{c.status} {c.path}" for c in store.changed(checkpoint.tree, now.tree)]
 
+    async def turn_files(self, turns: list[Checkpoint]) -> dict[str, list[str]]:
+        """The files each turn changed, by checkpoint id: up to its end, else to the next
+        turn's start, else (a turn still open) to the workspace now."""
+        store = self._store()
+        out: dict[str, list[str]] = {}
+        now: str | None = None
+        for checkpoint in turns:
+            after = store.after_tree(checkpoint)
+            if after is None:
+                now = now or (await asyncio.to_thread(store.now)).tree
+                after = now
+            out[checkpoint.id] = [c.path for c in store.changed(checkpoint.tree, after)]
+        return out
+
     async def diff_since(self, checkpoint: Checkpoint) -> str:
         """A unified diff from the checkpoint to the workspace as it is now."""
         store = self._store()

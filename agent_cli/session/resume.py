@@ -17,6 +17,7 @@ from agent_cli.core.messages import Message, blocks_of
 from agent_cli.core.payloads import Note, TodoItem
 from agent_cli.model.usage import Usage
 from agent_cli.session.boundary import LineReader, newest_boundary, records_from, resolve
+from agent_cli.session.listing import latest, summaries
 from agent_cli.session.transcript import (
     CompactionRecord,
     EpisodeRecord,
@@ -132,24 +133,14 @@ def recorded_workspace(path: Path) -> str | None:
     return workspace if isinstance(workspace, str) else None
 
 
-def has_exchange(path: Path) -> bool:
-    """At least one reply was recorded (a session opened and quit at once has none)."""
-    return any(
-        isinstance(r, MessageRecord) and r.message["role"] == "assistant"
-        for r in read_records(path)
-    )
-
-
 def latest_session(paths: Paths, workspace: Path | None = None) -> Path:
-    """The newest session with an exchange; with `workspace`, the newest one recorded in that
-    workspace (several workspaces may share one state directory)."""
-    files = session_files(paths)
-    if workspace is not None:  # one whose first line is lost is the workspace's holding it
-        files = [p for p in files if recorded_workspace(p) in (str(workspace), None)]
-    found = next((p for p in files if has_exchange(p)), None)
+    """The newest session with an exchange (in the listing's order, so the one it marks);
+    with `workspace`, the newest one recorded in that workspace (several workspaces may
+    share one state directory)."""
+    found = latest(summaries(paths), workspace)
     if found is None:
         raise UsageError("No previous session in this workspace to continue.")
-    return found
+    return paths.transcript(found.id)
 
 
 def warn_other_workspace(path: Path, workspace: Path) -> None:

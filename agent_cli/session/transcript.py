@@ -22,6 +22,7 @@ from pydantic import AfterValidator, BaseModel, Field, TypeAdapter, ValidationEr
 
 from agent_cli.core.files.paths import make_dirs, state_write_error
 from agent_cli.core.messages import Message
+from agent_cli.session.shape import checked_message
 
 log = logging.getLogger(__name__)
 
@@ -30,28 +31,7 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def _checked_block(block: Any) -> None:
-    if not isinstance(block, dict) or not isinstance(block.get("type"), str):
-        raise ValueError("a content block must be an object with a string type")
-    required = {"text": "text", "tool_use": "id", "tool_result": "tool_use_id"}.get(block["type"])
-    if required and not isinstance(block.get(required), str):
-        raise ValueError(f"a {block['type']} block needs a string {required}")
-
-
-def _checked_message(message: Message) -> Message:
-    """The shape the loop relies on; a line that breaks it is skipped like a broken line."""
-    if message.get("role") not in ("user", "assistant"):
-        raise ValueError("role must be user or assistant")
-    content = message.get("content")
-    if isinstance(content, list):
-        for block in content:
-            _checked_block(block)
-    elif not isinstance(content, str):
-        raise ValueError("content must be a string or a list of blocks")
-    return message
-
-
-CheckedMessage = Annotated[Message, AfterValidator(_checked_message)]
+CheckedMessage = Annotated[Message, AfterValidator(checked_message)]
 
 
 class _Record(BaseModel):

@@ -49,7 +49,7 @@ def test_rename_titles_the_session_in_lists_and_after_resume(
     lines = out.stdout.splitlines()
     assert any(line.endswith("is now titled “Fix the login bug”.") for line in lines)
     assert "Title: Fix the login bug" in lines
-    assert any("“Fix the login bug”" in line and "1 replies" in line for line in lines)
+    assert any("“Fix the login bug”" in line and "   2 msgs" in line for line in lines)
     listed = run_agent(fake_env, tmp_path, "sessions", "list", "--json")
     (row,) = json.loads(listed.stdout)
     assert row["title"] == "Fix the login bug"

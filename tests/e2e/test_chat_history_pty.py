@@ -52,7 +52,8 @@ def test_continue_skips_an_empty_session_and_redraws_the_conversation(
         term.type("/sessions")
         listed = term.wait_for("/resume N")
         assert FIRST in listed
-        assert listed.count("replies") == 1  # the empty session is not offered
+        assert listed.count(" msgs ") == 1  # the empty session is not offered
+        assert "← this session" in listed  # the resumed one
         term.type("/resume 1")
         term.wait_for(lambda t: t.count("Resumed session") >= 2)
     finally:
@@ -73,12 +74,12 @@ def test_resume_without_an_id_offers_a_picker_of_time_first_prompt_and_size(
         term.wait_for("you>")
         term.type("/resume")
         screen = term.wait_for("Enter picks")
-        rows = [line for line in screen.splitlines() if "replies" in line]
+        rows = [line for line in screen.splitlines() if " msgs " in line]
         assert len(rows) == 2, screen
         assert SECOND in rows[0]  # newest first
         assert FIRST in rows[1]
         assert rows[0].startswith(">")
-        assert "1 replies" in rows[0]
+        assert "   2 msgs" in rows[0]  # the prompt and its reply, as `agent sessions list`
         assert all(line[2:6].isdigit() for line in rows)  # the time leads each row
         term.send("x")  # other keys do not reach the input line
         term.send("\x1b")  # Esc cancels

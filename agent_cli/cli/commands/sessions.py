@@ -4,31 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import typer
 
 from agent_cli.cli import options as opt
 from agent_cli.cli.common import guarded, state_paths
 
-if TYPE_CHECKING:
-    from agent_cli.session.resume import RestoredSession
-
 sessions_app = typer.Typer(no_args_is_help=False, add_completion=False, rich_markup_mode=None)
-
-
-def _summary(state: RestoredSession) -> dict[str, Any]:
-    return {
-        "id": state.id,
-        "title": state.title,
-        "started": state.started,
-        "last_activity": state.last_activity,
-        "model": state.model,
-        "messages": len(state.messages),
-        "calls": state.calls,
-        "first_prompt": state.first_prompt[:80],
-        "branch": f"agent/{state.worktree}" if state.worktree else None,
-    }
 
 
 @sessions_app.callback(invoke_without_command=True)
@@ -49,22 +32,11 @@ def list_sessions(
     workspace: Path = opt.WORKSPACE,
     state_dir: Path | None = opt.STATE_DIR,
 ) -> None:
-    """List the sessions of this workspace, newest first."""
-    from agent_cli.session.resume import fold, session_files
+    """List the sessions here, the newest activity first (* marks what --continue resumes)."""
+    from agent_cli.cli.sessions_list import print_listing
+    from agent_cli.runtime.build import resolve_workspace
 
-    paths = state_paths(workspace, state_dir)
-    rows = [_summary(fold(p)) for p in session_files(paths)]
-    if as_json:
-        typer.echo(json.dumps(rows, ensure_ascii=False))
-        return
-    if not rows:
-        typer.echo("No sessions yet.")
-    for row in rows:
-        typer.echo(
-            f"{row['id']}  {row['last_activity'][:19]}  {row['messages']:>4} msgs  "
-            + (f"“{row['title']}”" if row["title"] else row["first_prompt"])
-            + (f"  [{row['branch']}]" if row["branch"] else "")
-        )
+    print_listing(state_paths(workspace, state_dir), resolve_workspace(workspace), as_json)
 
 
 def _render_block(block: dict[str, Any]) -> str:

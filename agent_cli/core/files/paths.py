@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,6 +41,8 @@ def ensure_state_folder(folder: Path) -> Path:
 def result_file_stem(tool_use_id: str) -> str:
     """The file name (without .txt) of a tool result saved under `tool_results(session)`."""
     cleaned = "".join(c for c in tool_use_id if c.isalnum() or c in "_-")
+    import hashlib  # here: the session listing imports this module and needs neither
+
     return cleaned or hashlib.sha256(tool_use_id.encode()).hexdigest()[:16]
 
 
@@ -91,6 +91,8 @@ class Paths:
         """StateWriteError, with what to do, when transcripts cannot be written here."""
         try:
             make_dirs(self.transcripts)  # created here first: it gets its own .gitignore
+            import tempfile
+
             fd, probe = tempfile.mkstemp(dir=self.transcripts, prefix=".probe-")
             os.close(fd)
             Path(probe).unlink()

@@ -9,19 +9,17 @@ as the command and its call, queued text as sent to the model, an interrupt as i
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from agent_cli.core import history
 from agent_cli.core.events import ToolEnd
+from agent_cli.core.markers import ATTACHED_RE as ATTACHED
+from agent_cli.core.markers import SHELL
 from agent_cli.core.messages import blocks_of
 from agent_cli.session.resume import Boundary, RestoredSession
 from agent_cli.session.transcript import ShownRecord
 from agent_cli.ui.render import render
-
-SHELL = re.compile(re.escape(history.SHELL_HEAD).replace(r"\{command\}", "(.*?)") + "\n?", re.S)
-ATTACHED = re.compile(re.escape(history.ATTACHED).replace(r"\{path\}", "(.+?)") + "\n?")
 
 
 def _text_of(content: Any) -> str:

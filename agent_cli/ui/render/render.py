@@ -167,6 +167,10 @@ def user_line(prompt: str, width: int, color: bool) -> str:
     return to_ansi(text, width, color).rstrip("\n")
 
 
+def files_changed(n: int) -> str:
+    return f"{n} file{'' if n == 1 else 's'} changed"
+
+
 def note_line(note: Note) -> str:
     return f"note {note.id}: {note.conclusion} ({note.confidence} confidence, {note.status})"
 
@@ -189,9 +193,8 @@ def event_line(event: Any, width: int, color: bool) -> str | None:
         )
     if isinstance(event, FilesChanged) and event.files:
         files = ", ".join(event.files[:6]) + (" …" if len(event.files) > 6 else "")
-        return info_line(
-            f"◇ {len(event.files)} files changed: {files} (/undo takes the turn back)", width, color
-        )
+        line = f"◇ {files_changed(len(event.files))}: {files} (/undo takes the turn back)"
+        return info_line(line, width, color)
     if isinstance(event, GoalChecked):
         style = "green" if event.goal.met else "yellow"
         return info_line(f"◎ {event.goal.line()}", width, color, style)

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING
-
 from agent_cli.core.errors import AgentError
-from agent_cli.core.events import Event
 from agent_cli.core.payloads import Note
 from agent_cli.ui.render.render import note_line, tokens
 from agent_cli.ui.screen.side_panel import todo_counts, todo_lines
@@ -20,15 +16,9 @@ from agent_cli.ui.slash import plans as plans_ui
 from agent_cli.ui.slash import project as project_slash
 from agent_cli.ui.slash import rewind, think
 from agent_cli.ui.slash import sandbox as sandbox_ui
+from agent_cli.ui.slash import sessions as sessions_ui
 from agent_cli.ui.slash.daily import table as daily
 from agent_cli.ui.slash.host import Command, Host
-
-if TYPE_CHECKING:
-    from agent_cli.core.events import Event
-    from agent_cli.session.resume import RestoredSession
-
-PICK = 9  # sessions /sessions and the /resume picker offer
-
 
 HELP = {
     "/help": "this list",
@@ -36,8 +26,7 @@ HELP = {
     "/notes [id]": "the session's notes, or one note in full",
     "/compact [focus]": "compact the conversation now, keeping `focus` in view",
     "/clear": "start a new session (the old one stays resumable)",
-    "/sessions": "recent sessions of this workspace",
-    "/resume ID": "switch to another session (no id: pick one of the recent ones)",
+    **sessions_ui.HELP,
     **fork_ui.HELP,
     "/cost": "tokens and estimated cost of this session",
     **context_ui.HELP,
@@ -151,82 +140,6 @@ def _clear(host: Host, arg: str) -> None:
     host.switched(f"New session {host.runtime.session.id} (the previous one: --resume {old}).")
 
 
-def _recent(host: Host) -> list[RestoredSession]:
-    """The newest sessions with at least one exchange (empty ones are not worth resuming)."""
-    from agent_cli.session.resume import fold, session_files
-
-    found = []
-    for path in session_files(host.runtime.paths):
-        state = fold(path)
-        if state.exchanges:
-            found.append(state)
-        if len(found) == PICK:
-            break
-    return found
-
-
-def _row(state: RestoredSession) -> str:
-    """A session as /sessions and the /resume picker show it: time, size, first prompt."""
-    when = state.last_activity[:16].replace("T", " ")
-    prompt = f"“{state.title}”" if state.title else " ".join(state.first_prompt.split())[:60]
-    branch = f"  [agent/{state.worktree}]" if state.worktree else ""
-    return f"{when}  {state.exchanges:>3} replies  {prompt}  ({state.id}){branch}"
-
-
-def _sessions(host: Host, arg: str) -> None:
-    rows = []
-    for n, state in enumerate(_recent(host), 1):
-        mark = "*" if state.id == host.runtime.session.id else " "
-        rows.append(f"{mark}{n:>2} {_row(state)}")
-    host.say("\n".join(rows) if rows else "No sessions yet.")
-    if rows:
-        host.say("/resume N or /resume ID switches to one.", "dim")
-
-
-def _resume(host: Host, arg: str) -> None:
-    if not arg:
-        _resume_picked(host)
-        return
-    if arg.isdigit() and int(arg) <= PICK:
-        recent = _recent(host)
-        if not 1 <= int(arg) <= len(recent):
-            _sessions(host, "")
-            return
-        arg = recent[int(arg) - 1].id
-    _switch(host, arg)
-
-
-def _switch(host: Host, sid: str) -> None:
-    host.runtime.switch(sid)
-    restored, now = host.runtime.restored, host.runtime.session.id
-    host.switched(restored.forked if restored and restored.forked else f"Resumed session {now}.")
-
-
-def _resume_picked(host: Host) -> None:
-    """/resume alone: a picker of the recent sessions (a numbered list without a terminal)."""
-    recent = _recent(host)
-    if not recent:
-        host.say("No sessions to resume yet.")
-        return
-
-    async def work() -> AsyncIterator[Event]:
-        picked = await host.pick("Resume which session?", [_row(s) for s in recent])
-        if picked is None:
-            if not getattr(host, "can_pick", False):
-                _sessions(host, "")
-            else:
-                host.say("Nothing resumed.", "dim")
-            return
-        _switch(host, recent[picked].id)
-        return
-        yield  # an async generator without events
-
-    if getattr(host, "busy", False):
-        host.say("A turn is running: wait for it or stop it with Ctrl-C.", "yellow")
-        return
-    host.start(work)
-
-
 def _cost(host: Host, arg: str) -> None:
     s = host.panel_state
     host.say(
@@ -265,8 +178,8 @@ COMMANDS: dict[str, Command] = {
     "/notes": _notes,
     "/compact": _compact,
     "/clear": _clear,
-    "/sessions": _sessions,
-    "/resume": _resume,
+    "/sessions": sessions_ui.sessions,
+    "/resume": sessions_ui.resume,
     "/fork": fork_ui.fork,
     "/cost": _cost,
     "/context": context_ui.context_command,

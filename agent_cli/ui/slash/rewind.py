@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from agent_cli.core.events import Event
 from agent_cli.runtime.rewinding import CheckpointsOff, RewindMode
+from agent_cli.ui.render.render import files_changed
 
 if TYPE_CHECKING:
     from agent_cli.checkpoints.records import Checkpoint
@@ -33,6 +34,16 @@ def _turns(host: Host) -> list[Checkpoint]:
 
 def _label(checkpoint: Checkpoint) -> str:
     return f"turn {checkpoint.turn} ({checkpoint.prompt!r}, {checkpoint.id})"
+
+
+def changed_files(files: list[str], shown: int = 3) -> str:
+    """`2 files changed: a.py, b.py`, what a turn's line in the picker says it changed."""
+    if not files:
+        return "no file changed"
+    names = ", ".join(files[:shown]) + (
+        f", … {len(files) - shown} more" if len(files) > shown else ""
+    )
+    return f"{files_changed(len(files))}: {names}"
 
 
 async def _go_back(host: Host, target: Checkpoint, mode: RewindMode) -> None:
@@ -83,7 +94,13 @@ def rewind_picker(host: Host, arg: str) -> None:
             return
         keys = {str(n): c.id for n, c in enumerate(reversed(turns), 1)}
         by_id = {c.id: c for c in turns}
-        host.say("\n".join(f"  [{k}] back to before {_label(by_id[v])}" for k, v in keys.items()))
+        files = await host.runtime.turn_files(turns)
+        host.say(
+            "\n".join(
+                f"  [{k}] back to before {_label(by_id[v])} · {changed_files(files[v])}"
+                for k, v in keys.items()
+            )
+        )
         picked = await host.ask("Which turn?  (a number; Esc cancels)", keys)
         if picked not in by_id:
             host.say(
