@@ -104,6 +104,11 @@ class Tool(ABC, Generic[InputT]):
         """What the call would do, shown when the user is asked (a diff); "" for nothing."""
         return ""
 
+    def precheck(self, args: InputT, ctx: ToolContext) -> ToolResult | None:
+        """The result the call would fail with, known without running it (an edit whose text
+        is not in the file): the user is not asked about it. None: it may succeed."""
+        return None
+
     def schema(self) -> dict[str, Any] | None:
         """The tool's whole API definition when it is not built from `input_model` and a prompt
         file (an MCP server's tool brings its own)."""
@@ -115,6 +120,18 @@ class Tool(ABC, Generic[InputT]):
 
 
 AnyTool = Tool[Any]
+
+
+class KnownFailure(str):
+    """A gate's answer that is not a denial: the call would fail anyway (`Tool.precheck`),
+    so it ends with the tool's own error and summary, unasked."""
+
+    summary: str
+
+    def __new__(cls, result: ToolResult) -> KnownFailure:
+        made = super().__new__(cls, result.content)
+        made.summary = result.summary
+        return made
 
 
 class Gate(Protocol):

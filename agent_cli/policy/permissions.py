@@ -17,14 +17,18 @@ Every decision is logged.
 from __future__ import annotations
 
 import asyncio
-import fnmatch
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from agent_cli.core.settings.schema import PermissionSettings
-from agent_cli.core.tool_contract import AnyTool, ToolContext, ToolInput, current_call_id
+from agent_cli.core.tool_contract import (
+    AnyTool,
+    KnownFailure,
+    ToolContext,
+    ToolInput,
+    current_call_id,
+)
 from agent_cli.policy.approval import (
     USER_DENIED,
     ApprovalRequest,
@@ -32,15 +36,11 @@ from agent_cli.policy.approval import (
     Denial,
     HeadlessApprover,
 )
-from agent_cli.tools.fs import (
-    PathRefused,
-    display_path,
-    protected,
-    readable_without_question,
-    writable_path,
-)
-from agent_cli.tools.shell.rules import SEPARATORS, UNSAFE, denied, is_read_only, normalised
-from agent_cli.tools.web.rules import domain_of
+from agent_cli.policy.patterns import bash_pattern as bash_pattern
+from agent_cli.policy.patterns import call_subject, folder_of, reads_outside
+from agent_cli.policy.patterns import matches as matches
+from agent_cli.tools.fs import PathRefused, protected, writable_path
+from agent_cli.tools.shell.rules import denied, is_read_only
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +98,10 @@ class Permissions:
         ):
             decision = Ask(f"{name} {subject}", name, BYPASS, reusable=False)
         if isinstance(decision, Ask):
+            failure = tool.precheck(args, ctx) if self._may_read(args, ctx) else None
+            if failure is not None:
+                log.info("permission not asked %s %r: it would fail", name, subject)
+                return KnownFailure(failure)
             preview = subject if name == "bash" else tool.preview(args, ctx)
             return await self._ask(name, subject, decision, preview)
         verdict = "allow" if decision is None else "deny"
@@ -119,6 +123,15 @@ class Permissions:
                 return f"Refused by the permissions.deny pattern {pattern!r} in settings."
         return None
 
+    def _may_read(self, args: ToolInput, ctx: ToolContext) -> bool:
+        """A call's path the model may read unasked: only there may a precheck tell it
+        anything about the file (a deny rule hides what it covers, existence included)."""
+        if not isinstance(getattr(args, "path", None), str) or reads_outside(args, ctx):
+            return False
+        subject = call_subject("read_file", args, ctx)
+        deny = [*self.settings.deny, *self.extra_deny]
+        return not any(matches(p, "read_file", subject, deny=True) for p in deny)
+
     def _by_mode(
         self, tool: AnyTool, args: ToolInput, ctx: ToolContext, subject: str
     ) -> str | Ask | None:
@@ -133,7 +146,7 @@ class Permissions:
         outside = reads_outside(args, ctx) if tool.read_only else None
         if outside is not None:
             summary = f"{name} {outside} (outside the workspace)"
-            return Ask(summary, f"{name}({_folder(outside)}/*)", BYPASS)
+            return Ask(summary, f"{name}({folder_of(outside)}/*)", BYPASS)
         if name in EDIT_TOOLS:
             return self._edit(name, args, ctx, subject)
         if name == "web_fetch":  # read-only: plan mode allows it; elsewhere asked per domain
@@ -235,57 +248,3 @@ def _plan_refusal(summary: str) -> str:
         f"Refused in plan mode (read-only tools only): {summary}. Finish the plan; to make "
         "changes the user runs with --permission-mode default or accept-edits."
     )
-
-
-def call_subject(name: str, args: ToolInput, ctx: ToolContext) -> str:
-    """What patterns match for a call: the command for bash, the path for file tools."""
-    if name == "bash":
-        return str(getattr(args, "command", ""))
-    if name == "web_fetch":
-        return f"domain:{domain_of(str(getattr(args, 'url', '')))}"
-    raw = getattr(args, "path", None)
-    if not isinstance(raw, str):
-        return "." if name in ("glob", "grep") else ""
-    return display_path(ctx, ctx.resolve(raw))
-
-
-def reads_outside(args: ToolInput, ctx: ToolContext) -> Path | None:
-    raw = getattr(args, "path", None)
-    if not isinstance(raw, str):
-        return None
-    path = ctx.resolve(raw)
-    return None if readable_without_question(ctx, path) else path
-
-
-def _folder(path: Path) -> Path:
-    return path if path.is_dir() else path.parent
-
-
-def bash_pattern(command: str) -> str:
-    """What "always" allows: the command's first word with any arguments, or the command."""
-    first = command.split()[0] if command.split() else command
-    simple = not any(mark in command for mark in UNSAFE) and "|" not in command
-    return f"bash({first} *)" if simple and first != command.strip() else f"bash({command})"
-
-
-def matches(pattern: str, name: str, subject: str, deny: bool = False) -> bool:
-    """`tool` matches every call of the tool; `tool(<glob>)` matches its command or path.
-    An allow glob never matches a chained or redirected command unless it spells that out."""
-    if "(" not in pattern or not pattern.endswith(")"):
-        return fnmatch.fnmatchcase(name, pattern)  # `mcp__github__*` covers a server
-    tool, glob = pattern[:-1].split("(", 1)
-    if tool != name:
-        return False
-    if name == "bash" and not deny:
-        risky = [m for m in (*UNSAFE, "|") if m in subject and m not in glob]
-        if risky:
-            return False
-    if name == "bash" and deny:
-        # also each command as it runs: without wrappers and assignments, inside `bash -c`/`eval`
-        parts = [subject, *(p.strip() for p in _split_chain(subject)), *normalised(subject)]
-        return any(fnmatch.fnmatchcase(p, glob) for p in parts)
-    return fnmatch.fnmatchcase(subject, glob)
-
-
-def _split_chain(command: str) -> list[str]:
-    return [p for p in SEPARATORS.split(command) if p.strip()]

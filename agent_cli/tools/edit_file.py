@@ -70,31 +70,46 @@ class EditFile(Tool[EditFileInput]):
             return ""
         return diff_display(display_path(ctx, path), text, after).diff
 
+    def precheck(self, args: EditFileInput, ctx: ToolContext) -> ToolResult | None:
+        """Every way the edit fails before writing (not read, changed since, old_string not
+        there or not unique): known before anyone is asked about it."""
+        planned = _planned(args, ctx)
+        return planned if isinstance(planned, ToolResult) else None
+
     async def run(self, args: EditFileInput, ctx: ToolContext) -> ToolResult:
-        try:
-            path = writable_path(ctx, args.path)
-        except PathRefused as e:
-            return _error(str(e), args.path)
-        data_or_error = _read_checked(path, args.path, ctx)
-        if isinstance(data_or_error, ToolResult):
-            return data_or_error
-        text = data_or_error
-        if args.old_string == args.new_string:
-            return _error("old_string and new_string are the same; nothing to change.", args.path)
-        count, new_text = replace_text(text, args.old_string, args.new_string)
-        if count == 0:
-            return _error(
-                f"old_string was not found in {args.path}. It must match exactly, including "
-                "whitespace and indentation; read the file again and copy the text.",
-                args.path,
-            )
-        if count > 1 and not args.replace_all:
-            return _error(
-                f"old_string occurs {count} times in {args.path}. Include more surrounding "
-                "lines to make it unique, or set replace_all to true.",
-                args.path,
-            )
+        planned = _planned(args, ctx)
+        if isinstance(planned, ToolResult):
+            return planned
+        path, text, new_text, count = planned
         return await checked(_write(path, text, new_text, count, ctx), path, ctx)
+
+
+def _planned(args: EditFileInput, ctx: ToolContext) -> tuple[Path, str, str, int] | ToolResult:
+    """(path, text now, text after, replacements), or the error the edit ends with."""
+    try:
+        path = writable_path(ctx, args.path)
+    except PathRefused as e:
+        return _error(str(e), args.path)
+    data_or_error = _read_checked(path, args.path, ctx)
+    if isinstance(data_or_error, ToolResult):
+        return data_or_error
+    text = data_or_error
+    if args.old_string == args.new_string:
+        return _error("old_string and new_string are the same; nothing to change.", args.path)
+    count, new_text = replace_text(text, args.old_string, args.new_string)
+    if count == 0:
+        return _error(
+            f"old_string was not found in {args.path}. It must match exactly, including "
+            "whitespace and indentation; read the file again and copy the text.",
+            args.path,
+        )
+    if count > 1 and not args.replace_all:
+        return _error(
+            f"old_string occurs {count} times in {args.path}. Include more surrounding "
+            "lines to make it unique, or set replace_all to true.",
+            args.path,
+        )
+    return path, text, new_text, count
 
 
 def replace_text(text: str, old: str, new: str) -> tuple[int, str]:

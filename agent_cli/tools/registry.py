@@ -22,6 +22,7 @@ from agent_cli.core.text.unicode_safe import safe_text, safe_value
 from agent_cli.core.tool_contract import (
     AnyTool,
     Gate,
+    KnownFailure,
     OpenGate,
     ToolContext,
     ToolResult,
@@ -176,11 +177,11 @@ class ToolRegistry:
         try:
             denial = await self.gate.before(tool, args, ctx)
             if denial is not None:
-                return ToolResult(
-                    safe_text(denial),
-                    is_error=True,
-                    summary=safe_text(f"{tool.describe_call(args)}: denied"),
-                )
+                summary = f"{tool.describe_call(args)}: denied"
+                if isinstance(denial, KnownFailure):  # the call would fail: nobody denied it
+                    summary = denial.summary
+                text = safe_text(str(denial))  # a plain str: the subclass stays here
+                return ToolResult(text, is_error=True, summary=safe_text(summary))
             result = await tool.run(args, ctx)
             await self.gate.after(tool, args, result, ctx)
         except Exception as e:  # a crashing handler is a result, never a crashed session

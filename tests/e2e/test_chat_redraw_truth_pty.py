@@ -29,7 +29,7 @@ def live_session(term: ChatTerm, fake_model: FakeAnthropic) -> None:
     term.wait_for("✔ bash echo shell-output-here")
     term.wait_idle()
     fake_model.script.tool_use(
-        "edit_file", path="table.py", old_string="rows = 1", new_string="rows = 2"
+        "edit_file", path="table.py", old_string="rows = 57", new_string="rows = 58"
     )
     fake_model.script.text("Left it alone: DENY-DONE.")
     term.type("edit the table")
