@@ -109,17 +109,19 @@ class StatusBar:
     def set_state(self, state: str) -> None:
         """A turn began or ended: the title says so, and the status line is run again."""
         self.state = state
-        if state == "idle" and self.line is not None:
-            self.line.poke()
         self.retitle()
 
     def retitle(self) -> None:
+        """The title again when the session's title or state changed (the status line too,
+        which shows either)."""
         session = self.runtime.session
         name = session.title or self.runtime.options.workspace.name or "agent"
         title = f"{name} · {self.state} · agent"
         if title != self._title:
             self._title = title
             self.screen.ping(osc_title(title))
+            if self.line is not None and self.state == "idle":
+                self.line.poke()
 
     async def aclose(self) -> None:
         if self.line is not None:

@@ -16,8 +16,9 @@ from tests.e2e.test_chat_steering_pty import user_settings
 from tests.fake_model import FakeAnthropic
 
 ECHO_PERCENT = """
-import json, sys
+import json, pathlib, sys
 data = json.load(sys.stdin)
+pathlib.Path(sys.argv[1]).write_text(json.dumps(data))
 print("ctx used", data["context_window"]["used_percentage"], "of", data["model"]["id"])
 print("a second line nobody sees")
 """
@@ -58,7 +59,8 @@ def script(tmp_path: Path, name: str, text: str, *args: str) -> str:
 def test_a_script_reading_used_percentage_is_shown_and_updated_after_a_turn(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ):
-    command = script(tmp_path, "percent.py", ECHO_PERCENT)
+    seen = tmp_path / "stdin.json"
+    command = script(tmp_path, "percent.py", ECHO_PERCENT, str(seen))
     user_settings(
         fake_env, {"status_line": {"command": command, "refresh_s": 600, "timeout_ms": 5_000}}
     )
@@ -76,11 +78,27 @@ def test_a_script_reading_used_percentage_is_shown_and_updated_after_a_turn(
         term.wait_for(lambda _: "ctx used 2 of claude-" in bar(term))  # run after the turn
         term.type("/rename Fixing the parser")
         term.wait_for("is now titled")
+        term.wait_for(lambda _: "Fixing the parser" in seen.read_text())  # run again for it
         screen = term.text()
         term.send(CTRL_D)
         raw = term.finish()
     finally:
         term.close()
+    data = json.loads(seen.read_text())  # Claude Code's keys, meaning the same
+    assert data["hook_event_name"] == "Status"
+    assert data["workspace"] == {"current_dir": str(workspace), "project_dir": str(workspace)}
+    assert data["cwd"] == str(workspace)
+    assert data["transcript_path"].endswith(f"{data['session_id']}.jsonl")
+    assert Path(data["transcript_path"]).is_file()
+    window = data["context_window"]
+    assert window["context_window_size"] == 200_000
+    assert window["used_percentage"] + window["remaining_percentage"] == 100
+    usage = window["current_usage"]
+    assert round(100 * usage["input_tokens"] / 200_000) == window["used_percentage"]
+    assert data["cost"]["total_cost_usd"] > 0
+    assert data["cost"]["total_api_duration_ms"] > 0
+    assert data["agent"]["title"] == "Fixing the parser"
+    assert data["agent"]["state"] == "idle"
     assert "ctx 2%" not in bar_row(screen)  # the script's line stands for the built-in parts
     assert "\x1b[22;0t" in raw  # the terminal's title pushed at start ...
     assert "\x1b]2;ws · idle · agent\x07" in raw
