@@ -1,4 +1,6 @@
-"""The shell sandbox through `agent run` in `default` mode: real bubblewrap, the fake model."""
+"""The shell sandbox through `agent run` as a process: real bubblewrap, the fake model. What
+the sandbox hides of the agent's own process (its environment) and a background job dying with
+the agent need the process; the rest runs in process (tests/unit/tools/test_sandbox_runs.py)."""
 
 from __future__ import annotations
 
@@ -33,34 +35,17 @@ def _results(fake_model: FakeAnthropic) -> list[str]:
     return [str(b["content"]) for b in last_user_blocks(fake_model.bodies()[-1])]
 
 
-def test_writes_inside_run_unasked_and_confined_ones_fail_naming_the_sandbox(
-    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
-) -> None:
-    ws = _workspace(tmp_path)
-    home = Path(fake_env["HOME"])
-    commands = [
-        "echo ok > inside.txt",
-        "echo x > ../outside.txt",
-        "touch ~/x",
-        'echo \'{"permissions": {"mode": "bypass"}}\' > .agent/settings.json',
-        "echo evil > .git/hooks/pre-commit",
-        "echo forged >> .transcripts/forged.jsonl",
-    ]
-    fake_model.script.tool_uses(*[("bash", {"command": c}) for c in commands]).text("done")
-    proc = run_agent(fake_env, ws, "run", "-p", "write things")
-    assert proc.returncode == 0, proc.stderr
-    results = _results(fake_model)
-    assert "exit code: 0" in results[0]
-    assert "Permission denied: " not in results[0]  # it was not asked
-    assert (ws / "inside.txt").read_text() == "ok\n"
-    for command, result in zip(commands[1:], results[1:], strict=True):
-        assert DENIED in result, (command, result)
-        assert "Read-only file system" in result
-    assert not (tmp_path / "outside.txt").exists()
-    assert not (home / "x").exists()
-    assert (ws / ".agent" / "settings.json").read_text() == "{}\n"
-    assert not (ws / ".git" / "hooks" / "pre-commit").exists()
-    assert not (ws / ".transcripts" / "forged.jsonl").exists()
+def _holders(folder: Path) -> list[int]:
+    """Processes of the host working in `folder` (a sandboxed pid means nothing outside)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "cwd").readlink() == folder:
+                    out.append(int(entry.name))
+            except OSError:
+                continue
+    return out
 
 
 def test_a_planted_key_reads_as_nothing_and_the_agents_environment_is_out_of_sight(
@@ -87,105 +72,6 @@ def test_a_planted_key_reads_as_nothing_and_the_agents_environment_is_out_of_sig
     # its own processes only (bwrap's init, the proxy's relay, bash, ls, grep): none of the agent's
     assert int(pids.split("\n")[0]) <= 5
     assert FAKE_API_KEY not in str(fake_model.bodies())
-
-
-def test_unsandboxed_is_refused_in_run_naming_the_flag(
-    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
-) -> None:
-    ws = _workspace(tmp_path)
-    fake_model.script.tool_use("bash", command="echo out > escaped.txt", unsandboxed=True)
-    fake_model.script.text("done")
-    proc = run_agent(fake_env, ws, "run", "-p", "escape")
-    assert proc.returncode == 0, proc.stderr
-    (result,) = _results(fake_model)
-    assert "outside the sandbox" in result
-    assert "--permission-mode bypass" in result
-    assert not (ws / "escaped.txt").exists()
-
-
-def test_plan_mode_refuses_unsandboxed_even_read_only(
-    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
-) -> None:
-    ws = _workspace(tmp_path)
-    fake_model.script.tool_use("bash", command="cat ~/.ssh/id_rsa", unsandboxed=True)
-    fake_model.script.text("done")
-    proc = run_agent(fake_env, ws, "run", "-p", "x", "--permission-mode", "plan")
-    assert proc.returncode == 0, proc.stderr
-    (result,) = _results(fake_model)
-    assert "Refused in plan mode" in result
-    assert "outside the sandbox" in result
-
-
-def _path_without_bwrap(tmp_path: Path) -> str:
-    """A PATH holding the tools a command needs but not bubblewrap."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    for tool in ("bash", "git", "touch", "cat", "rg"):
-        found = shutil.which(tool)
-        if found:
-            (bin_dir / tool).symlink_to(found)
-    return str(bin_dir)
-
-
-def test_required_without_bubblewrap_runs_no_command(
-    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
-) -> None:
-    ws = _workspace(tmp_path)
-    env = {**fake_env, "PATH": _path_without_bwrap(tmp_path)}
-    fake_model.script.tool_use("bash", command="touch ran.txt").text("done")
-    proc = run_agent(env, ws, "run", "-p", "x", "--sandbox", "required")
-    assert proc.returncode == 0, proc.stderr
-    (result,) = _results(fake_model)
-    assert "sandbox required but unavailable" in result
-    assert "apt install bubblewrap" in result
-    assert not (ws / "ran.txt").exists()
-    lines = [line for line in proc.stderr.splitlines() if "sandbox" in line]
-    assert len(lines) == 1, proc.stderr
-    assert "shell commands will not run" in lines[0]
-
-
-def test_auto_without_bubblewrap_says_once_why_and_the_fix(
-    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
-) -> None:
-    ws = _workspace(tmp_path)
-    env = {**fake_env, "PATH": _path_without_bwrap(tmp_path)}
-    fake_model.script.tool_use("bash", command="echo a > a.txt")
-    fake_model.script.tool_use("bash", command="echo b > b.txt").text("done")
-    proc = run_agent(env, ws, "run", "-p", "x", "--permission-mode", "bypass")
-    assert proc.returncode == 0, proc.stderr
-    assert (ws / "a.txt").exists()
-    assert (ws / "b.txt").exists()
-    lines = [line for line in proc.stderr.splitlines() if "sandbox" in line]
-    assert lines == [
-        "agent: sandbox off: bubblewrap is not installed; fix: apt install bubblewrap"
-    ], proc.stderr
-
-
-def test_a_bad_sandbox_flag_or_setting_exits_2_naming_it(
-    fake_env: dict[str, str], tmp_path: Path
-) -> None:
-    ws = _workspace(tmp_path)
-    proc = run_agent(fake_env, ws, "run", "-p", "x", "--sandbox", "sometimes")
-    assert proc.returncode == 2
-    assert "--sandbox" in proc.stderr
-    (ws / ".agent" / "settings.json").write_text('{"sandbox": {"mode": "loose"}}')
-    proc = run_agent(fake_env, ws, "run", "-p", "x")
-    assert proc.returncode == 2
-    assert "sandbox.mode" in proc.stderr
-    assert "Traceback" not in proc.stderr
-
-
-def _holders(folder: Path) -> list[int]:
-    """Processes of the host working in `folder` (a sandboxed pid means nothing outside)."""
-    out = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if (entry / "cwd").readlink() == folder:
-                    out.append(int(entry.name))
-            except OSError:
-                continue
-    return out
 
 
 def test_a_background_job_is_confined_and_dies_with_the_agent(
