@@ -49,7 +49,12 @@ WRAPPING = "\n\n".join(
 
 class Tmux:
     def __init__(
-        self, socket: Path, env: dict[str, str], workspace: Path, size: tuple[int, int]
+        self,
+        socket: Path,
+        env: dict[str, str],
+        workspace: Path,
+        size: tuple[int, int],
+        before: str = "",  # a shell command run before `agent chat`, in the same pane
     ) -> None:
         self.socket, self.frames = str(socket), socket.parent / "frames.log"
         self.rows = size[1]
@@ -69,7 +74,7 @@ class Tmux:
         )
         exports = " ".join(f"{k}={shlex.quote(env[k])}" for k in names)
         command = (
-            f"cd {shlex.quote(str(workspace))} && env {exports} {sys.executable} "
+            f"cd {shlex.quote(str(workspace))} && {before}env {exports} {sys.executable} "
             "-m agent_cli chat --permission-mode bypass"
         )
         self.run(

@@ -1,8 +1,9 @@
 """The bottom region kept on the screen's last rows, on a terminal that re-wraps its rows.
 
-A region drawn high up (a fresh terminal, a short session written again after a resize,
-ui/screen/commits.py) is moved down once, together with everything above it: blank lines inserted at
-the top of the screen push it all down over the blank rows below the prompt. The row is learnt
+A region drawn high up (a fresh terminal) is moved down once, together with everything above
+it: blank lines inserted at the top of the screen push it all down over the blank rows below
+the prompt. A change of columns keeps it there (ui/screen/commits.py: `relay`), so a re-wrap of
+its rows has room above it. The row is learnt
 from a cursor position report; a terminal that does not answer one keeps the region where it
 is, and one that cuts rows is left as it is.
 Imports only prompt_toolkit: the screen is drawn before anything heavy is loaded.
@@ -46,21 +47,25 @@ class BottomAnchor:
         self.app, self.ask, self.others_pending = app, ask, others_pending
         self.anchored = not terminal_reflows()  # a terminal that cuts rows leaves none behind
         self.asked: Asked | None = None
-
-    def again(self) -> None:
-        """The screen changed size: the room above the region is learnt anew."""
-        self.anchored = not terminal_reflows()
-        self.asked = None
+        self.deferred = False
 
     def after_render(self, app: Application[None]) -> None:
         """Ask where the cursor is, once a frame is on screen and nothing else is asked."""
         if self.anchored or self.asked is not None or not app.output.responds_to_cpr:
             return
         renderer = app.renderer
-        if renderer._last_screen is None or app._running_in_terminal or self.others_pending():
+        self.deferred = self.others_pending()  # asked again once that answer is in (`retry`)
+        if renderer._last_screen is None or app._running_in_terminal or self.deferred:
+            return
+        if renderer._last_size != app.output.get_size():  # a re-lay waits: nothing drawn
             return
         self.asked = Asked(app.render_counter, renderer._cursor_pos.y)
         self.ask()
+
+    def retry(self, app: Application[None]) -> None:
+        """An answer arrived: a question put off for it is asked now (no frame may follow)."""
+        if self.deferred:
+            self.after_render(app)
 
     def on_report(self, row: int) -> None:
         asked, self.asked = self.asked, None
@@ -68,7 +73,8 @@ class BottomAnchor:
         last = renderer._last_screen
         if asked is None or self.anchored or last is None:
             return
-        if self.app.render_counter != asked.frame or self.app._running_in_terminal:
+        moved = renderer._last_size != output.get_size()  # a re-lay to come
+        if self.app.render_counter != asked.frame or self.app._running_in_terminal or moved:
             self.app.invalidate()  # the region may have moved since: ask after the next frame
             return
         cursor = renderer._cursor_pos

@@ -7,51 +7,65 @@ a commit taller than the screen is written over the region, then diffed against 
 shifted by those rows. While another program has the terminal,
 prompt-toolkit's `run_in_terminal` erases the region, prints and draws it again.
 
-A change of columns on a terminal that re-wraps its rows, or a frame the terminal drew at
-another width than it was laid out for (ui/screen/width_probe.py), has everything committed written
-again from the top (`relay`); on a terminal that cuts rows the region is erased in place."""
+A change of columns has the region erased from where the terminal now holds its top (`relay`):
+what it held before `agent chat` and every committed line stay as the terminal keeps them.
+Where rows are re-wrapped (tmux, most emulators) the top is as many rows above the cursor as
+the region's rows now take (ui/screen/region_rows.py). A frame or a commit drawn at another width
+than it was laid out for (tmux says a new size up to 250 ms late, ui/screen/width_probe.py) is
+counted from the last frame drawn where it was laid out: the rows the frames since moved the
+cursor and the rows the commits since took at the new width, which are then written again."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import sys
-from collections import deque
+import time
 from collections.abc import Callable
+from typing import Any
 
 from prompt_toolkit.application import Application, run_in_terminal
 from prompt_toolkit.data_structures import Point
 
-from agent_cli.ui.screen.frames import FramedOutput, fixed_size, one_frame
+from agent_cli.ui.screen import region_rows
+from agent_cli.ui.screen.frames import FramedOutput, fix_size, fixed_size, one_frame
 from agent_cli.ui.screen.reflow import (
     commit_bytes,
+    erase_region,
     open_rows,
-    relay_after_resize,
     shift_up,
     terminal_reflows,
-    write_again,
 )
-from agent_cli.ui.screen.width_probe import WidthProbes
+from agent_cli.ui.screen.region_rows import region_of, rows_above
+from agent_cli.ui.screen.width_probe import LOST_S, WidthProbes
 
 COALESCE_S = 0.1
-KEPT_LINES = 10_000  # what a resize writes again (`relay`): a terminal keeps no more
+ASK_AGAIN_S = 0.005  # how often a commit looks whether a re-lay still waits for answers
 
 
 class Commits:
-    def __init__(self, app: Application[None], on_relay: Callable[[], None]) -> None:
+    def __init__(self, app: Application[None]) -> None:
         self.app = app
-        self.on_relay = on_relay  # the region was placed anew: the bottom anchor learns its row
         self._queue: asyncio.Queue[str] | None = None
         self._hurry = asyncio.Event()  # the next batch goes out without waiting for more
-        self._written: deque[tuple[int, str]] = deque()  # (lines, text), oldest first
-        self._written_lines = 0
         # committed but not on screen yet: the screen keeps showing its last frame meanwhile,
         # which still holds that text, so it never vanishes for the coalescing moment
         self.unwritten = 0
+        # a change of columns waits for the terminal to say where its last frames were drawn:
+        # no frame is drawn and nothing committed meanwhile
+        self.waiting = False
+        self._resized = False
+        region_rows.install()
+        render = app.renderer.render
+
+        def render_unless_waiting(*args: Any, **kwargs: Any) -> None:
+            if not self.waiting:
+                render(*args, **kwargs)
+
+        setattr(app.renderer, "render", render_unless_waiting)  # noqa: B010 - wrapped
 
     def commit(self, text: str) -> None:
         if not self.app.is_running:
-            self._remember(text)
             write(text + "\n")
             return
         if self._queue is None:
@@ -70,6 +84,7 @@ class Commits:
             while not self._queue.empty():
                 batch.append(self._queue.get_nowait())
             text = "\n".join(batch)
+            await self._settled()
             self.unwritten -= len(batch)  # the redraw that writes them lays out afresh
             if not self._over_region(text):
                 self._remember(text)
@@ -105,26 +120,76 @@ class Commits:
         renderer._cursor_pos = Point(x=0, y=0)
         self.app._redraw()
 
+    def on_resize(self, resize: Callable[[], None]) -> None:
+        """The terminal was resized (prompt-toolkit's handler is `resize`): in one frame, the
+        region re-laid where the terminal put it, or erased where it was (rows only) and
+        drawn anew, unless a frame since was drawn at the new size already."""
+        output = self.app.output
+        with one_frame(output):
+            fix_size(output)
+            drawn = self.app.renderer._last_size == output.get_size()  # by a frame since
+            relaid = self.relay(resized=True)
+            if not self.waiting and (relaid or not drawn):
+                resize()
+
     def relay(self, resized: bool = False) -> bool:
         """Re-lay the region if the columns changed (or the terminal said it was `resized`
         and drew a frame at another width); whether it is to be drawn anew.
 
-        A terminal that re-wraps its rows splits or joins the region's rows by how wide it
-        keeps each (as wide as it ever was, not as drawn), and a commit placed by the old
-        width lands elsewhere: the screen cannot know where anything went, so everything is
-        written again. One that cuts rows leaves them where they were: the region is erased
-        in place (ui/screen/reflow.py), unless a probe found a frame drawn at another width."""
+        Its top is where the terminal holds it now: above the cursor by the rows the region
+        takes at the new width, counted from the last frame drawn where it was laid out, plus
+        the rows the cursor moved since and those the commits since took (written again).
+        While a frame has yet to say where it was drawn, nothing is re-laid (`waiting`)."""
         renderer, probes = self.app.renderer, self._probes()
         last, size = renderer._last_size, self.app.output.get_size()
+        self._resized = self._resized or resized
         changed = last is not None and last.columns != size.columns
-        untrusted = probes is not None and (changed or resized) and not probes.trusted()
-        if not ((changed and terminal_reflows()) or untrusted):
-            return relay_after_resize(self.app)
-        write_again(self.app, [text for _, text in self._written])
+        untrusted = probes is not None and probes.drawn_elsewhere and self._resized
+        if last is None or not (changed or untrusted):
+            self._resized = False
+            return False
+        if probes is not None and probes.pending():
+            self._wait()
+            return False
+        if probes is not None and probes.drawn_elsewhere:
+            region, texts = probes.since_reference()
+        else:
+            region, texts = region_of(renderer, last.columns), []
+        taken = sum(commit_bytes(text, size.columns)[1] for text in texts)
+        top = rows_above(region, size.columns, terminal_reflows()) - region.cursor[0]
+        up = max(top + taken + renderer._cursor_pos.y, 0)
+        # drawn anew where its last row was (the screen's last, once anchored), the rows
+        # above it it no longer takes left blank: room for the next change of columns
+        height = self.app.layout.container.preferred_height(size.columns, size.rows).preferred
+        erase_region(self.app, up, texts, max(up + 1 - min(height, size.rows) - taken, 0))
+        self.waiting = self._resized = False
         if probes is not None:
-            probes.written_again()
-        self.on_relay()
+            probes.relaid()
         return True
+
+    def _wait(self) -> None:
+        if self.waiting:
+            return
+        self.waiting = True
+        with contextlib.suppress(RuntimeError):  # an answer lost: looked at again after LOST_S
+            asyncio.get_running_loop().call_later(LOST_S + 0.05, self.app.invalidate)
+
+    def answered(self) -> None:
+        """A cursor report arrived: a re-lay waiting for it is done at the next frame."""
+        probes = self._probes()
+        if self.waiting and (probes is None or not probes.pending()):
+            self.app.invalidate()
+
+    async def _settled(self) -> None:
+        """Until no re-lay waits for the terminal's answers (at most LOST_S): a commit placed
+        by the old layout would land inside the re-wrapped region."""
+        deadline = time.monotonic() + LOST_S + 0.1
+        while time.monotonic() < deadline and not self.app._running_in_terminal:
+            with fixed_size(self.app.output):
+                self.relay()
+            if not self.waiting:
+                return
+            await asyncio.sleep(ASK_AGAIN_S)
 
     def _probes(self) -> WidthProbes | None:
         output = self.app.output
@@ -133,11 +198,9 @@ class Commits:
         return None
 
     def _remember(self, text: str) -> None:
-        lines = text.count("\n") + 1
-        self._written.append((lines, text))
-        self._written_lines += lines
-        while self._written_lines > KEPT_LINES and len(self._written) > 1:
-            self._written_lines -= self._written.popleft()[0]
+        probes = self._probes()
+        if probes is not None:
+            probes.committed(text)
 
     def hurry(self) -> None:
         """What is committed now is shown now (a stopped turn: the user waits for the prompt)."""

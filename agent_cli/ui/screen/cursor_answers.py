@@ -15,6 +15,7 @@ from prompt_toolkit.application import Application
 
 from agent_cli.ui.screen.anchor import BottomAnchor
 from agent_cli.ui.screen.frames import FramedOutput
+from agent_cli.ui.screen.region_rows import region_of
 from agent_cli.ui.screen.width_probe import ANCHOR, RENDERER
 
 
@@ -42,6 +43,7 @@ def anchor_asking(app: Application[None]) -> BottomAnchor:
             framed.erasing = False
 
     framed.laid_out, framed.awaits_answer = laid_out, awaits_answer
+    framed.region = lambda: region_of(renderer, laid_out())
     setattr(renderer, "erase", erase_unprobed)  # noqa: B010 - wrapped
     return BottomAnchor(app, framed.ask_for_anchor, lambda: framed.probes.owes(RENDERER))
 

@@ -23,7 +23,7 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.output import Output
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from agent_cli.ui.screen.width_probe import ANCHOR, RENDERER, WidthProbes
+from agent_cli.ui.screen.width_probe import ANCHOR, NOTHING, RENDERER, RegionRows, WidthProbes
 
 BEGIN, END = "\x1b[?2026h", "\x1b[?2026l"
 # what prompt-toolkit writes around every frame, changed or not: alone, they net to nothing
@@ -46,6 +46,7 @@ class FramedOutput(Vt100_Output):
     held = False
     rows_exist = False  # this frame only moves over rows already drawn (ui/reflow.fit_region)
     laid_out: Callable[[], int] | None = None  # the columns the renderer drew this frame for
+    region: Callable[[], RegionRows] | None = None  # the region as this frame left it
     # each question of ours is owed an answer like prompt-toolkit's own, which it waits for
     # before it gives the terminal back (an answer read by the shell would be typed into it)
     awaits_answer: Callable[[], None] | None = None
@@ -85,7 +86,7 @@ class FramedOutput(Vt100_Output):
         if self.erasing:
             return ""
         columns = self.laid_out() if self.laid_out is not None else self.get_size().columns
-        probe = self.probes.probe(columns)
+        probe = self.probes.probe(columns, self.region() if self.region is not None else NOTHING)
         if probe and self.awaits_answer is not None:
             self.awaits_answer()
         return probe

@@ -39,7 +39,7 @@ from agent_cli.ui.input.screen_keys import KeyActions
 from agent_cli.ui.screen.commits import Commits
 from agent_cli.ui.screen.contract import Controller
 from agent_cli.ui.screen.cursor_answers import anchor_asking, route_answer
-from agent_cli.ui.screen.frames import fix_size, log_frame, one_frame, screen_output
+from agent_cli.ui.screen.frames import fix_size, log_frame, screen_output
 from agent_cli.ui.screen.picker import Picker
 from agent_cli.ui.screen.question import QuestionView
 from agent_cli.ui.screen.reflow import SteadyWindow, fit_region
@@ -85,25 +85,14 @@ class ChatScreen(KeyActions, JobKeys):
             output=screen_output(),
         )
         self.anchor = anchor_asking(self.app)  # room above the region for a resize to reflow
-        self.commits = Commits(self.app, on_relay=self.anchor.again)
+        self.commits = Commits(self.app)
         self.app.after_render += self.anchor.after_render
         # Esc stops a turn at once: a terminal sends an escape sequence (and Alt-Enter's two bytes)
         # in one write, so 20 ms tells a lone Esc from one; once the reader has seen it alone, the
         # key processor need not wait again for an Enter (its default: a whole second).
         self.app.ttimeoutlen, self.app.timeoutlen = 0.02, 0
-        resize = self.app._on_resize
-
-        def framed_resize() -> None:  # erase and redraw on resize: one frame, no blank flash
-            output = self.app.output
-            with one_frame(output):
-                fix_size(output)
-                drawn = self.app.renderer._last_size == output.get_size()  # by a frame since
-                # re-laid where the terminal reflowed it, or already drawn at the new size
-                if self.commits.relay(resized=True) or not drawn:
-                    resize()
-            self.anchor.again()
-
-        setattr(self.app, "_on_resize", framed_resize)  # noqa: B010 - a method, replaced
+        resize = self.app._on_resize  # re-laid where the terminal put the region: one frame
+        setattr(self.app, "_on_resize", lambda: self.commits.on_resize(resize))  # noqa: B010
         self.app.before_render += self._before_frame
         if os.environ.get("AGENT_FRAME_LOG"):  # diagnostics: the height of every frame
             self.app.after_render += log_frame
@@ -229,6 +218,8 @@ class ChatScreen(KeyActions, JobKeys):
 
     def on_cursor_report(self, row: int, column: int) -> None:
         route_answer(self.app, self.anchor, row, column)
+        self.commits.answered()
+        self.anchor.retry(self.app)
 
     def on_ctrl_c(self) -> None:
         if not self.picker.done(None):  # Ctrl-C first closes an open picker

@@ -2,9 +2,10 @@
 
 A commit writes finished lines over the top of the region and lets prompt-toolkit diff the rest
 against its last frame shifted down by those rows: only the cells that changed are sent again.
-A resize on a terminal that cuts rows leaves them where they were, so the region is erased
-from its top and drawn anew; one that re-wraps them (tmux, most emulators) leaves nothing the
-screen could find again, and everything is written again (`write_again`, ui/screen/commits.py).
+A change of columns has the region erased from where the terminal now holds its top and drawn
+anew (`erase_region`): where rows are cut, as many rows above the cursor as before; where they
+are re-wrapped, as many as its rows now take (ui/screen/region_rows.py). Nothing above the
+region is written again.
 Imports only prompt_toolkit: the screen is drawn before anything heavy is loaded.
 """
 
@@ -44,31 +45,17 @@ def terminal_reflows() -> bool:
     return not (os.environ.get("XTERM_VERSION") or os.environ.get("TERM") == "linux")
 
 
-def relay_after_resize(app: Application[None]) -> bool:
-    """The columns changed on a terminal that cuts rows: they are where they were, so the
-    region is erased from its top and drawn anew at the new width. Whether it was."""
-    renderer, size = app.renderer, app.output.get_size()
-    if renderer._last_size is None or renderer._last_size.columns == size.columns:
-        return False
-    output, cursor = app.output, renderer._cursor_pos
-    output.cursor_up(cursor.y)
+def erase_region(app: Application[None], up: int, texts: list[str], down: int) -> None:
+    """Erase from `up` rows above the cursor (where the terminal now has the region's top)
+    down, write `texts` there again at the terminal's width (commits it may have put elsewhere),
+    and let the region be drawn whole `down` rows below them, at the new size."""
+    renderer, output, size = app.renderer, app.output, app.output.get_size()
+    output.cursor_up(up)
     output.write_raw("\r")
     output.erase_down()
-    renderer._cursor_pos = Point(x=0, y=0)
-    renderer._last_screen, renderer._last_size = None, size  # drawn whole at the new width
-    return True
-
-
-CLEAR_ALL = "\x1b[H\x1b[2J\x1b[3J"  # the screen (tmux moves it into scrollback), then scrollback
-
-
-def write_again(app: Application[None], texts: list[str]) -> None:
-    """Clear the screen and scrollback, write `texts` again at the new width, and let the
-    region be drawn whole below them: right wherever the terminal had put anything."""
-    renderer, output, size = app.renderer, app.output, app.output.get_size()
-    output.write_raw(CLEAR_ALL)
     if texts:
         output.write_raw(commit_bytes("\n".join(texts), size.columns)[0])
+    output.cursor_down(down)
     renderer._cursor_pos = Point(x=0, y=0)
     renderer._last_screen, renderer._last_size = None, size
 

@@ -11,8 +11,15 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput
 
 from agent_cli.ui.screen.live import ChatScreen
-from agent_cli.ui.screen.reflow import CLEAR_ALL
-from agent_cli.ui.screen.width_probe import ANCHOR, LOST_S, PROBE, RENDERER, WidthProbes
+from agent_cli.ui.screen.width_probe import (
+    ANCHOR,
+    LOST_S,
+    NOTHING,
+    PROBE,
+    RENDERER,
+    RegionRows,
+    WidthProbes,
+)
 from tests.unit.ui.screen_harness import FakeTty, framed_on, questions, run_screen
 from tests.waiting import until
 
@@ -55,14 +62,14 @@ def test_a_frame_drawn_at_another_width_makes_the_screen_untrusted():
     assert not probes.trusted()  # unanswered: it may have been drawn anywhere
     probes.answer(80)  # the terminal was 80 columns wide when it drew a frame laid out for 100
     assert not probes.trusted()
-    probes.written_again()
+    probes.relaid()
     assert probes.trusted()
 
 
 def test_answers_to_frames_before_a_rewrite_no_longer_count():
     probes = answering()
     probes.probe(100)
-    probes.written_again()  # everything those frames drew was cleared
+    probes.relaid()  # everything those frames drew was erased
     assert probes.trusted()
     probes.probe(80)
     assert probes.answer(80) is None  # the old frame's answer, at a width it was not laid for
@@ -119,14 +126,20 @@ def resized_after(answer_width: int) -> tuple[str, str]:
     return written[: cut[0]], written[cut[0] :]
 
 
-def test_a_frame_drawn_at_another_width_has_the_resize_write_everything_again(
+SCROLLBACK_CLEARED = "\x1b[3J"
+
+
+def test_a_frame_drawn_at_another_width_has_what_was_committed_since_written_again(
     monkeypatch: pytest.MonkeyPatch,
 ):
+    """The commit may have landed anywhere: the region is erased from where the last frame drawn
+    at its width left it, and the commit written once more there; the rest stays."""
     monkeypatch.setenv("AGENT_REFLOW", "0")  # rows cut, not re-wrapped: only the probe tells
     before, after = resized_after(answer_width=70)  # the terminal had moved on already
     assert "a committed block" in before
-    assert CLEAR_ALL in after  # screen and scrollback cleared: nothing left of what it drew
-    assert "a committed block" in after.split(CLEAR_ALL, 1)[1]  # then written again
+    assert SCROLLBACK_CLEARED not in after
+    assert "\x1b[2J" not in after
+    assert after.count("a committed block") == 1  # written again, once
 
 
 def test_frames_drawn_where_they_were_laid_out_are_re_laid_in_place(
@@ -134,19 +147,40 @@ def test_frames_drawn_where_they_were_laid_out_are_re_laid_in_place(
 ):
     monkeypatch.setenv("AGENT_REFLOW", "0")
     _, after = resized_after(answer_width=80)
-    assert CLEAR_ALL not in after  # the user's own scrollback stays
+    assert SCROLLBACK_CLEARED not in after  # the user's own scrollback stays
     assert "a committed block" not in after  # settled: not written twice
-    assert "\x1b[J" in after  # the region erased where it was
+    assert "\x1b[A\r\x1b[K" in after  # the region (status bar, prompt) erased where it was
 
 
-def test_a_terminal_that_re_wraps_rows_has_everything_written_again(
+def test_a_terminal_that_re_wraps_rows_has_the_region_erased_from_its_new_top(
     monkeypatch: pytest.MonkeyPatch,
 ):
-    """It keeps each row as wide as it ever was, not as drawn: no erase could find the top."""
+    """At 60 columns the 80-column status bar takes two rows above the prompt: the erase starts
+    two rows up, and nothing committed is written again."""
     monkeypatch.setenv("AGENT_REFLOW", "1")
     _, after = resized_after(answer_width=80)  # every frame drawn where it was laid out
-    assert CLEAR_ALL in after
-    assert "a committed block" in after.split(CLEAR_ALL, 1)[1]
+    assert SCROLLBACK_CLEARED not in after
+    assert "a committed block" not in after
+    assert "\x1b[2A\r\x1b[K" in after
+
+
+def test_the_reference_is_the_last_frame_drawn_where_it_was_laid_out():
+    probes = answering()
+    first, second = RegionRows((80, 5), (1, 5)), RegionRows((80, 80, 5), (2, 5))
+    probes.probe(80, first)
+    probes.committed("one")
+    probes.probe(80, second)
+    probes.committed("two")
+    probes.probe(80, RegionRows((9,), (0, 0)))
+    probes.answer(80)
+    assert probes.since_reference() == (first, ["one", "two"])
+    probes.answer(80)
+    assert probes.since_reference() == (second, ["two"])
+    probes.answer(60)  # drawn after the terminal narrowed: the reference stays
+    assert probes.drawn_elsewhere
+    assert probes.since_reference() == (second, ["two"])
+    probes.relaid()
+    assert probes.since_reference() == (NOTHING, [])
 
 
 def on_a_slow_terminal(hand_over: str) -> tuple[list[bool], int, list[tuple[int, int]]]:
