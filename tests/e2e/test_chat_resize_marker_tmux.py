@@ -7,6 +7,7 @@ on each change, as most terminals do, and tells the program the new size up to 2
 from __future__ import annotations
 
 import shutil
+import time
 from functools import partial
 from pathlib import Path
 
@@ -21,12 +22,21 @@ pytestmark = [
     pytest.mark.timeout(240),  # twenty resizes, each waited for
 ]
 MARKER = "MARKER-BEFORE-CHAT-7f3e"
+LOOK_S = 0.3
 # each step at least half the width before it: the region (at most half the rows) still fits
 # on the screen once the terminal has split each of its rows in two
 WIDTHS = {
     WIDE: (100, 140, 80, 120, 100, 140, 90, 130, 110, 140),
     SMALL: (60, 80, 40, 70, 50, 80, 45, 65, 55, 80),
 }
+
+
+def resize(tmux: Tmux, columns: int) -> None:
+    """A person changes the width, then looks: tmux tells the program of a change that follows
+    another within 250 ms only once that time is up, and frames drawn meanwhile land at a width
+    they were not laid out for (tests/e2e/test_chat_resize_tmux.py tries that case)."""
+    tmux.width(columns)
+    time.sleep(LOOK_S)
 
 
 def reply_lines_seen(tmux: Tmux) -> int:
@@ -59,14 +69,14 @@ def test_what_the_shell_printed_survives_ten_column_changes_mid_reply_and_idle(
         mid_reply = 0
         for columns in WIDTHS[size]:
             seen = reply_lines_seen(tmux)
-            tmux.width(columns)
+            resize(tmux, columns)
             if not the_reply_is_over(tmux):
                 mid_reply += 1
                 wait_until(partial(went_on, tmux, seen), timeout=30, what="the reply going on")
         assert mid_reply >= 8, f"only {mid_reply} of the changes came during the reply"
         wait_until(lambda: the_reply_is_over(tmux), timeout=60, what="the reply's end")
         for columns in WIDTHS[size]:
-            tmux.width(columns)
+            resize(tmux, columns)
             settled(tmux, columns)
         scrollback = settled(tmux, WIDTHS[size][-1])
     finally:
