@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import sys
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -35,11 +36,13 @@ from agent_cli.ui.screen.reflow import (
     open_rows,
     shift_up,
     terminal_reflows,
+    write_again,
 )
 from agent_cli.ui.screen.region_rows import region_of, rows_above
 from agent_cli.ui.screen.width_probe import LOST_S, WidthProbes
 
 COALESCE_S = 0.1
+KEPT_LINES = 10_000  # what a re-lay that lost track writes again (`relay`): terminals keep less
 ASK_AGAIN_S = 0.005  # how often a commit looks whether a re-lay still waits for answers
 
 
@@ -51,6 +54,8 @@ class Commits:
         # committed but not on screen yet: the screen keeps showing its last frame meanwhile,
         # which still holds that text, so it never vanishes for the coalescing moment
         self.unwritten = 0
+        self._written: deque[tuple[int, str]] = deque()  # (lines, text), oldest first
+        self._written_lines = 0
         # a change of columns waits for the terminal to say where its last frames were drawn:
         # no frame is drawn and nothing committed meanwhile
         self.waiting = False
@@ -66,6 +71,7 @@ class Commits:
 
     def commit(self, text: str) -> None:
         if not self.app.is_running:
+            self._remember(text)
             write(text + "\n")
             return
         if self._queue is None:
@@ -151,6 +157,11 @@ class Commits:
         if probes is not None and probes.pending():
             self._wait()
             return False
+        if probes is not None and probes.drawn_elsewhere and probes.lost_track(size.columns):
+            write_again(self.app, [text for _, text in self._written])  # the trade-off: README
+            self.waiting = self._resized = False
+            probes.relaid()
+            return True
         if probes is not None and probes.drawn_elsewhere:
             region, texts = probes.since_reference()
         else:
@@ -198,6 +209,11 @@ class Commits:
         return None
 
     def _remember(self, text: str) -> None:
+        lines = text.count("\n") + 1
+        self._written.append((lines, text))
+        self._written_lines += lines
+        while self._written_lines > KEPT_LINES and len(self._written) > 1:
+            self._written_lines -= self._written.popleft()[0]
         probes = self._probes()
         if probes is not None:
             probes.committed(text)

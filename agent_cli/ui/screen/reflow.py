@@ -60,6 +60,20 @@ def erase_region(app: Application[None], up: int, texts: list[str], down: int) -
     renderer._last_screen, renderer._last_size = None, size
 
 
+CLEAR_ALL = "\x1b[H\x1b[2J\x1b[3J"  # the screen (tmux moves it into scrollback), then scrollback
+
+
+def write_again(app: Application[None], texts: list[str]) -> None:
+    """Clear the screen and scrollback, write `texts` again at the new width, and let the
+    region be drawn whole below them: right wherever the terminal had put anything."""
+    renderer, output, size = app.renderer, app.output, app.output.get_size()
+    output.write_raw(CLEAR_ALL)
+    if texts:
+        output.write_raw(commit_bytes("\n".join(texts), size.columns)[0])
+    renderer._cursor_pos = Point(x=0, y=0)
+    renderer._last_screen, renderer._last_size = None, size
+
+
 def fit_region(app: Application[None]) -> None:
     """Before each frame (after a width change not yet announced by the resize signal is
     re-laid, ui/screen/commits.py): the region is exactly as tall as its content, never padded with

@@ -60,6 +60,7 @@ class WidthProbes:
         self.reference = NOTHING
         self.commits = 0
         self.unconfirmed: deque[tuple[int, str]] = deque()
+        self.foreign: set[int] = set()  # widths frames of this generation were drawn at instead
 
     def probe(self, columns: int, region: RegionRows = NOTHING) -> str:
         """Bytes that end a frame laid out for `columns`: empty until the terminal answers."""
@@ -95,6 +96,7 @@ class WidthProbes:
             return None
         if column != asked.columns:
             self.drawn_elsewhere = True
+            self.foreign.add(column)
             return None
         self.reference = asked.region
         while self.unconfirmed and self.unconfirmed[0][0] < asked.commits:
@@ -117,6 +119,11 @@ class WidthProbes:
         the terminal has said: a question still unanswered could be one that was not."""
         return not (self.pending() or self.drawn_elsewhere)
 
+    def lost_track(self, columns: int) -> bool:
+        """Whether frames were drawn at a width the terminal no longer has: it re-wrapped their
+        rows again since (several changes within tmux's 250 ms), which no count follows."""
+        return bool(self.foreign - {columns})
+
     def since_reference(self) -> tuple[RegionRows, list[str]]:
         """The region as the last frame drawn where it was laid out left it, and the texts
         committed after that frame."""
@@ -126,4 +133,4 @@ class WidthProbes:
         """The region was erased and is drawn anew: what earlier frames did is gone."""
         self.generation += 1
         self.drawn_elsewhere = False
-        self.reference, self.unconfirmed = NOTHING, deque()
+        self.reference, self.unconfirmed, self.foreign = NOTHING, deque(), set()

@@ -135,7 +135,7 @@ def test_a_frame_drawn_at_another_width_has_what_was_committed_since_written_aga
     """The commit may have landed anywhere: the region is erased from where the last frame drawn
     at its width left it, and the commit written once more there; the rest stays."""
     monkeypatch.setenv("AGENT_REFLOW", "0")  # rows cut, not re-wrapped: only the probe tells
-    before, after = resized_after(answer_width=70)  # the terminal had moved on already
+    before, after = resized_after(answer_width=60)  # the terminal had moved on already
     assert "a committed block" in before
     assert SCROLLBACK_CLEARED not in after
     assert "\x1b[2J" not in after
@@ -239,3 +239,14 @@ def test_no_question_is_open_while_another_program_has_the_terminal():
     assert any(asked), "no frame was probed"
     ((written, taken),) = handed
     assert taken == written
+
+
+def test_frames_drawn_at_a_width_the_terminal_left_again_lose_track():
+    """140 -> 100 -> 140 within tmux's 250 ms: a frame drawn at 100 was re-wrapped twice."""
+    probes = answering()
+    probes.probe(140)
+    probes.answer(100)
+    assert not probes.lost_track(100)  # one change: counted from the reference
+    assert probes.lost_track(140)
+    probes.relaid()
+    assert not probes.lost_track(140)
