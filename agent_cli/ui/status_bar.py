@@ -33,7 +33,9 @@ def cut(text: str, width: int) -> str:
 
 
 def osc_title(text: str) -> str:
-    return f"\x1b]2;{CONTROL.sub('', text)[:200]}\x07"
+    # ended by ST, not BEL: a terminal that does not know OSC 2 would ring the bell (a ping the
+    # user turned off, or never asked for)
+    return f"\x1b]2;{CONTROL.sub('', text)[:200]}\x1b\\"
 
 
 def status_input(runtime: Runtime, panel: PanelState, state: str, started: float) -> dict[str, Any]:

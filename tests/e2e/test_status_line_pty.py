@@ -101,9 +101,9 @@ def test_a_script_reading_used_percentage_is_shown_and_updated_after_a_turn(
     assert data["agent"]["state"] == "idle"
     assert "ctx 2%" not in bar_row(screen)  # the script's line stands for the built-in parts
     assert "\x1b[22;0t" in raw  # the terminal's title pushed at start ...
-    assert "\x1b]2;ws · idle · agent\x07" in raw
-    assert "\x1b]2;ws · working · agent\x07" in raw
-    assert "\x1b]2;Fixing the parser · idle · agent\x07" in raw
+    assert "\x1b]2;ws · idle · agent\x1b\\" in raw
+    assert "\x1b]2;ws · working · agent\x1b\\" in raw
+    assert "\x1b]2;Fixing the parser · idle · agent\x1b\\" in raw
     assert raw.rindex("\x1b[23;0t") > raw.rindex("\x1b]2;")  # ... and given back at exit
 
 

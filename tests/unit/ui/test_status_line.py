@@ -25,7 +25,7 @@ def test_first_line_drops_escapes_and_control_bytes():
 
 
 def test_title_and_cut():
-    assert osc_title("a\x07b\x1b]0;x") == "\x1b]2;ab\x07"  # a sequence inside is dropped
+    assert osc_title("a\x07b\x1b]0;x") == "\x1b]2;ab\x1b\\"  # a sequence inside is dropped
     assert cut("a long status line", 8) == "a long …"
     assert cut("short", 8) == "short"
 
