@@ -70,6 +70,8 @@ def _assistant(message: dict[str, Any], workspace: Path) -> Iterator[Replayed]:
 def _shown(record: ShownRecord) -> Replayed:
     if record.kind == "steered":
         return helpers.update_user_message_text(record.text)
+    if record.kind == "error":
+        return helpers.update_agent_message_text(f"✗ {record.text}")
     status: ToolCallStatus = "failed" if record.is_error else "completed"
     return helpers.update_tool_call(record.id, title=record.text, status=status)
 

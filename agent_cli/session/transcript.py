@@ -105,12 +105,13 @@ class CompactionRecord(_Record):
 
 class ShownRecord(_Record):
     """What the screen showed that the messages do not say: a finished tool call's line (its
-    summary, whether it failed) or a queued text the model was given. A redraw shows it again."""
+    summary, whether it failed), a queued text the model was given, or the error a turn failed
+    with. A redraw shows it again."""
 
     type: Literal["shown"] = "shown"
-    kind: Literal["tool", "steered"] = "tool"
+    kind: Literal["tool", "steered", "error"] = "tool"
     id: str = Field(default="", description="The tool_use id (a tool's line).")
-    text: str = Field(description="The tool's summary line, or the steered text.")
+    text: str = Field(description="The tool's summary line, the steered text, or the error.")
     is_error: bool = False
 
 

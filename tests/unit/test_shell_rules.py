@@ -139,3 +139,8 @@ def test_deny_list(command: str):
 @pytest.mark.parametrize("command", ALLOWED)
 def test_not_on_deny_list(command: str):
     assert denied(command) is None
+
+
+@pytest.mark.parametrize("command", ["seq 1 5000", "seq -w 1 10 | head -3", "seq -s, 5"])
+def test_seq_is_read_only(command: str):
+    assert is_read_only(command)  # it only prints numbers: not asked (issue 37 item 10)

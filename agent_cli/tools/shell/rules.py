@@ -25,7 +25,8 @@ __all__ = ["SEPARATORS", "UNSAFE", "denied", "is_read_only", "normalised", "word
 UNSAFE = ("`", "$", ">", "<", ";", "&", "\n", "\r", "||")
 READERS = frozenset(
     {"ls", "cat", "head", "tail", "wc", "grep", "rg", "pwd", "stat", "du", "df", "which",
-     "echo", "find", "git", "basename", "dirname", "realpath", "cut", "tr", "sort", "true"}
+     "echo", "find", "git", "basename", "dirname", "realpath", "cut", "tr", "sort", "true",
+     "seq"}
 )  # fmt: skip
 GIT_READS = frozenset({"status", "log", "diff", "show"})
 PLAIN = frozenset("-_./=:,@%+^ \t")

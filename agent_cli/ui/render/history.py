@@ -44,6 +44,8 @@ class _Redraw:
             self.info(f"⇣ a fresh context from the approved plan: {item.replaced} messages before")
         elif isinstance(item, Boundary):
             self.info(f"⇣ compacted ({item.stage}): {item.replaced} earlier messages summarised")
+        elif isinstance(item, ShownRecord) and item.kind == "error":
+            self.out.append(render.error_line(item.text, self.width, self.color))
         elif isinstance(item, ShownRecord):
             pass  # taken before (`took`)
         elif item["role"] == "user":
@@ -55,6 +57,8 @@ class _Redraw:
 
     def took(self, record: ShownRecord) -> None:
         """Before anything is drawn: a call's line is recorded after the call's message."""
+        if record.kind == "error":
+            return  # drawn where it happened (`item`)
         if record.kind == "steered":
             self.steered.append(record.text)
         elif record.id == "user-shell":
