@@ -19,6 +19,7 @@ from tests.e2e.helpers import REPO
 ENTER = "\r"  # what the Enter key sends in raw mode (\n is Ctrl-J: a new line in the input)
 CTRL_C = "\x03"
 CTRL_D = "\x04"
+FRAME_BEGIN, FRAME_END = b"\x1b[?2026h", b"\x1b[?2026l"  # synchronized output (DEC mode 2026)
 
 
 class _Screen(pyte.Screen):
@@ -103,9 +104,15 @@ class ChatTerm:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             self.pump()
-            if check(self.text()):
+            if not self.mid_frame() and check(self.text()):
                 return self.text()
         raise AssertionError(f"screen never showed {what!r}; it shows:\n{self.text()}")
+
+    def mid_frame(self) -> bool:
+        """A frame begun and not yet ended: a terminal with synchronized output still shows the
+        one before, so a person never sees this half-drawn screen."""
+        begin = self.raw.rfind(FRAME_BEGIN)
+        return begin != -1 and self.raw.find(FRAME_END, begin) == -1
 
     def send(self, text: str) -> None:
         self.child.send(text.encode())

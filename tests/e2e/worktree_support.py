@@ -30,11 +30,14 @@ def make_repo(root: Path) -> Path:
 
 @dataclass
 class Seen:
-    """What the user sees of their checkout: HEAD, branch, index bytes, status, files."""
+    """What the user sees of their checkout: HEAD, branch, what is staged, status, files.
+
+    The index is compared by its entries (mode, object, stage, path), not its bytes: git
+    rewrites the stat cache in it whenever it finds a racily clean entry, `git status` included."""
 
     head: str
     branch: str
-    index: bytes
+    index: str
     status: str
     files: dict[str, bytes]
 
@@ -44,7 +47,7 @@ class Seen:
         return cls(
             sh(repo, "rev-parse", "HEAD"),
             sh(repo, "branch", "--show-current"),
-            (repo / ".git" / "index").read_bytes(),
+            sh(repo, "ls-files", "--stage"),
             sh(repo, "status", "--porcelain", "--untracked-files=all"),
             files,
         )
