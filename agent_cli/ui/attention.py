@@ -28,10 +28,13 @@ class Attention:
     def turn_started(self) -> None:
         self._started = time.monotonic()
 
-    def turn_ended(self) -> None:
+    def turn_ended(self, took: float | None = None) -> None:
+        """`took`: the turn's own seconds when known (ui/turn.py: less what it waited for the
+        user's answers, who was there then)."""
         if self._started is None:
             return
-        took, self._started = time.monotonic() - self._started, None
+        took = time.monotonic() - self._started if took is None else took
+        self._started = None
         if took >= self.runtime.settings.notify.after_s:
             self.ping("turn_done", f"agent: done after {took:.0f} s")
 

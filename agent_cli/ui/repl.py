@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from typing import TYPE_CHECKING
 
@@ -45,11 +46,17 @@ class ScreenApprover:
     def __init__(self, screen: ChatScreen) -> None:
         self.screen = screen
         self.attention: Attention | None = None  # the ping when a question waits
+        self.view: TurnView | None = None  # its timers stand still while the question waits
 
     async def approve(self, request: ApprovalRequest) -> Decision | Denial:
         if self.attention is not None:
             self.attention.ping("approval", f"agent: allow {request.summary}?")
-        text = approval_view.question(request, self.screen.columns(), use_color())
+        with self.view.asked(request.call_id) if self.view else contextlib.nullcontext():
+            return await self._answer(request)
+
+    async def _answer(self, request: ApprovalRequest) -> Decision | Denial:
+        # laid out at the screen's width of each frame: a resize re-lays it
+        text = lambda width: approval_view.question(request, width, use_color())  # noqa: E731
         answer = await self.screen.ask(text, approval_view.answers(request))
         if answer == "feedback":
             typed = await self.screen.ask_line(approval_view.FEEDBACK_PROMPT)
@@ -93,8 +100,9 @@ class Repl(ChatCore):
         preload_sdk()
         repl = cls(screen, runtime, use_color())
         if isinstance(runtime.approver, ScreenApprover):
-            runtime.approver.attention = repl.attention
-        runtime.answer_with(ScreenAsker(screen, repl.attention, repl.color))  # ask_user, plans
+            runtime.approver.attention, runtime.approver.view = repl.attention, repl.view
+        asker = ScreenAsker(screen, repl.attention, repl.color, repl.view.asked)
+        runtime.answer_with(asker)  # ask_user, plans
         verb = "Resumed" if runtime.restored else "New"
         repl.redraw_history()
         repl.say(f"{verb} session {runtime.session.id}. /help lists commands.", "dim")
@@ -231,7 +239,7 @@ class Repl(ChatCore):
             self.screen.commit(line)
         self.screen.commits.hurry()  # the turn's last lines: shown now, the user waits for them
         self.view.waiting = False
-        self.attention.turn_ended()
+        self.attention.turn_ended(self.view.elapsed())
         self.screen.invalidate()
         following = self.runtime.next_queued()
         if following is not None:  # typed too late for the turn: it is the next one

@@ -7,6 +7,8 @@ live region holds only the unfinished block (cropped to its tail) and the runnin
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +29,38 @@ from agent_cli.ui.render import render
 LIVE_LINES = 10  # the unfinished block's tail shown in the live region
 
 
+class Stopwatch:
+    """Seconds since `start`, less the time it was held: a timer on screen counts the agent's
+    time, never the time a question waited for the user. Holds may overlap (counted once)."""
+
+    def __init__(self, now: Callable[[], float] = time.monotonic) -> None:
+        self.now = now
+        self._started = now()
+        self._held = 0.0  # seconds held, of holds that ended
+        self._since: float | None = None  # when the holds now open began
+        self._depth = 0
+
+    def start(self) -> None:
+        self._started, self._held = self.now(), 0.0
+        self._since = self._started if self._depth else None
+
+    def hold(self) -> None:
+        if self._depth == 0:
+            self._since = self.now()
+        self._depth += 1
+
+    def resume(self) -> None:
+        self._depth = max(self._depth - 1, 0)
+        if self._depth == 0 and self._since is not None:
+            self._held += self.now() - self._since
+            self._since = None
+
+    def elapsed(self) -> float:
+        now = self.now()
+        held = self._held + (now - self._since if self._since is not None else 0.0)
+        return max(now - self._started - held, 0.0)
+
+
 @dataclass
 class TurnView:
     width: int = 80
@@ -35,22 +69,50 @@ class TurnView:
     running: dict[str, str] = field(default_factory=dict)  # tool_use id -> label
     waiting: bool = False  # a request is out and nothing has streamed yet
     frame: int = 0
-    started: float = 0.0  # monotonic: when the turn began (the spinner's elapsed seconds)
+    now: Callable[[], float] = time.monotonic
+    turn: Stopwatch | None = None  # the turn's time (the spinner's elapsed seconds); begin()
     out_tokens: int = 0  # the turn's output tokens of finished requests
     streamed: int = 0  # characters of the request being answered (~4 a token, until it ends)
-    _tool_started: dict[str, float] = field(default_factory=dict)
+    _tool_started: dict[str, Stopwatch] = field(default_factory=dict)
+    _asked: dict[str, int] = field(default_factory=dict)  # call id -> questions open on it
     _subagent_tools: dict[str, int] = field(default_factory=dict)  # task call id -> its calls
     _cache: tuple[str, int, str] | None = None
     thinking: str = ""  # the thinking being streamed (folded to one line until it ends)
     _thought_at: float = 0.0  # monotonic: when it began
 
     def begin(self) -> None:
-        self.started, self.out_tokens, self.streamed, self.waiting = time.monotonic(), 0, 0, True
+        self.turn = Stopwatch(self.now)
+        self.out_tokens, self.streamed, self.waiting = 0, 0, True
+
+    @contextmanager
+    def asked(self, call_id: str = "") -> Iterator[None]:
+        """The user is asked something: the turn's timer and the asked call's stand still
+        (every running call's when the question names none: ask_user, a plan). The call may
+        be asked about before its start reaches the screen: it starts held then."""
+        ids = [call_id] if call_id else list(self._tool_started)
+        held = [self._tool_started[i] for i in ids if i in self._tool_started]
+        held += [self.turn] if self.turn is not None else []
+        for id_ in ids:
+            self._asked[id_] = self._asked.get(id_, 0) + 1
+        for watch in held:
+            watch.hold()
+        try:
+            yield
+        finally:
+            for id_ in ids:
+                self._asked[id_] -= 1
+                if not self._asked[id_]:
+                    del self._asked[id_]
+            if self.turn is not None:
+                self.turn.resume()
+            for id_ in ids:
+                if id_ in self._tool_started:
+                    self._tool_started[id_].resume()
 
     def feed(self, event: Any) -> list[str]:
         """Apply one event; return what goes to scrollback now, in order."""
         if isinstance(event, ThinkingDelta):
-            self._thought_at = self._thought_at or time.monotonic()
+            self._thought_at = self._thought_at or self.now()
             self.waiting = False
             self.thinking += event.text or ("[redacted thinking]" if event.redacted else "")
             self.streamed += len(event.text)
@@ -62,7 +124,7 @@ class TurnView:
         """Thinking that ended: one folded line in scrollback (Ctrl-O shows it whole)."""
         if not self.thinking:
             return []
-        took = time.monotonic() - self._thought_at
+        took = self.now() - self._thought_at
         self.thinking, self._thought_at = "", 0.0
         line = f"✻ thought for {took:.0f}s (Ctrl-O shows it)"
         return [render.info_line(line, self.width, self.color, "dim italic")]
@@ -88,10 +150,7 @@ class TurnView:
             self.waiting = True
             return [render.info_line(f"↻ {event.line()}", self.width, self.color, "yellow")]
         if isinstance(event, ToolStart):
-            out = self.flush()
-            self.running[event.id] = render.tool_label(event.name, event.input)
-            self._tool_started[event.id] = time.monotonic()
-            return out
+            return self._started(event)
         if isinstance(event, ToolEnd):
             self.running.pop(event.id, None)
             self._tool_started.pop(event.id, None)
@@ -113,6 +172,14 @@ class TurnView:
         out = self.flush() if isinstance(event, SourcesCited) else []
         line = render.event_line(event, self.width, self.color)
         return [*out, line] if line is not None else out
+
+    def _started(self, event: ToolStart) -> list[str]:
+        out = self.flush()
+        self.running[event.id] = render.tool_label(event.name, event.input)
+        watch = self._tool_started[event.id] = Stopwatch(self.now)
+        for _ in range(self._asked.get(event.id, 0)):  # asked about before it showed
+            watch.hold()
+        return out
 
     def flush(self) -> list[str]:
         """Commit the unfinished block as it is (a tool call or the turn's end closes it)."""
@@ -148,20 +215,22 @@ class TurnView:
                 rendered = render.markdown(self.text, width, self.color)
                 self._cache = (self.text, width, rendered)
             lines = self._cache[2].split("\n")[-LIVE_LINES:]
-        now = time.monotonic()
         for id_, label in self.running.items():
-            took = now - self._tool_started.get(id_, now)
+            watch = self._tool_started.get(id_)
+            took = watch.elapsed() if watch is not None else 0.0
             calls = self._subagent_tools.get(id_)
             done = "" if calls is None else f" · {calls} tool call{'s' if calls != 1 else ''}"
             lines.append(render.spinner_line(f"{label}{done}  {took:.0f}s", self.frame, self.color))
         if self.waiting and not lines:
-            lines.append(
-                render.spinner_line(f"thinking…  {self.status(now)}", self.frame, self.color)
-            )
+            lines.append(render.spinner_line(f"thinking…  {self.status()}", self.frame, self.color))
         return "\n".join(lines)
 
-    def status(self, now: float) -> str:
+    def elapsed(self) -> float:
+        """The turn's seconds so far, less what its questions waited for the user."""
+        return self.turn.elapsed() if self.turn is not None else 0.0
+
+    def status(self) -> str:
         """`12s · ↓ 340 tokens`: the turn's time and output so far."""
-        elapsed = now - self.started if self.started else 0.0
+        elapsed = self.elapsed()
         out = self.out_tokens + self.streamed // 4
         return f"{elapsed:.0f}s · ↓ {render.tokens(out)} tokens"

@@ -157,3 +157,90 @@ def test_a_stop_key_at_an_approval_denies_and_stops_the_turn(
         assert (tmp_path / "abc.py").read_text() == "x = 1\n"
     finally:
         term.close()
+
+
+def spinner_seconds(screen: str, label: str) -> int | None:
+    """The seconds the running call's spinner line shows, if it is on screen."""
+    line = next((ln for ln in screen.split("\n") if label in ln and ln[:1] in SPINNER), None)
+    return None if line is None else int(line.rsplit("  ", 1)[1].split()[0].rstrip("s"))
+
+
+@pytest.mark.usefixtures("sandbox_off")  # a sandboxed command this harmless is not asked
+def test_the_tool_timer_does_not_count_the_question_waiting(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    """`bash … 16s` after the question waited 15 s was the user's time, not the command's."""
+    fake_model.script.tool_use("bash", command="sleep 1 && rm -f missing.txt")
+    fake_model.script.text("Ran it.")
+    label = "bash sleep 1 && rm -f missing.txt"
+    term = ChatTerm(fake_env, tmp_path, columns=80, lines=24)
+    try:
+        term.wait_for("you>")
+        term.type("run it")
+        term.wait_for("Esc / Ctrl-C: no, and stop the turn")
+        waited_until = time.monotonic() + 5  # the user reads the question for 5 s
+        while time.monotonic() < waited_until:
+            term.pump(0.05)
+        asked = term.wait_for("Esc / Ctrl-C: no, and stop the turn")
+        assert spinner_seconds(asked, label) == 0, asked
+        term.send("1")
+        shown: list[int] = []
+        while "Ran it." not in term.text():
+            term.pump(0.05)
+            seconds = spinner_seconds(term.text(), label)
+            if seconds is not None and "Esc / Ctrl-C" not in term.text():
+                shown.append(seconds)
+        term.wait_for("Ran it.")
+    finally:
+        term.close()
+    assert shown, "the running command's spinner was never seen"
+    assert max(shown) < 5, shown  # the command's second or two, never the 5 s asked
+
+
+LONG = "rm -rf build/generated && make all TARGETS='parser lexer checker emitter' JOBS=2 V=1"
+
+
+def question_lines(screen: str) -> list[str]:
+    lines = screen.split("\n")
+    top = next(n for n, line in enumerate(lines) if line.startswith("Allow bash"))
+    end = next(n for n, line in enumerate(lines) if "Esc / Ctrl-C: no" in line)
+    return lines[top : end + 1]
+
+
+def shown_command(screen: str) -> str:
+    """The question's command as shown, its wrapped rows joined again (wrapped at spaces)."""
+    if "Esc / Ctrl-C: no" not in screen or "Allow bash" not in screen:
+        return ""
+    lines = question_lines(screen)
+    start = next((n for n, line in enumerate(lines) if line.startswith("  $ ")), None)
+    if start is None or "  1 yes" not in lines:
+        return ""
+    return " ".join(line.strip() for line in lines[start : lines.index("  1 yes")])
+
+
+@pytest.mark.usefixtures("sandbox_off")
+def test_an_approval_is_laid_out_again_when_the_terminal_is_resized(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    fake_model.script.tool_use("bash", command=LONG)
+    fake_model.script.text("Left it.")
+    term = ChatTerm(fake_env, tmp_path, columns=80, lines=24)
+    try:
+        term.wait_for("you>")
+        term.type("rebuild")
+        narrow = question_lines(term.wait_for("Esc / Ctrl-C: no, and stop the turn"))
+        assert f"  $ {LONG}" not in narrow  # wrapped at 80 columns
+        term.resize(140, 24)
+        wide = question_lines(
+            term.wait_for(lambda t: f"  $ {LONG}" in t.split("\n") and "Esc / Ctrl-C" in t)
+        )
+        assert len(wide) < len(narrow)  # the command (and the rest) unwrapped at 140 columns
+        term.resize(60, 24)  # pyte cuts the rows the wide layout drew; the region is redrawn
+        again = question_lines(term.wait_for(lambda t: shown_command(t) == f"$ {LONG}"))
+        assert all(len(line) <= 60 for line in again)
+        assert "  4 no, and tell the agent what to do instead" in again  # whole, not cut
+        assert any(line.startswith("Allow bash") for line in again)
+        term.send("3")
+        term.wait_for("Left it.")
+    finally:
+        term.close()

@@ -7,6 +7,8 @@ wait for each other."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
 from agent_cli.core.asking import DECLINED, Answer, PlanDecisionResult, Question
@@ -24,24 +26,32 @@ DECIDED = (
 )
 
 
+Asked = Callable[[], AbstractContextManager[None]]  # the turn's timers stand still inside
+
+
 class ScreenAsker:
-    def __init__(self, screen: ChatScreen, attention: Attention, color: bool) -> None:
+    def __init__(self, screen: ChatScreen, attention: Attention, color: bool, asked: Asked) -> None:
         self.screen, self.attention, self.color = screen, attention, color
         self._one = asyncio.Lock()
+        self._asked = asked
 
     async def ask(self, questions: list[Question]) -> list[Answer] | None:
         async with self._one:
             self.attention.ping("question", f"agent: {questions[0].question}")
-            answers: list[Answer] = []
-            for n, question in enumerate(questions):
-                answer = await self._one_question(question, n, len(questions))
-                answers.append(answer)
-                self.screen.commit(self._answered(question, answer))
-                if answer.declined:  # Esc declines what is left too
-                    rest = questions[n + 1 :]
-                    answers += [Answer(question=q.question, declined=True) for q in rest]
-                    break
-            return answers
+            with self._asked():
+                return await self._ask(questions)
+
+    async def _ask(self, questions: list[Question]) -> list[Answer]:
+        answers: list[Answer] = []
+        for n, question in enumerate(questions):
+            answer = await self._one_question(question, n, len(questions))
+            answers.append(answer)
+            self.screen.commit(self._answered(question, answer))
+            if answer.declined:  # Esc declines what is left too
+                rest = questions[n + 1 :]
+                answers += [Answer(question=q.question, declined=True) for q in rest]
+                break
+        return answers
 
     async def _one_question(self, question: Question, n: int, of: int) -> Answer:
         place = f"{n + 1}/{of}" if of > 1 else ""
@@ -65,16 +75,20 @@ class ScreenAsker:
     async def present_plan(self, plan: str, back_to: str) -> PlanDecisionResult:
         async with self._one:
             self.attention.ping("question", "agent: a plan waits for your approval")
-            index = await self.screen.dialogs.plan.present(self._lines(plan), back_to, self.color)
-            width = self.screen.columns()
-            self.screen.commit(render.markdown(plan, width, self.color) + "\n")
-            if index < len(DECIDED):
-                self.screen.commit(render.info_line(DECIDED[index], width, self.color, "green"))
-                return PlanDecisionResult(choice="implement" if index == 0 else "fresh")
-            typed = await self.screen.dialogs.typed(self.screen.ask_line, FEEDBACK_PROMPT)
-            said = f": {typed}" if typed else ""
-            self.screen.commit(render.info_line(f"↺ keep planning{said}", width, self.color))
-            return PlanDecisionResult(choice="keep_planning", feedback=typed)
+            with self._asked():
+                return await self._present_plan(plan, back_to)
+
+    async def _present_plan(self, plan: str, back_to: str) -> PlanDecisionResult:
+        index = await self.screen.dialogs.plan.present(self._lines(plan), back_to, self.color)
+        width = self.screen.columns()
+        self.screen.commit(render.markdown(plan, width, self.color) + "\n")
+        if index < len(DECIDED):
+            self.screen.commit(render.info_line(DECIDED[index], width, self.color, "green"))
+            return PlanDecisionResult(choice="implement" if index == 0 else "fresh")
+        typed = await self.screen.dialogs.typed(self.screen.ask_line, FEEDBACK_PROMPT)
+        said = f": {typed}" if typed else ""
+        self.screen.commit(render.info_line(f"↺ keep planning{said}", width, self.color))
+        return PlanDecisionResult(choice="keep_planning", feedback=typed)
 
     def _lines(self, plan: str) -> Lines:
         return lambda width: render.markdown(plan, width, self.color).split("\n")

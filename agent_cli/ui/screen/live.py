@@ -227,8 +227,9 @@ class ChatScreen(KeyActions, JobKeys):
 
     # -- questions (the approval port's answers) ---------------------------------------------
 
-    async def ask(self, question: str, answers: dict[str, str]) -> str:
-        """Ask in the bottom region; a key of `answers` picks its value. Ctrl-C / Esc -> 'deny'."""
+    async def ask(self, question: str | Callable[[int], str], answers: dict[str, str]) -> str:
+        """Ask in the bottom region; a key of `answers` picks its value. Ctrl-C / Esc -> 'deny'.
+        A `question` given as a function of the width is laid out anew at each width."""
         return await self.question.ask(question, answers)
 
     async def pick(self, title: str, options: list[str]) -> int | None:

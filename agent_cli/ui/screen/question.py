@@ -1,6 +1,7 @@
 """The question the chat screen may be asking, in its bottom region above the status bar: an
 approval answered by one key (Ctrl-C or Esc answers 'deny'), or a typed answer in the input box
-(what the agent should do instead: Enter sends it, Esc or Ctrl-C cancels)."""
+(what the agent should do instead: Enter sends it, Esc or Ctrl-C cancels). A question given as
+a function of the width is laid out again at each new width (a resize re-lays it)."""
 
 from __future__ import annotations
 
@@ -12,15 +13,18 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import ANSI
 from prompt_toolkit.layout import ConditionalContainer, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.utils import get_cwidth
 
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
+Text = str | Callable[[int], str]  # ANSI, or ANSI laid out for a width
 
 
 class QuestionView:
     def __init__(self, invalidate: Callable[[], None], columns: Callable[[], int]) -> None:
         self._invalidate, self._columns = invalidate, columns
-        self._pending: tuple[str, dict[str, str], asyncio.Future[str]] | None = None
+        self._pending: tuple[Text, dict[str, str], asyncio.Future[str]] | None = None
         self._line: tuple[str, asyncio.Future[str | None]] | None = None
+        self._laid_out: tuple[Text, int, str] | None = None  # (question, width, its text)
 
     @property
     def asking(self) -> bool:
@@ -32,7 +36,7 @@ class QuestionView:
         """A typed answer is awaited (Enter sends the input box to it)."""
         return self._line is not None and not self._line[1].done()
 
-    async def ask(self, question: str, answers: dict[str, str]) -> str:
+    async def ask(self, question: Text, answers: dict[str, str]) -> str:
         """A key of `answers` picks its value."""
         future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         self._pending = (question, answers, future)
@@ -40,7 +44,7 @@ class QuestionView:
         try:
             return await future
         finally:
-            self._pending = None
+            self._pending = self._laid_out = None
             self._invalidate()
 
     async def ask_line(self, prompt: str) -> str | None:
@@ -75,7 +79,16 @@ class QuestionView:
         """ANSI: the approval view, or the typed answer's prompt."""
         if self._line is not None:
             return self._line[0]
-        return self._pending[0] if self._pending else ""
+        if self._pending is None:
+            return ""
+        question = self._pending[0]
+        if isinstance(question, str):
+            return question
+        width = max(self._columns(), 1)
+        laid = self._laid_out
+        if laid is None or laid[0] is not question or laid[1] != width:
+            laid = self._laid_out = (question, width, question(width))
+        return laid[2]
 
     def rows(self) -> int:
         text = self.text()
@@ -83,7 +96,7 @@ class QuestionView:
             return 0
         width = max(self._columns(), 1)
         plain = _SGR.sub("", text)  # the colours take no room
-        return sum(1 + len(line) // width for line in plain.split("\n"))
+        return sum(max(1, -(-get_cwidth(line) // width)) for line in plain.split("\n"))
 
     def container(self) -> ConditionalContainer:
         window = Window(

@@ -96,10 +96,21 @@ def test_a_broken_stream_discards_the_unfinished_text():
     assert view.live(60) == "⠋ thinking…  0s · ↓ 0 tokens"  # the broken reply's text is gone
 
 
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
 def test_the_spinner_shows_the_turns_seconds_and_output_tokens():
-    view = TurnView(width=80, color=False)
+    clock = Clock()
+    view = TurnView(width=80, color=False, now=clock)
     view.begin()
-    view.started -= 12  # the turn began 12 s ago
+    clock.t += 12  # the turn began 12 s ago
     assert view.live(60) == "⠋ thinking…  12s · ↓ 0 tokens"
     view.feed(TextDelta(text="x" * 400 + "\n\n"))  # ~100 tokens streamed, not yet counted
     view.feed(ToolStart(id="a", name="bash", input={"command": "make"}))
@@ -118,6 +129,49 @@ def test_the_spinner_shows_the_turns_seconds_and_output_tokens():
         )
     )
     assert view.live(60) == "⠋ thinking…  12s · ↓ 1.5k tokens"  # the request's own count
+
+
+def test_timers_stand_still_while_the_user_is_asked():
+    clock = Clock()
+    view = TurnView(width=80, color=False, now=clock)
+    view.begin()
+    clock.t += 2
+    view.feed(ToolStart(id="a", name="bash", input={"command": "make"}))
+    view.feed(ToolStart(id="b", name="grep", input={"pattern": "x"}))
+    with view.asked("a"):  # bash's approval waits 15 s
+        clock.t += 15
+        assert view.live(60).split("\n") == ["⠋ bash make  0s", "⠋ grep x  15s"]
+    clock.t += 1
+    assert view.live(60).split("\n") == ["⠋ bash make  1s", "⠋ grep x  16s"]
+    with view.asked():  # ask_user's question names no call: every running one stands still
+        clock.t += 30
+    assert view.live(60).split("\n") == ["⠋ bash make  1s", "⠋ grep x  16s"]
+    view.feed(ToolEnd(id="a", name="bash", is_error=False, summary="bash make"))
+    view.feed(ToolEnd(id="b", name="grep", is_error=False, summary="grep x"))
+    assert view.live(60) == "⠋ thinking…  3s · ↓ 0 tokens"  # 48 s, of which 45 asked
+
+
+def test_a_call_asked_about_before_its_start_is_shown_starts_held():
+    clock = Clock()
+    view = TurnView(width=80, color=False, now=clock)
+    view.begin()
+    with view.asked("a"):  # the approval is asked; the call's start reaches the screen after
+        view.feed(ToolStart(id="a", name="bash", input={"command": "make"}))
+        clock.t += 15
+    clock.t += 1
+    assert view.live(60) == "⠋ bash make  1s"
+
+
+def test_a_question_open_when_its_call_ends_lets_the_turn_go_on():
+    clock = Clock()
+    view = TurnView(width=80, color=False, now=clock)
+    view.begin()
+    view.feed(ToolStart(id="a", name="bash", input={"command": "make"}))
+    with view.asked("a"):
+        clock.t += 5
+        view.feed(ToolEnd(id="a", name="bash", is_error=False, summary="bash make"))
+    clock.t += 2
+    assert view.live(60) == "⠋ thinking…  2s · ↓ 0 tokens"
 
 
 def test_tool_previews_show_output_reasons_and_counts():
