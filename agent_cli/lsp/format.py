@@ -8,6 +8,8 @@ import difflib
 import logging
 from pathlib import Path
 
+from agent_cli.core.text.counts import counted
+
 log = logging.getLogger(__name__)
 
 FORMAT_TIMEOUT_S = 20
@@ -45,4 +47,5 @@ async def run_formatter(formatters: dict[str, list[str]], path: Path, workspace:
         for line in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="")
         if line[:1] in "+-" and not line.startswith(("+++", "---"))
     )
-    return f"\n\n`{argv[0]}` formatted the file: {changed} lines changed (read it before editing)."
+    lines = counted(changed, "line")
+    return f"\n\n`{argv[0]}` formatted the file: {lines} changed (read it before editing)."

@@ -195,7 +195,8 @@ def describe(summary: SessionSummary, prompt_width: int = 60) -> str:
     """A session as every listing shows it: last activity, messages, the prompt that tells it
     apart (`tags` says the rest)."""
     prompt = summary.prompt[:prompt_width] or "(no prompt yet)"
-    return f"{when(summary)}  {summary.messages:>4} msgs  {prompt}"
+    n = summary.messages
+    return f"{when(summary)}  {n:>4} {'msg ' if n == 1 else 'msgs'}  {prompt}"  # one column
 
 
 def tags(summary: SessionSummary) -> list[str]:

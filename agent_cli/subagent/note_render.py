@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from agent_cli.core.payloads import EvidenceCheck, Note
+from agent_cli.core.text.counts import counted
 from agent_cli.subagent.evidence import LINES_EXIST, MATCHED, QUOTE_CHARS
 from agent_cli.subagent.grounding import verified_count
 
@@ -113,7 +114,9 @@ def _grounding(note: Note, listed_commands: int) -> list[str]:
         if more <= 0:
             parts.append(f"ran {runs}")
         else:
-            parts.append(f"ran {more} more, then {runs}" if runs else f"ran {more} commands")
+            parts.append(
+                f"ran {more} more, then {runs}" if runs else f"ran {counted(more, 'command')}"
+            )
     return [f"Grounding: {' · '.join(parts)}"] if parts else []
 
 

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from agent_cli.core.asking import NOBODY_TO_ASK, Question, answers_text
 from agent_cli.core.events import Answered, QuestionAsked
+from agent_cli.core.text.counts import counted
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult, current_call_id
 
 
@@ -25,7 +26,7 @@ class AskUser(Tool[AskUserInput]):
     read_only = True
 
     def describe_call(self, args: AskUserInput) -> str:
-        return f"ask_user ({len(args.questions)} questions)"
+        return f"ask_user ({counted(len(args.questions), 'question')})"
 
     async def run(self, args: AskUserInput, ctx: ToolContext) -> ToolResult:
         call_id = current_call_id.get() or "call"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from agent_cli.core.text.counts import counted
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.tools.fs import PathRefused, writable_path
 
@@ -35,4 +36,4 @@ class Diagnostics(Tool[DiagnosticsInput]):
         if not paths:
             return ToolResult("No file was edited in this session yet; name the files to check.")
         text = await ctx.diagnoser.report(paths)
-        return ToolResult(text, summary=f"diagnostics ({len(paths)} files)")
+        return ToolResult(text, summary=f"diagnostics ({counted(len(paths), 'file')})")

@@ -7,6 +7,7 @@ from pathlib import Path, PurePosixPath
 
 from pydantic import Field
 
+from agent_cli.core.text.counts import counted
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.tools.fs import display_path
 from agent_cli.tools.rg import RgMissing, base_args, run_rg, strip_dot
@@ -111,4 +112,6 @@ def _listing(args: GlobInput, ctx: ToolContext, found: list[Path]) -> ToolResult
     lines = [display_path(ctx, p) for p in found[:MAX_RESULTS]]
     if len(found) > MAX_RESULTS:
         lines.append(f"[{len(found) - MAX_RESULTS} more files; narrow the pattern or path]")
-    return ToolResult("\n".join(lines), summary=f"glob {args.pattern} ({len(found)} files)")
+    return ToolResult(
+        "\n".join(lines), summary=f"glob {args.pattern} ({counted(len(found), 'file')})"
+    )

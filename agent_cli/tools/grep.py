@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from agent_cli.core.text.counts import counted
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.tools.fs import display_path
 from agent_cli.tools.rg import RgMissing, base_args, run_rg, strip_dot
@@ -83,7 +84,7 @@ class Grep(Tool[GrepInput]):
         text = "\n".join(lines)
         if args.output_mode == "count":
             total = sum(int(line.rsplit(": ", 1)[1]) for line in lines)
-            text += f"\n\n{total} matches in {len(lines)} files"
+            text += f"\n\n{counted(total, 'match', 'matches')} in {counted(len(lines), 'file')}"
         if run.code != 0:
             text += f"\n\n[rg reported: {run.stderr.strip().splitlines()[0]}]"
         unit = "lines" if args.output_mode == "content" else "files"

@@ -12,6 +12,7 @@ from pydantic import Field
 from agent_cli.core.asking import PlanDecisionResult
 from agent_cli.core.events import PlanDecided, PlanPresented
 from agent_cli.core.files.paths import Paths, ensure_state_folder
+from agent_cli.core.text.counts import counted
 from agent_cli.core.tool_contract import (
     AnyTool,
     Tool,
@@ -61,7 +62,7 @@ class PresentPlan(Tool[PresentPlanInput]):
     read_only = True
 
     def describe_call(self, args: PresentPlanInput) -> str:
-        return f"present_plan ({len(args.plan.splitlines())} lines)"
+        return f"present_plan ({counted(len(args.plan.splitlines()), 'line')})"
 
     async def run(self, args: PresentPlanInput, ctx: ToolContext) -> ToolResult:
         if ctx.settings.permissions.mode != "plan":

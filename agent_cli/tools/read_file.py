@@ -6,6 +6,7 @@ from pathlib import Path
 
 from pydantic import Field
 
+from agent_cli.core.text.counts import counted
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.tools.file_window import Window, read_window
 from agent_cli.tools.fs import content_hash, display_path
@@ -70,7 +71,8 @@ class ReadFile(Tool[ReadFileInput]):
             return ToolResult(f"({shown_path} is empty)", summary=f"read_file {shown_path} (empty)")
         if start >= window.total:
             return _error(
-                f"offset {start + 1} is past the end of {args.path} ({window.total} lines).",
+                f"offset {start + 1} is past the end of {args.path}"
+                f" ({counted(window.total, 'line')}).",
                 args.path,
             )
         text = number_window(window, start + 1)
@@ -78,7 +80,7 @@ class ReadFile(Tool[ReadFileInput]):
             rest, nxt = window.total - start - limit, start + limit + 1
             text += f"\n\n[{rest} more lines; continue with offset={nxt}]"
         shown = len(window.lines)
-        return ToolResult(text, summary=f"read_file {shown_path} ({shown} lines)")
+        return ToolResult(text, summary=f"read_file {shown_path} ({counted(shown, 'line')})")
 
 
 def _image(path: Path, kind: str, shown: str) -> ToolResult:

@@ -9,6 +9,7 @@ from pydantic import TypeAdapter, WithJsonSchema
 
 from agent_cli.core.events import TodosUpdated
 from agent_cli.core.payloads import TodoItem, TodosDisplay
+from agent_cli.core.text.counts import counted
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.session.transcript import TodosRecord, _Record
 from agent_cli.todo.tracker import TOOL_NAME, TodoError, TodoTracker
@@ -40,8 +41,9 @@ class TodoWrite(Tool[TodoWriteInput]):
         self.record = record
 
     def describe_call(self, args: TodoWriteInput) -> str:
-        count = len(args.todos) if isinstance(args.todos, list) else "?"
-        return f"todo_write ({count} items)"
+        if not isinstance(args.todos, list):
+            return "todo_write (? items)"
+        return f"todo_write ({counted(len(args.todos), 'item')})"
 
     async def run(self, args: TodoWriteInput, ctx: ToolContext) -> ToolResult:
         try:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from pydantic import Field
 
+from agent_cli.core.text.counts import counted
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.tools.after_edit import checked
 from agent_cli.tools.edit_file import diff_display
@@ -54,8 +55,8 @@ class WriteFile(Tool[WriteFileInput]):
         lines = lines if args.content else 0
         verb = "Created" if before is None else "Overwrote"
         result = ToolResult(
-            f"{verb} {shown} ({lines} lines, {len(data):,} bytes).",
-            summary=f"write_file {shown} ({verb.lower()}, {lines} lines)",
+            f"{verb} {shown} ({counted(lines, 'line')}, {len(data):,} bytes).",
+            summary=f"write_file {shown} ({verb.lower()}, {counted(lines, 'line')})",
             display=diff_display(shown, before or "", args.content),
         )
         return await checked(result, path, ctx)

@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Literal
 
+from agent_cli.core.text.counts import counted
 from agent_cli.core.verify_events import GoalStatus
 
 GIVE_UP = "GOAL IMPOSSIBLE:"
@@ -79,7 +80,7 @@ class Goal:
         limits, status = self.limits, self.status
         if status.attempts >= limits.max_turns:
             turns = status.attempts
-            return f"not met in {turns} turns (--max-turns {limits.max_turns})"
+            return f"not met in {counted(turns, 'turn')} (--max-turns {limits.max_turns})"
         if limits.max_minutes is not None and status.elapsed_s >= limits.max_minutes * 60:
             return (
                 f"{status.elapsed_s / 60:.1f} minutes passed (--max-minutes {limits.max_minutes:g})"

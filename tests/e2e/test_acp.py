@@ -171,7 +171,7 @@ def test_load_replays_the_history_then_goes_on(
         "agent_message_chunk",
     ]
     titles = [u.title for u in editor.updates("tool_call_update") if u.title]
-    assert "read_file a.txt (1 lines)" in titles
+    assert "read_file a.txt (1 line)" in titles
     assert editor.updates("user_message_chunk")[0].content.text == "read a"
     assert editor.updates("tool_call")[0].title == "read_file a.txt"
     messages = fake_model.bodies()[-1]["messages"]

@@ -91,7 +91,7 @@ def test_without_a_terminal_lines_are_messages(
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == [
         "… read_file a.py",
-        "✔ read_file a.py (1 lines)",
+        "✔ read_file a.py (1 line)",
         "  │      1      print('hi')",  # the preview of what it read
         "It prints hi.",
         proc.stdout.splitlines()[4],

@@ -124,7 +124,7 @@ def test_a_file_no_server_covers_starts_nothing_and_gets_nothing(tmp_path: Path)
     lsp = manager(tmp_path, servers=servers(fake=[sys.executable, FAKE, "ok"]))
     ctx = context(tmp_path, lsp)
     result = asyncio.run(write(ctx, "notes.md", "BROKEN\n"))
-    assert result.content == "Created notes.md (1 lines, 7 bytes)."
+    assert result.content == "Created notes.md (1 line, 7 bytes)."
     assert [row.state for row in lsp.rows()] == ["not started"]
 
 

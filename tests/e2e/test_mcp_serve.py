@@ -64,7 +64,7 @@ def test_agent_then_agent_reply_with_progress(
     assert answer["result"] == "a says hello"
     assert sum(answer["usage"].values()) > 0, answer["usage"]
     assert answer["num_turns"] == 2
-    assert [m for _, m in seen] == ["running read_file a.txt", "read_file a.txt (1 lines)"]
+    assert [m for _, m in seen] == ["running read_file a.txt", "read_file a.txt (1 line)"]
     assert second.structured_content["session_id"] == answer["session_id"]
     assert second.structured_content["result"] == "still hello"
     last = fake_model.bodies()[-1]["messages"]

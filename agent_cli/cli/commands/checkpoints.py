@@ -10,6 +10,7 @@ import typer
 
 from agent_cli.cli import options as opt
 from agent_cli.cli.common import guarded
+from agent_cli.core.text.counts import counted
 
 if TYPE_CHECKING:
     from agent_cli.checkpoints.records import Checkpoint
@@ -91,7 +92,7 @@ def list_checkpoints(
         typer.echo(
             f"{row['id']}  {row['created'][:19]}  {row['session_id']}  "
             f"turn {row['turn']:>3}  {row['prompt'][:50]!r}  "
-            f"{len(row['files'])} files{': ' + files if files else ''}"
+            f"{counted(len(row['files']), 'file')}{': ' + files if files else ''}"
         )
 
 

@@ -13,6 +13,7 @@ from agent_cli.cli import options as opt
 from agent_cli.cli.commands.serving import mcp_serve
 from agent_cli.cli.common import guarded
 from agent_cli.core.errors import UsageError
+from agent_cli.core.text.counts import counted
 
 if TYPE_CHECKING:
     from agent_cli.mcp.manager import ServerStatus
@@ -134,7 +135,7 @@ def list_servers(
         typer.echo(json.dumps([asdict(s) for s in statuses], indent=2))
         return
     for s in statuses:
-        typer.echo(f"{s.name}  {s.state}  {len(s.tools)} tools  ({s.source})")
+        typer.echo(f"{s.name}  {s.state}  {counted(len(s.tools), 'tool')}  ({s.source})")
         if s.error:
             typer.echo(f"  error: {s.error}")
     if not statuses:

@@ -9,6 +9,7 @@ import time
 import typer
 
 from agent_cli.cli.common import guarded
+from agent_cli.core.text.counts import counted
 
 server_app = typer.Typer(no_args_is_help=True)
 
@@ -32,8 +33,9 @@ def _describe(status: dict[str, object] | None) -> str:
     started = float(str(status.get("started", 0)))
     up = time.time() - started
     rss = int(str(status.get("rss_kib", 0))) / 1024
+    served = counted(int(str(status.get("served", 0))), "run")
     return (
-        f"pid {status.get('pid')}, up {up:.0f} s, {status.get('served')} runs served, "
+        f"pid {status.get('pid')}, up {up:.0f} s, {served} served, "
         f"{status.get('running')} running, {rss:.0f} MiB resident, "
         f"exits after {float(str(status.get('idle_s', 0))) / 60:g} min idle"
     )

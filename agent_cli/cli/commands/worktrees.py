@@ -11,6 +11,7 @@ import typer
 
 from agent_cli.cli import options as opt
 from agent_cli.cli.common import guarded
+from agent_cli.core.text.counts import counted
 
 if TYPE_CHECKING:
     from agent_cli.worktrees.worktree import WorktreeRecord
@@ -63,7 +64,7 @@ def list_worktrees(
         busy = "  (in use)" if row["in_use"] else ""
         typer.echo(
             f"{row['name']}  {row['branch']}  base {row['base'][:10]} ({row['base_ref']})  "
-            f"{row['state']}, {len(row['files'])} files{busy}"
+            f"{row['state']}, {counted(len(row['files']), 'file')}{busy}"
         )
 
 

@@ -14,6 +14,8 @@ from prompt_toolkit.formatted_text import ANSI
 from prompt_toolkit.layout import ConditionalContainer, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 
+from agent_cli.core.text.counts import counted
+
 ANSWERS = (
     "yes, implement here",
     "yes, in a fresh context (the plan starts a new context window)",
@@ -118,7 +120,7 @@ class PlanDialog:
 
     def _heading(self, total: int, shown: int, width: int) -> str:
         if total <= shown:
-            return self._style(BOLD, cut(f"◆ Plan ({total} lines)", width))
+            return self._style(BOLD, cut(f"◆ Plan ({counted(total, 'line')})", width))
         end = min(self.top + shown, total)
         where = f"◆ Plan · lines {self.top + 1}-{end} of {total} · PgUp/PgDn scroll"
         return self._style(BOLD, cut(where, width))

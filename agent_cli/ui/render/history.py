@@ -17,6 +17,7 @@ from agent_cli.core.events import ToolEnd
 from agent_cli.core.markers import ATTACHED_RE as ATTACHED
 from agent_cli.core.markers import SHELL
 from agent_cli.core.messages import blocks_of
+from agent_cli.core.text.counts import counted
 from agent_cli.session.resume import Boundary, RestoredSession
 from agent_cli.session.transcript import ShownRecord
 from agent_cli.ui.render import render
@@ -41,7 +42,8 @@ class _Redraw:
 
     def item(self, item: dict[str, Any] | Boundary | ShownRecord) -> None:
         if isinstance(item, Boundary) and item.stage == "fresh_context":  # an approved plan's
-            self.info(f"⇣ a fresh context from the approved plan: {item.replaced} messages before")
+            before = counted(item.replaced, "message")
+            self.info(f"⇣ a fresh context from the approved plan: {before} before")
         elif isinstance(item, Boundary):
             self.info(f"⇣ compacted ({item.stage}): {item.replaced} earlier messages summarised")
         elif isinstance(item, ShownRecord) and item.kind == "error":

@@ -10,6 +10,7 @@ from rich.text import Text
 
 from agent_cli.core.events import ToolEnd
 from agent_cli.core.payloads import DiffDisplay, NoteDisplay, TodosDisplay
+from agent_cli.core.text.counts import counted
 from agent_cli.policy.approval import USER_DENIED
 
 OUTPUT_LINES = 4  # a few lines of output: enough to see `2`, not a wall of text
@@ -49,7 +50,7 @@ def _clip(lines: list[str], limit: int, width: int, style: str) -> Text:
         shown = line if len(line) <= room else line[: room - 1] + "…"
         text.append(INDENT + shown + "\n", style=style)
     if len(lines) > limit:
-        text.append(f"{INDENT}+{len(lines) - limit} lines\n", style="dim")
+        text.append(f"{INDENT}+{counted(len(lines) - limit, 'line')}\n", style="dim")
     text.rstrip()
     return text
 
@@ -60,7 +61,7 @@ def diff(diff_text: str, limit: int) -> Text:
     for line in lines[:limit]:
         text.append("  " + line + "\n", style=_diff_style(line))
     if len(lines) > limit:
-        text.append(f"  +{len(lines) - limit} lines\n", style="dim")
+        text.append(f"  +{counted(len(lines) - limit, 'line')}\n", style="dim")
     text.rstrip()
     return text
 

@@ -24,6 +24,7 @@ from agent_cli.core.events import (
     WarningEvent,
 )
 from agent_cli.core.payloads import Note
+from agent_cli.core.text.counts import counted
 from agent_cli.core.verify_events import ClaimsChecked, GoalChecked
 from agent_cli.ui.render import preview
 from agent_cli.ui.render.escapes import printable
@@ -109,7 +110,7 @@ def _short(text: str, limit: int) -> str:
 def tool_label(name: str, args: dict[str, Any]) -> str:
     """What a running call is shown as: `read_file a.py`, `bash pytest -q`."""
     if name == "todo_write" and isinstance(args.get("todos"), list):
-        return f"todo_write ({len(args['todos'])} items)"
+        return f"todo_write ({counted(len(args['todos']), 'item')})"
     for key in ("command", "path", "pattern", "description", "focus"):
         if args.get(key):
             return f"{name} {_short(args[key], 60)}"

@@ -7,6 +7,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
+from agent_cli.core.text.counts import counted
 from agent_cli.mcp.prompts import expand_prompt, prompt_commands
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ def mcp_command(host: Host, arg: str) -> None:
         return
     lines = []
     for s in manager.status():
-        lines.append(f"{s.name}  {s.state}  {len(s.tools)} tools  ({s.source})")
+        lines.append(f"{s.name}  {s.state}  {counted(len(s.tools), 'tool')}  ({s.source})")
         if s.tools:
             lines.append("  " + ", ".join(s.tools))
         if s.error:
@@ -56,7 +57,7 @@ async def _reconnect(host: Host, name: str) -> None:
     except KeyError as e:
         host.say(str(e.args[0]), "red")
         return
-    detail = f" ({status.error})" if status.error else f", {len(status.tools)} tools"
+    detail = f" ({status.error})" if status.error else f", {counted(len(status.tools), 'tool')}"
     host.say(f"{name}: {status.state}{detail}")
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+from agent_cli.core.text.counts import counted
+
 if TYPE_CHECKING:
     from agent_cli.ui.slash.host import Host
 
@@ -40,4 +42,4 @@ def plans_command(host: Host, arg: str) -> None:
         except OSError:
             continue  # removed meanwhile
         first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-        host.say(f"  {path.name}  {when}  {len(text.splitlines())} lines  {first[:60]}")
+        host.say(f"  {path.name}  {when}  {counted(len(text.splitlines()), 'line')}  {first[:60]}")

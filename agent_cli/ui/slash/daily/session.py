@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agent_cli.core.errors import UsageError
+from agent_cli.core.text.counts import counted
 
 if TYPE_CHECKING:
     from agent_cli.session.export import ExportFormat
@@ -35,7 +36,7 @@ def export(host: Host, arg: str) -> None:
     if len(names) > 1 or len(set(kinds)) > 1:
         raise UsageError("/export [FILE] [--json]: one file name, one format.")
     path, count = host.runtime.export(names[0] if names else "", kinds[0] if kinds else None)
-    host.say(f"Exported {count} messages to {path}")
+    host.say(f"Exported {counted(count, 'message')} to {path}")
 
 
 def copy(host: Host, arg: str) -> None:
