@@ -65,6 +65,9 @@ class ChatCore:
     def say(self, text: str, style: str = "") -> None:
         raise NotImplementedError
 
+    def columns(self) -> int:
+        return 80  # no screen (plain output): what a reader of a pipe or a log gets
+
     def on_event(self, event: Event) -> None:
         raise NotImplementedError
 

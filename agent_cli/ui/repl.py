@@ -174,6 +174,9 @@ class Repl(ChatCore):
 
     # -- ChatCore ------------------------------------------------------------------------------
 
+    def columns(self) -> int:
+        return self.screen.columns()
+
     def say(self, text: str, style: str = "") -> None:
         text_ = Text(text, style=style)
         self.screen.commit(render.to_ansi(text_, self.screen.columns(), self.color))

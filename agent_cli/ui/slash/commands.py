@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from agent_cli.core.errors import AgentError
 from agent_cli.core.payloads import Note
 from agent_cli.ui.render.render import note_line, tokens
@@ -76,16 +78,49 @@ def run(host: Host, line: str) -> None:
         host.say(str(e), "red")
 
 
+KEYS = {  # what ui/input/keys.py binds, as the user presses it
+    "Enter": "send (while a turn runs: queued for the model's next tool boundary)",
+    "Alt-Enter, Ctrl-J": "a new line in the input",
+    "Up, Down": "the input history; Up on an empty input takes a queued message back to edit",
+    "Tab": "complete a /command or an @path",
+    "Ctrl-R": "search the input history",
+    "Esc, Ctrl-C": "stop the turn (queued input comes back); at a question: no",
+    "Ctrl-C twice, Ctrl-D": "on an empty input: leave",
+    "Shift-Tab": "the next permission mode (the status bar shows it)",
+    "Ctrl-O": "every tool call of the session and its whole output (/ searches, Esc returns)",
+    "Ctrl-B": "move the running foreground command to the background (a job: /jobs)",
+    "F2": "the side panel: full, compact, hidden",
+    "Ctrl-G": "write the prompt in $EDITOR",
+    "!cmd": "run a shell command into the conversation",
+    "@path": "attach a file to the prompt",
+}
+
+
+def help_lines(width: int) -> list[str]:
+    """The commands, then the keys: each description wrapped under itself (a hanging indent)
+    at `width` columns."""
+    lines = _hanging(HELP, width)
+    lines += ["", "Keys", *_hanging(KEYS, width)]
+    return lines
+
+
+def _hanging(table: dict[str, str], width: int) -> list[str]:
+    column = max(len(k) for k in table) + 2
+    if width - 1 - column < 30:  # too narrow beside the names: each one above its text
+        column = 4
+    lines: list[str] = []
+    for name, text in table.items():
+        wrapped = textwrap.wrap(text, max(width - 1 - column, 20)) or [""]
+        first = f"{name:<{column}}" if len(name) < column else None
+        if first is None:
+            lines.append(name)
+        lines.append((first or " " * column) + wrapped[0])
+        lines += [" " * column + rest for rest in wrapped[1:]]
+    return lines
+
+
 def _help(host: Host, arg: str) -> None:
-    width = max(len(k) for k in HELP)
-    lines = [f"{k:<{width}}  {v}" for k, v in HELP.items()]
-    lines.append("Enter sends; Alt-Enter or Ctrl-J adds a line; Ctrl-R searches input history.")
-    lines.append("Esc or Ctrl-C stops a turn (queued input comes back); Ctrl-C twice on an empty")
-    lines.append("prompt (or Ctrl-D) exits. Shift-Tab cycles the permission mode. Ctrl-O opens")
-    lines.append("every tool call and its whole output (/ searches, Esc returns). !cmd runs a")
-    lines.append("shell command into the conversation; @path attaches a file (Tab completes it).")
-    lines.append("Ctrl-G writes the prompt in $EDITOR.")
-    host.say("\n".join(lines))
+    host.say("\n".join(help_lines(host.columns())))
 
 
 def _todos(host: Host, arg: str) -> None:

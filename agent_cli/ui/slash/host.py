@@ -21,6 +21,8 @@ class Host(Protocol):
 
     def say(self, text: str, style: str = "") -> None: ...
 
+    def columns(self) -> int: ...  # the width `say` lays text out at
+
     def compact(self, focus: str | None) -> None: ...
 
     def remember(self) -> None: ...  # /remember: an episode now, in the background
