@@ -34,9 +34,6 @@ def main() -> None:
     code = run_in_process(argv)
     if argv[:1] and argv[0] in FAST_EXIT:
         settle()
-        client = sys.modules.get("agent_cli.cli.warm.client")
-        if client is not None:
-            client.start_pending()  # after the run: its start must not compete with the run
         os._exit(code)
     sys.exit(code)
 

@@ -242,6 +242,30 @@ def test_the_first_run_starts_it_and_it_exits_when_idle(
     assert "exiting: idle" in warm.log()
 
 
+@pytest.mark.usefixtures("sandbox_off")  # it waits on a file the command writes
+def test_an_in_process_run_killed_with_sigkill_still_leaves_one(
+    fake_model: FakeAnthropic, warm: Warm, tmp_path: Path
+):
+    """No warm process: the run goes in-process and starts one at once, which warms up only
+    once the run has ended, however it ends (before, every run killed before its end left
+    none, and every run after it went in-process too)."""
+    fake_model.script.tool_use("bash", command="touch started; sleep 300")
+    env = {**warm.env, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent_cli", "run", "-p", "go", *BYPASS], cwd=tmp_path, env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    wait_until(lambda: (tmp_path / "started").exists(), 30, "the tool to start")
+    assert len(warm.server_pids()) == 1  # started,
+    assert warm.status() is None  # but not serving beside the run
+    proc.kill()
+    proc.wait()
+    warm.wait_serving()
+    fake_model.script.text("warm")
+    assert run_agent(warm.env, tmp_path, "run", "-p", "hi").stdout == "warm\n"
+    assert warm.served() == 1
+
+
 def test_two_starting_at_once_leave_one_serving(warm: Warm):
     warm.start(wait=False)
     warm.start(wait=False)  # before the first took its lock, or after: the lock decides

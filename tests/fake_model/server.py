@@ -8,8 +8,10 @@
 
 Every request is recorded (``server.requests``) and checked with ``validate_request`` (SPEC §16);
 violations go to ``server.violations`` (the ``fake_model`` fixture fails the test on any) and are
-answered with a 400 naming them. Each connection has its own thread, so concurrent callers are
-served concurrently; ``server.route(predicate, script)`` gives callers their own scripts.
+answered with a 400 naming them. A request whose body was cut short (its sender died while
+sending it) is recorded with ``complete=False`` and neither checked nor answered. Each connection
+has its own thread, so concurrent callers are served concurrently; ``server.route(predicate,
+script)`` gives callers their own scripts.
 
 What a client sees when a reply is dropped mid-stream (``drop_after=N``), with anthropic 2.14.0
 (whose HTTP layer is ``httpx2``):
@@ -73,6 +75,10 @@ class RecordedRequest:
     headers: dict[str, str]  # lower-cased names
     body: Body  # {} when the body was not a JSON object
     time: float  # time.monotonic() on arrival
+    # False: the connection ended before the body its Content-Length announced (the sender
+    # died mid-request, e.g. kill -9): recorded, never answered, not a violation (the API
+    # never sees such a request either)
+    complete: bool = True
 
 
 @dataclass(frozen=True)
@@ -180,6 +186,9 @@ class FakeAnthropic:
     def answer(self, raw_path: str, headers: dict[str, str], raw: bytes) -> Answer:
         """Record a request and decide its answer (called from handler threads)."""
         path = urlsplit(raw_path).path
+        if len(raw) < int(headers.get("content-length") or 0):
+            self.cut_short(path, headers)
+            return Answer(0)
         try:
             parsed = json.loads(raw) if raw else None
         except ValueError:
@@ -314,6 +323,13 @@ class FakeAnthropic:
         with self._lock:
             self.violations.append(Violation(index, message))
 
+    def cut_short(self, path: str, headers: dict[str, str]) -> None:
+        """Record a request whose body never arrived whole."""
+        with self._lock:
+            index = len(self.requests)
+            now = time.monotonic()
+            self.requests.append(RecordedRequest(index, path, headers, {}, now, complete=False))
+
     def _fail(
         self,
         index: int,
@@ -414,6 +430,9 @@ class _Handler(BaseHTTPRequestHandler):
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         headers = {k.lower(): v for k, v in self.headers.items()}
         answer = self.server.fake.answer(self.path, headers, raw)
+        if answer.status == 0:  # cut short: its sender is gone, there is no one to answer
+            self.close_connection = True
+            return
         if answer.delay and answer.stall_after is None and self._paused(answer.delay):
             return
         try:

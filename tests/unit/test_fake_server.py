@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import time
 import urllib.request
 from collections.abc import Awaitable, Callable
@@ -225,6 +226,29 @@ def test_request_breaking_the_rules_is_a_violation() -> None:
             "request #0: messages[1]: whitespace-only text content",
         ]
         assert server.script.pending() == 1  # a rejected request consumes no step
+
+
+def test_a_body_cut_short_by_its_senders_death_is_recorded_not_a_violation() -> None:
+    """A client killed while it sends a request (kill -9 mid-write) leaves the server less body
+    than its Content-Length announced: counted as a request, never answered, not a violation
+    (nothing was sent whole; the real API never sees it)."""
+    with FakeAnthropic() as server:
+        server.script.text("for the next one")
+        body = json.dumps({"model": "claude-fake", "max_tokens": 5, "messages": HI}).encode()
+        head = (
+            f"POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
+        ).encode()
+        port = int(server.base_url.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port)) as sock:
+            sock.sendall(head + body[: len(body) // 2])
+            sock.shutdown(socket.SHUT_WR)  # the sender is gone
+            assert sock.recv(1024) == b""  # no answer: the connection just ends
+        assert [r.complete for r in server.requests] == [False]
+        assert server.violations == []
+        assert server.script.pending() == 1  # it consumed no step
+        assert drive(server, create).content[0].text == "for the next one"  # type: ignore[union-attr]
+        assert [r.complete for r in server.requests] == [False, True]
 
 
 def test_exhausted_script_is_a_violation_and_not_retried() -> None:

@@ -1,7 +1,9 @@
 """The thin client: `agent run` hands itself to the warm process when one serves, and passes
 its signals on to the child that runs it. Any failure before the child started (no socket,
 refused, a stranger's socket, timeout, version mismatch) means running in-process: logged in
-the warm process's log, never shown. Standard library only, paths as strings (no pathlib)."""
+the warm process's log, never shown. A missing (or retiring) warm process is started at once,
+to warm up only once this client has ended (so it does not compete with the run, and a run
+killed with SIGKILL still leaves one). Standard library only, paths as strings (no pathlib)."""
 # ruff: noqa: PTH118
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ import os
 import signal
 import socket
 import sys
-from collections.abc import Callable
 from os.path import join
 from types import FrameType
 
@@ -21,12 +22,11 @@ from agent_cli.cli.warm.wire import Lines, peer_uid, send_request
 
 HANDSHAKE_S = 3.0
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGWINCH, signal.SIGQUIT)
-_START_LATER: list[Callable[[], None]] = []
 
 
 def through_server(argv: list[str]) -> int | None:
     """The run's exit code, run by a child of the warm process; None: run it in-process (a
-    server is then started in the background once this run ends, see `start_pending`)."""
+    warm process is then started, to warm up once this process has ended)."""
     wanted = choice()
     if not wanted.enabled:
         return None
@@ -36,20 +36,12 @@ def through_server(argv: list[str]) -> int | None:
         key = version_key()
         sock = connect(join(folder, SOCKET))
         if sock is None:
-            _START_LATER.append(lambda: start_server(folder, key, wanted.idle_s))
+            start_server(folder, key, wanted.idle_s, after=os.getpid())
             return None
         return _drive(sock, argv, key, folder, wanted.idle_s)
     except Exception as e:  # anything at all: the run goes on in-process
         note(folder, f"in-process ({type(e).__name__}: {e})")
         return None
-
-
-def start_pending() -> None:
-    """After an in-process run: start the warm process it found missing (not before the run
-    ends, so its start does not compete with the run for the CPU)."""
-    while _START_LATER:
-        with contextlib.suppress(OSError):  # a read-only runtime directory: none, quietly
-            _START_LATER.pop()()
 
 
 def connect(path: str, uid: int | None = None) -> socket.socket | None:
@@ -106,8 +98,8 @@ def _drive(
         if first is None or "pid" not in first:
             reason = (first or {}).get("retire", "no answer")
             note(folder, f"in-process (the warm process said: {reason})")
-            if "retire" in (first or {}):
-                _START_LATER.append(lambda: start_server(folder, key, idle_s))
+            if "retire" in (first or {}):  # its lock is let go of once its runs end
+                start_server(folder, key, idle_s, after=os.getpid(), held_ok=True)
             forward.uninstall()
             return None
         sock.settimeout(None)  # the run takes as long as it takes
@@ -178,23 +170,36 @@ class Forwarder:
         return 128 + signum
 
 
-def start_server(folder: str, key: str, idle_s: float) -> None:
+def start_server(
+    folder: str, key: str, idle_s: float, after: int | None = None, held_ok: bool = False
+) -> None:
     """Start the warm process in the background, unless one holds the lock (starting or
-    serving). Its environment has no secrets: each child gets its client's."""
-    lock = os.open(join(folder, LOCK), os.O_RDWR | os.O_CREAT, 0o600)
+    serving; `held_ok`: a retiring one, which lets go of it). With `after`, it warms up only
+    once process `after` has ended. Its environment has no secrets: each child gets its
+    client's. A runtime directory that cannot be used: none, quietly."""
+    try:
+        lock = os.open(join(folder, LOCK), os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        return
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        os.close(lock)
-        return
+        if not held_ok:
+            os.close(lock)
+            return
     os.close(lock)  # the server takes it for good; two starting at once: one wins there
     import subprocess
 
     keep = ("PATH", "PYTHONPATH", "HOME", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "TMPDIR", "LANG")
     env = {k: v for k, v in os.environ.items() if k in keep or k.startswith("LC_")}
     cmd = [sys.executable, "-m", "agent_cli.cli.warm.server", folder, key, str(idle_s)]
-    subprocess.Popen(
-        cmd, env=env, cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
-    )  # fmt: skip
+    cmd += [] if after is None else [str(after)]
+    try:
+        subprocess.Popen(
+            cmd, env=env, cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
+        )  # fmt: skip
+    except OSError as e:
+        note(folder, f"could not start the warm process ({e})")
+        return
     note(folder, "started the warm process in the background")

@@ -1,9 +1,10 @@
-"""The warm process: `python -m agent_cli.cli.warm.server DIR KEY IDLE_S`, started in the
-background by a client. It takes the lock (a second one starting exits at once), warms up,
-listens on DIR/server.sock (0600) and forks one child per run from its single thread. It
-reports each child's end to its client, ends a child whose client vanished (SIGTERM, then
-SIGKILL), retires when a client's version key differs or on `agent server stop`, and exits
-after IDLE_S without runs."""
+"""The warm process: `python -m agent_cli.cli.warm.server DIR KEY IDLE_S [AFTER_PID]`, started
+in the background by a client (with AFTER_PID, the in-process client it must not compete with:
+it first waits for that process to end, however it ends). It takes the lock (a second one
+starting exits at once), warms up, listens on DIR/server.sock (0600) and forks one child per
+run from its single thread. It reports each child's end to its client, ends a child whose
+client vanished (SIGTERM, then SIGKILL), retires when a client's version key differs or on
+`agent server stop`, and exits after IDLE_S without runs."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from pathlib import Path
 
 from agent_cli.cli.warm.kinship import Kinship
 from agent_cli.cli.warm.place import LOG, SOCKET
-from agent_cli.cli.warm.upkeep import rss_kib, take_lock
+from agent_cli.cli.warm.upkeep import rss_kib, take_lock, wait_for_exit
 from agent_cli.cli.warm.wire import peer_pid, peer_uid, recv_request, send_line
 
 log = logging.getLogger("agent.warm")
@@ -258,6 +259,8 @@ class Server:
 
 def main(argv: list[str]) -> int:
     folder, key, idle_s = Path(argv[0]), argv[1], float(argv[2])
+    if len(argv) > 3:
+        wait_for_exit(int(argv[3]))
     lock = take_lock(folder)
     if lock is None:
         return 0  # another one is starting or serving

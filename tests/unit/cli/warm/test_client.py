@@ -16,12 +16,24 @@ from agent_cli.cli.warm.wire import Lines, peer_uid, recv_request, send_line, se
 
 
 @pytest.fixture
+def started(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, object]]:
+    """The warm processes a client would start (none really is: one started here would warm up
+    once this test process ends)."""
+    calls: list[dict[str, object]] = []
+
+    def record(folder: str, key: str, idle_s: float, **kw: object) -> None:
+        calls.append({"folder": folder, **kw})
+
+    monkeypatch.setattr(client, "start_server", record)
+    return calls
+
+
+@pytest.fixture
 def runtime(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     folder = Path(tempfile.mkdtemp(prefix="agent-ut-", dir="/tmp"))  # a short socket path
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(folder))
     monkeypatch.setenv("AGENT_SERVER", "1")
     monkeypatch.delenv("AGENT_NO_SERVER", raising=False)
-    monkeypatch.setattr(client, "_START_LATER", [])
     yield folder / "agent"
     for path in sorted(folder.rglob("*"), reverse=True):
         path.rmdir() if path.is_dir() else path.unlink()
@@ -68,7 +80,10 @@ def test_a_socket_served_by_another_uid_is_refused(runtime: Path):
 
 
 def test_a_refused_socket_means_in_process_logged_not_shown(
-    runtime: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    runtime: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    started: list[dict[str, object]],
 ):
     real = client.connect
     monkeypatch.setattr(client, "connect", lambda path: real(path, uid=os.getuid() + 1))
@@ -76,12 +91,15 @@ def test_a_refused_socket_means_in_process_logged_not_shown(
         assert client.through_server(["run", "-p", "hi"]) is None
     assert "PermissionError" in (runtime / place.LOG).read_text()
     assert capsys.readouterr() == ("", "")
-    assert client._START_LATER == []  # someone else's socket: no server of ours started there
+    assert started == []  # someone else's socket: no server of ours started there
 
 
-def test_no_socket_means_in_process_and_a_server_started_after(runtime: Path):
+def test_no_socket_means_in_process_and_a_server_started_to_warm_up_after_it(
+    runtime: Path, started: list[dict[str, object]]
+):
     assert client.through_server(["run", "-p", "hi"]) is None
-    assert len(client._START_LATER) == 1  # started once the in-process run has ended
+    # started now (a run killed with SIGKILL leaves one too), warming up once this one ended
+    assert started == [{"folder": str(runtime), "after": os.getpid()}]
 
 
 def test_a_server_that_never_answers_means_in_process(
