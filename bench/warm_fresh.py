@@ -5,10 +5,15 @@
   /proc/<pid>) for a client in the same context, timed in this process;
 - warm launch → first request in a fresh HOME (nothing under ~/.config or ~/.cache yet) and an
   empty directory that is not a git repository, both new for every launch.
+
+Run alone, the second beside a baseline checkout's warm process, interleaved in one run:
+
+    python bench/warm_fresh.py [--runs 15] [--baseline DIR]
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import statistics
@@ -17,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from common import AGENT, Figure
+from common import AGENT, Figure, agent_env, report
 
 from agent_cli.cli.warm.kinship import Kinship
 
@@ -53,3 +58,47 @@ def fresh_probe(server: Any, env: dict[str, str]) -> tuple[float, float, float]:
         return launch(server, [*AGENT, "run", "-q", "-p", "hi"], fresh, str(root / "ws"))
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def side_by_side(runs: int, baseline: str | None) -> list[Figure]:
+    from warm_figures import WarmServer
+
+    from tests.fake_model import FakeAnthropic
+
+    with tempfile.TemporaryDirectory() as home, FakeAnthropic() as server:
+        env = agent_env(server.base_url, home)
+        ways = {"this checkout": env}
+        if baseline:
+            ways["baseline"] = {**env, "PYTHONPATH": baseline}
+        warm = {name: WarmServer(way) for name, way in ways.items()}
+        try:
+            for one in warm.values():
+                one.start()
+            firsts: dict[str, list[float]] = {name: [] for name in warm}
+            for repeat in range(runs + 1):  # the first round warms the file cache
+                for name, one in warm.items():
+                    first = fresh_probe(server, one.env)[0]
+                    if repeat:
+                        firsts[name].append(first)
+        finally:
+            for one in warm.values():
+                one.stop()
+    rows = []
+    for name, values in firsts.items():
+        ok = statistics.median(values) <= 0.15
+        label = f"warm, fresh HOME, empty non-git dir, {name}"
+        rows.append(Figure.of(label, values, "s", "target ≤ 0.15 s", ok))
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--baseline", help="a checkout to compare with (PYTHONPATH=DIR)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    return report(side_by_side(args.runs, args.baseline), args.json)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

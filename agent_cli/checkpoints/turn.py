@@ -13,6 +13,7 @@ from agent_cli.checkpoints.git import GitError
 from agent_cli.checkpoints.records import Checkpoint
 from agent_cli.checkpoints.store import CheckpointStore
 from agent_cli.core.events import CheckpointSaved, Event, FilesChanged, TurnEnd, WarningEvent
+from agent_cli.core.snapshot_hold import holding
 
 log = logging.getLogger(__name__)
 
@@ -43,22 +44,46 @@ async def checkpointed(
     prompt: str,
     turn: AsyncIterator[Event],
 ) -> AsyncIterator[Event]:
-    """`turn`'s events, after a CheckpointSaved; a FilesChanged comes just before TurnEnd."""
-    checkpoint = None
-    if store is not None:
-        try:
-            size = transcript_size(transcript)
-            checkpoint = await asyncio.to_thread(store.take, session_id, prompt, size)
-        except (GitError, OSError) as e:
-            log.warning("no checkpoint for this turn: %s", e)
-            yield WarningEvent(message=f"no checkpoint for this turn ({e})")
-        else:
-            skipped = [s.path for s in checkpoint.skipped]
-            yield CheckpointSaved(id=checkpoint.id, turn=checkpoint.turn, skipped=skipped)
-    async for event in turn:
-        if isinstance(event, TurnEnd) and store is not None and checkpoint is not None:
-            try:
-                yield await asyncio.to_thread(turn_files, store, checkpoint)
-            except (GitError, OSError) as e:
-                log.warning("the end of the turn was not snapshotted: %s", e)
-        yield event
+    """`turn`'s events, after a CheckpointSaved; a FilesChanged comes just before TurnEnd.
+
+    The snapshot is taken beside the turn's start (its first model request goes out meanwhile:
+    in a new store it is several git calls) and waited for before the turn's first event is
+    passed on, so before any tool of the turn can run; a process the turn starts before then
+    (a hook, an MCP server) waits for it too (core/snapshot_hold)."""
+    if store is None:
+        async for event in turn:
+            yield event
+        return
+    checkpoint: Checkpoint | None = None
+    size = transcript_size(transcript)
+    pending = asyncio.ensure_future(asyncio.to_thread(store.take, session_id, prompt, size))
+    with holding(pending):
+        reported = False
+        async for event in turn:
+            if not reported:
+                reported = True
+                checkpoint = await _taken(pending)
+                yield _saved(checkpoint, pending)
+            if isinstance(event, TurnEnd) and checkpoint is not None:
+                try:
+                    yield await asyncio.to_thread(turn_files, store, checkpoint)
+                except (GitError, OSError) as e:
+                    log.warning("the end of the turn was not snapshotted: %s", e)
+            yield event
+        if not reported:
+            yield _saved(await _taken(pending), pending)
+
+
+async def _taken(pending: asyncio.Future[Checkpoint]) -> Checkpoint | None:
+    try:
+        return await pending
+    except (GitError, OSError) as e:
+        log.warning("no checkpoint for this turn: %s", e)
+        return None
+
+
+def _saved(checkpoint: Checkpoint | None, pending: asyncio.Future[Checkpoint]) -> Event:
+    if checkpoint is None:
+        return WarningEvent(message=f"no checkpoint for this turn ({pending.exception()})")
+    skipped = [s.path for s in checkpoint.skipped]
+    return CheckpointSaved(id=checkpoint.id, turn=checkpoint.turn, skipped=skipped)

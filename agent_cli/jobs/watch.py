@@ -22,6 +22,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager as AsyncContextManager
 from typing import Any, Protocol, TypeVar
 
+from agent_cli.core import snapshot_hold
 from agent_cli.jobs.board import start_guard
 from agent_cli.jobs.gate import StartGate
 
@@ -79,6 +80,7 @@ async def gated(argv: list[str], start: Start[P]) -> AsyncIterator[P]:
     """`argv` started by `start(argv behind the gate, fds to pass)` (in a process group of its
     own), run only once the watcher knows the group; the group is let go (and killed) when
     the context ends."""
+    await snapshot_hold.passed()  # a turn's checkpoint first: it must not see what this does
     gate = StartGate()
     try:
         proc = await start(gate.wrap(argv), gate.pass_fds)
