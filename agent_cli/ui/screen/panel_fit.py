@@ -10,6 +10,7 @@ from rich.text import Text
 
 from agent_cli.core.payloads import TodoItem
 from agent_cli.ui.render.render import tokens
+from agent_cli.ui.screen.rows import one_line, packed
 from agent_cli.ui.screen.side_panel import (
     FOLD_BELOW,
     MARKS,
@@ -62,13 +63,15 @@ def _compact_notes(state: PanelState, width: int) -> Text | None:
     return Text(fit(f"Notes{more}: {newest}", width) + "\n")
 
 
-def usage_line(state: PanelState, color: bool) -> str:
+def usage_parts(state: PanelState, color: bool) -> list[str]:
+    """Context, tokens in and out, cost: each a whole, never cut in two."""
     pct = state.context_pct
     ctx = "ctx -" if pct is None else f"ctx {bar(pct, 5, color)} {pct}%"
-    return (
-        f"{ctx} {tokens(state.context_tokens or 0)} · in {tokens(state.input_tokens)}"
-        f" out {tokens(state.output_tokens)} · {state.cost_label()}"
-    )
+    return [
+        f"{ctx} {tokens(state.context_tokens or 0)}",
+        f"in {tokens(state.input_tokens)} out {tokens(state.output_tokens)}",
+        state.cost_label(),
+    ]
 
 
 def _compact_jobs(state: PanelState, width: int) -> Text | None:
@@ -81,7 +84,7 @@ def _compact_jobs(state: PanelState, width: int) -> Text | None:
 def compact_sections(state: PanelState, columns: int, inner: int, color: bool) -> list[Text]:
     parts = (_compact_todos(state, inner, color), _compact_jobs(state, inner))
     sections = [s for s in (*parts, _compact_notes(state, inner)) if s]
-    sections.append(Text(fit(usage_line(state, color), inner)))
+    sections.append(Text("\n".join(packed(usage_parts(state, color), inner, " · "))))
     return sections
 
 
@@ -95,8 +98,7 @@ def summary_line(state: PanelState, columns: int, color: bool) -> str:
         parts.append(f"jobs {len(state.jobs)}")
     if state.notes:
         parts.append(f"notes {len(state.notes)}")
-    parts.append(usage_line(state, color))
-    return fit(" · ".join(parts), max(columns - 1, 10))
+    return one_line([*parts, *usage_parts(state, color)], max(columns - 1, 10), " · ")
 
 
 def fit_panel(state: PanelState, columns: int, color: bool, rows: int, mode: str) -> str:

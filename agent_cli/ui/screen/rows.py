@@ -9,6 +9,30 @@ from agent_cli.ui.screen.contract import Controller
 FOLD_BELOW = 100  # same rule as side_panel.FOLD_BELOW (not imported: that module is heavy)
 
 
+def packed(parts: list[str], width: int, sep: str) -> list[str]:
+    """`parts` joined by `sep` into as few lines of at most `width` as they go in whole; a
+    part longer than a line alone is cut (`…`). The panel never cuts a figure in two."""
+    lines: list[str] = []
+    for part in parts:
+        if lines and len(lines[-1]) + len(sep) + len(part) <= width:
+            lines[-1] += sep + part
+        else:
+            lines.append(part if len(part) <= width else part[: max(width - 1, 1)] + "…")
+    return lines
+
+
+def one_line(parts: list[str], width: int, sep: str) -> str:
+    """As many of `parts` as fit whole on one line, in order (one that does not fit is left
+    out, a later shorter one may still go in); the first is cut if it alone is too long."""
+    line = ""
+    for part in parts:
+        if not line:
+            line = part if len(part) <= width else part[: max(width - 1, 1)] + "…"
+        elif len(line) + len(sep) + len(part) <= width:
+            line += sep + part
+    return line
+
+
 def side_width(columns: int) -> int:
     """The panel's width beside the reply (from 100 columns up)."""
     return 40 if columns >= 140 else 34

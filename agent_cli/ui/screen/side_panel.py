@@ -19,6 +19,7 @@ from rich.text import Text
 from agent_cli.core.events import CompactionDone, FilesChanged, NoteAdded, TodosUpdated, UsageUpdate
 from agent_cli.core.payloads import Note, TodoItem
 from agent_cli.ui.render.render import cost, to_ansi, tokens
+from agent_cli.ui.screen.rows import packed
 from agent_cli.ui.screen.rows import side_width as side_width
 
 FOLD_BELOW = 100  # columns under which the panel goes below the conversation
@@ -234,11 +235,13 @@ def _context(state: PanelState, width: int, color: bool) -> Text:
 
 def _usage(state: PanelState, width: int, color: bool) -> Text:
     section = heading("Usage", color)
-    line = f"in {tokens(state.input_tokens)}  out {tokens(state.output_tokens)}"
-    section.append(fit(line, width) + "\n")
-    section.append(fit(f"cache {tokens(state.cache_read)}  cost {state.cost_label()}", width))
+    groups = [
+        [f"in {tokens(state.input_tokens)}", f"out {tokens(state.output_tokens)}"],
+        [f"cache {tokens(state.cache_read)}", f"cost {state.cost_label()}"],
+    ]
     if state.files_changed is not None:
-        section.append("\n" + fit(f"files changed {state.files_changed}", width))
+        groups.append([f"files changed {state.files_changed}"])
+    section.append("\n".join(line for group in groups for line in packed(group, width, "  ")))
     return section
 
 
@@ -249,15 +252,17 @@ def folded_footer(state: PanelState, width: int, color: bool) -> Text:
         f"{ctx} {tokens(state.context_tokens or 0)}/{tokens(state.context_window)}"
         f" · {compactions(state)}"
     )
-    usage = (
+    usage = [
         f"in {tokens(state.input_tokens)} out {tokens(state.output_tokens)}"
-        f" cache {tokens(state.cache_read)} · {state.cost_label()}"
-    )
+        f" cache {tokens(state.cache_read)}",
+        state.cost_label(),
+    ]
     if state.files_changed is not None:
-        usage += f" · files {state.files_changed}"
-    if len(context) + 3 + len(usage) <= width:
-        return Text(f"{context} · {usage}")
-    return Text(fit(context, width) + "\n" + fit(usage, width))
+        usage.append(f"files {state.files_changed}")
+    one = " · ".join([context, *usage])
+    if len(one) <= width:
+        return Text(one)
+    return Text("\n".join([*packed([context], width, ""), *packed(usage, width, " · ")]))
 
 
 def full_sections(state: PanelState, columns: int, inner: int, color: bool) -> list[Text]:

@@ -79,3 +79,32 @@ def test_a_finished_list_leaves_the_panel_at_the_next_turn_and_stays_for_todos()
     assert panel.todos == done
     panel.apply(TodosUpdated(todos=todos(2)))  # a new plan shows again
     assert "Todos 1/12" in fit_panel(panel, 140, False, 40, "full")
+
+
+def busy_state() -> PanelState:
+    """A long session's figures: six-digit token counts, a two-digit cost, files changed."""
+    return PanelState(
+        context_tokens=128_200,
+        input_tokens=128_200,
+        output_tokens=2_345,
+        cache_read=1_234_000,
+        cost_usd=12.345,
+        calls=40,
+        files_changed=3,
+    )
+
+
+@pytest.mark.parametrize("columns", [80, 100, 140])
+@pytest.mark.parametrize("mode", ["full", "compact"])
+@pytest.mark.parametrize("rows", [1, 2, 4, 40])
+def test_no_figure_of_the_panel_is_cut(columns: int, mode: str, rows: int):
+    """`in 128.2k out 2…` at 140 columns: the usage goes on two lines where one is too short,
+    and the one-line summary leaves out what does not fit whole."""
+    for color in (True, False):
+        text = fit_panel(busy_state(), columns, color, rows, mode)
+        assert "…" not in text, text
+        assert text.count("\n") + 1 <= rows
+    shown = fit_panel(busy_state(), columns, False, rows, mode)
+    assert "128.2k" in shown
+    if rows > 1:
+        assert all(figure in shown for figure in ("in 128.2k", "out 2.3k", "$12.345"))
