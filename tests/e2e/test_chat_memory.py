@@ -19,11 +19,12 @@ def test_remember_writes_an_episode_and_memory_lists_it(
 ):
     fake_model.script.text("Guarded the empty string.")
     generator_route(fake_model).text(episode_json(TITLE))
-    term = ChatTerm(fake_env, tmp_path)
+    term = ChatTerm(fake_env, tmp_path, scrollback=True)
     try:
         term.wait_for("you>")
         term.type("/help")
-        term.wait_for("write an episode of this session now")
+        term.wait_for("attach a file to the prompt")  # /help's last line; /remember's above
+        assert any("write an episode of this session now" in line for line in term.scrollback())
         term.type("/memory")
         term.wait_for("No episodes yet.")
         term.type("fix the parse crash on empty input")

@@ -122,7 +122,7 @@ def test_without_bubblewrap_chat_says_the_fallback_once(
     try:
         term.wait_for(lambda t: "you>" in t and notice in t and "no sandbox" in t)  # status bar
         term.type("/help")  # a long answer: the notice scrolls off, and is not said again
-        term.wait_for("Tab completes it")
+        term.wait_for("attach a file to the prompt")  # /help's last line
         seen = "\n".join(term.scrollback())
     finally:
         term.close()
