@@ -55,6 +55,7 @@ class Tmux:
         workspace: Path,
         size: tuple[int, int],
         before: str = "",  # a shell command run before `agent chat`, in the same pane
+        flags: str = "--permission-mode bypass",
     ) -> None:
         self.socket, self.frames = str(socket), socket.parent / "frames.log"
         self.rows = size[1]
@@ -75,7 +76,7 @@ class Tmux:
         exports = " ".join(f"{k}={shlex.quote(env[k])}" for k in names)
         command = (
             f"cd {shlex.quote(str(workspace))} && {before}env {exports} {sys.executable} "
-            "-m agent_cli chat --permission-mode bypass"
+            f"-m agent_cli chat {flags}"
         )
         self.run(
             "-f", "/dev/null", "new-session", "-d", "-x", str(size[0]), "-y", str(size[1]), command

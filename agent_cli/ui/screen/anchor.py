@@ -6,6 +6,12 @@ the prompt. A change of columns keeps it there (ui/screen/commits.py: `relay`), 
 its rows has room above it. The row is learnt
 from a cursor position report; a terminal that does not answer one keeps the region where it
 is, and one that cuts rows is left as it is.
+
+Kept there, it stays there: when the region gets shorter (an approval answered, spinners done)
+the screen above it moves down with it, blank lines inserted at the top, so no blank rows are
+left under the prompt nor between the last committed line and it. Those blank rows at the top
+(`filler`) are taken away again, lines deleted at the top, before anything would scroll the
+screen: they never reach scrollback. A resize forgets them (the terminal re-wrapped the rows).
 Imports only prompt_toolkit: the screen is drawn before anything heavy is loaded.
 """
 
@@ -38,6 +44,12 @@ def anchor_bytes(top: int, height: int, rows: int, cursor: tuple[int, int]) -> s
     return f"\x1b[H\x1b[{gap}L\x1b[{top + gap + row + 1};{column + 1}H"
 
 
+def moved_top(rows: int, kind: str, cursor_row: int, column: int) -> str:
+    """Bytes that insert (`L`) or delete (`M`) `rows` lines at the screen's top, then put the
+    cursor on screen row `cursor_row`, `column` (0-based)."""
+    return f"\x1b[H\x1b[{rows}{kind}\x1b[{cursor_row + 1};{column + 1}H"
+
+
 class BottomAnchor:
     def __init__(
         self, app: Application[None], ask: Callable[[], None], others_pending: Callable[[], bool]
@@ -48,6 +60,39 @@ class BottomAnchor:
         self.anchored = not terminal_reflows()  # a terminal that cuts rows leaves none behind
         self.asked: Asked | None = None
         self.deferred = False
+        self.at_bottom = False  # the region's last row is known to be the screen's last
+        self.filler = 0  # blank rows at the screen's top, put there to keep it so
+
+    def shrunk(self, app: Application[None], before: int, after: int) -> bool:
+        """The region just got `before - after` rows shorter, erased below its new last row:
+        the screen above moves down over them. Whether it did (else the blank rows stay
+        below the prompt); the cursor is then on the region's last row."""
+        if not self.at_bottom or after < 1 or after >= before:
+            return False
+        rows = app.output.get_size().rows
+        app.output.write_raw(moved_top(before - after, "L", rows - 1, 0))
+        self.filler += before - after
+        return True
+
+    def make_room(self, app: Application[None], rows: int) -> None:
+        """`rows` new rows are about to be written under the region's top: the blank rows at
+        the screen's top go first (deleted, the screen moved up), so nothing blank scrolls off
+        into scrollback. The cursor stays where it was in the region."""
+        last = app.renderer._last_screen
+        taken = min(rows, self.filler)
+        if taken < 1 or last is None or not self.at_bottom:
+            return
+        cursor, size = app.renderer._cursor_pos, app.output.get_size()
+        row = size.rows - last.height + cursor.y - taken
+        app.output.write_raw(moved_top(taken, "M", row, cursor.x))
+        self.filler -= taken
+
+    def forget(self) -> None:
+        """A resize: where the rows are now is the terminal's re-wrap; asked again (and the
+        region moved down again) once a frame is drawn at the new size."""
+        self.filler = 0
+        if self.at_bottom:
+            self.at_bottom = self.anchored = False
 
     def after_render(self, app: Application[None]) -> None:
         """Ask where the cursor is, once a frame is on screen and nothing else is asked."""
@@ -79,8 +124,8 @@ class BottomAnchor:
             return
         cursor = renderer._cursor_pos
         top = row - 1 - asked.cursor_row
-        output.write_raw(
-            anchor_bytes(top, last.height, output.get_size().rows, (cursor.y, cursor.x))
-        )
+        rows = output.get_size().rows
+        output.write_raw(anchor_bytes(top, last.height, rows, (cursor.y, cursor.x)))
         output.flush()
-        self.anchored = True
+        self.filler += max(rows - top - last.height, 0)
+        self.anchored = self.at_bottom = True

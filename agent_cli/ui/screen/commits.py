@@ -23,7 +23,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.application import Application, run_in_terminal
 from prompt_toolkit.data_structures import Point
@@ -41,14 +41,17 @@ from agent_cli.ui.screen.reflow import (
 from agent_cli.ui.screen.region_rows import region_of, rows_above
 from agent_cli.ui.screen.width_probe import LOST_S, WidthProbes
 
+if TYPE_CHECKING:
+    from agent_cli.ui.screen.anchor import BottomAnchor
+
 COALESCE_S = 0.1
 KEPT_LINES = 10_000  # what a re-lay that lost track writes again (`relay`): terminals keep less
 ASK_AGAIN_S = 0.005  # how often a commit looks whether a re-lay still waits for answers
 
 
 class Commits:
-    def __init__(self, app: Application[None]) -> None:
-        self.app = app
+    def __init__(self, app: Application[None], anchor: BottomAnchor | None = None) -> None:
+        self.app, self.anchor = app, anchor
         self._queue: asyncio.Queue[str] | None = None
         self._hurry = asyncio.Event()  # the next batch goes out without waiting for more
         # committed but not on screen yet: the screen keeps showing its last frame meanwhile,
@@ -93,6 +96,8 @@ class Commits:
             await self._settled()
             self.unwritten -= len(batch)  # the redraw that writes them lays out afresh
             if not self._over_region(text):
+                if self.anchor is not None:  # printed under the erased region: blank rows first
+                    self.anchor.make_room(self.app, self.anchor.filler)
                 self._remember(text)
                 with one_frame(self.app.output):  # erase, print, redraw: shown as one frame
                     await run_in_terminal(lambda t=text: write(t + "\n"))  # type: ignore[misc]
@@ -113,6 +118,8 @@ class Commits:
         self.relay()  # a resize not yet handled: the region's top moved
         size = output.get_size()
         data, rows = commit_bytes(text, size.columns)
+        if self.anchor is not None:  # the rows it takes: blank ones at the top go first
+            self.anchor.make_room(self.app, rows)
         cursor, last = renderer._cursor_pos, renderer._last_screen
         if last is not None and rows + last.height < size.rows:
             output.write_raw(open_rows(cursor, last.height, rows))  # the region stays drawn
@@ -131,6 +138,8 @@ class Commits:
         region re-laid where the terminal put it, or erased where it was (rows only) and
         drawn anew, unless a frame since was drawn at the new size already."""
         output = self.app.output
+        if self.anchor is not None:
+            self.anchor.forget()
         with one_frame(output):
             fix_size(output)
             drawn = self.app.renderer._last_size == output.get_size()  # by a frame since

@@ -85,7 +85,7 @@ class ChatScreen(KeyActions, JobKeys):
             output=screen_output(),
         )
         self.anchor = anchor_asking(self.app)  # room above the region for a resize to reflow
-        self.commits = Commits(self.app)
+        self.commits = Commits(self.app, self.anchor)
         self.app.after_render += self.anchor.after_render
         # Esc stops a turn at once: a terminal sends an escape sequence (and Alt-Enter's two bytes)
         # in one write, so 20 ms tells a lone Esc from one; once the reader has seen it alone, the
@@ -100,7 +100,7 @@ class ChatScreen(KeyActions, JobKeys):
     def _before_frame(self, app: Application[None]) -> None:
         fix_size(app.output)
         self.commits.relay()  # a frame drawn before the resize is noticed re-lays it too
-        fit_region(app)
+        fit_region(app, self.anchor)
 
     # -- layout ------------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Protocol
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.data_structures import Point
@@ -21,6 +22,17 @@ from prompt_toolkit.layout.screen import Screen, WritePosition
 from prompt_toolkit.utils import get_cwidth, to_str
 
 from agent_cli.ui.screen.frames import FramedOutput
+
+
+class Keeper(Protocol):
+    """What keeps the region on the screen's last rows (ui/screen/anchor.py: BottomAnchor)."""
+
+    filler: int
+
+    def make_room(self, app: Application[None], rows: int) -> None: ...
+
+    def shrunk(self, app: Application[None], before: int, after: int) -> bool: ...
+
 
 ERASE_LINE, NEXT_LINE, ERASE_REST = "\x1b[2K", "\r\n", "\x1b[K"
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
@@ -74,18 +86,23 @@ def write_again(app: Application[None], texts: list[str]) -> None:
     renderer._last_screen, renderer._last_size = None, size
 
 
-def fit_region(app: Application[None]) -> None:
+def fit_region(app: Application[None], anchor: Keeper | None = None) -> None:
     """Before each frame (after a width change not yet announced by the resize signal is
     re-laid, ui/screen/commits.py): the region is exactly as tall as its content, never padded with
-    blank rows below the prompt (prompt-toolkit pads to the screen's bottom, never shrinks)."""
+    blank rows below the prompt (prompt-toolkit pads to the screen's bottom, never shrinks).
+    Kept on the screen's last rows (`anchor`), it stays there as it shrinks or grows."""
     renderer, size, output = app.renderer, app.output.get_size(), app.output
     renderer._min_available_height = 0
     last = renderer._last_screen
     if last is None or renderer._last_size != size:
+        if anchor is not None:
+            anchor.filler = 0  # drawn anew from where the cursor is: rows it no longer knows
         return
     want = app.layout.container.preferred_height(size.columns, size.rows).preferred
     if isinstance(output, FramedOutput) and want == last.height and not output._buffer:
         output.rows_exist = True  # a frame drawn over itself: no row is added
+    if want > last.height and anchor is not None:
+        anchor.make_room(app, want - last.height)  # the rows it grows by, blank ones first
     if want >= last.height:
         return
     cursor = renderer._cursor_pos
@@ -96,6 +113,8 @@ def fit_region(app: Application[None]) -> None:
     output.write_raw("\r")
     output.erase_down()
     renderer._cursor_pos = Point(x=0, y=want)
+    if anchor is not None and anchor.shrunk(app, last.height, want):
+        renderer._cursor_pos = Point(x=0, y=want - 1)  # the screen moved down under it
     for y in range(want, last.height):
         last.data_buffer.pop(y, None)
         last.zero_width_escapes.pop(y, None)

@@ -1,0 +1,90 @@
+"""A live area that gets shorter leaves no blank rows under the prompt (issue 37: up to 9 after
+an approval, a tool's preview or a block of spinners): in tmux at 80x24 and 140x45, once the
+screen is full the prompt stays on its last row, the committed lines right above the region,
+and the blank rows it gave up never reach scrollback (each line there once, no blank run)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_chat_resize_tmux import Tmux
+from tests.fake_model import FakeAnthropic
+from tests.waiting import wait_until
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+
+FIRST = "\n\n".join(f"P{n:02d} of the first reply." for n in range(1, 41))
+LAST = "\n\n".join(f"Q{n:02d} of the last reply." for n in range(1, 41))
+
+
+def blank_run(lines: list[str]) -> int:
+    """The most blank lines in a row."""
+    run = most = 0
+    for line in lines:
+        run = run + 1 if not line.strip() else 0
+        most = max(most, run)
+    return most
+
+
+@pytest.mark.parametrize(("size", "diff"), [((80, 24), 4), ((140, 45), 12)])
+@pytest.mark.usefixtures("sandbox_off")
+def test_an_answered_approval_leaves_no_blank_rows_under_the_prompt(
+    fake_model: FakeAnthropic,
+    fake_env: dict[str, str],
+    tmp_path: Path,
+    size: tuple[int, int],
+    diff: int,
+):
+    old = "".join(f"x{n} = {n}\n" for n in range(diff))
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    (workspace / "abc.py").write_text(old)
+    fake_model.script.text(FIRST)
+    fake_model.script.tool_use("read_file", path="abc.py")
+    fake_model.script.tool_use(
+        "edit_file", path="abc.py", old_string=old, new_string=old.replace(" = ", " == ")
+    )
+    fake_model.script.text("Left it.")
+    fake_model.script.text(LAST)
+    tmux = Tmux(tmp_path / "tmux.sock", fake_env, workspace, size, flags="")
+    try:
+        wait_until(lambda: "you>" in tmux.screen(), timeout=30, what="the prompt")
+        tmux.run("send-keys", "y")  # trust the workspace
+        tmux.run("send-keys", "fill the screen", "Enter")
+        wait_until(lambda: "P40 of" in tmux.screen(), timeout=30, what="the first reply")
+        tmux.run("send-keys", "change abc", "Enter")
+        wait_until(lambda: "Esc / Ctrl-C: no" in tmux.screen(), timeout=30, what="the question")
+        asked = tmux.screen().rstrip("\n").split("\n")
+        tmux.run("send-keys", "3")
+        wait_until(
+            lambda: "Left it." in tmux.screen() and "working" not in tmux.screen(),
+            timeout=30,
+            what="the denial's reply",
+        )
+        wait_until(lambda: stable(tmux), timeout=15, what="a settled screen")
+        after = tmux.screen().rstrip("\n").split("\n")
+        tmux.run("send-keys", "go on", "Enter")
+        wait_until(lambda: "Q40 of" in tmux.screen(), timeout=30, what="the last reply")
+        wait_until(lambda: stable(tmux), timeout=15, what="a settled screen")
+        scrollback = tmux.scrollback().rstrip("\n").split("\n")
+    finally:
+        tmux.close()
+    assert len(asked) == size[1]  # the screen was full when the question was asked
+    assert asked[-1].startswith("you>")
+    assert len(after) == size[1], after
+    assert after[-1].startswith("you>"), "\n".join(after)  # the prompt stays on the last row
+    below = after[next(n for n, line in enumerate(after) if "Left it." in line) :]
+    assert blank_run(below) <= 1, "\n".join(after)  # the reply's own blank line, nothing more
+    assert blank_run(scrollback) <= 1, "\n".join(scrollback)
+    for n in range(1, 41):
+        assert sum(line.startswith(f"P{n:02d} ") for line in scrollback) == 1
+        assert sum(line.startswith(f"Q{n:02d} ") for line in scrollback) == 1
+    assert sum("✗ edit_file abc.py: denied" in line for line in scrollback) == 1
+
+
+def stable(tmux: Tmux) -> bool:
+    first = tmux.screen()
+    return first == tmux.screen() and "you>" in first
