@@ -23,6 +23,8 @@ def holding(pending: asyncio.Future[Any]) -> Iterator[None]:
 
 
 async def passed() -> None:
-    """Once nothing is held (at once when nothing is): whatever the snapshot's outcome."""
-    while waiting := [f for f in _HELD if not f.done()]:
+    """Once nothing is held (at once when nothing is): whatever the snapshot's outcome. Only
+    this event loop's holds count (one another loop left behind would never end here)."""
+    loop = asyncio.get_running_loop()
+    while waiting := [f for f in _HELD if not f.done() and f.get_loop() is loop]:
         await asyncio.wait(waiting)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,15 +14,45 @@ from agent_cli.sandbox.policy import SandboxPolicy
 from agent_cli.sandbox.probe import SandboxProbe, probe
 from agent_cli.sandbox.wrap import wrap
 
+# the kernel's switches for unprivileged user namespaces, which bwrap needs
+USERNS_SWITCHES = (
+    "/proc/sys/kernel/unprivileged_userns_clone",
+    "/proc/sys/user/max_user_namespaces",
+    "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
+)
+
 
 @functools.cache
-def _probe_for(path: str | None) -> SandboxProbe:
+def _probe_for(path: str | None, _state: tuple[str, ...]) -> SandboxProbe:
     return probe(path)
 
 
 def found() -> SandboxProbe:
-    """The platform's mechanism, looked for once per PATH (the probe starts bwrap once)."""
-    return _probe_for(os.environ.get("PATH"))
+    """The platform's mechanism, looked for once per PATH and per state of what decides it
+    (the mechanism's file, the kernel's user-namespace switches): the probe starts bwrap once
+    in a process, and once for all the children of a warm process (warmup.py), which still
+    sees bubblewrap installed or the sysctl its notice names changed."""
+    path = os.environ.get("PATH")
+    return _probe_for(path, _state(path))
+
+
+def _state(path: str | None) -> tuple[str, ...]:
+    """What a probe's outcome depends on, read in well under a millisecond."""
+    name = "sandbox-exec" if sys.platform == "darwin" else "bwrap"
+    executable = shutil.which(name, path=path)
+    parts = [executable or "-"]
+    if executable is not None:
+        try:
+            info = Path(executable).stat()
+            parts.append(f"{info.st_dev}:{info.st_ino}:{info.st_mtime_ns}:{info.st_mode}")
+        except OSError:
+            parts.append("-")
+    for switch in USERNS_SWITCHES:
+        try:
+            parts.append(Path(switch).read_text(encoding="ascii").strip())
+        except OSError:
+            parts.append("-")
+    return tuple(parts)
 
 
 @dataclass(frozen=True)

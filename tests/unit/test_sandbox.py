@@ -129,3 +129,37 @@ def test_an_untrusted_workspace_cannot_widen_the_sandbox(
     assert (trusted.mode, trusted.write_paths) == ("off", ["/"])
     (ws / ".agent" / "settings.json").write_text('{"sandbox": {"mode": "required"}}')
     assert load_settings(ws).sandbox.mode == "required"  # narrower than the user's auto
+
+
+def test_the_probe_is_made_again_only_when_what_decides_it_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A warm process probes once for all its children; a child still sees bubblewrap
+    installed, or the user-namespace sysctl the notice names changed."""
+    from agent_cli.sandbox import confine
+
+    probes: list[str | None] = []
+
+    def counted(path: str | None = None) -> SandboxProbe:
+        probes.append(path)
+        return SandboxProbe(None, reason="test", fix="test")
+
+    switch = tmp_path / "unprivileged_userns_clone"
+    switch.write_text("0\n")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    monkeypatch.setattr(confine, "probe", counted)
+    monkeypatch.setattr(confine, "USERNS_SWITCHES", (str(switch),))
+    monkeypatch.setenv("PATH", str(bin_dir))
+    confine.found()  # PATH and switch are this test's: nothing cached for them yet
+    confine.found()
+    assert probes == [str(bin_dir)]  # nothing changed: probed once
+    switch.write_text("1\n")  # `sysctl -w kernel.unprivileged_userns_clone=1`
+    confine.found()
+    assert len(probes) == 2
+    fake = bin_dir / "bwrap"  # bubblewrap installed
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    confine.found()
+    confine.found()
+    assert len(probes) == 3

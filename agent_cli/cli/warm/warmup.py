@@ -1,6 +1,7 @@
 """What the warm process does once, before it serves: import the SDK and every module an
-`agent run` needs, and send one streamed request through the SDK to an in-memory transport,
-so the children find the SDK's lazily built parts (its types, its client) already made."""
+`agent run` needs, send one streamed request through the SDK to an in-memory transport, so
+the children find the SDK's lazily built parts (its types, its client) already made, and try
+the sandbox's mechanism once."""
 
 from __future__ import annotations
 
@@ -125,5 +126,8 @@ def warm_up() -> int:
     command()  # the click command tree, built once for every child
     _parse_run()
     _tool_schemas()
+    from agent_cli.sandbox.confine import found
+
+    found()  # bwrap tried once here, not in every child (kept while what decides it holds)
     asyncio.run(_transport())
     return asyncio.run(_one_request())
