@@ -55,8 +55,10 @@ class ScreenApprover:
             return await self._answer(request)
 
     async def _answer(self, request: ApprovalRequest) -> Decision | Denial:
-        # laid out at the screen's width of each frame: a resize re-lays it
-        text = lambda width: approval_view.question(request, width, use_color())  # noqa: E731
+        # laid out at the screen's size of each frame: a resize re-lays it
+        def text(columns: int, rows: int) -> str:
+            return approval_view.question(request, columns, use_color(), rows)
+
         answer = await self.screen.ask(text, approval_view.answers(request))
         if answer == "feedback":
             typed = await self.screen.ask_line(approval_view.FEEDBACK_PROMPT)

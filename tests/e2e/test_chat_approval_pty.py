@@ -244,3 +244,37 @@ def test_an_approval_is_laid_out_again_when_the_terminal_is_resized(
         term.wait_for("Left it.")
     finally:
         term.close()
+
+
+@pytest.mark.parametrize(("columns", "lines"), [(80, 24), (140, 45)])
+def test_a_long_diff_is_cut_to_the_screen_and_its_question_stays_whole(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path, columns: int, lines: int
+):
+    """A 24-line diff at 80x24 made a region taller than the screen (`Window too small...`):
+    the diff gets the rows the question leaves, with how many lines more it has."""
+    old = "".join(f"x{n} = {n}\n" for n in range(30))
+    (tmp_path / "abc.py").write_text(old)
+    fake_model.script.tool_use("read_file", path="abc.py")
+    fake_model.script.tool_use(
+        "edit_file", path="abc.py", old_string=old, new_string=old.replace(" = ", " == ")
+    )
+    fake_model.script.text("Edited.")
+    term = ChatTerm(fake_env, tmp_path, columns=columns, lines=lines)
+    try:
+        term.wait_for("you>")
+        term.type("change x")
+        screen = term.wait_for("Esc / Ctrl-C: no, and stop the turn")
+        shown = screen.split("\n")
+        assert "Window too small" not in screen
+        head = shown.index("Allow edit_file abc.py?  (edit_file asks in default mode)")
+        assert shown[head - 1][:1] in SPINNER  # a row of the live area stays above it
+        assert "  -x0 = 0" in shown  # the diff's first lines, then how many more
+        assert any(line.startswith("  +") and line.endswith(" lines") for line in shown)
+        for option in OPTIONS:
+            assert option in screen.replace("\n", "")
+        assert shown[-1].startswith("you>")
+        term.send("1")
+        term.wait_for("Edited.")
+    finally:
+        term.close()
+    assert (tmp_path / "abc.py").read_text() == old.replace(" = ", " == ")

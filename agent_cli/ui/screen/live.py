@@ -63,7 +63,7 @@ class ChatScreen(KeyActions, JobKeys):
         # (render counter, size, panel mode, input text) -> (live tail, panel)
         self._frame_cache: tuple[tuple[object, ...], tuple[str, str]] | None = None
         self._last_ctrl_c = 0.0
-        self.question = QuestionView(self.invalidate, self.columns)
+        self.question = QuestionView(self.invalidate, self.columns, self.rows)
         self.picker = Picker(self.invalidate, self.rows)
         cancel = lambda: self.question.answer_line(None)  # noqa: E731
         self.dialogs = Dialogs(self.invalidate, self.columns, self.rows, cancel)  # the model's
@@ -227,9 +227,9 @@ class ChatScreen(KeyActions, JobKeys):
 
     # -- questions (the approval port's answers) ---------------------------------------------
 
-    async def ask(self, question: str | Callable[[int], str], answers: dict[str, str]) -> str:
+    async def ask(self, question: str | Callable[[int, int], str], answers: dict[str, str]) -> str:
         """Ask in the bottom region; a key of `answers` picks its value. Ctrl-C / Esc -> 'deny'.
-        A `question` given as a function of the width is laid out anew at each width."""
+        A `question` given as a function of the columns and rows is laid out anew at each size."""
         return await self.question.ask(question, answers)
 
     async def pick(self, title: str, options: list[str]) -> int | None:

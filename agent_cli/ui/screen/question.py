@@ -16,15 +16,20 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.utils import get_cwidth
 
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
-Text = str | Callable[[int], str]  # ANSI, or ANSI laid out for a width
+Text = str | Callable[[int, int], str]  # ANSI, or ANSI laid out for a screen's columns and rows
 
 
 class QuestionView:
-    def __init__(self, invalidate: Callable[[], None], columns: Callable[[], int]) -> None:
-        self._invalidate, self._columns = invalidate, columns
+    def __init__(
+        self,
+        invalidate: Callable[[], None],
+        columns: Callable[[], int],
+        rows: Callable[[], int] = lambda: 24,
+    ) -> None:
+        self._invalidate, self._columns, self._rows = invalidate, columns, rows
         self._pending: tuple[Text, dict[str, str], asyncio.Future[str]] | None = None
         self._line: tuple[str, asyncio.Future[str | None]] | None = None
-        self._laid_out: tuple[Text, int, str] | None = None  # (question, width, its text)
+        self._laid_out: tuple[Text, tuple[int, int], str] | None = None  # for a size
 
     @property
     def asking(self) -> bool:
@@ -84,10 +89,10 @@ class QuestionView:
         question = self._pending[0]
         if isinstance(question, str):
             return question
-        width = max(self._columns(), 1)
+        size = (max(self._columns(), 1), max(self._rows(), 1))
         laid = self._laid_out
-        if laid is None or laid[0] is not question or laid[1] != width:
-            laid = self._laid_out = (question, width, question(width))
+        if laid is None or laid[0] is not question or laid[1] != size:
+            laid = self._laid_out = (question, size, question(*size))
         return laid[2]
 
     def rows(self) -> int:
