@@ -1,7 +1,8 @@
 """A 1,000-round session with compaction: what the transcript costs per round, and what resuming
 it costs beside a fresh start, side by side in one run.
 
-    python bench/long_session.py [--rounds 1000] [--runs 5] [--file-bytes 480] [--json]
+    python bench/long_session.py [--rounds 1000] [--runs 5] [--file-bytes 480] [--line-bytes N]
+                                 [--json]
 
 One `agent run` makes `rounds` tool rounds (read_file of a ~600-byte file each) against the test
 model server, with the default snip settings (trigger 50, target 30: a snip every ~10 rounds).
@@ -11,7 +12,10 @@ have written; then `agent run --continue` launch -> first request beside a fresh
 an empty workspace, interleaved. Targets: <= 3 KB per round; resume <= fresh + 0.1 s.
 Also what the session's folder grows by per round: the transcript, and the copies compaction
 writes beside it (the archive of snipped messages, the outputs micro-compaction saved); with
-`--file-bytes 6400` (issue 40's case) the target is <= 10.5 KB per round.
+`--file-bytes 6400` (issue 40's case) the target is <= 10.5 KB per round. The files' lines are
+~17 bytes unless `--line-bytes` says otherwise: read_file numbers every line, so short lines make
+a 6.4 KB read 9.4 KB as the model sees it; `--line-bytes 50` (source code's length) makes it the
+~7 KB the issue measured.
 """
 
 from __future__ import annotations
@@ -32,12 +36,19 @@ SETTINGS = {"memory": {"episode_rounds": 1_000_000}, "max_turns": 10_000}
 
 
 def build_session(
-    server: FakeAnthropic, ws: Path, env: dict[str, str], rounds: int, size: int = 600
+    server: FakeAnthropic,
+    ws: Path,
+    env: dict[str, str],
+    rounds: int,
+    size: int = 600,
+    line_bytes: int = 0,
 ) -> float:
     (ws / ".agent").mkdir()
     (ws / ".agent" / "settings.json").write_text(json.dumps(SETTINGS))
     for i in range(50):
         line = f"line of file {i}\n"
+        if line_bytes > len(line):  # lines as long as source code's, not the short default
+            line = line[:-1].ljust(line_bytes - 1, ".") + "\n"
         (ws / f"f{i}.txt").write_text(line * max(1, size // len(line)))
     building = [True]  # the session's own requests; helpers and the later probes: the default
     script = server.route(lambda body: building[0] and has_tools(body))
@@ -102,6 +113,9 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=1_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--file-bytes", type=int, default=480, help="size of each file read")
+    parser.add_argument(
+        "--line-bytes", type=int, default=0, help="bytes per line of those files (default ~17)"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     with FakeAnthropic() as server, tempfile.TemporaryDirectory() as tmp:
@@ -109,7 +123,7 @@ def main() -> int:
         for folder in (home, ws, fresh):
             folder.mkdir()
         env = agent_env(server.base_url, str(home))
-        seconds = build_session(server, ws, env, args.rounds, args.file_bytes)
+        seconds = build_session(server, ws, env, args.rounds, args.file_bytes, args.line_bytes)
         overhead, copied, compactions = transcript_figures(ws, args.rounds)
         folder = folder_figures(ws, args.rounds, args.file_bytes)
         resumed, started = [], []
