@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from common import AGENT, agent_env, run_agent
-from warm_figures import WarmServer
+from warm_server import WarmServer
 
 from tests.fake_model import FakeAnthropic
 from tests.fake_model.script import Script

@@ -11,8 +11,6 @@ process, from /proc/<pid>/smaps_rollup, sampled while its tool runs).
 
 from __future__ import annotations
 
-import json
-import shutil
 import statistics
 import subprocess
 import sys
@@ -24,6 +22,7 @@ from typing import Any
 
 from common import AGENT, REPO, Figure, agent_env
 from warm_fresh import check_row, fresh_probe
+from warm_server import WarmServer, launch
 
 FRESH = "agent run, warm, fresh HOME, empty non-git dir"
 
@@ -33,21 +32,6 @@ HTTPX_POST = (
     "[{'role': 'user', 'content': 'hi'}]}, headers={'x-api-key': sys.argv[2], "
     "'anthropic-version': '2023-06-01'})\n"
 )
-
-
-def launch(server: Any, cmd: list[str], env: dict[str, str], ws: str) -> tuple[float, float, float]:
-    """(launch -> first request, last request -> exit, wall) of one process."""
-    seen = len(server.requests)
-    start = time.monotonic()
-    proc = subprocess.Popen(
-        cmd, cwd=ws, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    proc.wait()
-    end = time.monotonic()
-    if proc.returncode != 0 or len(server.requests) == seen:
-        raise RuntimeError(f"{cmd[:4]} failed: exit {proc.returncode}")
-    first, last = server.requests[seen].time, server.requests[-1].time
-    return first - start, end - last, end - start
 
 
 def one_tool(server: Any, env: dict[str, str], ws: str) -> tuple[float, float, float]:
@@ -79,43 +63,6 @@ def private_dirty_mib(server: Any, env: dict[str, str], ws: str) -> float:
     (folder / "go").touch()
     proc.wait()
     return kib / 1024
-
-
-class WarmServer:
-    """A warm process of the benchmark's own, in a private runtime directory."""
-
-    def __init__(self, env: dict[str, str]) -> None:
-        self.runtime = Path(tempfile.mkdtemp(prefix="agent-bench-", dir="/tmp"))
-        self.runtime.chmod(0o700)
-        base = {k: v for k, v in env.items() if k not in ("AGENT_NO_SERVER", "CI")}
-        self.env = {**base, "AGENT_SERVER": "1", "XDG_RUNTIME_DIR": str(self.runtime)}
-
-    def start(self) -> None:
-        code = (
-            "from agent_cli.cli.warm.client import start_server\n"
-            "from agent_cli.cli.warm.place import private_dir, version_key\n"
-            "start_server(private_dir(), version_key(), 600)\n"
-        )
-        subprocess.run([sys.executable, "-c", code], env=self.env, check=True)
-        deadline = time.monotonic() + 120
-        while self.status() is None:
-            if time.monotonic() > deadline:
-                raise RuntimeError("the warm process did not start")
-            time.sleep(0.05)
-
-    def ask(self, op: str) -> dict[str, Any] | None:
-        out = subprocess.run(
-            [*AGENT, "server", op, *(["--json"] if op == "status" else [])],
-            env=self.env, capture_output=True, text=True, check=False,
-        )  # fmt: skip
-        return json.loads(out.stdout) if op == "status" and out.stdout.startswith("{") else None
-
-    def status(self) -> dict[str, Any] | None:
-        return self.ask("status")
-
-    def stop(self) -> None:
-        self.ask("stop")
-        shutil.rmtree(self.runtime, ignore_errors=True)
 
 
 def probes(

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from common import AGENT, Figure, agent_env, report
+from warm_server import WarmServer, launch
 
 from agent_cli.cli.warm.kinship import Kinship
 
@@ -46,8 +47,6 @@ def check_row() -> Figure:
 
 def fresh_probe(server: Any, env: dict[str, str]) -> tuple[float, float, float]:
     """One warm `agent run -p hi` in a new HOME and a new empty non-git directory."""
-    from warm_figures import launch
-
     root = Path(tempfile.mkdtemp(prefix="agent-fresh-"))
     try:
         (root / "home").mkdir()
@@ -61,8 +60,6 @@ def fresh_probe(server: Any, env: dict[str, str]) -> tuple[float, float, float]:
 
 
 def side_by_side(runs: int, baseline: str | None) -> list[Figure]:
-    from warm_figures import WarmServer
-
     from tests.fake_model import FakeAnthropic
 
     with tempfile.TemporaryDirectory() as home, FakeAnthropic() as server:
