@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -173,28 +174,38 @@ def test_two_runs_at_once(fake_model: FakeAnthropic, warm: Warm, tmp_path: Path)
 
 def test_an_upgrade_while_it_runs_retires_it(fake_model: FakeAnthropic, warm: Warm, tmp_path: Path):
     """An editable install's upgrade changes the sources' modification times: the old process
-    retires on the next run, which runs in-process (the new code) and starts a new one."""
+    retires on the next run, which runs in-process (the new code) and starts a new one. The
+    install upgraded is a copy of the package: touching the checkout itself would retire the
+    warm processes of every other test running beside this one."""
+    install = tmp_path / "install"
+    for part in ("agent_cli", "prompts"):  # copy2: the .pyc stay valid
+        shutil.copytree(REPO / part, install / part)
+    warm.env["PYTHONPATH"] = str(install)
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        argv = [sys.executable, "-m", "agent_cli", *args]
+        return subprocess.run(
+            argv, cwd=tmp_path, env=warm.env, capture_output=True, text=True, timeout=60
+        )
+
     warm.start()
     old = warm.status()
     assert old is not None
+    assert str(install) in old["key"]  # the copy is what it serves
     fake_model.script.text("new code").text("new process")
-    source = REPO / "agent_cli" / "cli" / "warm" / "__init__.py"
-    stamp = source.stat()
-    os.utime(source, ns=(stamp.st_atime_ns, time.time_ns()))
-    try:
-        proc = run_agent(warm.env, tmp_path, "run", "-p", "hi")
-        assert (proc.returncode, proc.stdout) == (0, "new code\n"), proc.stderr
-        wait_until(lambda: gone(old["pid"]), 15, "the old process to retire")
-        warm.wait_serving()
-        new = warm.status()
-        assert new is not None
-        assert new["pid"] != old["pid"]
-        assert new["key"] != old["key"]
-        again = run_agent(warm.env, tmp_path, "run", "-p", "hi")
-        assert again.stdout == "new process\n"
-        assert warm.served() == 1
-    finally:
-        os.utime(source, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+    source = install / "agent_cli" / "cli" / "warm" / "__init__.py"
+    os.utime(source, ns=(source.stat().st_atime_ns, time.time_ns()))
+    proc = run("run", "-p", "hi")
+    assert (proc.returncode, proc.stdout) == (0, "new code\n"), proc.stderr
+    wait_until(lambda: gone(old["pid"]), 15, "the old process to retire")
+    warm.wait_serving()
+    new = warm.status()
+    assert new is not None
+    assert new["pid"] != old["pid"]
+    assert new["key"] != old["key"]
+    again = run("run", "-p", "hi")
+    assert again.stdout == "new process\n"
+    assert warm.served() == 1
     assert "another version" in warm.log()
 
 
