@@ -88,3 +88,44 @@ def test_an_answered_approval_leaves_no_blank_rows_under_the_prompt(
 def stable(tmux: Tmux) -> bool:
     first = tmux.screen()
     return first == tmux.screen() and "you>" in first
+
+
+@pytest.mark.usefixtures("sandbox_off")
+def test_leaving_takes_the_blank_rows_at_the_top_away(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    """The rows a shorter region left at the screen's top are not left for the shell's output
+    to push into scrollback: after Ctrl-D the conversation moves up over them; and no answer to
+    a question of the screen's reaches the shell (`^[[19;80R` was echoed under the reply)."""
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    (workspace / "abc.py").write_text("x = 1\n")
+    fake_model.script.text(FIRST)
+    fake_model.script.tool_use("read_file", path="abc.py")
+    fake_model.script.tool_use("edit_file", path="abc.py", old_string="x = 1", new_string="x = 2")
+    fake_model.script.text("Left it.")
+    tmux = Tmux(tmp_path / "tmux.sock", fake_env, workspace, (80, 24), flags="")
+    tmux.run("set-option", "-g", "remain-on-exit", "on")
+    try:
+        wait_until(lambda: "you>" in tmux.screen(), timeout=30, what="the prompt")
+        tmux.run("send-keys", "y")
+        tmux.run("send-keys", "fill the screen", "Enter")
+        wait_until(lambda: "P40 of" in tmux.screen(), timeout=30, what="the first reply")
+        tmux.run("send-keys", "change abc", "Enter")
+        wait_until(lambda: "Esc / Ctrl-C: no" in tmux.screen(), timeout=30, what="the question")
+        tmux.run("send-keys", "3")
+        wait_until(lambda: "Left it." in tmux.screen() and stable(tmux), timeout=30, what="idle")
+        kept = tmux.screen().split("\n")
+        tmux.run("send-keys", "C-d")
+        dead = lambda: tmux.run("list-panes", "-F", "#{pane_dead}").strip() == "1"  # noqa: E731
+        wait_until(dead, timeout=30, what="the exit")
+        left = tmux.screen().split("\n")
+        scrollback = tmux.scrollback().split("\n")
+    finally:
+        tmux.close()
+    assert not kept[0].strip(), "the approval left no blank rows at the top to take away"
+    above = left[: next(n for n, line in enumerate(left) if "Left it." in line)]
+    assert blank_run(above) <= 1, "\n".join(left)  # the conversation moved up over them
+    for n in range(1, 41):
+        assert sum(line.startswith(f"P{n:02d} ") for line in scrollback) == 1, "\n".join(scrollback)
+    assert not [line for line in left if "^[[" in line], "\n".join(left)  # no answer echoed

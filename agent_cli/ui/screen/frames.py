@@ -51,6 +51,7 @@ class FramedOutput(Vt100_Output):
     # before it gives the terminal back (an answer read by the shell would be typed into it)
     awaits_answer: Callable[[], None] | None = None
     erasing = False  # an erased region is not a frame: nothing to probe
+    leaving = False  # the last frames: an answer would reach the shell, asked for nothing
     _frame_size: Size | None = None
     size_held = False  # inside `fixed_size`: flushes do not end it
 
@@ -83,7 +84,7 @@ class FramedOutput(Vt100_Output):
         return self._frame_size or super().get_size()
 
     def _probe(self) -> str:
-        if self.erasing:
+        if self.erasing or self.leaving:
             return ""
         columns = self.laid_out() if self.laid_out is not None else self.get_size().columns
         probe = self.probes.probe(columns, self.region() if self.region is not None else NOTHING)

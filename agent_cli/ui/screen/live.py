@@ -39,7 +39,7 @@ from agent_cli.ui.input.screen_keys import KeyActions
 from agent_cli.ui.screen.commits import Commits
 from agent_cli.ui.screen.contract import Controller
 from agent_cli.ui.screen.cursor_answers import anchor_asking, route_answer
-from agent_cli.ui.screen.frames import fix_size, log_frame, screen_output
+from agent_cli.ui.screen.frames import FramedOutput, fix_size, log_frame, screen_output
 from agent_cli.ui.screen.picker import Picker
 from agent_cli.ui.screen.question import QuestionView
 from agent_cli.ui.screen.reflow import SteadyWindow, fit_region
@@ -280,7 +280,19 @@ class ChatScreen(KeyActions, JobKeys):
     async def _exit(self) -> None:
         await self.flush()
         if self.app.is_running and self.app.future is not None and not self.app.future.done():
+            self._leave_quietly()
             self.app.exit()
+
+    def _leave_quietly(self) -> None:
+        """The blank rows kept at the screen's top go (what the shell prints next follows the
+        conversation, and they never scroll into scrollback), and the frames drawn from here on
+        ask nothing: an answer arriving once the terminal is the shell's is echoed there."""
+        output = self.app.output
+        if self.anchor.filler:
+            self.anchor.make_room(self.app, self.anchor.filler)
+        if isinstance(output, FramedOutput):
+            output.leaving = True  # no width probe at the end of the last frames
+        output.flush()
 
     async def run(self, boot: Callable[[], object]) -> None:
         """Draw, then `boot` (loads the REPL and calls `attach`) right after the first frame."""
