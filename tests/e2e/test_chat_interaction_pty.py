@@ -168,7 +168,8 @@ def test_ctrl_o_opens_the_tool_calls_view_searchable_and_esc_returns(
     bypass.wait_idle()
     assert "299" not in bypass.text()  # the preview shows a few lines, not all
     bypass.send("\x0f")  # Ctrl-O
-    view = bypass.wait_for("tool calls")
+    # the viewer is a screen of its own, drawn in more than one write: read it once it is whole
+    view = bypass.wait_for(lambda t: "tool calls" in t and "Esc returns" in t and "1." in t)
     assert "1. ✔ bash seq 1 300" in view
     assert "you>" not in view
     bypass.send("/")
