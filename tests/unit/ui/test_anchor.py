@@ -9,7 +9,7 @@ import pyte
 import pytest
 from prompt_toolkit.input import PipeInput
 
-from agent_cli.ui.screen.anchor import anchor_bytes
+from agent_cli.ui.screen.anchor import anchor_bytes, moved_top
 from agent_cli.ui.screen.live import ChatScreen
 from tests.unit.ui.screen_harness import ASK, FakeTty, framed_on, questions, run_screen
 from tests.waiting import until
@@ -84,3 +84,15 @@ def test_a_terminal_that_cuts_rows_is_never_asked(monkeypatch: pytest.MonkeyPatc
     run_screen(framed_on(tty), answer)
     assert questions(tty.getvalue()).count(False) == 1
     assert "L\x1b[" not in tty.getvalue()
+
+
+def test_moving_the_top_inserts_or_deletes_rows_there_and_puts_the_cursor_back():
+    # a region shrunk from 4 rows to 2 on the screen's last rows: rows 8-9 erased below it
+    lines = ["old 1", "old 2", "old 3", "old 4", "old 5", "old 6", "status", "you> x", "", ""]
+    down = emulate(10, lines, "\x1b[10;1H" + moved_top(2, "L", 9, 0))
+    assert [row.rstrip() for row in down.display] == ["", "", *lines[:8]]  # no gap under it
+    assert (down.cursor.y, down.cursor.x) == (9, 0)  # the region's last row
+    # two rows it grows by: the blank ones at the top go first, nothing scrolls
+    up = emulate(10, [row.rstrip() for row in down.display], moved_top(2, "M", 7, 4))
+    assert [row.rstrip() for row in up.display] == [*lines[:8], "", ""]
+    assert (up.cursor.y, up.cursor.x) == (7, 4)
