@@ -267,7 +267,10 @@ def test_a_long_diff_is_cut_to_the_screen_and_its_question_stays_whole(
         shown = screen.split("\n")
         assert "Window too small" not in screen
         head = shown.index("Allow edit_file abc.py?  (edit_file asks in default mode)")
-        assert shown[head - 1][:1] in SPINNER  # a row of the live area stays above it
+        # the question leaves a row above it: the spinner's, or the conversation's when the
+        # question came before the spinner's first frame (a loaded machine)
+        assert head >= 1, screen
+        assert shown[head - 1].strip(), screen
         assert "  -x0 = 0" in shown  # the diff's first lines, then how many more
         assert any(line.startswith("  +") and line.endswith(" lines") for line in shown)
         for option in OPTIONS:

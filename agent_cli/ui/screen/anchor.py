@@ -74,6 +74,12 @@ class BottomAnchor:
         self.filler += before - after
         return True
 
+    def leave(self, app: Application[None]) -> None:
+        """The blank rows kept at the screen's top go: what the shell prints next follows the
+        conversation, and they never scroll into scrollback."""
+        if self.filler:
+            self.make_room(app, self.filler)
+
     def make_room(self, app: Application[None], rows: int) -> None:
         """`rows` new rows are about to be written under the region's top: the blank rows at
         the screen's top go first (deleted, the screen moved up), so nothing blank scrolls off

@@ -70,10 +70,7 @@ class ChatScreen(KeyActions, JobKeys):
         self.history_search = SearchToolbar(ignore_case=True)
         history = FileHistory(str(history_file)) if history_file else InMemoryHistory()
         self.buffer = Buffer(
-            multiline=True,
-            history=history,
-            completer=completer,
-            complete_while_typing=True,
+            multiline=True, history=history, completer=completer, complete_while_typing=True
         )
         self.app: Application[None] = Application(
             layout=Layout(self._root(), focused_element=self._input),
@@ -284,12 +281,10 @@ class ChatScreen(KeyActions, JobKeys):
             self.app.exit()
 
     def _leave_quietly(self) -> None:
-        """The blank rows kept at the screen's top go (what the shell prints next follows the
-        conversation, and they never scroll into scrollback), and the frames drawn from here on
-        ask nothing: an answer arriving once the terminal is the shell's is echoed there."""
+        """The frames drawn from here on ask nothing: an answer arriving once the terminal is
+        the shell's is echoed there."""
         output = self.app.output
-        if self.anchor.filler:
-            self.anchor.make_room(self.app, self.anchor.filler)
+        self.anchor.leave(self.app)
         if isinstance(output, FramedOutput):
             output.leaving = True  # no width probe at the end of the last frames
         output.flush()

@@ -9,7 +9,7 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from agent_cli.policy.approval import ApprovalRequest, Decision, Denial
-from agent_cli.ui.repl import ScreenApprover
+from agent_cli.ui.approver import ScreenApprover
 from agent_cli.ui.screen.contract import Controller
 from agent_cli.ui.screen.live import ChatScreen
 from tests.waiting import until
