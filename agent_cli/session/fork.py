@@ -14,14 +14,7 @@ from agent_cli.core.files.paths import Paths, make_dirs
 from agent_cli.session.boundary import parse_line
 from agent_cli.session.owner import SessionOwner, take_session
 from agent_cli.session.state import new_session_id
-from agent_cli.session.transcript import (
-    CompactionRecord,
-    MessageRecord,
-    Record,
-    Ref,
-    SessionRecord,
-    ShownRecord,
-)
+from agent_cli.session.transcript import CompactionRecord, Ref, SessionRecord
 
 
 def _whole_lines(path: Path) -> list[tuple[int, bytes]]:
@@ -50,40 +43,15 @@ def _moved(record: CompactionRecord, moved: dict[int, int]) -> CompactionRecord:
     return record.model_copy(update={"live": live, "snapshot": snapshot})
 
 
-def _ends_a_turn(record: Record) -> bool:
-    """A final answer (an assistant message calling no tool), or the error a turn failed with."""
-    if isinstance(record, ShownRecord):
-        return record.kind == "error"
-    if not isinstance(record, MessageRecord) or record.message.get("role") != "assistant":
-        return False
-    content = record.message.get("content")
-    blocks = content if isinstance(content, list) else []
-    return not any(isinstance(b, dict) and b.get("type") == "tool_use" for b in blocks)
-
-
-def _finished(records: list[tuple[int, bytes, Record]]) -> list[tuple[int, bytes, Record]]:
-    """The records up to the turn a live writer is in the middle of: from the first user
-    message after the last finished turn on, they are that run's, not the fork's."""
-    end = max((n + 1 for n, (_, _, r) in enumerate(records) if _ends_a_turn(r)), default=0)
-    for n in range(end, len(records)):
-        record = records[n][2]
-        if isinstance(record, MessageRecord) and record.message.get("role") == "user":
-            return records[:n]
-    return records
-
-
-def fork_transcript(
-    parent: Path, target: Path, header: SessionRecord, finished_only: bool = False
-) -> Path:
-    """Write `target`: `header`, then the parent's records with their references moved.
-    `finished_only`: the parent's writer is live, so its unfinished turn stays out."""
+def fork_transcript(parent: Path, target: Path, header: SessionRecord) -> Path:
+    """Write `target`: `header`, then the parent's records with their references moved."""
     chunks = [header.model_dump_json().encode() + b"\n"]
     position = len(chunks[0])
     moved: dict[int, int] = {}
-    records = [(o, ln, r) for o, ln in _whole_lines(parent) if (r := parse_line(ln)) is not None]
-    for offset, line, record in _finished(records) if finished_only else records:
-        if isinstance(record, SessionRecord):
-            continue  # the parent's own first line
+    for offset, line in _whole_lines(parent):
+        record = parse_line(line)
+        if record is None or isinstance(record, SessionRecord):
+            continue  # a broken line, or the parent's own first line
         if isinstance(record, CompactionRecord):
             line = _moved(record, moved).model_dump_json().encode("utf-8", "backslashreplace")
             line += b"\n"
@@ -108,11 +76,10 @@ def first_record(path: Path) -> SessionRecord | None:
 
 
 def fork_session(
-    paths: Paths, parent: Path, workspace: str, model: str, finished_only: bool = False
+    paths: Paths, parent: Path, workspace: str, model: str
 ) -> tuple[Path, SessionOwner]:
     """A new session holding `parent`'s history, held by this process before it exists.
-    `workspace`, `model`: what its first line says when the parent's own is lost;
-    `finished_only`: another live run writes to `parent`, its current turn is not copied."""
+    `workspace`, `model`: what its first line says when the parent's own is lost."""
     new_id = new_session_id()
     owner = take_session(paths, new_id)
     assert owner is not None, "a new session id is nobody else's"
@@ -123,5 +90,4 @@ def fork_session(
         model=first.model if first else model,
         forked_from=parent.stem,
     )
-    target = paths.transcript(new_id)
-    return fork_transcript(parent, target, header, finished_only), owner
+    return fork_transcript(parent, paths.transcript(new_id), header), owner
