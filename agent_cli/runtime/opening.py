@@ -46,10 +46,13 @@ def restore_target(
     path = _target(options, paths)
     if path is None:
         return None, None
-    owner = None if options.fork_session else take_session(paths, path.stem)
-    if owner is not None:
+    owner = take_session(paths, path.stem)
+    live = owner is None  # another live run holds it: its current turn is not ours to copy
+    if owner is not None and not options.fork_session:
         return fold(path), owner
-    forked, owner = fork_session(paths, path, str(options.workspace), model)
+    if owner is not None:
+        owner.release()
+    forked, owner = fork_session(paths, path, str(options.workspace), model, live)
     restored = fold(forked)
     if options.fork_session:
         restored.forked = f"Forked session {path.stem} into {forked.stem}."

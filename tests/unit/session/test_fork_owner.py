@@ -10,6 +10,10 @@ import sys
 from pathlib import Path
 
 from agent_cli.core.files.paths import Paths
+from agent_cli.core.history import interrupted_results, user_text
+from agent_cli.core.markers import USER_INTERRUPTED
+from agent_cli.core.options import Options
+from agent_cli.runtime.opening import restore_target
 from agent_cli.session.fork import fork_session
 from agent_cli.session.owner import holder_pid, take_session
 from agent_cli.session.resume import fold
@@ -17,6 +21,7 @@ from agent_cli.session.transcript import (
     EpisodeRecord,
     NoteRecord,
     SessionRecord,
+    ShownRecord,
     TodosRecord,
     TranscriptWriter,
 )
@@ -122,3 +127,113 @@ def test_a_parent_without_its_first_line_forks_with_one_rebuilt(tmp_path: Path):
     head = json.loads(fork.read_text().splitlines()[0])
     assert (head["type"], head["workspace"], head["model"]) == ("session", "/w", "m")
     assert fold(fork).messages == [msg("user", "q"), msg("assistant", "a")]
+
+
+def _tool_round(writer: TranscriptWriter, n: int) -> None:
+    call = {"type": "tool_use", "id": f"toolu_{n}", "name": "bash", "input": {"command": "ls"}}
+    writer.message({"role": "assistant", "content": [call]})
+    result = {"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": "ok"}
+    writer.message({"role": "user", "content": [result]})
+
+
+def _parent_mid_turn(tmp_path: Path) -> Path:
+    """Two finished turns (the second with a tool round), then a third its writer is in:
+    the prompt and a tool round, no answer yet."""
+    paths = Paths(tmp_path)
+    parent = paths.transcript("20260101-000000-aaaaaa")
+    writer = TranscriptWriter(parent)
+    writer.append(SessionRecord(id=parent.stem, workspace=str(tmp_path), model="m"))
+    writer.message(msg("user", "A0"))
+    writer.message(msg("assistant", "done A0"))
+    writer.message(msg("user", "A1"))
+    _tool_round(writer, 1)
+    writer.message(msg("assistant", "done A1"))
+    writer.message(msg("user", "B2"))
+    _tool_round(writer, 2)
+    return parent
+
+
+FINISHED = ["A0", "done A0", "A1", "", "", "done A1"]
+
+
+def _texts(path: Path) -> list[str]:
+    out = []
+    for message in fold(path).messages:
+        blocks = message["content"] if isinstance(message["content"], list) else []
+        out.append(" ".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text"))
+    return out
+
+
+def test_a_session_a_live_run_holds_forks_without_the_turn_that_run_is_in(tmp_path: Path):
+    """Two `--continue` at once: the one that found the session held forked it while the other
+    had already written its prompt; the fork took that prompt for its own history, and its own
+    prompt joined it in one user message (`B1 A1`), a conversation no model ever had."""
+    parent = _parent_mid_turn(tmp_path)
+    paths = Paths(tmp_path)
+    holder = take_session(paths, parent.stem)  # the other run (a second open is refused)
+    assert holder is not None
+    restored, owner = restore_target(Options(workspace=tmp_path, resume=parent.stem), paths)
+    assert restored is not None
+    assert owner is not None
+    assert "is in use by another run" in (restored.forked or "")
+    fork = paths.transcript(restored.id)
+    assert fork != parent
+    assert _texts(fork) == FINISHED
+    assert len(_texts(parent)) == len(FINISHED) + 3  # the parent is only read
+    holder.release()
+
+
+def test_a_fork_of_a_session_nobody_holds_keeps_its_unfinished_turn(tmp_path: Path):
+    """`--fork-session` of a session whose writer died mid-turn: that turn is part of the
+    history (resume answers its open call as interrupted), so the fork keeps it."""
+    parent = _parent_mid_turn(tmp_path)
+    paths = Paths(tmp_path)
+    restored, owner = restore_target(
+        Options(workspace=tmp_path, resume=parent.stem, fork_session=True), paths
+    )
+    assert restored is not None
+    assert owner is not None
+    assert _texts(paths.transcript(restored.id)) == [*FINISHED, "B2", "", ""]
+    again = take_session(paths, parent.stem)  # looking whether it was held let it go again
+    assert again is not None
+
+
+def test_a_turn_that_failed_is_finished_and_the_live_turn_after_it_is_left_out(
+    tmp_path: Path,
+):
+    paths = Paths(tmp_path)
+    parent = paths.transcript("20260101-000000-bbbbbb")
+    writer = TranscriptWriter(parent)
+    writer.append(SessionRecord(id=parent.stem, workspace=str(tmp_path), model="m"))
+    writer.message(msg("user", "A0"))
+    writer.message(msg("assistant", "done A0"))
+    writer.message(msg("user", "A1"))
+    writer.append(ShownRecord(kind="error", text="Cannot reach the model"))
+    writer.message(msg("user", "B2"))
+    fork, _owner = fork_session(paths, parent, str(tmp_path), "m", finished_only=True)
+    assert _texts(fork) == ["A0", "done A0", "A1"]
+
+
+def test_a_turn_stopped_by_its_user_is_finished_and_kept_in_a_fork_of_the_live_session(
+    tmp_path: Path,
+):
+    """Stopped mid-tool (its calls answered as interrupted) or mid-reply (the marker): the
+    turn is over, so a fork made while its run still holds the session keeps it."""
+    paths = Paths(tmp_path)
+    parent = paths.transcript("20260101-000000-cccccc")
+    writer = TranscriptWriter(parent)
+    writer.append(SessionRecord(id=parent.stem, workspace=str(tmp_path), model="m"))
+    writer.message(msg("user", "A0"))
+    call = {"type": "tool_use", "id": "toolu_1", "name": "bash", "input": {"command": "ls"}}
+    writer.message({"role": "assistant", "content": [call]})
+    writer.message(interrupted_results([call]))
+    writer.message(msg("user", "A1"))
+    writer.message(msg("assistant", "partial"))
+    writer.message(user_text(USER_INTERRUPTED))
+    stopped = fold(parent).messages
+    fork, _owner = fork_session(paths, parent, str(tmp_path), "m", finished_only=True)
+    assert fold(fork).messages == stopped
+    assert stopped[-1] == user_text(USER_INTERRUPTED)
+    writer.message(msg("user", "B2"))  # and then its run's next turn begins
+    fork, _owner = fork_session(paths, parent, str(tmp_path), "m", finished_only=True)
+    assert fold(fork).messages == stopped
