@@ -175,8 +175,8 @@ class LanguageServer:
             if not await self.ensure_started() or self._rpc is None:
                 return None
             found = await self._tell(self._rpc, path, text, wait_s)
-            if self._rpc is None or self._rpc.closed is None:
-                return found
+            if found is not None or self._rpc is None or self._rpc.closed is None:
+                return found  # what it published before dying counts (the next check restarts)
             await self._died(self._rpc.closed)
         return None
 
@@ -205,7 +205,7 @@ class LanguageServer:
         self, rpc: LspConnection, uri: str, version: int, sent_at: float, wait_s: float
     ) -> list[Diagnostic] | None:
         deadline = sent_at + wait_s
-        while rpc.closed is None:
+        while True:  # a publish read before the server's death is still its answer
             got = self._published.get(uri)
             fresh = got is not None and (
                 got.version == version if got.version is not None else got.at >= sent_at
@@ -213,12 +213,11 @@ class LanguageServer:
             if got is not None and fresh:
                 return got.diagnostics
             left = deadline - time.monotonic()
-            if left <= 0 or self._changed is None:
+            if rpc.closed is not None or left <= 0 or self._changed is None:
                 return None
             self._changed.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), left)
-        return None
 
     def current(self, path: Path) -> list[Diagnostic] | None:
         got = self._published.get(path.as_uri())

@@ -161,7 +161,8 @@ def test_a_server_that_dies_is_restarted_a_bounded_number_of_times(tmp_path: Pat
         tmp_path,
         servers=servers(fragile=[sys.executable, FAKE, "die-after-publish"]),
         restarts=1,
-    )
+        wait_ms=5000,  # the restarted server starts within the edit's wait: on a loaded machine
+    )  # a Python process takes longer than the default 750 ms to start and answer
     ctx = context(tmp_path, lsp)
 
     async def go() -> list[ToolResult]:
