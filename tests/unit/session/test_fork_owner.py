@@ -136,15 +136,21 @@ def _tool_round(writer: TranscriptWriter, n: int) -> None:
     writer.message({"role": "user", "content": [result]})
 
 
+def _started(tmp_path: Path, parent: Path) -> TranscriptWriter:
+    """`parent` with its first line and a first exchange."""
+    writer = TranscriptWriter(parent)
+    writer.append(SessionRecord(id=parent.stem, workspace=str(tmp_path), model="m"))
+    writer.message(msg("user", "A0"))
+    writer.message(msg("assistant", "done A0"))
+    return writer
+
+
 def _parent_mid_turn(tmp_path: Path) -> Path:
     """Two finished turns (the second with a tool round), then a third its writer is in:
     the prompt and a tool round, no answer yet."""
     paths = Paths(tmp_path)
     parent = paths.transcript("20260101-000000-aaaaaa")
-    writer = TranscriptWriter(parent)
-    writer.append(SessionRecord(id=parent.stem, workspace=str(tmp_path), model="m"))
-    writer.message(msg("user", "A0"))
-    writer.message(msg("assistant", "done A0"))
+    writer = _started(tmp_path, parent)
     writer.message(msg("user", "A1"))
     _tool_round(writer, 1)
     writer.message(msg("assistant", "done A1"))
@@ -203,10 +209,7 @@ def test_a_turn_that_failed_is_finished_and_the_live_turn_after_it_is_left_out(
 ):
     paths = Paths(tmp_path)
     parent = paths.transcript("20260101-000000-bbbbbb")
-    writer = TranscriptWriter(parent)
-    writer.append(SessionRecord(id=parent.stem, workspace=str(tmp_path), model="m"))
-    writer.message(msg("user", "A0"))
-    writer.message(msg("assistant", "done A0"))
+    writer = _started(tmp_path, parent)
     writer.message(msg("user", "A1"))
     writer.append(ShownRecord(kind="error", text="Cannot reach the model"))
     writer.message(msg("user", "B2"))
@@ -221,9 +224,7 @@ def test_a_turn_stopped_by_its_user_is_finished_and_kept_in_a_fork_of_the_live_s
     turn is over, so a fork made while its run still holds the session keeps it."""
     paths = Paths(tmp_path)
     parent = paths.transcript("20260101-000000-cccccc")
-    writer = TranscriptWriter(parent)
-    writer.append(SessionRecord(id=parent.stem, workspace=str(tmp_path), model="m"))
-    writer.message(msg("user", "A0"))
+    writer = _started(tmp_path, parent)
     call = {"type": "tool_use", "id": "toolu_1", "name": "bash", "input": {"command": "ls"}}
     writer.message({"role": "assistant", "content": [call]})
     writer.message(interrupted_results([call]))
