@@ -18,12 +18,14 @@ def test_a_re_wrap_splits_each_row_by_its_cells():
     assert rows_above(panel_beside, 100, rewraps=True) == 38
     assert rows_above(panel_beside, 140, rewraps=True) == 19  # widening joins nothing
     assert rows_above(panel_beside, 100, rewraps=False) == 19  # cut: one row each
-    assert rows_above(RegionRows((80, 100, 5), (2, 0)), 50, rewraps=True) == 2 + 2
+    # at 50 columns the 80- and 100-cell rows take two rows each; the cursor's row is not counted
+    assert rows_above(RegionRows((80, 100, 5), (2, 0)), 50, rewraps=True) == 4
     assert rows_above(RegionRows((80, 80), (2, 0)), 40, rewraps=True) == 4  # a row not drawn
 
 
 def test_the_cursor_keeps_its_cell_or_the_end_of_its_row():
-    assert rows_above(RegionRows((10, 250), (1, 120)), 100, rewraps=True) == 1 + 1
+    # the first row, then the cursor's cell 120 of a 250-cell row sits on its second 100-row
+    assert rows_above(RegionRows((10, 250), (1, 120)), 100, rewraps=True) == 2
     assert rows_above(RegionRows((10, 250), (1, 99)), 100, rewraps=True) == 1
     assert rows_above(RegionRows((250,), (0, 251)), 100, rewraps=True) == 2  # past its end
 
