@@ -126,6 +126,15 @@ def test_ctrl_z_stops_the_child_and_fg_continues_it(
     assert warm.served() == 1
 
 
+def popen_run(warm: Warm, workspace: Path) -> subprocess.Popen[bytes]:
+    """`agent run -p go` in bypass mode, through `warm`'s runtime directory, its output dropped."""
+    env = {**warm.env, "PYTHONPATH": str(REPO)}
+    argv = [sys.executable, "-m", "agent_cli", "run", "-p", "go", *BYPASS]
+    return subprocess.Popen(
+        argv, cwd=workspace, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+
+
 @pytest.mark.usefixtures("sandbox_off")  # it tracks pids the command prints ($PPID, $!)
 def test_a_client_killed_with_sigkill_takes_its_child_down(
     fake_model: FakeAnthropic, warm: Warm, fake_env: dict[str, str], tmp_path: Path
@@ -133,11 +142,7 @@ def test_a_client_killed_with_sigkill_takes_its_child_down(
     warm.start()
     command = "echo $PPID > agent.pid; sleep 300 & echo $! > sleep.pid; wait"
     fake_model.script.tool_use("bash", command=command).text("never")
-    env = {**warm.env, "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agent_cli", "run", "-p", "go", *BYPASS], cwd=tmp_path, env=env,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+    proc = popen_run(warm, tmp_path)
     wait_until(lambda: (tmp_path / "sleep.pid").exists(), 30, "the tool to start")
     agent, sleeper = (int((tmp_path / f).read_text()) for f in ("agent.pid", "sleep.pid"))
     proc.kill()
@@ -261,11 +266,7 @@ def test_an_in_process_run_killed_with_sigkill_still_leaves_one(
     once the run has ended, however it ends (before, every run killed before its end left
     none, and every run after it went in-process too)."""
     fake_model.script.tool_use("bash", command="touch started; sleep 300")
-    env = {**warm.env, "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agent_cli", "run", "-p", "go", *BYPASS], cwd=tmp_path, env=env,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+    proc = popen_run(warm, tmp_path)
     wait_until(lambda: (tmp_path / "started").exists(), 30, "the tool to start")
     assert len(warm.server_pids()) == 1  # started,
     assert warm.status() is None  # but not serving beside the run
