@@ -61,8 +61,9 @@ def take(path: Path, session_id: str) -> SessionOwner | None:
         os.close(fd)
         raise
     with contextlib.suppress(OSError):  # the pid is only what a message names
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        pid = f"{os.getpid()}\n".encode()
+        os.pwrite(fd, pid, 0)  # then cut: a reader meanwhile never finds the file empty
+        os.ftruncate(fd, len(pid))
     return SessionOwner(session_id, path, fd)
 
 
@@ -74,6 +75,6 @@ def holder_pid(paths: Paths, session_id: str) -> int | None:
     """The pid the lock file names (the holder's, while it is held)."""
     try:
         text = lock_path(paths, session_id).read_text(encoding="ascii", errors="replace")
-        return int(text.strip())
-    except (OSError, ValueError):
+        return int(text.split()[0])  # its first line: the rest may be an older pid's tail
+    except (OSError, ValueError, IndexError):
         return None
