@@ -6,8 +6,10 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 
 from agent_cli.core.events import UsageUpdate
+from agent_cli.core.files.line_views import LinePart
 from agent_cli.core.files.paths import Paths
 from agent_cli.core.messages import Message
 from agent_cli.core.settings.schema import Settings
@@ -77,6 +79,13 @@ class Session:
         self.messages.append(message)
         if self.transcript is not None:
             self.transcript.message(message)
+
+    def locate(self, message: Message) -> tuple[Path, LinePart] | None:
+        """The transcript line that holds this very message, if it is written as it is."""
+        if self.transcript is None:
+            return None
+        part = self.transcript.locate(message)
+        return None if part is None else (self.transcript.path, part)
 
     def replace_messages(
         self, messages: list[Message], stage: str, archive_path: str | None = None

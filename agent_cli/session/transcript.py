@@ -20,6 +20,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, Field, TypeAdapter, ValidationError
 
+from agent_cli.core.files.line_views import LinePart, line_digest
 from agent_cli.core.files.paths import make_dirs, state_write_error
 from agent_cli.core.messages import Message
 from agent_cli.session.shape import checked_message
@@ -226,6 +227,29 @@ class TranscriptWriter:
         """Appends a message; a later compaction that keeps this very object refers to it."""
         offset = self.append(MessageRecord(message=message))
         self.ledger.place(message, (offset, 0))
+
+    def locate(self, message: Message) -> LinePart | None:
+        """Where this very message is written (for a view instead of a copy), read back and
+        compared; None when it is not written as it is now."""
+        ref = self.ledger.ref_of(message)
+        if ref is None:
+            return None
+        offset, n = ref
+        try:
+            with self._lock, self.path.open("rb") as f:
+                f.seek(offset)
+                line = f.readline()
+            record = json.loads(line)
+        except (OSError, ValueError):
+            return None
+        pick: list[str | int] = ["message"] if record.get("type") == "message" else ["messages", n]
+        try:
+            held = record[pick[0]] if len(pick) == 1 else record["messages"][n]
+        except (KeyError, IndexError, TypeError):
+            return None
+        if held != message:
+            return None
+        return LinePart(at=offset, length=len(line), sha=line_digest(line), pick=pick)
 
     def compaction(
         self, stage: str, messages: list[Message], archive_path: str | None, replaced: int

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
+from typing import BinaryIO
 
 from pydantic import Field
 
+from agent_cli.core.files.line_views import ViewBroken, read_view
 from agent_cli.core.text.counts import counted
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.tools.file_window import Window, read_window
@@ -47,22 +50,20 @@ class ReadFile(Tool[ReadFileInput]):
 
     async def run(self, args: ReadFileInput, ctx: ToolContext) -> ToolResult:
         path = ctx.resolve(args.path)
-        if not path.exists():
-            return _error(f"File not found: {args.path} (resolved to {path}).", args.path)
-        if path.is_dir():
-            return _error(f"{args.path} is a directory; use glob to list it.", args.path)
-        if not path.is_file():  # a FIFO or a device would block the turn, or never end
-            return _error(f"{args.path} is not a regular file; read_file reads files.", args.path)
+        if refused := _refusal(path, args.path):
+            return refused
         start = (args.offset or 1) - 1
         limit = args.limit or DEFAULT_LIMIT
         try:
-            with path.open("rb") as f:
+            with _opened(path, ctx) as f:
                 if kind := image_kind(f.read(16)):
                     return _image(path, kind, display_path(ctx, path))
                 f.seek(0)
                 window = read_window(f, start, limit, MAX_LINE_CHARS)
         except OSError as e:
             return _error(f"Could not read {args.path}: {e.strerror or e}", args.path)
+        except ViewBroken as e:
+            return _error(f"Could not read {args.path}: {e}.", args.path)
         if window.binary:
             return _error(f"{args.path} is a binary file; read_file shows text only.", args.path)
         ctx.file_state[path] = window.digest  # what edit_file's guard compares
@@ -81,6 +82,23 @@ class ReadFile(Tool[ReadFileInput]):
             text += f"\n\n[{rest} more lines; continue with offset={nxt}]"
         shown = len(window.lines)
         return ToolResult(text, summary=f"read_file {shown_path} ({counted(shown, 'line')})")
+
+
+def _refusal(path: Path, raw: str) -> ToolResult | None:
+    if not path.exists():
+        return _error(f"File not found: {raw} (resolved to {path}).", raw)
+    if path.is_dir():
+        return _error(f"{raw} is a directory; use glob to list it.", raw)
+    if not path.is_file():  # a FIFO or a device would block the turn, or never end
+        return _error(f"{raw} is not a regular file; read_file reads files.", raw)
+    return None
+
+
+def _opened(path: Path, ctx: ToolContext) -> BinaryIO:
+    """The file, or the text it stands for when it is a view of the transcript (an archive, a
+    saved output: core/files/line_views.py)."""
+    viewed = read_view(path, ctx.paths.transcripts)
+    return path.open("rb") if viewed is None else io.BytesIO(viewed.encode("utf-8"))
 
 
 def _image(path: Path, kind: str, shown: str) -> ToolResult:
