@@ -11,7 +11,6 @@ from agent_cli.context.results import (
     find_results,
     preview,
     replace_results,
-    save_result,
 )
 from agent_cli.context.state import ContextState
 from agent_cli.core.messages import Message
@@ -56,9 +55,7 @@ class ResultBudget:
         if not plan:
             return None
         new_text = {
-            (r.message, r.block): preview(
-                r.text, save_result(r, state.results_dir), limits.preview_chars
-            )
+            (r.message, r.block): preview(r.text, state.save(r, messages), limits.preview_chars)
             for r in plan
         }
         out = replace_results(messages, new_text)

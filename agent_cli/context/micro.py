@@ -20,7 +20,6 @@ from agent_cli.context.results import (
     placeholder,
     preview,
     replace_results,
-    save_result,
 )
 from agent_cli.context.state import ContextState
 from agent_cli.context.tokens import text_tokens
@@ -108,7 +107,7 @@ def shrink(
         return messages
     new_text: dict[tuple[int, int], str] = {}
     for ref in plan:
-        path = save_result(ref, state.results_dir)
+        path = state.save(ref, messages)
         short = preview(ref.text, path, limits.preview_chars // 2)
         new_text[(ref.message, ref.block)] = placeholder(path) if placeholders else short
     return replace_results(messages, new_text)

@@ -169,6 +169,7 @@ def build_pipeline(session: Session, overhead: int = 0) -> tuple[list[Stage], Co
         paths=session.paths,
         session_id=session.id,
         counter=TokenCounter(overhead=overhead),
+        locate=session.locate,
     )
     summariser = Summariser(state)
     stages: list[Stage] = [

@@ -12,9 +12,18 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_cli.core.files.line_views import (
+    LinePart,
+    LineView,
+    ViewBroken,
+    content_text,
+    read_view,
+    write_view,
+)
 from agent_cli.core.files.paths import make_dirs, result_file_stem
 from agent_cli.core.messages import Block, Message, blocks_of
 
+VIEW_WORTH = 1_024  # characters: below this a view (~250 bytes) saves less than it costs
 PLACEHOLDER = "[Earlier tool result saved at {path}]"
 PLACEHOLDER_PREFIX = "[Earlier tool result saved at "
 PREVIEW_NOTE = (
@@ -36,14 +45,7 @@ class ResultRef:
 
 def result_text(block: Block) -> str | None:
     """The text of a tool_result, or None when it holds something other than text (an image)."""
-    content = block.get("content", "")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list) and all(
-        isinstance(b, dict) and b.get("type") == "text" for b in content
-    ):
-        return "\n".join(str(b.get("text", "")) for b in content)
-    return None
+    return content_text(block.get("content", ""))
 
 
 def last_assistant(messages: list[Message]) -> int:
@@ -84,8 +86,11 @@ def trusted_saved_path(text: str, tool_use_id: str, folder: Path) -> Path | None
     return None
 
 
-def save_result(ref: ResultRef, folder: Path) -> Path:
-    """The saved copy of a result: the trusted one it names, or a new file holding its text."""
+def save_result(
+    ref: ResultRef, folder: Path, transcripts: Path, held: tuple[str, LinePart] | None = None
+) -> Path:
+    """The saved copy of a result: the trusted one it names, or a new file: a view of the
+    transcript line that `held` names (the transcript has the text already), else its text."""
     trusted = trusted_saved_path(ref.text, ref.tool_use_id, folder)
     if trusted is not None:
         return trusted
@@ -93,12 +98,25 @@ def save_result(ref: ResultRef, folder: Path) -> Path:
     stem = result_file_stem(ref.tool_use_id)
     path, n = folder / f"{stem}.txt", 1
     while path.exists():
-        if path.read_text(encoding="utf-8", errors="replace") == ref.text:
+        if saved_text(path, transcripts) == ref.text:
             return path
         n += 1
         path = folder / f"{stem}.{n}.txt"
-    path.write_text(ref.text, encoding="utf-8")
+    if held is None or len(ref.text) < VIEW_WORTH:
+        path.write_text(ref.text, encoding="utf-8")
+    else:
+        part = held[1].model_copy(update={"block": ref.block, "tool_use_id": ref.tool_use_id})
+        write_view(path, LineView(kind="text", transcript=held[0], parts=[part]))
     return path
+
+
+def saved_text(path: Path, transcripts: Path) -> str | None:
+    """What a saved output holds (through its view), or None when it cannot be read."""
+    try:
+        viewed = read_view(path, transcripts)
+        return viewed if viewed is not None else path.read_text(encoding="utf-8", errors="replace")
+    except (OSError, ViewBroken):
+        return None
 
 
 def placeholder(path: Path) -> str:

@@ -8,10 +8,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent_cli.context.results import ResultRef, save_result
 from agent_cli.context.tokens import Thresholds, TokenCounter
-from agent_cli.core.files.paths import Paths
+from agent_cli.core.files.line_views import InlinePart, LinePart, LineView, write_view
+from agent_cli.core.files.paths import Paths, make_dirs
 from agent_cli.core.messages import Message, blocks_of
 from agent_cli.session.transcript import MessageRecord, TranscriptWriter
+
+Locate = Callable[[Message], tuple[Path, LinePart] | None]
+"""The transcript line holding this very message (Session.locate), or None."""
+
+
+def nowhere(message: Message) -> None:
+    return None
 
 
 @dataclass
@@ -26,13 +35,27 @@ class ContextState:
     summary_failures: int = 0
     auto_summary_off: bool = False
     overhead_of: Callable[[], int] | None = None  # the system and tools offered now, raw tokens
+    locate: Locate = nowhere
 
     @property
     def results_dir(self) -> Path:
         return self.paths.tool_results(self.session_id)
 
     def archive(self, messages: list[Message]) -> Path:
-        return write_archive(self.paths, self.session_id, messages)
+        return write_archive(self.paths, self.session_id, messages, self.located)
+
+    def save(self, ref: ResultRef, messages: list[Message]) -> Path:
+        """The saved copy of a result: a view of the transcript line that holds it, if any."""
+        return save_result(
+            ref, self.results_dir, self.paths.transcripts, self.located(messages[ref.message])
+        )
+
+    def located(self, message: Message) -> tuple[str, LinePart] | None:
+        """(transcript file name, line) when a view beside it can point there."""
+        found = self.locate(message)
+        if found is None or found[0].parent.resolve() != self.paths.transcripts.resolve():
+            return None
+        return found[0].name, found[1]
 
 
 def next_archive(paths: Paths, session_id: str) -> Path:
@@ -46,12 +69,31 @@ def next_archive(paths: Paths, session_id: str) -> Path:
     return paths.archive_file(session_id, max(numbers) + 1)
 
 
-def write_archive(paths: Paths, session_id: str, messages: list[Message]) -> Path:
-    """Move `messages` out of the live context: one transcript-style message record per line."""
+def write_archive(
+    paths: Paths,
+    session_id: str,
+    messages: list[Message],
+    located: Callable[[Message], tuple[str, LinePart] | None],
+) -> Path:
+    """Move `messages` out of the live context: one transcript-style message record per line,
+    kept as a view of the transcript lines that hold them (a copy of what is held nowhere)."""
     path = next_archive(paths, session_id)
-    writer = TranscriptWriter(path)
+    source: str | None = None
+    parts: list[LinePart | InlinePart] = []
     for message in messages:
-        writer.append(MessageRecord(message=message))
+        found = located(message)
+        if found is not None and source in (None, found[0]):
+            source = found[0]
+            parts.append(found[1])
+        else:
+            parts.append(InlinePart(record=MessageRecord(message=message).model_dump(mode="json")))
+    if source is None:
+        writer = TranscriptWriter(path)
+        for message in messages:
+            writer.append(MessageRecord(message=message))
+    else:
+        make_dirs(path.parent)
+        write_view(path, LineView(kind="jsonl", transcript=source, parts=parts))
     return path
 
 

@@ -41,4 +41,4 @@ def test_saved_results_share_one_file_name(tmp_path: Path):
     class Ref:  # what context/results saves when it clears an old result
         text, tool_use_id = "x" * 5_000, "toolu/01!"
 
-    assert save_result(Ref(), folder) == saved  # type: ignore[arg-type]
+    assert save_result(Ref(), folder, ctx.paths.transcripts) == saved  # type: ignore[arg-type]
