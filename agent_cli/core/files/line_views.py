@@ -72,7 +72,10 @@ def content_text(content: object) -> str | None:
 
 
 def write_view(path: Path, view: LineView) -> None:
-    path.write_bytes(_MAGIC + view.model_dump_json(exclude_defaults=True).encode() + b"\n")
+    """Whole or not at all (a crash mid-write leaves no half view to misread)."""
+    partial = path.with_name(path.name + ".partial")
+    partial.write_bytes(_MAGIC + view.model_dump_json(exclude_defaults=True).encode() + b"\n")
+    partial.replace(path)
 
 
 def is_view(path: Path) -> bool:
