@@ -12,11 +12,12 @@ have written; then `agent run --continue` launch -> first request beside a fresh
 an empty workspace, interleaved. Targets: <= 3 KB per round; resume <= fresh + 0.1 s.
 Also what the session's folder grows by per round: the transcript, and what compaction writes
 beside it (the archive of snipped messages, the outputs micro-compaction saved: views of the
-transcript's lines where it holds their text, core/files/line_views.py); with
-`--file-bytes 6400` (issue 40's case) the target is <= 10.5 KB per round. The files' lines are
-~17 bytes unless `--line-bytes` says otherwise: read_file numbers every line, so short lines make
-a 6.4 KB read 9.4 KB as the model sees it; `--line-bytes 50` (source code's length) makes it the
-~7 KB the issue measured.
+transcript's lines where it holds their text, core/files/line_views.py). Issue 40's case is
+`--file-bytes 6400 --line-bytes 50`: 6.4 KB files of source-length lines, ~7 KB a read as the
+model sees it; its target is <= 10.5 KB per round. The files' lines are ~17 bytes unless
+`--line-bytes` says otherwise: read_file numbers every line, so such short lines make a 6.4 KB
+read 9.4 KB as the model sees it, and the transcript, which holds what was sent, ~11 KB a round
+by itself (the target is shown against it too).
 """
 
 from __future__ import annotations
