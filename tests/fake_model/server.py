@@ -13,13 +13,14 @@ sending it) is recorded with ``complete=False`` and neither checked nor answered
 has its own thread, so concurrent callers are served concurrently; ``server.route(predicate,
 script)`` gives callers their own scripts.
 
-What a client sees when a reply is dropped mid-stream (``drop_after=N``), with anthropic 2.14.0
-(whose HTTP layer is ``httpx2``):
-- while iterating a stream (``client.messages.stream(...)`` / ``create(stream=True)``): a raw
-  ``httpx2.RemoteProtocolError`` ("peer closed connection without sending complete message body:
-  incomplete chunked read"). The SDK does NOT wrap it into ``anthropic.APIConnectionError`` and does
-  not retry it: the stream began with a 200, which ended the SDK's retry loop. Catch both
-  ``anthropic.APIConnectionError`` and ``httpx2.TransportError`` (base of RemoteProtocolError).
+What a client sees when a reply is dropped mid-stream (``drop_after=N``), with anthropic 2.14
+to 2.17 (whose HTTP layer is ``httpx2``):
+- while iterating a stream (``client.messages.stream(...)`` / ``create(stream=True)``): from 2.17
+  an ``anthropic.APIConnectionError`` whose ``__cause__`` is ``httpx2.RemoteProtocolError`` ("peer
+  closed connection without sending complete message body: incomplete chunked read"); before
+  2.17 that httpx2 error itself, unwrapped. Either way the SDK does not retry it: the stream began
+  with a 200, which ended the SDK's retry loop. Catch both ``anthropic.APIConnectionError`` and
+  ``httpx2.TransportError`` (base of RemoteProtocolError).
 - for a non-streaming request the body is cut before the SDK returns, inside its retry loop: it
   retries (each retry consumes the next step) and, when retries run out, raises
   ``anthropic.APIConnectionError`` with the httpx2 error as ``__cause__``.
