@@ -23,10 +23,28 @@ if str(REPO) not in sys.path:
 
 from tests.e2e.helpers import run_agent  # noqa: E402 - one way to launch the CLI, shared with the tests
 
-__all__ = ["AGENT", "REPO", "Figure", "agent_env", "first_request", "report", "run_agent"]
+__all__ = [
+    "AGENT",
+    "REPO",
+    "Figure",
+    "agent_env",
+    "first_request",
+    "peak_rss_mib",
+    "report",
+    "run_agent",
+]
 
 AGENT = [sys.executable, "-m", "agent_cli"]
 FAKE_KEY = "sk-test-" + "k" * 32
+# A child's ru_maxrss counts the image it was forked from until it execs: a benchmark process that
+# has grown (the fake server keeps every request body) would lend the agent its own size. A small
+# wrapper launched first is what the agent is forked from; it reports the agent's peak alone.
+_PEAK_WRAPPER = (
+    "import resource, subprocess, sys\n"
+    "done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+    "sys.exit(done.returncode)\n"
+)
 
 
 @dataclass
@@ -66,6 +84,17 @@ def agent_env(base_url: str, home: str) -> dict[str, str]:
         AGENT_NO_SERVER="1",
     )
     return env
+
+
+def peak_rss_mib(cmd: list[str], env: dict[str, str], cwd: Path | str) -> float:
+    """Peak RSS of `cmd`'s process in MiB (its waited-for children's too); raises if it fails."""
+    out = subprocess.run(
+        [sys.executable, "-c", _PEAK_WRAPPER, *cmd],
+        cwd=cwd, env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if out.returncode != 0:
+        raise RuntimeError(f"{cmd[:4]} exited {out.returncode}: {out.stderr[-2000:]}")
+    return int(out.stdout.strip()) / 1024  # KiB on Linux
 
 
 def report(figures: list[Figure], as_json: bool) -> int:

@@ -11,21 +11,13 @@ is all hole (binary: refused). Target: the text read's peak <= 1.2x the idle pea
 from __future__ import annotations
 
 import argparse
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from common import AGENT, Figure, agent_env, report
+from common import AGENT, Figure, agent_env, peak_rss_mib, report
 
 from tests.fake_model import FakeAnthropic
-
-WRAPPER = (
-    "import resource, subprocess, sys\n"
-    "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
-    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
-)
 
 
 def make_files(folder: Path, size: int) -> None:
@@ -45,11 +37,8 @@ def peak(
     else:
         server.script.tool_use("read_file", path=path, limit=3).text("read")
     start = time.perf_counter()
-    out = subprocess.run(
-        [sys.executable, "-c", WRAPPER, *AGENT, "run", "-q", "-p", "go"],
-        cwd=ws, env=env, capture_output=True, text=True, check=True,
-    )  # fmt: skip
-    return int(out.stdout.strip()) / 1024, time.perf_counter() - start
+    rss = peak_rss_mib([*AGENT, "run", "-q", "-p", "go"], env, ws)
+    return rss, time.perf_counter() - start
 
 
 def main() -> int:

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from common import AGENT, Figure, agent_env, report, run_agent
+from common import AGENT, Figure, agent_env, peak_rss_mib, report, run_agent
 
 from tests.fake_model import FakeAnthropic
 from tests.fake_model.routing import has_tools
@@ -57,20 +56,9 @@ def agent_request_shape(server: FakeAnthropic, env: dict[str, str], workspace: P
     return path
 
 
-def peak_rss_mib(server: FakeAnthropic, env: dict[str, str], workspace: Path) -> float:
+def session_peak_rss(server: FakeAnthropic, env: dict[str, str], workspace: Path) -> float:
     script_session(server, workspace, MEMORY_ROUNDS)
-    proc = subprocess.Popen(
-        [*AGENT, "run", "-q", "-p", "read them all"],
-        env=env,
-        cwd=workspace,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        raise RuntimeError("agent run failed during the memory benchmark")
-    return usage.ru_maxrss / 1024  # KiB on Linux
+    return peak_rss_mib([*AGENT, "run", "-q", "-p", "read them all"], env, workspace)
 
 
 def main() -> int:
@@ -95,7 +83,7 @@ def main() -> int:
                     times.append(per_round(server, cmd, env, ws))
         for _ in range(max(1, args.runs // 2)):
             with tempfile.TemporaryDirectory() as tmp:
-                memory.append(peak_rss_mib(server, agent_env(server.base_url, tmp), Path(tmp)))
+                memory.append(session_peak_rss(server, agent_env(server.base_url, tmp), Path(tmp)))
     ratio = sorted(a / r for a, r in zip(agent_times, ref_times, strict=True))[
         len(agent_times) // 2
     ]
