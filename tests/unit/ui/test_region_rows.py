@@ -8,9 +8,13 @@ from typing import Any
 from prompt_toolkit.data_structures import Point, Size
 from prompt_toolkit.layout.screen import Char, Screen
 
-from agent_cli.ui.screen.region_rows import ERASE_WHOLE, clearing_shrunk_rows, rows_above
+from agent_cli.ui.screen.region_rows import clearing_shrunk_rows, rows_above
 from agent_cli.ui.screen.width_probe import RegionRows
 from tests.unit.ui.screen_harness import FakeTty, framed_on
+
+# what the terminal must get to blank a whole row: default colours (tmux keeps a row erased in a
+# colour), then CSI 2 K (the whole line; CSI K would leave the cells left of the cursor)
+ERASE_ROW = "\x1b[0m\x1b[2K"
 
 
 def test_a_re_wrap_splits_each_row_by_its_cells():
@@ -61,8 +65,8 @@ def draw(previous: Screen, new: Screen, cursor: Point) -> tuple[str, list[Any]]:
 def test_a_row_that_gets_shorter_is_erased_whole_and_drawn_again():
     previous = screen_of("a long first row", "second", "third row here")
     written, given = draw(previous, screen_of("a long first row", "second", "third"), Point(4, 2))
-    assert f"\r{ERASE_WHOLE}" in written  # on the cursor's own row: no move
-    assert "\x1b[K" not in written.split(ERASE_WHOLE, 1)[0]
+    assert "\r" + ERASE_ROW in written  # on the cursor's own row: no move
+    assert "\x1b[K" not in written.split(ERASE_ROW, 1)[0]
     _, _, _, pos, _, handed, style, _ = given[0]
     assert pos == Point(0, 2)
     assert style is None
@@ -74,11 +78,11 @@ def test_a_row_that_gets_shorter_is_erased_whole_and_drawn_again():
 def test_rows_as_long_or_longer_are_left_to_the_diff():
     previous = screen_of("one", "two")
     written, given = draw(previous, screen_of("one!", "two"), Point(0, 1))
-    assert ERASE_WHOLE not in written
+    assert "\x1b[2K" not in written
     assert given[0][3] == Point(0, 1)
 
 
 def test_the_cursor_moves_up_to_a_shorter_row_above():
     previous = screen_of("first row", "x", "y")
     written, _ = draw(previous, screen_of("first", "x", "y"), Point(3, 2))
-    assert f"\x1b[2A\r{ERASE_WHOLE}" in written
+    assert "\x1b[2A\r" + ERASE_ROW in written
