@@ -38,10 +38,11 @@ AGENT = [sys.executable, "-m", "agent_cli"]
 FAKE_KEY = "sk-test-" + "k" * 32
 # A child's ru_maxrss counts the image it was forked from until it execs: a benchmark process that
 # has grown (the fake server keeps every request body) would lend the agent its own size. A small
-# wrapper launched first is what the agent is forked from; it reports the agent's peak alone.
+# wrapper launched first is what the agent is forked from; it reports the agent's peak alone
+# (the agent's stderr passes through, for the error when it fails).
 _PEAK_WRAPPER = (
     "import resource, subprocess, sys\n"
-    "done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+    "done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
     "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
     "sys.exit(done.returncode)\n"
 )
