@@ -9,7 +9,6 @@ import ctypes
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -21,7 +20,12 @@ from agent_cli.batch.results import TaskResult, Tokens
 from agent_cli.batch.tasks import BatchTask
 from agent_cli.batch.tree import TaskTree, prepare, tree_name
 from agent_cli.core.errors import AgentError
+from agent_cli.core.outside import spawn
+from agent_cli.core.outside.env import clean_env
+from agent_cli.core.settings.sandbox import SandboxSettings
 from agent_cli.core.text.redaction import redact, secrets_from_env
+from agent_cli.sandbox.wrap import SandboxUnavailable
+from agent_cli.verify.check_run import argv_for
 
 OUTPUT_TAIL = 2000
 PR_SET_PDEATHSIG = 1
@@ -69,6 +73,7 @@ def _argv(task: BatchTask, tree: TaskTree, state: Path, plan: RunPlan) -> list[s
 
 
 def _env(task: BatchTask, plan: RunPlan) -> dict[str, str]:
+    """The task's `agent run`: the agent itself, so with its credentials."""
     env = {**os.environ, **plan.env}
     if task.settings:
         env["AGENT_SETTINGS"] = json.dumps(task.settings)
@@ -79,7 +84,7 @@ def _run(
     argv: list[str], cwd: Path, env: dict[str, str], stdin: str, timeout: float
 ) -> tuple[int, str, str]:
     try:
-        done = subprocess.run(
+        done = spawn.run(
             argv,
             cwd=cwd,
             env=env,
@@ -90,7 +95,7 @@ def _run(
             preexec_fn=_die_with_parent,
             check=False,
         )
-    except subprocess.TimeoutExpired:
+    except spawn.TimeoutExpired:
         return -1, "", f"timed out after {timeout:.0f} s"
     return done.returncode, done.stdout, done.stderr
 
@@ -118,9 +123,17 @@ def _tail(text: str) -> str:
     return redact(text[-OUTPUT_TAIL:], secrets_from_env())
 
 
-def _check(task: BatchTask, tree: TaskTree, env: dict[str, str], timeout: float) -> TaskResult:
+def _check(task: BatchTask, tree: TaskTree, plan: RunPlan) -> TaskResult:
+    """The user's check, run as `--goal-check` is: confined by the sandbox and without
+    credentials, since the task's own commands could rewrite what it runs."""
     assert task.check is not None
-    code, out, err = _run(["bash", "-c", task.check], tree.path, env, "", timeout)
+    sandbox = SandboxSettings.model_validate({"mode": plan.sandbox or "auto"})
+    try:
+        argv = argv_for(task.check, tree.path, sandbox)
+    except SandboxUnavailable as e:
+        return TaskResult(id=task.id, status="failed", check_exit=None, check_output=str(e))
+    env = spawn.default_env(clean_env(base=plan.env))
+    code, out, err = _run(argv, tree.path, env, "", plan.task_timeout_s)
     status = "passed" if code == 0 else "failed"
     return TaskResult(id=task.id, status=status, check_exit=code, check_output=_tail(out + err))
 
@@ -154,7 +167,7 @@ def _in_tree(task: BatchTask, tree: TaskTree, plan: RunPlan) -> TaskResult:
     elif task.check is None:
         result = TaskResult(id=task.id, status="done")
     else:
-        result = _check(task, tree, env, plan.task_timeout_s)
+        result = _check(task, tree, plan)
     result.exit_code = code
     result.cost_usd = float(answer.get("cost_usd") or 0.0)
     result.tokens = _tokens(answer.get("usage"))

@@ -1,21 +1,22 @@
 """The git CLI, run in one repository; a failure becomes a UsageError naming git's message.
 
-Every call runs without the variables that point git at another repository (GIT_DIR,
-GIT_WORK_TREE ... set by a hook or a parent tool would make a worktree in the wrong one) and
-with `-c` options that keep a repository's config from running programs or reshaping output:
-no hooks, no fsmonitor, no colour, the usual a/ b/ prefixes (`git apply` needs them)."""
+Every call goes through the gate (agent_cli/core/outside/git.py): no variables pointing git at
+another repository, and every program the repository's config names (hooks, fsmonitor, filters,
+diff and merge drivers) made harmless, so a `git worktree add` or a task's `git diff` runs none
+of what a confined command may have planted. Our own `-c` options keep output as we parse it:
+no colour, the usual a/ b/ prefixes (`git apply` needs them). A worktree the agent made is
+reached through the git directory it recorded, never through the `.git` file in it, which a
+command run there could have rewritten."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 from agent_cli.core.errors import UsageError
+from agent_cli.core.outside import spawn
+from agent_cli.core.outside.git import UnsafeRepository, neutral_env
 
 SAFE_CONFIG = (
-    "core.hooksPath=/dev/null",
-    "core.fsmonitor=false",
     "core.quotePath=false",
     "color.ui=never",
     "diff.noprefix=false",
@@ -23,44 +24,45 @@ SAFE_CONFIG = (
     "advice.detachedHead=false",
 )
 GIT = ("git", *(part for option in SAFE_CONFIG for part in ("-c", option)))
-REDIRECTING = (
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_INDEX_FILE",
-    "GIT_COMMON_DIR",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_CEILING_DIRECTORIES",
-    "GIT_NAMESPACE",
-    "GIT_PREFIX",
-    "GIT_EXTERNAL_DIFF",
-)
 
 
-def git_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in REDIRECTING}
-    env.update(LC_ALL="C", GIT_TERMINAL_PROMPT="0")
-    return env
+def git_env(repo: Path, gitdir: Path | None = None) -> dict[str, str]:
+    """The gate's environment for git in `repo`; with `gitdir` (a worktree's own, as recorded
+    when it was made) git is pointed at it and at `repo` as the work tree."""
+    try:
+        return neutral_env(repo, gitdir=gitdir)
+    except UnsafeRepository as e:
+        raise UsageError(f"git in {repo}: {e}") from e
 
 
 def run_git(
-    cwd: Path, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[bytes]:
+    cwd: Path,
+    *args: str,
+    stdin: bytes | None = None,
+    env: dict[str, str] | None = None,
+    gitdir: Path | None = None,
+) -> spawn.CompletedProcess[bytes]:
     try:
-        return subprocess.run(
+        return spawn.run(
             [*GIT, *args],
             cwd=cwd,
             input=stdin,
             capture_output=True,
             timeout=120,
-            env=env or git_env(),
+            env=env or git_env(cwd, gitdir),
         )
     except FileNotFoundError as e:
         raise UsageError("git is not installed: worktrees need it.") from e
 
 
-def git(cwd: Path, *args: str, stdin: bytes | None = None, check: bool = True) -> str:
-    done = run_git(cwd, *args, stdin=stdin)
+def git(
+    cwd: Path,
+    *args: str,
+    stdin: bytes | None = None,
+    check: bool = True,
+    gitdir: Path | None = None,
+) -> str:
+    done = run_git(cwd, *args, stdin=stdin, gitdir=gitdir)
     if check and done.returncode != 0:
         message = done.stderr.decode(errors="replace").strip()
         raise UsageError(f"git {args[0]}: {message}")

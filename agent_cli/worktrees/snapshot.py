@@ -19,7 +19,7 @@ def working_tree_commit(checkout: Path) -> str:
     index = Path(git(checkout, "rev-parse", "--git-path", "index").strip())
     index = index if index.is_absolute() else checkout / index
     with tempfile.TemporaryDirectory(prefix="agent-snapshot-") as scratch:
-        env = {**git_env(), "GIT_INDEX_FILE": str(Path(scratch) / "index")}
+        env = {**git_env(checkout), "GIT_INDEX_FILE": str(Path(scratch) / "index")}
         if index.is_file():  # its stat data: only what changed is hashed again
             shutil.copyfile(index, env["GIT_INDEX_FILE"])
         _ok(run_git(checkout, "add", "--all", "--", ".", env=env).returncode, "add")

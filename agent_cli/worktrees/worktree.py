@@ -37,6 +37,11 @@ class WorktreeRecord(BaseModel):
         default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"),
         description="When it was made (UTC).",
     )
+    gitdir: str = Field(
+        default="",
+        description="Its git directory as git made it (absolute); the agent's own git in the "
+        "worktree goes there, never where the worktree's `.git` file (writable there) points.",
+    )
 
 
 def folder(root: Path) -> Path:
@@ -99,10 +104,23 @@ def create(root: Path, name: str, base: str = "HEAD") -> WorktreeRecord:
             raise UsageError(f"branch {branch} exists already: pick another worktree name")
         git(root, "worktree", "add", "--quiet", "-b", branch, str(path), commit)
         record = WorktreeRecord(
-            name=name, path=str(path), branch=branch, base=commit, base_ref=base
-        )
+            name=name, path=str(path), branch=branch, base=commit, base_ref=base,
+            gitdir=_own_gitdir(root, path),
+        )  # fmt: skip
         _record_path(root, name).write_text(record.model_dump_json(indent=1) + "\n")
     return record
+
+
+def _own_gitdir(root: Path, path: Path) -> str:
+    """The git directory `git worktree add` just made for `path`: the one under the
+    repository's `worktrees/` whose `gitdir` file names `path/.git` ("" if none does)."""
+    common = Path(git(root, "rev-parse", "--git-common-dir").strip())
+    common = common if common.is_absolute() else root / common
+    for admin in (common / "worktrees").iterdir():
+        named = admin / "gitdir"
+        if named.is_file() and Path(named.read_text().strip()).parent == path:
+            return str(admin.resolve())
+    return ""
 
 
 def load(root: Path, name: str) -> WorktreeRecord:
@@ -150,8 +168,9 @@ def diff(record: WorktreeRecord) -> str:
     path = Path(record.path)
     if not path.is_dir():
         raise AgentError(f"worktree {record.name}: its folder {path} is gone")
-    git(path, "add", "--intent-to-add", "--all")
-    return git(path, *DIFF, "--src-prefix=a/", "--dst-prefix=b/", record.base, "--")
+    gitdir = Path(record.gitdir) if record.gitdir else None
+    git(path, "add", "--intent-to-add", "--all", gitdir=gitdir)
+    return git(path, *DIFF, "--src-prefix=a/", "--dst-prefix=b/", record.base, "--", gitdir=gitdir)
 
 
 def conflicts(root: Path, patch: str) -> list[str]:

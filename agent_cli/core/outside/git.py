@@ -6,7 +6,8 @@ smudge, hooks run on checkout and commit, `git log` runs `gpg.program`. git's
 `GIT_CONFIG_COUNT` overrides beat every config file (includes too), so each of those is set to
 something harmless: git's own diff, `cat` as textconv and filter, no fsmonitor, no hooks, no
 signatures, implicit bare repositories refused. A `.git` that is a link, or a main `.git` holding
-a `commondir` (which would send git to a config somebody wrote), is refused before git runs.
+a `commondir` (which would send git to a config somebody wrote), is refused before git runs;
+a worktree the agent made is reached through the git directory it recorded.
 """
 
 from __future__ import annotations
@@ -32,12 +33,10 @@ ALWAYS: dict[str, str] = {
     "gpg.openpgp.program": "false",
     "gpg.x509.program": "false",
     "gpg.ssh.program": "false",
-    "core.sshCommand": "false",
-    "core.askPass": "false",
-    "credential.helper": "",
     "protocol.ext.allow": "never",
 }
-# per-driver keys found in the repository's config -> their harmless value
+# program-naming keys found in the repository's own config (not the user's global one, whose
+# programs are the user's: a git-lfs filter keeps working) -> their harmless value
 DRIVER_KEYS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^diff\..+\.command$"), INTERNAL_DIFF),
     (re.compile(r"^diff\..+\.textconv$"), "cat"),
@@ -45,7 +44,12 @@ DRIVER_KEYS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^filter\..+\.process$"), ""),
     (re.compile(r"^filter\..+\.required$"), "false"),
     (re.compile(r"^merge\..+\.driver$"), "git merge-file --marker-size=%L %A %O %B"),
+    (re.compile(r"^core\.(sshcommand|askpass|pager|editor|gitproxy)$"), "false"),
+    (re.compile(r"^sequence\.editor$"), "false"),
+    (re.compile(r"^credential\..*helper$"), ""),
+    (re.compile(r"^remote\..+\.(uploadpack|receivepack)$"), "false"),
 )
+USER_SCOPES = ("system", "global")
 # variables that would point git at another repository than the one it is run in
 REDIRECTING = (
     "GIT_DIR",
@@ -86,7 +90,7 @@ def overrides(keys: list[str]) -> dict[str, str]:
     settings = dict(ALWAYS)
     for key in keys:
         for pattern, value in DRIVER_KEYS:
-            if key and pattern.match(key):
+            if key and pattern.match(key.lower()):
                 settings[key] = value
     return settings
 
@@ -98,32 +102,34 @@ def base_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+CONFIG_LIST = ("git", "config", "--list", "--show-scope", "--name-only", "-z")
+
+
+def repository_keys(listing: bytes) -> list[str]:
+    """The keys of `git config --list --show-scope --name-only -z` that the repository's own
+    config files set (or files they include); a subsection keeps its case, as git's does."""
+    parts = listing.decode("utf-8", "replace").split("\0")
+    pairs = zip(parts[0::2], parts[1::2], strict=False)
+    return [key for scope, key in pairs if key and scope not in USER_SCOPES]
+
+
 def config_keys(repo: Path, env: Mapping[str, str]) -> list[str]:
-    """Every config key git sees in `repo` (names only: reading runs nothing)."""
+    """The repository's own config keys in `repo` (names only: reading runs nothing)."""
     try:
         done = spawn.run(
-            ["git", "config", "--list", "--name-only", "-z"],
-            cwd=repo, env=env, capture_output=True, timeout=10, check=False,
-        )  # fmt: skip
+            CONFIG_LIST, cwd=repo, env=env, capture_output=True, timeout=10, check=False
+        )
     except (OSError, spawn.TimeoutExpired):
         return []
-    return [k for k in done.stdout.decode("utf-8", "replace").split("\0") if k]
+    return repository_keys(done.stdout)
 
 
-def check_repo(worktree: Path, gitdir: Path | None = None) -> None:
-    """UnsafeRepository when `worktree/.git` is a link, is a file naming another git directory
-    than `gitdir` (when the caller knows which it made), or is a main git directory holding a
-    `commondir`."""
+def check_repo(worktree: Path) -> None:
+    """UnsafeRepository when `worktree/.git` is a link or a main git directory holding a
+    `commondir` (a main `.git` has none: it would send git to a config somebody wrote)."""
     dot_git = worktree / ".git"
     if dot_git.is_symlink():
         raise UnsafeRepository(f"{dot_git} is a symbolic link; the agent's git does not follow it")
-    if dot_git.is_file() and gitdir is not None:
-        named = dot_git.read_text(encoding="utf-8", errors="replace").strip()
-        target = Path(named.removeprefix("gitdir:").strip())
-        if not target.is_absolute():
-            target = worktree / target
-        if target.resolve() != gitdir.resolve():
-            raise UnsafeRepository(f"{dot_git} names {target}, not the git directory {gitdir}")
     if dot_git.is_dir() and (dot_git / "commondir").exists():
         raise UnsafeRepository(
             f"{dot_git / 'commondir'} sends git to another repository's config; a main .git "
@@ -135,8 +141,13 @@ def neutral_env(
     repo: Path, base: Mapping[str, str] | None = None, gitdir: Path | None = None
 ) -> dict[str, str]:
     """The environment for the agent's own git in `repo`: `base_env(base)` with every program
-    the repository's config names made harmless. UnsafeRepository as `check_repo` says."""
-    check_repo(repo, gitdir)
+    the repository's config names made harmless. With `gitdir` (a git directory the agent
+    made and recorded) git is sent there and `repo/.git`, whatever it now says, is not read;
+    without, UnsafeRepository as `check_repo` says."""
     env = base_env(base)
+    if gitdir is None:
+        check_repo(repo)
+    else:
+        env.update(GIT_DIR=str(gitdir), GIT_WORK_TREE=str(repo))
     first = {**env, **config_env(ALWAYS)}
     return {**env, **config_env(overrides(config_keys(repo, first)))}
