@@ -19,10 +19,10 @@ from typing import Any
 
 from agent_cli.core.events import Event, TurnEnd
 from agent_cli.core.messages import Block
+from agent_cli.core.outside.spawn import default_env
 from agent_cli.core.settings.schema import HookSpec, HooksSettings
 from agent_cli.jobs.watch import spawn_watched
 from agent_cli.policy.turn_hooks import prompt_text, veto_events
-from agent_cli.tools.shell.bash import clean_env
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +113,7 @@ async def run_process(
     spawned = spawn_watched(
         ["/bin/sh", "-c", command],
         cwd=cwd,
-        env={**clean_env(), **env},
+        env=default_env(env),  # the user's environment less credentials
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,

@@ -18,6 +18,7 @@ from agent_cli.core.files import durable
 from agent_cli.core.files.logs import secrets_from_env, setup_logging
 from agent_cli.core.files.paths import Paths
 from agent_cli.core.options import Options
+from agent_cli.core.outside import spawn
 from agent_cli.core.settings.schema import Settings, load_settings
 from agent_cli.core.tool_contract import AnyTool
 from agent_cli.jobs.board import JobBoard
@@ -137,6 +138,7 @@ def build_runtime(
     `extra_tools`: the front end's own tools, offered to every session's agent."""
     settings, paths = load(options)
     require_credentials()
+    spawn.pass_names(settings.pass_env)
     paths.require_writable()  # a read-only workspace: one line, before any work
     call_log = start_logging(paths, quiet)
     if options.one_shot:  # `agent run` stops at a turn limit: `--max-turns` or the settings'

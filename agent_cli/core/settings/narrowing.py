@@ -37,12 +37,14 @@ def narrowing_only(
     local: dict[str, Any], base_mode: str, base_sandbox: str = "auto"
 ) -> dict[str, Any]:
     """A workspace's settings without what widens what runs unasked: hooks, the status line's
-    command, allow rules, language servers and formatters (commands), a permission mode wider
-    than `base_mode` (the user's), and what widens the sandbox (see `_sandbox_narrowed`;
-    `base_sandbox` is the user's mode)."""
-    kept = {k: v for k, v in local.items() if k not in ("hooks", "status_line")}
+    command, credentials passed on (`pass_env`), allow rules, language servers and formatters
+    (commands), a permission mode wider than `base_mode` (the user's), and what widens the
+    sandbox (see `_sandbox_narrowed`; `base_sandbox` is the user's mode)."""
+    kept = {k: v for k, v in local.items() if k not in ("hooks", "status_line", "pass_env")}
     if local.get("status_line"):  # a command run every few seconds, as hooks are run
         log.warning("the workspace's status_line command is ignored until `agent trust`")
+    if local.get("pass_env"):  # the user's credentials handed to programs it names
+        log.warning("the workspace's pass_env is ignored until `agent trust`")
     if isinstance(kept.get("lsp"), dict):
         lsp = kept["lsp"]
         if any(lsp.get(k) for k in LSP_COMMANDS):  # said once: settings load once a run

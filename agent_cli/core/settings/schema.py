@@ -192,6 +192,13 @@ class Settings(StrictSettings):
     status_line: StatusLineSettings | None = Field(
         default=None, description="A command whose first line `agent chat` shows (trust)."
     )
+    pass_env: list[str] = Field(
+        default_factory=list,
+        description="Environment variables named like credentials (`*_TOKEN`, `*_API_KEY`, "
+        "`SSH_AUTH_SOCK` ...) that programs the agent starts outside the sandbox (hooks, "
+        "language and MCP servers, checks, the status line) still get; the agent's own key "
+        "never. A workspace's own settings may name them only once it is trusted.",
+    )
 
     @model_validator(mode="after")
     def _thinking_fits(self) -> Settings:
