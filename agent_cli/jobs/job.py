@@ -4,22 +4,22 @@ what it has told so far."""
 from __future__ import annotations
 
 import asyncio
-import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_cli.core.inbox import Inbox
+from agent_cli.core.outside.spawn import Popen
 
 TAIL_BYTES = 8_192
 
 # a background job's shell is a plain Popen: nothing of asyncio kills it when the run ends (a
 # kept job lives on); a foreground command moved to the background stays asyncio's
-Shell = subprocess.Popen[bytes] | asyncio.subprocess.Process
+Shell = Popen[bytes] | asyncio.subprocess.Process
 
 
 def exit_code(proc: Shell) -> int | None:
-    return proc.poll() if isinstance(proc, subprocess.Popen) else proc.returncode
+    return proc.poll() if isinstance(proc, Popen) else proc.returncode
 
 
 @dataclass
