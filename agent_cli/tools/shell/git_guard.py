@@ -16,14 +16,14 @@ import asyncio
 from pathlib import Path
 
 from agent_cli.core.outside import spawn
-from agent_cli.core.outside.git import ALWAYS, config_env, overrides
+from agent_cli.core.outside.git import ALWAYS, CONFIG_LIST, config_env, overrides, repository_keys
 
 
 async def _config_keys(workspace: Path, env: dict[str, str]) -> list[str]:
-    """Every config key git sees in the workspace (names only; reading runs nothing)."""
+    """The repository's own config keys (names only; reading runs nothing)."""
     try:
         proc = await spawn.start(
-            ["git", "config", "--list", "--name-only", "-z"],
+            CONFIG_LIST,
             cwd=workspace,
             env=env,
             stdin=asyncio.subprocess.DEVNULL,
@@ -33,7 +33,7 @@ async def _config_keys(workspace: Path, env: dict[str, str]) -> list[str]:
         out, _ = await asyncio.wait_for(proc.communicate(), 10)
     except (OSError, TimeoutError):
         return []
-    return [k for k in out.decode("utf-8", "replace").split("\0") if k]
+    return repository_keys(out)
 
 
 async def neutral_env(workspace: Path, base: dict[str, str]) -> dict[str, str]:
