@@ -11,7 +11,6 @@ import contextlib
 import logging
 import os
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -21,6 +20,7 @@ from pathlib import Path
 
 from agent_cli.core.files.paths import Paths, ensure_state_folder
 from agent_cli.core.inbox import Inbox
+from agent_cli.core.outside import spawn
 from agent_cli.core.settings.features import JobsSettings
 from agent_cli.jobs import guard, ledger
 from agent_cli.jobs.job import Job, Shell, exit_code
@@ -220,11 +220,11 @@ def start_guard() -> int:
     child) only the agent holds. It forks away at once; a thread reaps its first process."""
     read_end, write_end = os.pipe()
     try:
-        proc = subprocess.Popen(
+        proc = spawn.popen(  # the gate's environment: the watcher needs no credential
             [sys.executable, "-S", "-E", guard.__file__],
             stdin=read_end,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stdout=spawn.DEVNULL,
+            stderr=spawn.DEVNULL,
             start_new_session=True,
         )
     except OSError:

@@ -7,12 +7,14 @@ server: it forgets whatever the server had (its pipe is the server's), so a chil
 are watched by a watcher whose pipe only that child holds.
 
 `spawn_watched` is how such a process is started: behind a start gate (jobs/gate.py), opened
-only once the watcher knows its group, so a `kill -9` at any moment leaves nothing behind."""
+only once the watcher knows its group, so a `kill -9` at any moment leaves nothing behind.
+It runs outside the sandbox, through the gate (core/outside): the gate's shell is started by
+its absolute path, and an asyncio start goes through `spawn.start`."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
+import errno
 import logging
 import os
 import signal
@@ -23,6 +25,8 @@ from contextlib import AbstractAsyncContextManager as AsyncContextManager
 from typing import Any, Protocol, TypeVar
 
 from agent_cli.core import snapshot_hold
+from agent_cli.core.outside import spawn
+from agent_cli.core.outside.paths import program
 from agent_cli.jobs.board import start_guard
 from agent_cli.jobs.gate import StartGate
 
@@ -83,7 +87,7 @@ async def gated(argv: list[str], start: Start[P]) -> AsyncIterator[P]:
     await snapshot_hold.passed()  # a turn's checkpoint first: it must not see what this does
     gate = StartGate()
     try:
-        proc = await start(gate.wrap(argv), gate.pass_fds)
+        proc = await start(absolute(gate.wrap(argv)), gate.pass_fds)
     except BaseException:
         gate.close()  # if it was started all the same, its gate exits 125
         raise
@@ -99,12 +103,23 @@ async def gated(argv: list[str], start: Start[P]) -> AsyncIterator[P]:
         WATCH.remove(proc.pid)
 
 
+def absolute(argv: list[str]) -> list[str]:
+    """`argv` with a bare program name made absolute: started by name, a relative or empty
+    PATH entry would find a `bash` the workspace (its working directory) holds."""
+    if os.sep in argv[0]:
+        return argv
+    path = program(argv[0])
+    if path is None:
+        why = f"{argv[0]} is not on PATH (relative and empty entries are skipped)"
+        raise FileNotFoundError(errno.ENOENT, why)
+    return [path, *argv[1:]]
+
+
 def spawn_watched(argv: list[str], **kwargs: Any) -> AsyncContextManager[Process]:
-    """`gated` for an asyncio subprocess (`kwargs` as for `create_subprocess_exec`)."""
+    """`gated` for an asyncio subprocess, through `spawn.start` (`kwargs` as for it: without
+    `env`, the gate's)."""
 
     def start(wrapped: list[str], fds: tuple[int, ...]) -> Awaitable[Process]:
-        return asyncio.create_subprocess_exec(
-            *wrapped, pass_fds=fds, start_new_session=True, **kwargs
-        )
+        return spawn.start(wrapped, pass_fds=fds, start_new_session=True, **kwargs)
 
     return gated(argv, start)

@@ -5,12 +5,19 @@ and the server's first instruction. Here it starts behind the agent's start gate
 (jobs/watch.py): the server runs only once the watcher knows its group, so a `kill -9` of the
 agent at any moment leaves no server behind. The rest follows the SDK's transport: a reader
 and a writer bridging the pipes to the session's streams, and the spec's shutdown (close
-stdin, wait, then end the group)."""
+stdin, wait, then end the group).
+
+The server runs outside the sandbox: it gets the gate's environment (the user's, less
+credentials) plus its own configured `env`, and a bare command is found as the gate finds
+programs, never through a relative, empty or in-workspace PATH entry (the gate's shell would
+otherwise search those from the server's working directory)."""
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
+import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import TextIO
@@ -20,10 +27,11 @@ import mcp_types
 from anyio.abc import Process
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from anyio.streams.text import TextReceiveStream
-from mcp.client.stdio import get_default_environment
 from mcp.os.posix.utilities import terminate_posix_process_tree
 from mcp.shared.message import SessionMessage
 
+from agent_cli.core.outside import spawn
+from agent_cli.core.outside.paths import program
 from agent_cli.jobs.watch import gated
 
 log = logging.getLogger(__name__)
@@ -40,14 +48,31 @@ Streams = tuple[MemoryObjectReceiveStream[Incoming], MemoryObjectSendStream[Sess
 async def gated_stdio(
     command: str, args: list[str], env: dict[str, str] | None, cwd: Path, errlog: TextIO
 ) -> AsyncIterator[Streams]:
-    async def spawn(argv: list[str], fds: tuple[int, ...]) -> Process:
-        full_env = get_default_environment() | (env or {})
+    async def start(argv: list[str], fds: tuple[int, ...]) -> Process:
+        # anyio's process (its streams are what the bridge reads): spawn.py has no anyio start
         return await anyio.open_process(
-            argv, env=full_env, stderr=errlog, cwd=cwd, start_new_session=True, pass_fds=fds
+            argv,
+            env=spawn.default_env(env),
+            stderr=errlog,
+            cwd=cwd,
+            start_new_session=True,
+            pass_fds=fds,
         )
 
-    async with gated([command, *args], spawn) as process, _bridge(process) as streams:
+    async with gated([found(command, cwd), *args], start) as process, _bridge(process) as streams:
         yield streams
+
+
+def found(command: str, cwd: Path) -> str:
+    """A bare `command`'s absolute path (looked up without relative, empty or `cwd` entries);
+    a path is taken as configured. FileNotFoundError when the name is not found."""
+    if os.sep in command:
+        return command
+    path = program(command, cwd)
+    if path is None:
+        why = f"{command} is not on PATH (relative, empty and in-workspace entries are skipped)"
+        raise FileNotFoundError(errno.ENOENT, why)
+    return path
 
 
 @contextlib.asynccontextmanager
