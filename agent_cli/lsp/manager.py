@@ -1,18 +1,22 @@
 """The run's language servers: which check a file (the configured ones that cover it, else the
 first built-in one on PATH), the diagnostics an edit's result ends with, a formatter's pass on
-request, the `diagnostics` tool's look-up, `/lsp`'s rows, and the end of every server."""
+request, the `diagnostics` tool's look-up, `/lsp`'s rows, and the end of every server.
+
+A built-in server is looked up on PATH as the gate looks (outside/paths.py): never in a relative,
+empty or in-workspace entry, where a repository's `node_modules/.bin/pylsp` would be found. A
+command naming a file of the workspace runs only once `trusted` says the workspace is."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import os
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from agent_cli.core.diagnosing import EditReport
+from agent_cli.core.outside.paths import program
 from agent_cli.core.settings.lsp import LspServerSpec, LspSettings
 from agent_cli.lsp.builtins import BUILTIN
 from agent_cli.lsp.diagnostic import Diagnostic, kept, shown_lines
@@ -38,18 +42,19 @@ class LspManager:
         self,
         settings: LspSettings,
         workspace: Path,
-        which: Callable[[str], str | None] = shutil.which,
+        trusted: Callable[[], bool] = lambda: False,
     ) -> None:
-        self.settings, self.workspace = settings, workspace
+        self.settings, self.workspace, self.trusted = settings, workspace, trusted
         self.configured = [self._server(n, s) for n, s in settings.servers.items()]
-        self._which = which
         self._builtin: list[LanguageServer] | None = None  # looked up on PATH when first needed
         self._last: dict[Path, list[Diagnostic]] = {}
         self._silent: set[str] = set()  # servers already logged as slow
 
     def _server(self, name: str, spec: LspServerSpec) -> LanguageServer:
         s = self.settings
-        return LanguageServer(name, spec, self.workspace, s.start_timeout_s, s.restarts)
+        return LanguageServer(
+            name, spec, self.workspace, s.start_timeout_s, s.restarts, self.trusted
+        )
 
     @property
     def builtin(self) -> list[LanguageServer]:
@@ -57,7 +62,8 @@ class LspManager:
         if self._builtin is None:
             wanted = self.settings.builtin and os.environ.get(ENV_BUILTIN) != "0"
             found = BUILTIN.items() if wanted else []
-            self._builtin = [self._server(n, s) for n, s in found if self._which(s.command[0])]
+            here = self.workspace
+            self._builtin = [self._server(n, s) for n, s in found if program(s.command[0], here)]
         return self._builtin
 
     def any_server(self) -> bool:
@@ -81,7 +87,9 @@ class LspManager:
         servers = self.covering(path)
         formatted = ""
         if self.settings.format_on_edit:
-            formatted = await run_formatter(self.settings.formatters, path, self.workspace)
+            formatted = await run_formatter(
+                self.settings.formatters, path, self.workspace, self.trusted()
+            )
         if not servers:
             return EditReport(text=formatted, formatted=bool(formatted))
         found = await self._check(path, servers)

@@ -1,6 +1,9 @@
 """One language server process: started when a file it covers is first checked, told of each
 edit (whole text), its `publishDiagnostics` kept per file; restarted a bounded number of times
-when it dies; shut down (then killed, with its process group) when the agent ends."""
+when it dies; shut down (then killed, with its process group) when the agent ends.
+
+It runs outside the sandbox, so it is started through the gate (core/outside): by the absolute
+path `resolve` found, with the user's environment less credentials."""
 
 from __future__ import annotations
 
@@ -10,10 +13,13 @@ import logging
 import os
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from agent_cli.core.outside import spawn
+from agent_cli.core.outside.paths import program
 from agent_cli.core.settings.lsp import LspServerSpec
 from agent_cli.lsp.diagnostic import Diagnostic, from_lsp
 from agent_cli.lsp.rpc import LspConnection, RpcClosed, RpcError
@@ -25,6 +31,31 @@ LANGUAGES = {".py": "python", ".pyi": "python", ".ts": "typescript", ".tsx": "ty
              ".js": "javascript", ".jsx": "javascriptreact", ".go": "go", ".rs": "rust",
              ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".hpp": "cpp"}  # fmt: skip
 SHUTDOWN_S = 1.0
+
+
+class NotRunnable(OSError):
+    """A server's or formatter's program is not one the agent may start (the message says why)."""
+
+
+def resolve(command: list[str], workspace: Path, cwd: Path, trusted: bool) -> list[str]:
+    """`command` with its program as an absolute path (so starting it never searches PATH
+    again): a bare name is looked up without PATH's relative, empty or in-workspace entries; a
+    path (relative to `cwd`, the program's working directory) that lies in the workspace runs
+    only once the workspace is trusted. NotRunnable otherwise."""
+    name, rest = command[0], command[1:]
+    if os.sep not in name:
+        found = program(name, workspace)
+        if found is None:
+            raise NotRunnable(
+                f"{name} is not on PATH (its relative, empty and in-workspace entries are skipped)"
+            )
+        return [found, *rest]
+    given = Path(name) if Path(name).is_absolute() else cwd / name
+    if not trusted and given.resolve().is_relative_to(workspace.resolve()):
+        raise NotRunnable(f"{name} is in the workspace, which is not trusted (`agent trust`)")
+    if not (given.is_file() and os.access(given, os.X_OK)):
+        raise NotRunnable(f"{name} is not an executable file")
+    return [str(given), *rest]
 
 
 @dataclass
@@ -41,6 +72,7 @@ class LanguageServer:
     workspace: Path
     start_timeout_s: float = 15
     restarts_left: int = 3
+    trusted: Callable[[], bool] = lambda: False  # asked at each start: trust may come mid-run
     state: State = "idle"
     last_error: str = ""
     last_pid: int | None = None  # of the newest process started (gone once stopped)
@@ -92,16 +124,18 @@ class LanguageServer:
 
     async def _start(self) -> bool:
         self.state, self._changed = "starting", asyncio.Event()
+        cwd = self.root if self.root.is_dir() else self.workspace
         try:
-            self._process = await asyncio.create_subprocess_exec(
-                *self.spec.command,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.DEVNULL,
-                cwd=self.root if self.root.is_dir() else self.workspace,
+            argv = resolve(self.spec.command, self.workspace, cwd, self.trusted())
+            self._process = await spawn.start(
+                argv,
+                stdin=spawn.PIPE,
+                stdout=spawn.PIPE,
+                stderr=spawn.DEVNULL,
+                cwd=cwd,
                 start_new_session=True,  # its own group: the whole tree ends with it
             )
-        except OSError as e:
+        except OSError as e:  # NotRunnable among them
             self._fail(f"cannot start {self.spec.command[0]}: {e.strerror or e}")
             return False
         self.last_pid = self._process.pid
