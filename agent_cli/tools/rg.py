@@ -1,7 +1,9 @@
 """Running ripgrep (the `rg` binary of the PyPI `ripgrep` package) for glob and grep.
 
 Both skip the state folders (SPEC §2) unless their search root lies inside one, and honour
-.gitignore whether or not the workspace is a git repository.
+.gitignore whether or not the workspace is a git repository. rg runs outside the sandbox: it is
+found as the gate finds programs (never through a relative, empty or in-workspace PATH entry)
+and started through it, with the user's environment less credentials.
 """
 
 from __future__ import annotations
@@ -9,12 +11,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
 import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_cli.core.outside import spawn
+from agent_cli.core.outside.paths import program
 from agent_cli.core.tool_contract import ToolContext
 from agent_cli.tools.fs import inside
 
@@ -32,15 +35,15 @@ class RgRun:
     stderr: str
 
 
-def find_rg() -> str:
+def find_rg(workspace: Path | None = None) -> str:
     beside = Path(sys.executable).parent / "rg"
     if beside.is_file() and os.access(beside, os.X_OK):
         return str(beside)
-    found = shutil.which("rg")
+    found = program("rg", workspace)
     if found is None:
         raise RgMissing(
-            f"ripgrep (rg) was not found next to Python ({beside.parent}) or on PATH. "
-            "Install it with: pip install ripgrep==14.1.0"
+            f"ripgrep (rg) was not found next to Python ({beside.parent}) or on PATH "
+            "(outside the workspace). Install it with: pip install ripgrep==14.1.0"
         )
     return found
 
@@ -64,14 +67,16 @@ def base_args(ctx: ToolContext, root: Path) -> list[str]:
     return args
 
 
-async def run_rg(args: list[str], cwd: Path, timeout: float = RG_TIMEOUT_S) -> RgRun:
-    proc = await asyncio.create_subprocess_exec(
-        find_rg(),
-        *args,
+async def run_rg(
+    args: list[str], cwd: Path, timeout: float = RG_TIMEOUT_S, workspace: Path | None = None
+) -> RgRun:
+    """`workspace`: PATH entries inside it are not searched for rg (none when not given)."""
+    proc = await spawn.start(
+        [find_rg(workspace), *args],
         cwd=cwd,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
+        stdin=spawn.DEVNULL,
+        stdout=spawn.PIPE,
+        stderr=spawn.PIPE,
         start_new_session=True,
     )
     try:

@@ -1,7 +1,9 @@
 """The status line of one's own (the `status_line` setting): its command is run with a JSON
 description of the session on stdin, every `refresh_s` and after every turn, and its first
 output line is shown in the status bar. A run past `timeout_ms` is killed (its whole process
-group) and a failing one is logged; either way the last line stays. One run at a time."""
+group) and a failing one is logged; either way the last line stays. One run at a time. It runs
+outside the sandbox, through the gate: `/bin/sh` by its path, the user's environment less
+credentials."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.core.files.logs import FILE_ONLY
+from agent_cli.core.outside import spawn
 from agent_cli.core.settings.status_line import StatusLineSettings
 
 log = logging.getLogger(__name__)
@@ -81,11 +84,11 @@ class StatusLine:
     async def _run(self) -> str | None:
         data = json.dumps(self.payload(), ensure_ascii=False).encode()
         try:
-            self._proc = proc = await asyncio.create_subprocess_shell(
-                self.spec.command,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
+            self._proc = proc = await spawn.start(
+                ["/bin/sh", "-c", self.spec.command],
+                stdin=spawn.PIPE,
+                stdout=spawn.PIPE,
+                stderr=spawn.PIPE,
                 cwd=self.cwd,
                 start_new_session=True,  # its children are killed with it
             )

@@ -6,9 +6,10 @@ and the shorter."""
 from __future__ import annotations
 
 import re
-import subprocess
 import time
 from pathlib import Path
+
+from agent_cli.core.outside import spawn
 
 SKIP = {".git", ".transcripts", "notes", "logs", ".agent", "__pycache__", ".venv", "node_modules"}
 LIST_TTL_S = 5.0  # the file list is listed again after this (files come and go while chatting)
@@ -30,14 +31,14 @@ class WorkspaceFiles:
         try:
             from agent_cli.tools.rg import RgMissing, find_rg  # after the first frame: lazily
 
-            rg = find_rg()
+            rg = find_rg(self.workspace)
         except RgMissing:
             return None
         args = [rg, "--files", "--no-config", "--hidden", "--no-require-git", "--color", "never"]
         for name in sorted(SKIP):
             args += ["--glob", f"!{name}"]
         try:
-            run = subprocess.run(
+            run = spawn.run(
                 args,
                 cwd=self.workspace,
                 capture_output=True,
@@ -45,7 +46,7 @@ class WorkspaceFiles:
                 timeout=LIST_TIMEOUT_S,
                 check=False,
             )
-        except (OSError, subprocess.TimeoutExpired):
+        except (OSError, spawn.TimeoutExpired):
             return None
         found = sorted(line for line in run.stdout.splitlines()[:MAX_FILES] if line)
         self._listed = (now, found)
