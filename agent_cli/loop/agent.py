@@ -34,9 +34,9 @@ from agent_cli.loop import server_turn, steering
 from agent_cli.loop.outbox import Outbox, Passed
 from agent_cli.loop.rounds import not_run_calls, run_round
 from agent_cli.loop.shown import record_shown
-from agent_cli.loop.stream_events import as_events, follow
+from agent_cli.loop.stream_events import ShownStream
 from agent_cli.loop.turn_state import TurnState, goes_on
-from agent_cli.model.client import Final, ModelClient, ModelReply, ModelRequest
+from agent_cli.model.client import ModelClient, ModelReply, ModelRequest
 from agent_cli.model.usage import Usage
 from agent_cli.policy.turn_hooks import TurnHooks
 from agent_cli.session.state import Session
@@ -66,8 +66,10 @@ class Agent:
     _last_usage: Usage | None = None
     _last_request_messages: int = 0
     _thinking: int | None = None  # the turn's thinking budget: one mode a whole turn (the API's)
+    _shown: ShownStream = field(init=False)  # text and thinking as shown: secrets masked
 
     def __post_init__(self) -> None:
+        self._shown = ShownStream(self.session.tool_ctx.secrets)
         self.session.tool_ctx.emit = self.emit
         if self.session.usage_sink is None:  # the runtime may route usage elsewhere
             self.session.usage_sink = self.emit
@@ -166,16 +168,14 @@ class Agent:
         request fails, its error and the turn's end, with `turn.reply` None."""
         turn.reply = None
         reply: ModelReply | None = None
-        streamed: list[str] = []
         try:
             async for item in self._request():
                 if isinstance(item, ModelReply):
                     reply = item
                 else:
-                    follow(streamed, item)
                     yield item
         except asyncio.CancelledError:  # the user stopped the turn mid-reply
-            for left in history.interrupted_reply("".join(streamed)):
+            for left in history.interrupted_reply(self._shown.interrupted()):
                 self.session.append(left)
             raise
         except errors.AgentError as e:
@@ -202,12 +202,10 @@ class Agent:
                 yield event
             request = self._build_request()
             try:
-                async for stream_event in self.client.stream(request):
-                    for event in as_events(stream_event):
-                        yield event
-                    if isinstance(stream_event, Final):
+                async for item in self._shown.stream(self.client.stream(request)):
+                    if isinstance(item, ModelReply):
                         self._last_request_messages = len(request.messages)
-                        yield stream_event.reply
+                    yield item
                 return
             except errors.PromptTooLongError as e:
                 compacted = None

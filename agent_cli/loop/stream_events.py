@@ -1,7 +1,15 @@
-"""The model client's stream, as the loop's events (the final reply is the loop's own)."""
+"""The model client's stream, as the loop's events (the final reply is the loop's own).
+
+Text and thinking are shown through a `StreamRedactor` each, one for the agent's life: a secret
+split across deltas is masked as in the whole reply, and a reader joining every delta of a
+session (an ACP editor, a stream-json consumer) never gets one whole. A stream is cut where it
+ends: at the other kind's delta, a server tool call, a restart and the reply's end."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
+from agent_cli.core import errors
 from agent_cli.core.events import (
     Event,
     Retrying,
@@ -10,8 +18,11 @@ from agent_cli.core.events import (
     ThinkingDelta,
     WarningEvent,
 )
+from agent_cli.core.text.stream_redaction import StreamRedactor
 from agent_cli.loop import server_turn
 from agent_cli.model.client import (
+    Final,
+    ModelReply,
     Notice,
     Restart,
     Retry,
@@ -22,11 +33,68 @@ from agent_cli.model.client import (
 )
 
 
+class ShownStream:
+    def __init__(self, secrets: tuple[str, ...]) -> None:
+        self.text = StreamRedactor(secrets)
+        self.thinking = StreamRedactor(secrets)
+        self.streamed: list[str] = []  # the text shown of the reply being streamed
+
+    async def stream(
+        self, replies: AsyncIterator[StreamEvent]
+    ) -> AsyncIterator[Event | ModelReply]:
+        """One request's stream as events, then its reply."""
+        self.streamed.clear()
+        try:
+            async for item in replies:
+                for event in self.events(item):
+                    yield event
+                if isinstance(item, Final):
+                    yield item.reply
+        except errors.AgentError:  # the request failed: what was held back is shown
+            for event in self._cut(text=True, thinking=True):
+                yield event
+            raise
+
+    def interrupted(self) -> str:
+        """The text of a reply the user stopped, the part held back included."""
+        self.thinking.drop()
+        text = "".join(self.streamed) + self.text.drop()
+        self.streamed.clear()
+        return text
+
+    def events(self, item: StreamEvent) -> list[Event]:
+        if isinstance(item, TextChunk):
+            return [*self._cut(thinking=True), *self._text(self.text.feed(item.text))]
+        if isinstance(item, ThinkingChunk):
+            shown = self._cut(text=True, thinking=item.redacted)
+            if item.redacted:
+                return [*shown, ThinkingDelta(text="", redacted=True)]
+            return [*shown, *_thought(self.thinking.feed(item.text))]
+        if isinstance(item, ServerToolCall | Restart | Final):
+            shown = self._cut(text=True, thinking=True)
+            if isinstance(item, Restart):
+                self.streamed.clear()  # the reply starts over
+            return [*shown, *as_events(item)]
+        return as_events(item)
+
+    def _cut(self, text: bool = False, thinking: bool = False) -> list[Event]:
+        return [
+            *_thought(self.thinking.cut() if thinking else ""),
+            *self._text(self.text.cut() if text else ""),
+        ]
+
+    def _text(self, text: str) -> list[Event]:
+        if not text:
+            return []
+        self.streamed.append(text)
+        return [TextDelta(text=text)]
+
+
+def _thought(text: str) -> list[Event]:
+    return [ThinkingDelta(text=text)] if text else []
+
+
 def as_events(item: StreamEvent) -> list[Event]:
-    if isinstance(item, TextChunk):
-        return [TextDelta(text=item.text)]
-    if isinstance(item, ThinkingChunk):
-        return [ThinkingDelta(text=item.text, redacted=item.redacted)]
     if isinstance(item, ServerToolCall):
         return server_turn.call_events(item)
     if isinstance(item, Notice):
@@ -43,11 +111,3 @@ def as_events(item: StreamEvent) -> list[Event]:
             )
         ]
     return []
-
-
-def follow(streamed: list[str], event: Event) -> None:
-    """The text of the reply being streamed (a restart starts it over)."""
-    if isinstance(event, TextDelta):
-        streamed.append(event.text)
-    elif isinstance(event, StreamRestart):
-        streamed.clear()

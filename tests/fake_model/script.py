@@ -56,7 +56,7 @@ class Reply:
     usage: Mapping[str, int] | None = None
     delay: float = 0.0
     drop_after: int | None = None
-    chunks: int = 3  # text_delta pieces per text block
+    chunks: int = 3  # text_delta (and thinking_delta) pieces per text (thinking) block
     pace: float = 0.0  # seconds between streamed events (a reply that takes its time)
     stall_after: int | None = None
 
@@ -162,12 +162,13 @@ class Script:
         usage: Mapping[str, int] | None = None,
         delay: float = 0.0,
         drop_after: int | None = None,
+        chunks: int = 3,
     ) -> Script:
         """General form: blocks like {"type": "text", "text": ...}, {"type": "tool_use", "name":
         ..., "input": {...}} (id optional; an input given as a string is streamed verbatim, as
         a model's invalid JSON would be), {"type": "thinking", "thinking": ..., "signature":
-        ...}."""
-        step = Reply([dict(b) for b in blocks], stop_reason, usage, delay, drop_after)
+        ...}. Text and thinking are streamed in `chunks` deltas each."""
+        step = Reply([dict(b) for b in blocks], stop_reason, usage, delay, drop_after, chunks)
         return self.add(step)
 
     def error(

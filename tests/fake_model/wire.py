@@ -5,10 +5,10 @@ message_start (empty content, usage) -> ping -> per block: content_block_start, 
 content_block_stop -> message_delta (stop_reason, usage) -> message_stop.
 Text arrives in several text_delta chunks; tool_use starts with ``input: {}`` and its JSON arrives
 in several input_json_delta chunks (an input given as a string is sent verbatim, so a
-script can send JSON a model got wrong); thinking arrives as thinking_delta chunks, then one
-signature_delta. Server tools: server_tool_use streams like tool_use (input_json_delta), a
-web_search_tool_result arrives whole, and a text block with citations starts without them and
-gets each one as a citations_delta before its text.
+script can send JSON a model got wrong); thinking arrives in as many thinking_delta chunks as
+text does, then one signature_delta. Server tools: server_tool_use streams like tool_use
+(input_json_delta), a web_search_tool_result arrives whole, and a text block with citations
+starts without them and gets each one as a citations_delta before its text.
 """
 
 from __future__ import annotations
@@ -88,7 +88,9 @@ def _block_events(index: int, block: dict[str, Any], chunks: int) -> list[dict[s
         deltas = [{"type": "input_json_delta", "partial_json": p} for p in pieces]
     elif kind == "thinking":
         start = {**block, "thinking": "", "signature": ""}
-        deltas = [{"type": "thinking_delta", "thinking": t} for t in split(block["thinking"])]
+        deltas = [
+            {"type": "thinking_delta", "thinking": t} for t in split(block["thinking"], chunks)
+        ]
         deltas.append({"type": "signature_delta", "signature": block["signature"]})
     else:  # redacted_thinking and others arrive whole
         start, deltas = block, []

@@ -3,7 +3,8 @@
 
 A key is masked in the forms a command or a model turns it into on the way out, not only as
 itself: reversed, rot13, hex, and base64 (standard and URL-safe, at each of the three byte
-alignments it can have inside longer data).
+alignments it can have inside longer data). Text that arrives in pieces (a streamed reply) is
+masked as a whole by `stream_redaction.StreamRedactor`.
 """
 
 from __future__ import annotations
@@ -41,12 +42,15 @@ def variants(secret: str) -> tuple[str, ...]:
     return tuple(sorted(usable, key=len, reverse=True))
 
 
+def forms(secrets: Iterable[str]) -> tuple[str, ...]:
+    """Every form of every secret long enough to mask, in the order `redact` masks them."""
+    return tuple(f for s in secrets if s and len(s) >= MIN_SECRET_CHARS for f in variants(s))
+
+
 def redact(text: str, secrets: Iterable[str]) -> str:
-    for secret in secrets:
-        if secret and len(secret) >= MIN_SECRET_CHARS:
-            for form in variants(secret):
-                if form in text:
-                    text = text.replace(form, MASK)
+    for form in forms(secrets):
+        if form in text:
+            text = text.replace(form, MASK)
     return text
 
 
