@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import shlex
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -14,11 +14,12 @@ from agent_cli.verify.ledger import EvidenceLedger, LedgerCommand
 
 Kind = Literal["tests", "build", "typecheck", "lint"]
 
-# What counts as a run of each kind: a command whose words hold one of these (in order).
+# What counts as a run of each kind: a command whose program is one of these (its words first,
+# in order), also behind a wrapper (uv run, poetry run, env, timeout...) or as `python -m`.
 # `verify.commands` in settings adds to a kind, it never takes away.
 COMMANDS: dict[Kind, tuple[str, ...]] = {
     "tests": (
-        "pytest", "python -m pytest", "python -m unittest", "tox", "nox", "go test",
+        "pytest", "python -m pytest", "python -m unittest", "tox", "nox", "hatch test", "go test",
         "cargo test", "npm test", "npm run test", "yarn test", "pnpm test", "jest", "vitest",
         "mocha", "make test", "make check", "ctest", "mvn test", "gradle test", "rspec",
     ),
@@ -29,6 +30,19 @@ COMMANDS: dict[Kind, tuple[str, ...]] = {
     "typecheck": ("mypy", "pyright", "tsc", "go vet", "cargo check", "flow", "pytype"),
     "lint": ("ruff", "flake8", "pylint", "eslint", "golangci-lint", "cargo clippy", "shellcheck"),
 }  # fmt: skip
+
+_SEPARATORS = frozenset(";&|()\n")  # tokens of only these end a simple command
+_ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_INTERPRETER = re.compile(r"(python|pypy)(\d+(\.\d+)*t?)?(\.exe)?")
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash"})
+_KEYWORDS = frozenset({"!", "{", "}", "then", "do", "else", "exec", "command", "builtin"})
+# Words that run the command after them (its options and their values between).
+_WRAPPERS = tuple(tuple(w.split()) for w in (
+    "uv run", "uvx", "poetry run", "hatch run", "hatch env run", "pipx run", "pdm run",
+    "rye run", "pixi run", "conda run", "micromamba run", "bundle exec", "pnpm exec", "npx",
+    "bunx", "env", "time", "nice", "nohup", "timeout", "stdbuf", "xvfb-run", "xargs", "sudo",
+    "sh", "bash", "zsh", "dash",
+))  # fmt: skip
 
 _PASS = r"(pass(es|ed|ing)?|succeed(s|ed)?|green|clean|compiles?|works?|(is|are) fine|ok)\b"
 _SUBJECTS: dict[Kind, str] = {
@@ -79,18 +93,90 @@ def table(extra: Mapping[str, Sequence[str]] | None = None) -> dict[str, tuple[s
 
 
 def matches(command: str, patterns: Sequence[str]) -> bool:
-    """Whether a pattern's words run in order inside one of the command's pipeline parts."""
-    for part in re.split(r"&&|\|\||;|\|", command):
-        try:
-            words = shlex.split(part)
-        except ValueError:
-            words = part.split()
-        words = [w.rsplit("/", 1)[-1] for w in words]  # .venv/bin/pytest is pytest
-        for pattern in patterns:
-            want = [w.rsplit("/", 1)[-1] for w in pattern.split()]
-            if any(words[i : i + len(want)] == want for i in range(len(words))):
-                return True
-    return False
+    """Whether one of the command's programs is a pattern's: its words begin where a program
+    does, in any part of a pipeline or list, `sh -c` strings included (`pip install pytest` and
+    `echo pytest` are no runs of pytest)."""
+    wanted = [w for w in ([_name(word) for word in p.split()] for p in patterns) if w]
+    return any(
+        start[: len(want)] == want
+        for words in _commands(command)
+        for start in _starts([_name(w) for w in words])
+        for want in wanted
+    )
+
+
+def _commands(command: str, depth: int = 0) -> Iterator[list[str]]:
+    """The words of each simple command: `a && b; (c | d)`, and what `bash -c '...'` runs."""
+    words: list[str] = []
+    for token in [*_tokens(command), ";"]:
+        if token and set(token) <= _SEPARATORS:
+            if words:
+                yield words
+                rest = _program(words)
+                shell = _name(rest[0]) if rest else ""
+                if depth < 3 and shell in _SHELLS and len(rest) > 2 and rest[1] == "-c":
+                    yield from _commands(rest[2], depth + 1)
+            words = []
+        else:
+            words.append(token)
+
+
+def _tokens(command: str) -> list[str]:
+    try:
+        lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|()<>\n")
+        lexer.whitespace, lexer.whitespace_split = " \t\r", True
+        return list(lexer)
+    except ValueError:  # unbalanced quotes: plain words
+        return re.findall(r"[;&|()\n]+|[^\s;&|()]+", command)
+
+
+def _name(word: str) -> str:
+    """A word as its program's name: .venv/bin/python3.12 is python, py.test is pytest."""
+    if _ASSIGN.match(word):
+        return word
+    name = word.rsplit("/", 1)[-1]
+    if _INTERPRETER.fullmatch(name):
+        return "python"
+    return "pytest" if name == "py.test" else name
+
+
+def _starts(words: list[str]) -> Iterator[list[str]]:
+    """Where the program may begin: after `FOO=1`s, anywhere after a wrapper (`uv run`, `env`,
+    `timeout 60`...), and the module of `python [-X dev] -m mod` as a program itself."""
+    rest = _program(words)
+    yield from _as_program(rest)
+    for wrapper in _WRAPPERS:
+        if tuple(rest[: len(wrapper)]) == wrapper:
+            for at in range(len(wrapper), len(rest)):
+                yield from _as_program(_program(rest[at:]))
+            return
+
+
+def _program(words: list[str]) -> list[str]:
+    at = 0
+    while at < len(words) and (_ASSIGN.match(words[at]) or words[at] in _KEYWORDS):
+        at += 1
+    return words[at:]
+
+
+def _as_program(words: list[str]) -> Iterator[list[str]]:
+    yield words
+    if words[:2] == ["coverage", "run"]:  # coverage run [-m] x: python [-m] x, measured
+        words = ["python", *words[2:]]
+    module = _module(words) if words[:1] == ["python"] else None
+    if module and module[:2] == ["coverage", "run"]:
+        module = _module(["python", *module[2:]]) or module[2:]
+    if module:
+        yield ["python", "-m", *module]
+        yield module
+
+
+def _module(words: list[str]) -> list[str] | None:
+    """`python [-X dev -u ...] -m mod args`: [mod, args]; None for a script or `-c`."""
+    at = 1
+    while at < len(words) and words[at].startswith("-") and words[at] != "-m":
+        at += 2 if words[at] in ("-X", "-W") else 1
+    return words[at + 1 :] if words[at : at + 1] == ["-m"] else None
 
 
 def check(
