@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from agent_cli.core.settings.mcp import McpServerSpec
 from agent_cli.core.settings.schema import Settings, user_config_dir
-from agent_cli.mcp.expand import MissingVariable, expand_spec
+from agent_cli.mcp.expand import CredentialVariable, MissingVariable, expand_spec
 from agent_cli.policy.trust import TrustItem
 
 PROJECT_FILE = ".mcp.json"
@@ -57,7 +57,7 @@ class ServerEntry:
         return TrustItem(
             key=f"mcp:{self.name}",
             source=str(self.source),
-            description=f"mcp server {self.name}: {self.written.launch_line()}",
+            description=f"mcp server {self.name}: {self.written.trust_line()}",
         )
 
 
@@ -148,7 +148,7 @@ def entries_from(
         try:
             written = raw if isinstance(raw, McpServerSpec) else normalise(raw)
             spec = expand_spec(written, env) if expand_vars else written
-        except (ValueError, MissingVariable) as e:
+        except (ValueError, MissingVariable, CredentialVariable) as e:
             loaded.skipped.append(f"{source}: server '{name}' skipped: {e}")
             continue
         loaded.servers.append(ServerEntry(name, written, spec, source, scope))
@@ -207,7 +207,7 @@ def any_configured(workspace: Path, settings: Settings) -> bool:
 
 def project_trust_items(workspace: Path) -> list[TrustItem]:
     """What `agent trust` shows and records for the project's servers: each one's command line
-    (or URL) as written, so a changed line is asked again."""
+    (or URL) with its headers and environment as written, so any change is asked again."""
     raw, _ = read_servers_file(workspace / PROJECT_FILE)
     found = entries_from(raw, workspace / PROJECT_FILE, "project", {}, expand_vars=False)
     settings_raw = workspace_setting_servers(workspace)

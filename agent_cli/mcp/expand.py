@@ -1,4 +1,7 @@
-"""`${VAR}` and `${VAR:-default}` in a server's command, args, env, url and headers."""
+"""`${VAR}` and `${VAR:-default}` in a server's command, args, env, url and headers.
+
+The agent's own credentials (`CREDENTIAL_VARS`) are never expanded, whoever wrote the file and
+whatever the trust: a server naming one is not started (CredentialVariable says which)."""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ import re
 from collections.abc import Mapping
 
 from agent_cli.core.settings.mcp import McpServerSpec
+from agent_cli.core.text.redaction import CREDENTIAL_VARS
 
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}")
 
@@ -16,11 +20,22 @@ class MissingVariable(ValueError):
         self.name = name
 
 
+class CredentialVariable(ValueError):
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            f"it names ${{{name}}}, the agent's own credential, which is never given to an MCP "
+            "server; give the server a key of its own"
+        )
+        self.name = name
+
+
 def expand(text: str, env: Mapping[str, str]) -> str:
     """Other `${...}` forms (an editor's `${input:x}`) are left as written."""
 
     def one(match: re.Match[str]) -> str:
         name, has_default, default = match.group(1), match.group(2), match.group(3)
+        if name in CREDENTIAL_VARS:
+            raise CredentialVariable(name)
         value = env.get(name)
         if value:
             return value
@@ -34,7 +49,8 @@ def expand(text: str, env: Mapping[str, str]) -> str:
 
 
 def expand_spec(spec: McpServerSpec, env: Mapping[str, str]) -> McpServerSpec:
-    """A copy with every variable expanded; MissingVariable names the first one missing."""
+    """A copy with every variable expanded; MissingVariable names the first one missing,
+    CredentialVariable the first of the agent's credentials named."""
     return spec.model_copy(
         update={
             "command": expand(spec.command, env) if spec.command else None,

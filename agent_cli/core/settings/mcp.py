@@ -52,6 +52,14 @@ class McpServerSpec(BaseModel):
         where = [f"(in {self.cwd})"] if self.cwd else []
         return " ".join([*env, str(self.command), *self.args, *where])
 
+    def trust_line(self) -> str:
+        """What `agent trust` shows and fingerprints: the launch line with every header (and,
+        for a URL, the environment) as written, variables unexpanded; any change asks again."""
+        extra = [f"env {k}={v}" for k, v in sorted(self.env.items())]
+        parts = [self.launch_line(), *(extra if self.transport != "stdio" else [])]
+        parts.extend(f"header '{k}: {v}'" for k, v in sorted(self.headers.items()))
+        return " ".join(parts)
+
 
 class McpSettings(BaseModel):
     """Limits of the MCP client."""
