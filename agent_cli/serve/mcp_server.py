@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Annotated
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field
 
 from agent_cli.core.errors import AgentError
@@ -21,8 +22,13 @@ from agent_cli.core.options import Options, PermissionMode
 from agent_cli.runtime.runtime import Runtime
 from agent_cli.serve.acp_updates import title
 from agent_cli.serve.defaults import Defaults
+from agent_cli.serve.mcp_bounds import Refused, client_mode, session_folder, wider
+from agent_cli.serve.mcp_wire import serve_stdio
 
 log = logging.getLogger(__name__)
+
+CWD = "The repository: ours (default) or a folder inside it."
+MODE = "The server's mode (default) or a narrower one: plan < default < accept-edits < bypass."
 
 
 class RunAnswer(BaseModel):
@@ -40,27 +46,45 @@ class RunAnswer(BaseModel):
 @dataclass
 class Sessions:
     """The sessions this server opened, kept open for agent_reply (a session's transcript is
-    written by one process only)."""
+    written by one process only). `workspace`: the server's folder, where sessions open."""
 
     defaults: Defaults
+    workspace: Path = field(default_factory=lambda: Path.cwd().resolve())
     open: dict[str, Runtime] = field(default_factory=dict)
     busy: set[str] = field(default_factory=set)
+    _mode: PermissionMode | None = None
+
+    def server_mode(self) -> PermissionMode:
+        """What a client may not widen: the server's flag, else its workspace's settings."""
+        if self.defaults.permission_mode:
+            return self.defaults.permission_mode
+        if self._mode is None:
+            from agent_cli.runtime.build import load
+
+            options = Options(workspace=self.workspace, state_dir=self.defaults.state_dir)
+            self._mode = load(options)[0].permissions.mode
+        return self._mode
 
     def start(
         self, cwd: str | None, mode: PermissionMode | None, model: str | None, resume: str | None
     ) -> Runtime:
-        from agent_cli.runtime.build import build_runtime, resolve_workspace
+        """Refused (a tool error) for a wider mode than the server's or a folder outside its
+        workspace."""
+        from agent_cli.runtime.build import build_runtime
 
+        ceiling = self.server_mode()
         options = Options(
-            workspace=resolve_workspace(Path(cwd or ".")),
+            workspace=session_folder(self.workspace, cwd),
             state_dir=self.defaults.state_dir,
             model=model or self.defaults.model,
-            permission_mode=mode or self.defaults.permission_mode,
+            permission_mode=client_mode(mode, ceiling) or self.defaults.permission_mode,
             resume=resume,
             quiet=True,
             one_shot=True,
         )
         runtime = build_runtime(options, quiet=True)
+        if wider(runtime.permission_mode, ceiling):  # a trusted inner folder's own settings
+            runtime.set_permission_mode(ceiling)
         self.open[runtime.session.id] = runtime
         return runtime
 
@@ -114,7 +138,7 @@ def build(sessions: Sessions) -> MCPServer:
     async def run(runtime: Runtime, prompt: str, ctx: Context) -> RunAnswer:
         sid = runtime.session.id
         if sid in sessions.busy:
-            raise ValueError(f"session {sid} is answering another call")
+            raise ToolError(f"session {sid} is answering another call")
         sessions.busy.add(sid)
         try:
             return await answer(runtime, prompt, ctx)
@@ -128,16 +152,16 @@ def build(sessions: Sessions) -> MCPServer:
     async def agent(
         prompt: Annotated[str, Field(min_length=1, description="What to do.")],
         ctx: Context,
-        cwd: Annotated[str | None, Field(description="The repository (default: ours).")] = None,
-        permission_mode: Annotated[PermissionMode | None, Field(description="Mode.")] = None,
+        cwd: Annotated[str | None, Field(description=CWD)] = None,
+        permission_mode: Annotated[PermissionMode | None, Field(description=MODE)] = None,
         model: Annotated[str | None, Field(description="Model id.")] = None,
     ) -> RunAnswer:
         """Run a coding agent on a prompt in a new session: it reads, searches, edits and runs
         code in the repository, and answers when done. Continue with agent_reply."""
         try:
             runtime = sessions.start(cwd, permission_mode, model, None)
-        except AgentError as e:
-            raise ValueError(str(e)) from None
+        except (AgentError, Refused) as e:  # ToolError: the client reads why
+            raise ToolError(str(e)) from None
         return await run(runtime, prompt, ctx)
 
     @server.tool()
@@ -150,7 +174,7 @@ def build(sessions: Sessions) -> MCPServer:
         try:
             runtime = sessions.find(session_id)
         except AgentError as e:
-            raise ValueError(str(e)) from None
+            raise ToolError(str(e)) from None
         return await run(runtime, prompt, ctx)
 
     return server
@@ -159,7 +183,7 @@ def build(sessions: Sessions) -> MCPServer:
 async def serve(defaults: Defaults) -> None:
     sessions = Sessions(defaults)
     try:
-        await build(sessions).run_stdio_async()
+        await serve_stdio(build(sessions))
     finally:
         await sessions.aclose()
 

@@ -14,17 +14,16 @@ from tests.e2e.helpers import REPO
 from tests.fake_model import FakeAnthropic
 
 
-def params(env: dict[str, str], cwd: Path) -> StdioServerParameters:
+def params(env: dict[str, str], cwd: Path, *flags: str) -> StdioServerParameters:
     env = {**env, "PYTHONPATH": str(REPO)}
-    return StdioServerParameters(
-        command=sys.executable, args=["-m", "agent_cli", "mcp", "serve"], env=env, cwd=cwd
-    )
+    args = ["-m", "agent_cli", "mcp", "serve", *flags]
+    return StdioServerParameters(command=sys.executable, args=args, env=env, cwd=cwd)
 
 
-async def connected(env: dict[str, str], cwd: Path, work: Any) -> Any:
+async def connected(env: dict[str, str], cwd: Path, work: Any, *flags: str) -> Any:
     with (cwd / "server-stderr.txt").open("w") as errlog:
         async with (
-            stdio_client(params(env, cwd), errlog=errlog) as (read, write),
+            stdio_client(params(env, cwd, *flags), errlog=errlog) as (read, write),
             ClientSession(read, write) as session,
         ):
             await session.initialize()
@@ -98,7 +97,8 @@ def test_a_cancelled_call_stops_the_run_and_the_session_goes_on(
         sid = sessions[0].stem if sessions else ""
         return await session.call_tool("agent_reply", {"session_id": sid, "prompt": "go on"})
 
-    reply = asyncio.run(connected(fake_env, tmp_path, work))
+    # a client may not widen the server's mode (issue 50, item 9): the server is started in it
+    reply = asyncio.run(connected(fake_env, tmp_path, work, "--permission-mode", "bypass"))
     assert not reply.is_error, reply
     assert reply.structured_content["result"] == "after the stop"
     assert not (tmp_path / "finished").exists()
