@@ -9,6 +9,7 @@ import time
 import typer
 
 from agent_cli.cli.common import guarded
+from agent_cli.core.errors import AgentError
 from agent_cli.core.text.counts import counted
 
 server_app = typer.Typer(no_args_is_help=True)
@@ -30,6 +31,9 @@ def _ask(op: str) -> dict[str, object] | None:
 def _describe(status: dict[str, object] | None) -> str:
     if status is None:
         return "No warm process is running."
+    if "refused" in status:
+        why = status["refused"]
+        return f"The warm process serves another context ({why}): runs here go in-process."
     started = float(str(status.get("started", 0)))
     up = time.time() - started
     rss = int(str(status.get("rss_kib", 0))) / 1024
@@ -57,4 +61,8 @@ def status(as_json: bool = typer.Option(False, "--json", help="One JSON object."
 def stop() -> None:
     """Stop the warm process: running runs finish; the next `agent run` starts a new one."""
     answer = _ask("stop")
+    if answer is not None and "refused" in answer:
+        raise AgentError(
+            f"The warm process serves another context ({answer['refused']}): not stopped."
+        )
     typer.echo("No warm process is running." if answer is None else f"Stopped {answer['pid']}.")

@@ -11,6 +11,10 @@ the client, but can about itself, counts as a difference. Standard library only.
 from __future__ import annotations
 
 import os
+import signal
+import socket
+
+from agent_cli.cli.warm.wire import peer_pid, peer_pidfd
 
 NAMESPACES = ("cgroup", "ipc", "mnt", "net", "pid", "time", "user", "uts")
 STATUS_FIELDS = (
@@ -66,6 +70,22 @@ class Kinship:
     def __init__(self) -> None:
         self.own = context_of("self")
 
+    def of_peer(self, sock: socket.socket) -> str | None:
+        """What the process at the other end of `sock` does not share with this one. Its pid
+        is the kernel's (SO_PEERCRED); a pidfd of it, still alive once its context was read,
+        proves the pid was not a newer process's by then (a client that ended, its pid taken
+        by another, would be judged by the other's context)."""
+        pid = peer_pid(sock)
+        pidfd = peer_pidfd(sock, pid) if pid > 0 else None
+        try:
+            why = self.differs(pid)
+            if why is None and pidfd is not None and not _alive(pidfd):
+                why = "the client ended before it was checked"
+            return why
+        finally:
+            if pidfd is not None:
+                os.close(pidfd)
+
     def differs(self, pid: int) -> str | None:
         if pid <= 0:
             return "the client's pid is unknown (another pid namespace)"
@@ -83,3 +103,13 @@ def _difference(name: str, ours: str, theirs: str) -> str:
             if mine != its:
                 return f"limits differ ({mine[:26].strip()})"
     return f"{name} differs"
+
+
+def _alive(pidfd: int) -> bool:
+    """Signal 0 through the pidfd: it fails once that process has been reaped (a zombie still
+    holds its pid, and its context reads as unreadable)."""
+    try:
+        signal.pidfd_send_signal(pidfd, 0)
+    except OSError:
+        return False
+    return True

@@ -23,10 +23,11 @@ from pathlib import Path
 from agent_cli.cli.warm.kinship import Kinship
 from agent_cli.cli.warm.place import LOG, SOCKET
 from agent_cli.cli.warm.upkeep import rss_kib, take_lock, wait_for_exit
-from agent_cli.cli.warm.wire import peer_pid, peer_uid, recv_request, send_line
+from agent_cli.cli.warm.wire import peer_uid, recv_request, send_line
 
 log = logging.getLogger("agent.warm")
 KILL_AFTER_S = 5.0
+OPS = ("run", "status", "stop")
 GRACE_S = 0.3
 
 
@@ -113,11 +114,19 @@ class Server:
             conn.close()
 
     def _handle(self, conn: socket.socket) -> None:
+        """Every request, whatever it asks, is first judged by its peer: one in another kernel
+        context (a sandbox) gets neither a child nor an answer that changes this process."""
         conn.settimeout(2.0)
         if peer_uid(conn) != os.getuid():
             raise PermissionError("a client of another user")
-        request, fds = recv_request(conn)
+        why = self.kin.of_peer(conn)
+        request, fds = recv_request(conn)  # read even when refused: its descriptors are closed
         op = request.get("op")
+        if why is None and op not in OPS:
+            why = f"an unknown request ({str(op)[:40]!r})"
+        if why is not None:
+            self._refuse(conn, fds, why)
+            return
         if op in ("status", "stop"):
             for fd in fds:
                 os.close(fd)
@@ -125,10 +134,6 @@ class Server:
             conn.close()
             if op == "stop":
                 self.retire("agent server stop")
-            return
-        why = self.kin.differs(peer_pid(conn)) if op == "run" else None
-        if why is not None:
-            self._refuse(conn, fds, why)
             return
         if self.retiring or request.get("key") != self.key:
             for fd in fds:

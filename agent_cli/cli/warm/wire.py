@@ -5,6 +5,7 @@ client: JSON lines ({"pid"}, then {"exit"} or {"signal"}; or {"retire"}; or a re
 from __future__ import annotations
 
 import json
+import os
 import socket
 import struct
 
@@ -13,6 +14,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 MAX_REQUEST = 16 * 1024 * 1024
+SO_PEERPIDFD = 77  # Linux's number; Python 3.11's socket module does not name it
 
 
 def peer_uid(sock: socket.socket) -> int:
@@ -24,6 +26,19 @@ def peer_pid(sock: socket.socket) -> int:
     """The peer's pid as this process's pid namespace sees it (0: outside its view)."""
     creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
     return int(struct.unpack("3i", creds)[0])
+
+
+def peer_pidfd(sock: socket.socket, pid: int) -> int | None:
+    """A pidfd of the very process that connected (SO_PEERPIDFD, Linux 6.5), else of whatever
+    process has its pid now (pidfd_open); None where there are no pidfds or it is gone."""
+    try:
+        return int(sock.getsockopt(socket.SOL_SOCKET, SO_PEERPIDFD))
+    except OSError:
+        pass
+    try:
+        return os.pidfd_open(pid)
+    except (OSError, AttributeError):
+        return None
 
 
 def send_request(sock: socket.socket, request: dict[str, Any], fds: list[int]) -> None:
