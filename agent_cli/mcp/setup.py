@@ -24,7 +24,7 @@ def untrusted_reason(entry: ServerEntry, workspace: Path, store: TrustStore) -> 
     if store.covers(workspace, item.key, item.fingerprint):
         return None
     if store.is_trusted(workspace):
-        why = "its command line changed since this workspace was trusted"
+        why = "its command line, headers or environment changed since this workspace was trusted"
     else:
         why = "this workspace is not trusted"
     return f"not started: {why}; run `agent trust` here to allow it"
