@@ -2,19 +2,37 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
+from agent_cli.sandbox.environment import unset_args
 from agent_cli.sandbox.policy import SandboxPolicy
+from agent_cli.sandbox.protect import binds, spots, writable
+from agent_cli.sandbox.seccomp import filter_path
 
 FORWARDER = Path(__file__).with_name("forwarder.py")
+# its own user namespace with no capability at all (root inside keeps uid 0 but can neither
+# remount nor set the clock), a session of its own (no TIOCSTI into a terminal), and its own
+# network, processes, IPC, host name and cgroup view; it dies with the agent
+NAMESPACES = (
+    "--unshare-user",
+    "--cap-drop",
+    "ALL",
+    "--unshare-net",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    "--new-session",
+    "--die-with-parent",
+)
 
 
-def _ro_binds(paths: list[Path]) -> list[str]:
+def _binds(option: str, paths: list[Path]) -> list[str]:
     out: list[str] = []
     for path in paths:
-        if path.exists():
-            out += ["--ro-bind", str(path), str(path)]
+        out += [option, str(path), str(path)]
     return out
 
 
@@ -28,23 +46,35 @@ def _hidden(paths: list[Path]) -> list[str]:
     return out
 
 
-def through_proxy(argv: list[str], proxy: Path) -> list[str]:
-    """`argv` run behind the in-sandbox forwarder to the agent's proxy at `proxy`."""
-    return [sys.executable, "-I", "-S", str(FORWARDER), str(proxy), "--", *argv]
+def through_proxy(argv: list[str], channel: int) -> list[str]:
+    """`argv` run behind the in-sandbox forwarder, which hands the agent's proxy each
+    connection over the inherited socket `channel`."""
+    return [sys.executable, "-I", "-S", str(FORWARDER), str(channel), "--", *argv]
+
+
+def mounts(policy: SandboxPolicy) -> list[str]:
+    """Root read-only; the workspace and write_paths writable; the folders holding protected
+    paths held in place and those paths read-only; $TMPDIR writable; secrets hidden."""
+    roots = writable(policy)
+    pinned, read_only = binds(spots(policy.protected(), roots))
+    tmp = policy.tmpdir()
+    args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    args += _binds("--bind", roots) + _binds("--bind", pinned)
+    args += _binds("--ro-bind", read_only)
+    args += ["--bind", str(tmp), str(tmp)]  # may lie inside the read-only .agent
+    args += _hidden(policy.hidden())
+    return [*args, "--setenv", "TMPDIR", str(tmp), "--chdir", str(policy.workspace)]
 
 
 def bwrap_argv(
-    bwrap: str, argv: list[str], policy: SandboxPolicy, proxy: Path | None = None
+    bwrap: str, argv: list[str], policy: SandboxPolicy, channel: int | None = None
 ) -> list[str]:
-    """Root read-only, the workspace and write_paths writable, state read-only, secrets hidden,
-    no network but the proxy's socket, own pid namespace, killed with the agent."""
-    args = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    for path in policy.writable():
-        if path.exists():
-            args += ["--bind", str(path), str(path)]
-    args += _ro_binds(policy.read_only_inside())
-    args += ["--bind", str(policy.tmpdir()), str(policy.tmpdir())]  # inside the read-only .agent
-    args += _hidden(policy.hidden())
-    args += ["--unshare-net", "--unshare-pid", "--die-with-parent"]
-    args += ["--setenv", "TMPDIR", str(policy.tmpdir()), "--chdir", str(policy.workspace)]
-    return [*args, "--", *(through_proxy(argv, proxy) if proxy else argv)]
+    """The command confined. bwrap reads the seccomp filter from a descriptor, which a shell
+    opens for it (`exec bwrap ... 9<FILTER`): every caller gets it from the argv alone, at the
+    cost of a shell's exec, not a Python start. `channel`: the proxy's socket, inherited."""
+    fd = 8 if channel == 9 else 9
+    args = [bwrap, *mounts(policy), *NAMESPACES, *unset_args(os.environ)]
+    args += ["--seccomp", str(fd), "--"]
+    command = through_proxy(argv, channel) if channel is not None else argv
+    opener = f'exec "$0" "$@" {fd}<{filter_path(policy.unix_sockets)}'
+    return ["/bin/sh", "-c", opener, *args, *command]

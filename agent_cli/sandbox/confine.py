@@ -12,7 +12,7 @@ from pathlib import Path
 from agent_cli.core.settings.sandbox import SandboxSettings
 from agent_cli.sandbox.policy import SandboxPolicy
 from agent_cli.sandbox.probe import SandboxProbe, probe
-from agent_cli.sandbox.wrap import wrap
+from agent_cli.sandbox.wrap import SandboxUnavailable, wrap
 
 # the kernel's switches for unprivileged user namespaces, which bwrap needs
 USERNS_SWITCHES = (
@@ -63,13 +63,18 @@ class Confinement:
     workspace: Path
     state_dir: Path | None = None
     added: tuple[Path, ...] = ()  # /add-dir's directories, writable as the workspace is
+    # workspace files the agent runs later outside the sandbox (trusted hooks' scripts, MCP
+    # and language servers, the status line): read-only inside
+    run_later: tuple[Path, ...] = ()
 
     def unconfined(self, unsandboxed: bool = False) -> bool:
         """Would a command run with all of the user's rights? Not when confined, nor in
-        `required` mode without a mechanism (then it does not run at all)."""
+        `required` mode (then a command the sandbox cannot hold does not run at all)."""
+        if self.settings.mode == "required":
+            return False
         if unsandboxed or self.settings.mode == "off":
             return True
-        return found().mechanism is None and self.settings.mode == "auto"
+        return found().mechanism is None
 
     def policy(self) -> SandboxPolicy:
         state = None if self.state_dir in (None, self.workspace) else self.state_dir
@@ -80,6 +85,8 @@ class Confinement:
             deny_read=tuple(self.settings.deny_read),
             state_dir=state,
             added=self.added,
+            run_later=self.run_later,
+            unix_sockets=self.settings.allow_unix_sockets,
         )
 
     def networked(self, unsandboxed: bool = False) -> bool:
@@ -87,13 +94,19 @@ class Confinement:
         return not self.unconfined(unsandboxed) and found().mechanism == "bwrap"
 
     def argv(
-        self, argv: list[str], unsandboxed: bool = False, proxy: Path | None = None
+        self, argv: list[str], unsandboxed: bool = False, channel: int | None = None
     ) -> list[str]:
         """`argv` confined; unchanged when unsandboxed, off, or (auto) nothing can confine.
-        SandboxUnavailable in `required` mode without a mechanism."""
-        if unsandboxed and not (self.settings.mode == "required" and not found().mechanism):
+        SandboxUnavailable in `required` mode without a mechanism, and for any unsandboxed
+        command in `required` mode, whatever the permission mode or rules said."""
+        if unsandboxed and self.settings.mode == "required":
+            raise SandboxUnavailable(
+                "sandbox.mode is required: no command runs outside the sandbox, so "
+                '"unsandboxed": true is refused. Run it confined, or ask the user to run it'
+            )
+        if unsandboxed:
             return list(argv)
-        return wrap(argv, self.policy(), found(), self.settings.mode, proxy)
+        return wrap(argv, self.policy(), found(), self.settings.mode, channel)
 
     def state(self) -> str:
         """The status bar's word: `sandbox bwrap`, `sandbox off`, or the fallback."""
@@ -136,9 +149,11 @@ def describe(confinement: Confinement) -> list[str]:
     policy = confinement.policy()
     writable = [str(p) for p in policy.writable()] + [f"$TMPDIR={policy.tmpdir()}"]
     lines.append("writable: " + ", ".join(writable))
-    inside = [_shown(p, policy.workspace) for p in policy.read_only_inside()[:8]]
+    inside = [_shown(p, policy.workspace) for p in policy.protected()[:8]]
     lines.append("read-only inside: " + ", ".join(inside))
     lines.append("hidden: " + ", ".join(_home_relative(p) for p in policy.hidden()))
+    sockets = "allowed (sandbox.allow_unix_sockets)" if policy.unix_sockets else "refused"
+    lines.append(f"new unix sockets: {sockets}")
     allowed = settings.network.allowed_domains
     network = ", ".join(allowed) if allowed else "none allowed"
     if confinement.networked():

@@ -1,55 +1,149 @@
-"""Protected files that did not exist when a sandboxed command started (`.claude/settings.json`,
-say) cannot be mounted read-only: there is nothing to mount, and making the mount point would
-leave an empty file in the workspace. One the command created is moved aside when it ends (never
-deleted: the user may have written it meanwhile), and the result says so."""
+"""What a sandboxed command put where a protected path was missing, or a link stood, is moved
+aside when it ends (never deleted: the user may have written it meanwhile), and the result says
+so. A protected path that existed is bound read-only and the folders holding it cannot be moved
+(protect.py), so only those could change: `.claude/settings.json` in a new `.claude`, a whole new
+`.git`, a `.claude` the command turned into a link.
+
+Nothing here acts through a link: each folder is opened below the last (O_NOFOLLOW) and a name
+is renamed within its own folder, so a link put in the way is moved itself, never what it names.
+The one exception to moving aside: what `git init` writes in a `.git` the command created (a
+plain config, sample hooks) stays; anything that could run a program does not (gitconfig.py).
+"""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-# git init may create .git/config legitimately; these only ever shape the agent's next session
-WATCHED = (".claude/settings.json", ".claude/settings.local.json")
+from agent_cli.sandbox.gitconfig import harmless_config, harmless_hooks
+from agent_cli.sandbox.gitindex import gitlinks, identity
+from agent_cli.sandbox.lstat import chain
+from agent_cli.sandbox.policy import SandboxPolicy
+from agent_cli.sandbox.protect import Spot, guarded, spots, writable
+from agent_cli.sandbox.submodules import protected_in, repositories
+
 SUFFIX = ".sandbox-rejected"
+Identity = tuple[int, int, int] | None  # (device, inode, type), None: nothing there
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def _there(path: Path) -> bool:
-    return path.exists() or path.is_symlink()
+def _identity(info: os.stat_result | None) -> Identity:
+    return None if info is None else (info.st_dev, info.st_ino, stat.S_IFMT(info.st_mode))
+
+
+def _at(fd: int, name: str) -> os.stat_result | None:
+    try:
+        return os.stat(name, dir_fd=fd, follow_symlinks=False)
+    except OSError:
+        return None
 
 
 @dataclass(frozen=True)
-class Absent:
-    """The watched files missing before a command; `settle()` once it has ended."""
+class Watch:
+    """The protected paths as they stood before a command; `settle()` once it has ended."""
 
     workspace: Path
-    paths: tuple[Path, ...]
-    folder_was_there: bool  # `.claude`: one the command made a symlink is moved aside whole
+    policy: SandboxPolicy
+    seen: tuple[tuple[Spot, tuple[Identity, ...]], ...]
+    indexes: dict[Path, tuple[int, ...] | None]  # each repository's index, to see new submodules
 
     @classmethod
-    def before(cls, workspace: Path) -> Absent:
-        paths = tuple(workspace / name for name in WATCHED if not _there(workspace / name))
-        return cls(workspace, paths, _there(workspace / ".claude"))
+    def before(cls, policy: SandboxPolicy) -> Watch:
+        seen = [(s, tuple(_identity(i) for i in chain(s.root, s.parts))) for s in guarded(policy)]
+        indexes = {repo: identity(repo / ".git" / "index") for repo in _repositories(policy)}
+        return cls(Path(os.path.realpath(policy.workspace)), policy, tuple(seen), indexes)
 
     def settle(self) -> list[str]:
-        """The notes for what the command created (each moved to `<name>.sandbox-rejected`)."""
-        folder = self.workspace / ".claude"
-        if self.paths and not self.folder_was_there and folder.is_symlink():
-            return [self._aside(folder)]  # not what it points at, which may be anyone's
-        return [self._aside(path) for path in self.paths if _there(path)]
+        """The notes for what the command created or replaced (each moved to
+        `<name>.sandbox-rejected`)."""
+        notes: list[str] = []
+        for spot, before in (*self.seen, *self._submodules()):
+            note = self._look(spot, before)
+            if note and note not in notes:
+                notes.append(note)
+        return notes
 
-    def _aside(self, path: Path) -> str:
-        aside = _free(path.with_name(path.name + SUFFIX))
-        path.rename(aside)
-        rel, moved = path.relative_to(self.workspace), aside.relative_to(self.workspace)
+    def _submodules(self) -> list[tuple[Spot, tuple[Identity, ...]]]:
+        """Where an index changed: the git directories of submodules it records that were not
+        there before, all new (what `git init` makes passes); an index too large to read, as a
+        spot of its own, moved aside."""
+        fresh: list[Path] = []
+        for repo in _repositories(self.policy):
+            index = repo / ".git" / "index"
+            if repo in self.indexes and identity(index) == self.indexes[repo]:
+                continue
+            fresh += [index] if gitlinks(repo) is None else []
+            fresh += [] if repo in self.indexes else protected_in(repo)
+        return [(s, ()) for s in spots(fresh, writable(self.policy))]
+
+    def _look(self, spot: Spot, before: tuple[Identity, ...]) -> str | None:
+        try:
+            fd = os.open(spot.root, _DIR_FLAGS)
+        except OSError:
+            return None
+        try:
+            for n, name in enumerate(spot.parts):
+                info, was = _at(fd, name), before[n] if n < len(before) else None
+                if info is None or (was is not None and _identity(info) == was):
+                    if info is None or not stat.S_ISDIR(info.st_mode):
+                        return None  # nothing there, or the same file or link as before
+                elif not stat.S_ISDIR(info.st_mode) or n == len(spot.parts) - 1:
+                    return self._judge(fd, spot, n, info, replaced=was is not None)
+                fd = _descend(fd, name)  # a folder as before, or a new one: what is in it?
+            return None
+        except OSError:
+            return None
+        finally:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    def _judge(
+        self, fd: int, spot: Spot, n: int, info: os.stat_result, replaced: bool
+    ) -> str | None:
+        name, where = spot.parts[n], spot.parts[: n + 1]
+        if not replaced and _harmless(fd, where, info):
+            return None
+        aside = _free(fd, name + SUFFIX)
+        os.rename(name, aside, src_dir_fd=fd, dst_dir_fd=fd)
+        rel = self._shown(spot.root.joinpath(*where))
+        moved = self._shown(spot.root.joinpath(*spot.parts[:n], aside))
+        how = "replaced" if replaced else "created"
         return (
-            f"[sandbox: {rel} is protected; the command created it, so it was moved to "
+            f"[sandbox: {rel} is protected; the command {how} it, so it was moved to "
             f"{moved}. Write it with write_file (asked) if it is wanted]"
         )
 
+    def _shown(self, path: Path) -> str:
+        inside = path.is_relative_to(self.workspace)
+        return str(path.relative_to(self.workspace)) if inside else str(path)
 
-def _free(path: Path) -> Path:
-    n, candidate = 1, path
-    while candidate.exists() or candidate.is_symlink():
+
+def _repositories(policy: SandboxPolicy) -> list[Path]:
+    return [repo for root in policy.roots() for repo in repositories(root) or [root]]
+
+
+def _descend(fd: int, name: str) -> int:
+    child = os.open(name, _DIR_FLAGS, dir_fd=fd)
+    os.close(fd)
+    return child
+
+
+def _harmless(fd: int, where: tuple[str, ...], info: os.stat_result) -> bool:
+    """What `git init` makes in a new `.git`: a config with nothing that runs a program, and
+    sample hooks only."""
+    if where[-2:] == (".git", "config") and stat.S_ISREG(info.st_mode):
+        return harmless_config(fd, "config")
+    if where[-2:] == (".git", "hooks") and stat.S_ISDIR(info.st_mode):
+        return harmless_hooks(fd, "hooks")
+    return False
+
+
+def _free(fd: int, name: str) -> str:
+    n, candidate = 1, name
+    while _at(fd, candidate) is not None:
         n += 1
-        candidate = path.with_name(f"{path.name}.{n}")
+        candidate = f"{name}.{n}"
     return candidate

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_cli.core.files.paths import STATE_FOLDERS, make_dirs
+from agent_cli.sandbox.lstat import kind, link_free, private_tmp
+from agent_cli.sandbox.submodules import protected_in, repositories
 
-# inside the workspace these stay read-only: the agent's state and what runs code later
-PROTECTED_IN_WORKSPACE = (
-    *STATE_FOLDERS,
-    ".claude/settings.json",
-    ".claude/settings.local.json",
-    ".git/config",
-    ".git/hooks",
-)
+# inside the workspace these stay read-only: the agent's state and settings; in each `.git`
+# (the workspace's, its submodules') what git runs a program or reads another config from
+PROTECTED_IN_WORKSPACE = (*STATE_FOLDERS, ".claude/settings.json", ".claude/settings.local.json")
 # credentials, hidden behind empty mounts
 DENY_READ_IN_HOME = (
     ".ssh",
@@ -24,7 +22,39 @@ DENY_READ_IN_HOME = (
     ".docker/config.json",
     ".kube",
     ".config/agent",
+    ".config/gh/hosts.yml",
+    ".config/hub",
+    ".git-credentials",
+    ".config/git/credentials",
+    ".npmrc",
+    ".yarnrc.yml",
+    ".pypirc",
+    ".config/gcloud",
+    ".azure",
+    ".oci",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".gem/credentials",
+    ".vault-token",
+    ".pgpass",
+    ".my.cnf",
+    ".terraform.d/credentials.tfrc.json",
+    ".config/op",
+    ".config/containers/auth.json",
+    ".config/rclone",
+    ".s3cfg",
+    ".boto",
+    ".claude/.credentials.json",
+    ".codex/auth.json",
+    ".local/share/keyrings",
+    ".password-store",
+    ".mozilla",
+    ".config/google-chrome",
+    ".config/chromium",
 )
+# readable by root only, and root inside is the owner: hashes and host keys
+DENY_READ_SYSTEM = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-")
+HOST_KEYS = "*_key"  # in /etc/ssh
 
 
 @dataclass(frozen=True)
@@ -38,30 +68,59 @@ class SandboxPolicy:
     state_dir: Path | None = None  # the agent's state when it is not the workspace
     # directories added with /add-dir: writable, with the workspace's protected files read-only
     added: tuple[Path, ...] = ()
+    # workspace files the agent itself runs later, outside: read-only inside
+    run_later: tuple[Path, ...] = ()
+    unix_sockets: bool = False  # sandbox.allow_unix_sockets: no socket filter
+
+    def roots(self) -> list[Path]:
+        """The folders the protected names apply in."""
+        return [self.workspace, *self.added]
 
     def writable(self) -> list[Path]:
-        extra = [Path(p).expanduser() for p in self.write_paths]
-        return [self.workspace, *self.added, *extra]
+        """The workspace, /add-dir's folders and write_paths (a relative one is the workspace's);
+        one inside the workspace reached through a link in it is left out: that link could be
+        the workspace's own, pointing anywhere."""
+        out = self.roots()
+        for raw in self.write_paths:
+            path = self.workspace / Path(raw).expanduser()
+            root = next((r for r in self.roots() if path.is_relative_to(r)), None)
+            if root is None or link_free(root, path):
+                out.append(path)
+        return out
 
-    def read_only_inside(self) -> list[Path]:
-        roots = (self.workspace, *self.added)
-        own = [root / name for root in roots for name in PROTECTED_IN_WORKSPACE]
+    def protected(self) -> list[Path]:
+        """What stays read-only: the agent's state, what git and the agent read or run later.
+        A `.git` that is a file (a linked worktree's) names where the repository is."""
+        own = [root / name for root in self.roots() for name in PROTECTED_IN_WORKSPACE]
+        for root in self.roots():
+            own += [p for repo in repositories(root) or [root] for p in protected_in(repo)]
         state = [self.state_dir / name for name in STATE_FOLDERS] if self.state_dir else []
-        return own + state
+        return own + state + list(self.run_later)
 
     def hidden(self) -> list[Path]:
         own = [self.home / name for name in DENY_READ_IN_HOME]
-        return own + [Path(p).expanduser() for p in self.deny_read]
+        system = [Path(p) for p in DENY_READ_SYSTEM] + sorted(Path("/etc/ssh").glob(HOST_KEYS))
+        return own + system + [Path(p).expanduser() for p in self.deny_read]
 
     def tmpdir(self) -> Path:
-        return self.workspace / ".agent" / "tmp"
+        """`.agent/tmp`, or a private folder outside when a link stands on the way (bwrap would
+        follow it and bind its target writable)."""
+        inside = self.workspace / ".agent" / "tmp"
+        if link_free(self.workspace, inside) and kind(inside) == stat.S_IFDIR:
+            return inside
+        return private_tmp(self.workspace)
 
     def prepare(self) -> None:
         """A protected folder that is missing could be created and filled by the command, so
-        the agent's own (each with its .gitignore) and `.git/hooks` are made first."""
-        make_dirs(self.tmpdir())
+        the agent's own (each with its .gitignore) and `.git/hooks` are made first; never
+        through a link."""
         for name in STATE_FOLDERS:
-            make_dirs(self.workspace / name)
-        for root in (self.workspace, *self.added):
-            if (root / ".git").is_dir():
-                (root / ".git" / "hooks").mkdir(exist_ok=True)
+            if kind(self.workspace / name) is None:
+                make_dirs(self.workspace / name)
+        if kind(self.workspace / ".agent") == stat.S_IFDIR:
+            tmp = self.workspace / ".agent" / "tmp"
+            if kind(tmp) is None:
+                tmp.mkdir()
+        for root in self.roots():
+            if kind(root / ".git") == stat.S_IFDIR and kind(root / ".git" / "hooks") is None:
+                (root / ".git" / "hooks").mkdir()

@@ -16,7 +16,7 @@ def profile(policy: SandboxPolicy) -> str:
     lines += [f"(deny file-read* (subpath {_quote(p)}))" for p in policy.hidden()]
     lines += [f"(allow file-write* (subpath {_quote(p)}))" for p in policy.writable()]
     lines.append('(allow file-write* (literal "/dev/null"))')
-    lines += [f"(deny file-write* (subpath {_quote(p)}))" for p in policy.read_only_inside()]
+    lines += [f"(deny file-write* (subpath {_quote(p)}))" for p in policy.protected()]
     return "\n".join(lines) + "\n"
 
 

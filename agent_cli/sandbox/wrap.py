@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from agent_cli.sandbox.bwrap import bwrap_argv
 from agent_cli.sandbox.policy import SandboxPolicy
 from agent_cli.sandbox.probe import SandboxProbe
@@ -19,10 +17,11 @@ def wrap(
     policy: SandboxPolicy,
     found: SandboxProbe,
     mode: str = "auto",
-    proxy: Path | None = None,
+    channel: int | None = None,
 ) -> list[str]:
     """The argv confined by `policy`; unchanged for mode off or (auto) when nothing can confine.
-    `proxy`: the agent's proxy socket, the one way out (bubblewrap only; Seatbelt has none)."""
+    `channel`: the socket to the agent's proxy, the one way out, which the command inherits
+    (bubblewrap only; Seatbelt has none)."""
     if mode == "off":
         return list(argv)
     if found.mechanism is None or found.executable is None:
@@ -32,7 +31,7 @@ def wrap(
     policy.prepare()
     if found.mechanism == "seatbelt":
         return seatbelt_argv(found.executable, argv, policy)
-    return bwrap_argv(found.executable, argv, policy, proxy)
+    return bwrap_argv(found.executable, argv, policy, channel)
 
 
 DENIAL_MARKERS = ("Read-only file system", "Permission denied")

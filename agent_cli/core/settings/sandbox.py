@@ -44,4 +44,9 @@ class SandboxSettings(BaseModel):
     deny_read: list[str] = Field(
         default_factory=list, description="Extra paths hidden from sandboxed commands."
     )
+    allow_unix_sockets: bool = Field(
+        default=False,
+        description="Let a sandboxed command create unix sockets (off: socket(AF_UNIX) fails, "
+        "so it cannot reach ssh-agent, docker, D-Bus or any other socket of the host).",
+    )
     network: SandboxNetwork = Field(default_factory=SandboxNetwork)

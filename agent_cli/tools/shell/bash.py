@@ -110,16 +110,17 @@ class Bash(Tool[BashInput]):
             return ToolResult(f"Not run: {e}", is_error=True, summary=f"bash {args.command}")
         confined = None
         if argv != plain:  # its network goes through a proxy, and its result is told more
-            networked = confinement(ctx).networked(args.unsandboxed)
-            confined = await Confined.open(ctx, args.command, networked)
+            sandbox = confinement(ctx)
+            networked = sandbox.networked(args.unsandboxed)
+            confined = await Confined.open(ctx, sandbox, args.command, networked)
             if confined.proxy is not None:
-                argv = confinement(ctx).argv(plain, args.unsandboxed, confined.proxy.socket)
+                argv = sandbox.argv(plain, args.unsandboxed, confined.proxy.channel)
         if args.run_in_background:
             return await start_background(self.jobs, args.command, ctx, env, argv, confined)
         gate = StartGate()  # the command waits until the watcher knows its group
         proc = None
         try:
-            proc = await _spawn(argv, ctx, env, gate)
+            proc = await _spawn(argv, ctx, env, gate, confined.pass_fds if confined else ())
             result = await self._foreground(proc, gate, args, ctx)
         finally:
             if confined is not None:
@@ -206,14 +207,19 @@ def confinement(ctx: ToolContext) -> Confinement:
 
 
 async def _spawn(
-    argv: list[str], ctx: ToolContext, env: dict[str, str], gate: StartGate
+    argv: list[str],
+    ctx: ToolContext,
+    env: dict[str, str],
+    gate: StartGate,
+    fds: tuple[int, ...] = (),
 ) -> asyncio.subprocess.Process:
-    """The shell (`argv`, maybe confined), in its own process group, behind `gate`. A cancel
-    while the pipes are still being set up waits for the process and kills its group."""
+    """The shell (`argv`, maybe confined), in its own process group, behind `gate`, inheriting
+    `fds` too. A cancel while the pipes are still being set up waits for the process and kills
+    its group."""
     spawning = asyncio.ensure_future(
         asyncio.create_subprocess_exec(
             *gate.wrap(argv),
-            pass_fds=gate.pass_fds,
+            pass_fds=(*gate.pass_fds, *fds),
             cwd=ctx.workspace,
             env=env,
             stdin=asyncio.subprocess.DEVNULL,

@@ -36,7 +36,8 @@ async def start_background(
     """A job; what its sandbox holds (its proxy) is let go when it ends."""
     proc: subprocess.Popen[bytes] | None = None
     try:
-        proc, result = _start(board, command, ctx, env, argv)
+        fds = confined.pass_fds if confined is not None else ()
+        proc, result = _start(board, command, ctx, env, argv, fds)
     finally:
         if confined is not None:
             confined.when_ended(proc, settle=True)
@@ -49,6 +50,7 @@ def _start(
     ctx: ToolContext,
     env: dict[str, str],
     argv: list[str] | None,
+    fds: tuple[int, ...] = (),
 ) -> tuple[subprocess.Popen[bytes] | None, ToolResult]:
     if board is None:
         return None, ToolResult(NOT_HERE, is_error=True, summary=f"bash {command} → not started")
@@ -63,7 +65,7 @@ def _start(
         with slot.output.open("wb") as out:
             proc = subprocess.Popen(
                 gate.wrap(argv or ["bash", "-c", command]),
-                pass_fds=gate.pass_fds,
+                pass_fds=(*gate.pass_fds, *fds),
                 cwd=ctx.workspace,
                 env=env,
                 stdin=subprocess.DEVNULL,

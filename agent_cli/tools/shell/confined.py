@@ -1,6 +1,6 @@
 """What a sandboxed command holds while it runs, and what its result is told afterwards: its
 network proxy (closed once the shell has ended: a job's, or a command moved to the background,
-lives on), the protected files that were absent, and the denial it may have hit."""
+lives on), the protected paths as they stood before it, and the denial it may have hit."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from dataclasses import dataclass
 
 from agent_cli.core.tool_contract import ToolContext, ToolResult
 from agent_cli.jobs.job import Shell, exit_code
-from agent_cli.sandbox.created import Absent
+from agent_cli.sandbox.confine import Confinement
+from agent_cli.sandbox.created import Watch
 from agent_cli.sandbox.wrap import denial_note, offline_note
 from agent_cli.tools.shell.net_access import network_notes, open_proxy
 from agent_cli.tools.shell.net_proxy import NetworkProxy
@@ -20,17 +21,24 @@ _closing: set[asyncio.Task[None]] = set()
 
 @dataclass
 class Confined:
-    absent: Absent
+    watch: Watch
     proxy: NetworkProxy | None = None
 
     @classmethod
-    async def open(cls, ctx: ToolContext, command: str, networked: bool) -> Confined:
+    async def open(
+        cls, ctx: ToolContext, confinement: Confinement, command: str, networked: bool
+    ) -> Confined:
         proxy = await open_proxy(ctx, command) if networked else None
-        return cls(Absent.before(ctx.workspace), proxy)
+        return cls(Watch.before(confinement.policy()), proxy)
+
+    @property
+    def pass_fds(self) -> tuple[int, ...]:
+        """What the command inherits: its end of the proxy's channel."""
+        return (self.proxy.channel,) if self.proxy is not None else ()
 
     def tell(self, result: ToolResult) -> ToolResult:
         """The result with what the sandbox did to the command, one line each."""
-        notes = network_notes(self.proxy) + self.absent.settle()
+        notes = network_notes(self.proxy) + self.watch.settle()
         if result.is_error:
             notes.append(denial_note(result.content) or "")
             notes.append("" if self.proxy else offline_note(result.content) or "")
@@ -51,7 +59,7 @@ class Confined:
                 await asyncio.sleep(POLL_S)
         finally:
             if settle:
-                self.absent.settle()
+                self.watch.settle()
             if self.proxy is not None:
-                self.proxy.remove_socket()  # even when the run's loop ends first
+                self.proxy.stop_accepting()  # even when the run's loop ends first
                 await self.proxy.aclose()

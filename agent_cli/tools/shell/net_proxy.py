@@ -1,5 +1,8 @@
 """The proxy a sandboxed command reaches the network through: HTTP (absolute-form requests) and
-HTTPS `CONNECT`, on a unix socket the sandbox sees (sandbox/forwarder.py is its other end).
+HTTPS `CONNECT`. The sandbox may not make a unix socket, so the proxy has no address it could
+reach: the command inherits one end of a socket pair (`channel`), and the forwarder inside
+(sandbox/forwarder.py) passes each connection it accepts over it as a descriptor, which the
+proxy then serves directly.
 
 One proxy serves one command; what it refused is kept so the command's result can say which
 setting would allow it. A request to an unlisted host is put to `approve` (chat asks the user);
@@ -11,10 +14,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import shutil
-import tempfile
+import socket
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
@@ -28,6 +29,8 @@ HEAD_TIMEOUT_S = 30.0
 CONNECT_TIMEOUT_S = 30.0
 CHUNK = 65_536
 DROPPED_HEADERS = {"proxy-connection", "proxy-authorization", "connection", "keep-alive"}
+FDS_PER_MESSAGE = 16
+SERVED_FAMILIES = (socket.AF_INET, socket.AF_INET6)
 
 
 class BadRequest(Exception):
@@ -88,38 +91,77 @@ class NetworkProxy:
         self.rules = rules
         self.approve = approve
         self.refusals: list[str] = []
-        self.socket = Path()
-        self._dir: str | None = None
-        self._server: asyncio.AbstractServer | None = None
+        self._ours: socket.socket | None = None
+        self._theirs: socket.socket | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._asking = asyncio.Lock()
         self._denied: set[tuple[str, int]] = set()
 
-    async def start(self) -> Path:
-        self._dir = tempfile.mkdtemp(prefix="agent-net-")
-        self.socket = Path(self._dir) / "proxy.sock"
-        self._server = await asyncio.start_unix_server(self._accept, self.socket, limit=HEAD_LIMIT)
-        return self.socket
+    async def start(self) -> int:
+        """The descriptor the command inherits (its end of the channel)."""
+        self._ours, self._theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self._ours.setblocking(False)
+        self._loop = asyncio.get_running_loop()
+        self._loop.add_reader(self._ours.fileno(), self._receive)
+        return self._theirs.fileno()
 
-    def remove_socket(self) -> None:
-        """No new connection can reach it (its folder is gone)."""
-        if self._dir is not None:
-            shutil.rmtree(self._dir, ignore_errors=True)
-            self._dir = None
+    @property
+    def channel(self) -> int:
+        """The command's end of the channel (pass_fds), -1 once closed."""
+        return self._theirs.fileno() if self._theirs is not None else -1
+
+    def stop_accepting(self) -> None:
+        """No new connection is taken; those being served go on until aclose()."""
+        if self._ours is not None:
+            if self._loop is not None and not self._loop.is_closed():
+                self._loop.remove_reader(self._ours.fileno())
+            self._ours.close()
+            self._ours = None
+        if self._theirs is not None:
+            self._theirs.close()
+            self._theirs = None
 
     async def aclose(self) -> None:
-        self.remove_socket()
-        if self._server is not None:
-            self._server.close()
+        self.stop_accepting()
         for task in list(self._tasks):
             task.cancel()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
-    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        self._tasks.add(task)
+    def _receive(self) -> None:
+        """The connections the forwarder handed over; anything but a TCP socket is closed."""
+        assert self._ours is not None
+        try:
+            data, fds, _, _ = socket.recv_fds(self._ours, 16, FDS_PER_MESSAGE)
+        except BlockingIOError:
+            return
+        except OSError:
+            data, fds = b"", []
+        if not data and not fds:  # the forwarder is gone
+            self.stop_accepting()
+            return
+        for fd in fds:
+            try:
+                conn = socket.socket(fileno=fd)
+            except OSError:
+                with contextlib.suppress(OSError):
+                    socket.close(fd)
+                continue
+            if conn.family in SERVED_FAMILIES and conn.type == socket.SOCK_STREAM:
+                task = asyncio.ensure_future(self._connection(conn))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+            else:
+                conn.close()
+
+    async def _connection(self, conn: socket.socket) -> None:
+        conn.setblocking(False)
+        try:
+            reader, writer = await asyncio.open_connection(sock=conn, limit=HEAD_LIMIT)
+        except OSError:
+            conn.close()
+            return
         try:
             await self._serve(reader, writer)
         except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError):
@@ -127,7 +169,6 @@ class NetworkProxy:
         except Exception:  # a malformed request must not reach the event loop's handler
             log.debug("sandbox proxy: request failed", exc_info=True)
         finally:
-            self._tasks.discard(task)
             writer.close()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

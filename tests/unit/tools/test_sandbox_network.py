@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import http.server
 import json
+import os
 import shutil
+import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -165,7 +167,15 @@ def test_a_background_job_keeps_its_proxy_until_it_ends(tmp_path: Path, port: in
 
 
 async def _raw(proxy: NetworkProxy, data: bytes) -> bytes:
-    reader, writer = await asyncio.open_unix_connection(proxy.socket)
+    """`data` sent on a connection handed to the proxy as the forwarder does: its descriptor,
+    over the channel the sandboxed command inherits."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    reader, writer = await asyncio.open_connection(*listener.getsockname())
+    accepted, _ = listener.accept()
+    listener.close()
+    with socket.socket(fileno=os.dup(proxy.channel)) as channel:
+        socket.send_fds(channel, [b"c"], [accepted.fileno()])
+    accepted.close()
     writer.write(data)
     await writer.drain()
     reply = await asyncio.wait_for(reader.read(), 10)
@@ -184,19 +194,20 @@ def test_hostile_requests_get_an_answer_and_the_proxy_goes_on(port: int) -> None
         f"GET http://127.0.0.1:{port}/ HTTP/1.1\r\n".encode() + b"\xff: y\r\n\r\n",
     ]
 
-    async def go() -> tuple[list[bytes], Path]:
+    async def go() -> tuple[list[bytes], int]:
         proxy = NetworkProxy(HostRules.of([f"127.0.0.1:{port}"], WebSettings()))
         await proxy.start()
         try:
-            return [await _raw(proxy, data) for data in sent], proxy.socket
+            return [await _raw(proxy, data) for data in sent], proxy.channel
         finally:
             await proxy.aclose()
+            assert proxy.channel == -1  # closed: no connection can be handed to it any more
 
-    replies, socket = asyncio.run(go())
+    replies, channel = asyncio.run(go())
     *bad, unlisted, oversized, fine = replies
     assert all(reply.startswith(b"HTTP/1.1 400 ") for reply in bad), bad
     assert unlisted.startswith(b"HTTP/1.1 403 ")  # port 1 is not listed
     assert oversized == b""  # over the head's limit: closed
     assert fine.startswith(b"HTTP/1.0 200")
     assert fine.endswith(b"hello\n")
-    assert not socket.exists()  # closed: its socket is gone
+    assert channel >= 0
