@@ -14,7 +14,6 @@ its absolute path, and an asyncio start goes through `spawn.start`."""
 from __future__ import annotations
 
 import contextlib
-import errno
 import logging
 import os
 import signal
@@ -26,7 +25,6 @@ from typing import Any, Protocol, TypeVar
 
 from agent_cli.core import snapshot_hold
 from agent_cli.core.outside import spawn
-from agent_cli.core.outside.paths import program
 from agent_cli.jobs.board import start_guard
 from agent_cli.jobs.gate import StartGate
 
@@ -87,7 +85,7 @@ async def gated(argv: list[str], start: Start[P]) -> AsyncIterator[P]:
     await snapshot_hold.passed()  # a turn's checkpoint first: it must not see what this does
     gate = StartGate()
     try:
-        proc = await start(absolute(gate.wrap(argv)), gate.pass_fds)
+        proc = await start(spawn.absolute(gate.wrap(argv)), gate.pass_fds)
     except BaseException:
         gate.close()  # if it was started all the same, its gate exits 125
         raise
@@ -101,18 +99,6 @@ async def gated(argv: list[str], start: Start[P]) -> AsyncIterator[P]:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)  # what it left in its group too
         WATCH.remove(proc.pid)
-
-
-def absolute(argv: list[str]) -> list[str]:
-    """`argv` with a bare program name made absolute: started by name, a relative or empty
-    PATH entry would find a `bash` the workspace (its working directory) holds."""
-    if os.sep in argv[0]:
-        return argv
-    path = program(argv[0])
-    if path is None:
-        why = f"{argv[0]} is not on PATH (relative and empty entries are skipped)"
-        raise FileNotFoundError(errno.ENOENT, why)
-    return [path, *argv[1:]]
 
 
 def spawn_watched(argv: list[str], **kwargs: Any) -> AsyncContextManager[Process]:

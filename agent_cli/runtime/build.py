@@ -143,7 +143,8 @@ def build_runtime(
     call_log = start_logging(paths, quiet)
     if options.one_shot:  # `agent run` stops at a turn limit: `--max-turns` or the settings'
         options = replace(options, max_turns=options.max_turns or settings.max_turns)
-    lsp = LspManager(settings.lsp, options.workspace)
+    workspace = options.workspace
+    lsp = LspManager(settings.lsp, workspace, lambda: TrustStore().is_trusted(workspace))
     root = CompositionRoot(settings, paths, call_log, extra_tools, lsp)
     if options.one_shot and not settings.jobs.move_in_run:
         root.jobs.move_after_s = None  # `agent run` waits for its commands unless asked

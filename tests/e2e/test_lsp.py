@@ -288,7 +288,10 @@ def test_lsp_status_lists_what_would_check_edits_and_starts_nothing(
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("fake  .py  `")
-    assert lines[1] == "gone  .py  `no-such-lsp`  (command not found)"
+    assert lines[1] == (
+        "gone  .py  `no-such-lsp`  (no-such-lsp is not on PATH (its relative, empty and "
+        "in-workspace entries are skipped))"
+    )
     assert "evil" not in done.stdout
     assert done.stderr.count("ignored until `agent trust`") == 1
     assert not (tmp_path / "ws" / "pwned").exists()

@@ -4,7 +4,6 @@ by, and why one would not start (its command is not found). Nothing is started."
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import asdict
 from pathlib import Path
 
@@ -25,15 +24,21 @@ def status(
     """Configured servers (settings, trusted workspace entries) and built-ins on PATH."""
     from agent_cli.core.options import Options
     from agent_cli.lsp.manager import LspManager
+    from agent_cli.lsp.server import NotRunnable, resolve
+    from agent_cli.policy.trust import TrustStore
     from agent_cli.runtime.build import load, resolve_workspace
 
     options = Options(workspace=resolve_workspace(workspace))
     settings, _ = load(options)  # an untrusted workspace's own servers are dropped, and said
-    manager = LspManager(settings.lsp, options.workspace)
+    trusted = TrustStore().is_trusted(options.workspace)
+    manager = LspManager(settings.lsp, options.workspace, lambda: trusted)
     rows = manager.rows()
     for row in rows:
-        if row.state == "not started" and shutil.which(row.command.split()[0]) is None:
-            row.last_error = "command not found"
+        if row.state == "not started":
+            try:  # why it would not start: the same lookup a start makes
+                resolve(row.command.split(), options.workspace, options.workspace, trusted)
+            except NotRunnable as e:
+                row.last_error = str(e)
     if as_json:
         typer.echo(json.dumps([asdict(row) for row in rows], indent=2))
         return
