@@ -8,12 +8,11 @@ never opened: GIT_DIR points at our own directory, and git itself never adds a `
 
 from __future__ import annotations
 
-import os
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
 from agent_cli.core.errors import AgentError
+from agent_cli.core.outside import spawn
 
 # -c options on every call, so even a tampered config of ours cannot turn them back on
 SAFE_CONFIG = (
@@ -47,7 +46,9 @@ class GitError(AgentError):
 
 
 def git_env(git_dir: Path, work_tree: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    """The gate's environment (no credentials: this git never talks to a server) without
+    git's own variables, then ours."""
+    env = {k: v for k, v in spawn.default_env().items() if not k.startswith("GIT_")}
     env.update(
         GIT_DIR=str(git_dir),
         GIT_WORK_TREE=str(work_tree),
@@ -69,7 +70,7 @@ class ShadowGit:
     def run(self, *args: str, stdin: bytes | None = None, check: bool = True) -> bytes:
         command = [*GIT_PREFIX, *args]
         try:
-            proc = subprocess.run(
+            proc = spawn.run(
                 command,
                 cwd=self.work_tree,
                 env=self._env,
@@ -78,12 +79,14 @@ class ShadowGit:
                 timeout=self.timeout_s,
                 check=False,
             )
-        except (OSError, subprocess.TimeoutExpired) as e:
-            raise GitError(f"git {args[0]} failed: {e}") from e
+        except (OSError, spawn.TimeoutExpired) as e:
+            raise GitError(f"git {_command(args)} failed: {e}") from e
         if check and proc.returncode != 0:
             detail = proc.stderr.decode(errors="replace").strip().splitlines()
-            raise GitError(f"git {args[0]} failed: {detail[-1] if detail else proc.returncode}")
-        return proc.stdout
+            last = detail[-1] if detail else proc.returncode
+            raise GitError(f"git {_command(args)} failed: {last}")
+        out: bytes = proc.stdout
+        return out
 
     def init(self, excludes: Sequence[str]) -> None:
         """Create the git directory once; (re)write its exclude list and attributes each time."""
@@ -98,6 +101,14 @@ class ShadowGit:
     def rev(self, name: str) -> str | None:
         out = self.run("rev-parse", "--verify", "--quiet", name, check=False)
         return out.decode().strip() or None
+
+
+def _command(args: Sequence[str]) -> str:
+    """git's command among `args` (after any `-c key=value`), for an error message."""
+    rest = list(args)
+    while rest and rest[0] == "-c":
+        rest = rest[2:]
+    return rest[0] if rest else "?"
 
 
 def _write_if_changed(path: Path, text: str) -> None:

@@ -6,13 +6,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_cli.core.outside import spawn
 from agent_cli.core.settings.sandbox import SandboxSettings
 from agent_cli.jobs.spawn import exited, kill_group
-from agent_cli.model.credentials import CREDENTIAL_VARS
 from agent_cli.sandbox.policy import SandboxPolicy
 from agent_cli.sandbox.probe import SandboxProbe, probe
 from agent_cli.sandbox.wrap import SandboxUnavailable, wrap
@@ -49,11 +48,9 @@ async def run_check(
         argv = argv_for(command, workspace, sandbox)
     except SandboxUnavailable as e:
         return CheckRun(command, None, str(e))
-    env = {k: v for k, v in os.environ.items() if k not in CREDENTIAL_VARS}
-    try:
-        proc = await asyncio.create_subprocess_exec(
-            *argv, cwd=workspace, env=env, stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+    try:  # the gate's environment: the user's, less credentials
+        proc = await spawn.start(
+            argv, cwd=workspace, stdin=spawn.DEVNULL, stdout=spawn.PIPE, stderr=spawn.STDOUT,
             start_new_session=True,
         )  # fmt: skip
     except OSError as e:
