@@ -52,6 +52,7 @@ def parse_status(out: bytes) -> list[tuple[str, str]]:
 
 def _classify(work_tree: Path, entries: list[tuple[str, str]], max_bytes: int) -> _Changes:
     changes = _Changes()
+    links: dict[str, bool] = {}
     for xy, path in entries:
         if path.endswith("/"):  # a nested repository: its own git keeps it
             changes.skipped.append(Skipped(path=path, size=0, reason="nested repository"))
@@ -59,6 +60,9 @@ def _classify(work_tree: Path, entries: list[tuple[str, str]], max_bytes: int) -
         if xy[0] not in " ?":
             changes.index_moved = True
         if xy[1] == " ":
+            continue
+        if _beyond_link(work_tree, path, links):  # git refuses to add it: the file is gone
+            changes.drop.append(path)  # as git sees the tree (the link is stored itself)
             continue
         size = _size(work_tree / path)
         if size is not None and size > max_bytes:
@@ -68,6 +72,17 @@ def _classify(work_tree: Path, entries: list[tuple[str, str]], max_bytes: int) -
         else:
             changes.update.append(path)
     return changes
+
+
+def _beyond_link(work_tree: Path, path: str, links: dict[str, bool]) -> bool:
+    """Is a folder on the way to `path` a symbolic link (a folder replaced by one)?
+    `links` remembers the folders looked at."""
+    parent = path.rpartition("/")[0]
+    if not parent:
+        return False
+    if parent not in links:
+        links[parent] = (work_tree / parent).is_symlink() or _beyond_link(work_tree, parent, links)
+    return links[parent]
 
 
 def _size(path: Path) -> int | None:
@@ -95,6 +110,8 @@ def take_snapshot(git: ShadowGit, max_bytes: int, message: str, ref: str) -> Wor
     changes = _classify(git.work_tree, status_entries(git), max_bytes)
     if head and not (changes.update or changes.drop or changes.index_moved):
         return WorkspaceSnapshot(*head, changes.skipped)
+    if changes.drop:  # first: a link that replaced a folder is added once its files are out
+        git.run("update-index", "--force-remove", "-z", "--stdin", stdin=_nul_joined(changes.drop))
     if changes.update:
         git.run(
             *PACKED,
@@ -105,8 +122,6 @@ def take_snapshot(git: ShadowGit, max_bytes: int, message: str, ref: str) -> Wor
             "--stdin",
             stdin=_nul_joined(changes.update),
         )
-    if changes.drop:
-        git.run("update-index", "--force-remove", "-z", "--stdin", stdin=_nul_joined(changes.drop))
     tree = git.run("write-tree").decode().strip()
     commit = git.run("commit-tree", tree, "-m", message).decode().strip()
     refs = f"update HEAD {commit}\nupdate {ref} {commit}\n"

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from agent_cli.checkpoints.conversation import forked_from
 from agent_cli.checkpoints.git import ShadowGit
+from agent_cli.checkpoints.planted import check_store
 from agent_cli.checkpoints.records import (
     Checkpoint,
     TurnEndRecord,
@@ -73,7 +74,9 @@ class CheckpointStore:
 
     @contextmanager
     def locked(self) -> Iterator[None]:
-        """One writer at a time (a chat and a run may share the workspace)."""
+        """One writer at a time (a chat and a run may share the workspace). LinkedStore
+        before anything is written when the store would be reached through a link."""
+        check_store(self.paths.state_dir, self.dir)
         ensure_state_folder(self.paths.checkpoints)
         self.dir.mkdir(parents=True, exist_ok=True)
         with (self.dir / "lock").open("a") as handle:

@@ -4,6 +4,7 @@ oversized files and links that point outside the workspace."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -264,3 +265,37 @@ def test_many_small_packs_are_rolled_up_and_every_snapshot_still_reads(tmp_path:
     assert [c.path for c in store.changed(first.tree, last.tree)][:2] == ["f1.txt", "f10.txt"]
     undo_everything(store, first.id)
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != ".agent") == ["f0.txt"]
+
+
+def test_a_folder_replaced_by_a_link_is_stored_as_the_link_and_put_back(tmp_path: Path):
+    workspace, outside = tmp_path / "ws", tmp_path / "outside"
+    (workspace / "src" / "deep").mkdir(parents=True)
+    outside.mkdir()
+    (workspace / "src" / "deep" / "a.py").write_text("a\n")
+    store = store_for(workspace)
+    checkpoint = store.take("s", "p", 0)
+    shutil.rmtree(workspace / "src" / "deep")
+    (workspace / "src" / "deep").symlink_to(outside)
+    linked = store.take("s", "linked", 0)  # git alone refuses a path beyond a link
+    assert tracked(store, linked.tree) == {"src/deep": "120000"}
+    undo_everything(store, checkpoint.id)
+    assert (workspace / "src" / "deep" / "a.py").read_text() == "a\n"
+    assert list(outside.iterdir()) == []
+
+
+def test_a_link_deep_in_the_store_is_refused_before_anything_is_written(tmp_path: Path):
+    from agent_cli.checkpoints.planted import LinkedStore
+
+    workspace, outside = tmp_path / "ws", tmp_path / "outside"
+    workspace.mkdir()
+    outside.mkdir()
+    store = store_for(workspace)
+    store.take("s", "p", 0)
+    refs = store.dir / "git" / "refs" / "checkpoints"
+    shutil.rmtree(refs)
+    refs.symlink_to(outside)
+    (workspace / "a.txt").write_text("a\n")
+    with pytest.raises(LinkedStore, match="refs/checkpoints is a symbolic link") as raised:
+        store.take("s", "again", 0)
+    assert raised.value.exit_code == 2
+    assert list(outside.iterdir()) == []
