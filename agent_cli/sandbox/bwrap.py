@@ -1,8 +1,11 @@
 """The bubblewrap argv that confines one command to a policy."""
 
+# ruff: noqa: PTH116 - plain strings: this runs before every confined command
+
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from pathlib import Path
 
@@ -29,20 +32,24 @@ NAMESPACES = (
 )
 
 
-def _binds(option: str, paths: list[Path]) -> list[str]:
+def _binds(option: str, paths: list[str]) -> list[str]:
     out: list[str] = []
     for path in paths:
-        out += [option, str(path), str(path)]
+        out += [option, path, path]
     return out
 
 
-def _hidden(paths: list[Path]) -> list[str]:
+def _hidden(paths: list[str]) -> list[str]:
     out: list[str] = []
     for path in paths:
-        if path.is_dir():
-            out += ["--tmpfs", str(path), "--remount-ro", str(path)]
-        elif path.exists():
-            out += ["--ro-bind", "/dev/null", str(path)]
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        if stat.S_ISDIR(info.st_mode):
+            out += ["--tmpfs", path, "--remount-ro", path]
+        else:
+            out += ["--ro-bind", "/dev/null", path]
     return out
 
 

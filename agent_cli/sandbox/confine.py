@@ -147,11 +147,11 @@ def describe(confinement: Confinement) -> list[str]:
     if notice:
         lines.append(notice)
     policy = confinement.policy()
-    writable = [str(p) for p in policy.writable()] + [f"$TMPDIR={policy.tmpdir()}"]
+    writable = [*policy.writable(), f"$TMPDIR={policy.tmpdir()}"]
     lines.append("writable: " + ", ".join(writable))
-    inside = [_shown(p, policy.workspace) for p in policy.protected()[:8]]
+    inside = [_shown(Path(p), policy.workspace) for p in policy.protected()[:8]]
     lines.append("read-only inside: " + ", ".join(inside))
-    lines.append("hidden: " + ", ".join(_home_relative(p) for p in policy.hidden()))
+    lines.append("hidden: " + ", ".join(_home_relative(Path(p)) for p in policy.hidden()))
     sockets = "allowed (sandbox.allow_unix_sockets)" if policy.unix_sockets else "refused"
     lines.append(f"new unix sockets: {sockets}")
     allowed = settings.network.allowed_domains

@@ -10,13 +10,14 @@ The one exception to moving aside: what `git init` writes in a `.git` the comman
 plain config, sample hooks) stays; anything that could run a program does not (gitconfig.py).
 """
 
+# ruff: noqa: PTH118 - plain strings: this runs before every confined command
+
 from __future__ import annotations
 
 import contextlib
 import os
 import stat
 from dataclasses import dataclass
-from pathlib import Path
 
 from agent_cli.sandbox.gitconfig import harmless_config, harmless_hooks
 from agent_cli.sandbox.gitindex import gitlinks, identity
@@ -45,16 +46,16 @@ def _at(fd: int, name: str) -> os.stat_result | None:
 class Watch:
     """The protected paths as they stood before a command; `settle()` once it has ended."""
 
-    workspace: Path
+    workspace: str
     policy: SandboxPolicy
     seen: tuple[tuple[Spot, tuple[Identity, ...]], ...]
-    indexes: dict[Path, tuple[int, ...] | None]  # each repository's index, to see new submodules
+    indexes: dict[str, tuple[int, ...] | None]  # each repository's index, to see new submodules
 
     @classmethod
     def before(cls, policy: SandboxPolicy) -> Watch:
         seen = [(s, tuple(_identity(i) for i in chain(s.root, s.parts))) for s in guarded(policy)]
-        indexes = {repo: identity(repo / ".git" / "index") for repo in _repositories(policy)}
-        return cls(Path(os.path.realpath(policy.workspace)), policy, tuple(seen), indexes)
+        indexes = {repo: identity(_index(repo)) for repo in _repositories(policy)}
+        return cls(os.path.realpath(policy.workspace), policy, tuple(seen), indexes)
 
     def settle(self) -> list[str]:
         """The notes for what the command created or replaced (each moved to
@@ -70,9 +71,9 @@ class Watch:
         """Where an index changed: the git directories of submodules it records that were not
         there before, all new (what `git init` makes passes); an index too large to read, as a
         spot of its own, moved aside."""
-        fresh: list[Path] = []
+        fresh: list[str] = []
         for repo in _repositories(self.policy):
-            index = repo / ".git" / "index"
+            index = _index(repo)
             if repo in self.indexes and identity(index) == self.indexes[repo]:
                 continue
             fresh += [index] if gitlinks(repo) is None else []
@@ -108,21 +109,25 @@ class Watch:
             return None
         aside = _free(fd, name + SUFFIX)
         os.rename(name, aside, src_dir_fd=fd, dst_dir_fd=fd)
-        rel = self._shown(spot.root.joinpath(*where))
-        moved = self._shown(spot.root.joinpath(*spot.parts[:n], aside))
+        rel = self._shown(os.path.join(spot.root, *where))
+        moved = self._shown(os.path.join(spot.root, *spot.parts[:n], aside))
         how = "replaced" if replaced else "created"
         return (
             f"[sandbox: {rel} is protected; the command {how} it, so it was moved to "
             f"{moved}. Write it with write_file (asked) if it is wanted]"
         )
 
-    def _shown(self, path: Path) -> str:
-        inside = path.is_relative_to(self.workspace)
-        return str(path.relative_to(self.workspace)) if inside else str(path)
+    def _shown(self, path: str) -> str:
+        prefix = self.workspace.rstrip("/") + "/"
+        return path[len(prefix) :] if path.startswith(prefix) else path
 
 
-def _repositories(policy: SandboxPolicy) -> list[Path]:
+def _repositories(policy: SandboxPolicy) -> list[str]:
     return [repo for root in policy.roots() for repo in repositories(root) or [root]]
+
+
+def _index(repo: str) -> str:
+    return os.path.join(repo, ".git", "index")
 
 
 def _descend(fd: int, name: str) -> int:

@@ -22,7 +22,7 @@ MAX_INDEX_BYTES = 512 * 1024 * 1024  # Chromium's index is ~40 MiB
 _FIXED = 40  # ctime, mtime, dev, ino, mode, uid, gid, size
 
 
-def identity(index: Path) -> tuple[int, ...] | None:
+def identity(index: str | Path) -> tuple[int, ...] | None:
     try:
         info = os.lstat(index)
     except OSError:
@@ -32,10 +32,10 @@ def identity(index: Path) -> tuple[int, ...] | None:
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
-def gitlinks(root: Path) -> tuple[str, ...] | None:
+def gitlinks(root: str | Path) -> tuple[str, ...] | None:
     """The gitlink paths (relative, `/`-separated) of `root/.git/index`; () when there is none
     or git could not read it either; None when it is too large to tell."""
-    return gitlinks_of(root / ".git" / "index")
+    return gitlinks_of(Path(root, ".git", "index"))
 
 
 @functools.lru_cache(maxsize=64)

@@ -1,6 +1,8 @@
 """Paths looked at without following links: a confined command, or the repository itself, may
 have planted a link anywhere in the workspace, and bwrap follows a link it binds."""
 
+# ruff: noqa: PTH118 - plain strings: this runs before every confined command
+
 from __future__ import annotations
 
 import functools
@@ -11,26 +13,26 @@ import tempfile
 from pathlib import Path
 
 
-def lstat(path: Path) -> os.stat_result | None:
+def lstat(path: str | Path) -> os.stat_result | None:
     try:
         return os.lstat(path)
     except OSError:
         return None
 
 
-def kind(path: Path) -> int | None:
+def kind(path: str | Path) -> int | None:
     """S_IFDIR, S_IFREG, S_IFLNK ... of `path` itself; None when nothing is there."""
     info = lstat(path)
     return None if info is None else stat.S_IFMT(info.st_mode)
 
 
-def chain(root: Path, parts: tuple[str, ...]) -> list[os.stat_result | None]:
+def chain(root: str, parts: tuple[str, ...]) -> list[os.stat_result | None]:
     """The lstat of each component below `root`, up to the first that is missing, a link or
     not a directory (included)."""
     out: list[os.stat_result | None] = []
     path = root
     for part in parts:
-        path = path / part
+        path = os.path.join(path, part)
         info = lstat(path)
         out.append(info)
         if info is None or not stat.S_ISDIR(info.st_mode):
@@ -40,16 +42,18 @@ def chain(root: Path, parts: tuple[str, ...]) -> list[os.stat_result | None]:
 
 def link_free(root: Path, path: Path) -> bool:
     """No link on the way from `root` (itself trusted) down to `path`, as far as it exists."""
-    found = chain(root, path.relative_to(root).parts)
+    found = chain(str(root), path.relative_to(root).parts)
     return not any(info is not None and stat.S_ISLNK(info.st_mode) for info in found)
 
 
-def inside(path: Path, roots: list[Path]) -> tuple[Path, tuple[str, ...]] | None:
+def inside(path: str, roots: list[str]) -> tuple[str, tuple[str, ...]] | None:
     """(root, components) of `path` under the deepest of `roots` it lies in, below it."""
-    best: tuple[Path, tuple[str, ...]] | None = None
+    best: tuple[str, tuple[str, ...]] | None = None
+    path = os.path.normpath(path)
     for root in roots:
-        if path != root and path.is_relative_to(root):
-            parts = path.relative_to(root).parts
+        prefix = root.rstrip("/") + "/"
+        if path.startswith(prefix) and len(path) > len(prefix):
+            parts = tuple(p for p in path[len(prefix) :].split("/") if p)
             if best is None or len(parts) < len(best[1]):
                 best = (root, parts)
     return best

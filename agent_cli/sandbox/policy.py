@@ -1,7 +1,11 @@
 """What a sandboxed command may write and may not read, resolved to absolute paths."""
 
+# ruff: noqa: PTH111, PTH118 - plain strings: this runs before every confined command
+
 from __future__ import annotations
 
+import functools
+import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,6 +61,17 @@ DENY_READ_SYSTEM = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow
 HOST_KEYS = "*_key"  # in /etc/ssh
 
 
+@functools.cache
+def _hidden_in(home: str) -> tuple[str, ...]:
+    keys = sorted(str(key) for key in Path("/etc/ssh").glob(HOST_KEYS))
+    return (*(os.path.join(home, name) for name in DENY_READ_IN_HOME), *DENY_READ_SYSTEM, *keys)
+
+
+@functools.cache
+def _hidden_by(deny_read: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(os.path.expanduser(path) for path in deny_read)
+
+
 @dataclass(frozen=True)
 class SandboxPolicy:
     """The rules for one workspace; paths are resolved when the command is wrapped."""
@@ -72,35 +87,36 @@ class SandboxPolicy:
     run_later: tuple[Path, ...] = ()
     unix_sockets: bool = False  # sandbox.allow_unix_sockets: no socket filter
 
-    def roots(self) -> list[Path]:
+    def roots(self) -> list[str]:
         """The folders the protected names apply in."""
-        return [self.workspace, *self.added]
+        return [os.fspath(self.workspace), *map(os.fspath, self.added)]
 
-    def writable(self) -> list[Path]:
+    def writable(self) -> list[str]:
         """The workspace, /add-dir's folders and write_paths (a relative one is the workspace's);
         one inside the workspace reached through a link in it is left out: that link could be
         the workspace's own, pointing anywhere."""
-        out = self.roots()
+        roots = self.roots()
+        out = list(roots)
         for raw in self.write_paths:
             path = self.workspace / Path(raw).expanduser()
-            root = next((r for r in self.roots() if path.is_relative_to(r)), None)
+            root = next((Path(r) for r in roots if path.is_relative_to(r)), None)
             if root is None or link_free(root, path):
-                out.append(path)
+                out.append(str(path))
         return out
 
-    def protected(self) -> list[Path]:
+    def protected(self) -> list[str]:
         """What stays read-only: the agent's state, what git and the agent read or run later.
         A `.git` that is a file (a linked worktree's) names where the repository is."""
-        own = [root / name for root in self.roots() for name in PROTECTED_IN_WORKSPACE]
+        join = os.path.join
+        own = [join(root, name) for root in self.roots() for name in PROTECTED_IN_WORKSPACE]
         for root in self.roots():
             own += [p for repo in repositories(root) or [root] for p in protected_in(repo)]
-        state = [self.state_dir / name for name in STATE_FOLDERS] if self.state_dir else []
-        return own + state + list(self.run_later)
+        if self.state_dir is not None:
+            own += [join(self.state_dir, name) for name in STATE_FOLDERS]
+        return own + [os.fspath(path) for path in self.run_later]
 
-    def hidden(self) -> list[Path]:
-        own = [self.home / name for name in DENY_READ_IN_HOME]
-        system = [Path(p) for p in DENY_READ_SYSTEM] + sorted(Path("/etc/ssh").glob(HOST_KEYS))
-        return own + system + [Path(p).expanduser() for p in self.deny_read]
+    def hidden(self) -> list[str]:
+        return [*_hidden_in(os.fspath(self.home)), *_hidden_by(self.deny_read)]
 
     def tmpdir(self) -> Path:
         """`.agent/tmp`, or a private folder outside when a link stands on the way (bwrap would
@@ -121,6 +137,6 @@ class SandboxPolicy:
             tmp = self.workspace / ".agent" / "tmp"
             if kind(tmp) is None:
                 tmp.mkdir()
-        for root in self.roots():
+        for root in map(Path, self.roots()):
             if kind(root / ".git") == stat.S_IFDIR and kind(root / ".git" / "hooks") is None:
                 (root / ".git" / "hooks").mkdir()

@@ -7,14 +7,17 @@ its way (`.git`, `.claude`) is bound onto itself: a mount point cannot be rename
 (EBUSY), and binding a writable folder writable widens nothing. The path itself is bound
 read-only when it exists. A link on the way is never bound through; its target, when it lies in
 a writable root, is protected in its own right, and settle sees whether the link was replaced.
+
+Paths are plain strings here: this runs before every confined command.
 """
+
+# ruff: noqa: PTH110, PTH118 - plain strings: this runs before every confined command
 
 from __future__ import annotations
 
 import os
 import stat
 from dataclasses import dataclass
-from pathlib import Path
 
 from agent_cli.sandbox.lstat import chain, inside
 from agent_cli.sandbox.policy import SandboxPolicy
@@ -24,64 +27,62 @@ from agent_cli.sandbox.policy import SandboxPolicy
 class Spot:
     """A protected path: its writable root (a real path) and its components below it."""
 
-    root: Path
+    root: str
     parts: tuple[str, ...]
 
     @property
-    def path(self) -> Path:
-        return self.root.joinpath(*self.parts)
+    def path(self) -> str:
+        return os.path.join(self.root, *self.parts)
 
 
-def _real(path: Path) -> Path:
-    return Path(os.path.realpath(path))
-
-
-def _locate(path: Path, real_of: dict[Path, Path]) -> Spot | None:
+def _locate(path: str, real_of: dict[str, str]) -> Spot | None:
     found = inside(path, list(real_of))
     return None if found is None else Spot(real_of[found[0]], found[1])
 
 
-def spots(paths: list[Path], writable: list[Path]) -> list[Spot]:
+def spots(paths: list[str], writable: list[str]) -> list[Spot]:
     """The `paths` that lie in a writable root (any other is read-only already), each reached
     through a link followed by its target's own spot."""
-    real_of = {path: _real(path) for path in writable}
+    real_of = {path: os.path.realpath(path) for path in writable}
     real_of.update({real: real for real in list(real_of.values())})
     out: list[Spot] = []
+    seen: set[Spot] = set()
     for path in paths:
         spot = _locate(path, real_of)
-        if spot is None or not spot.parts or spot in out:
+        if spot is None or not spot.parts or spot in seen:
             continue
         out.append(spot)
+        seen.add(spot)
         found = chain(spot.root, spot.parts)
         last = found[-1] if found else None
         if last is not None and stat.S_ISLNK(last.st_mode):
-            target = _locate(_real(spot.path), real_of)
-            if target is not None and target.parts and target not in out:
+            target = _locate(os.path.realpath(spot.path), real_of)
+            if target is not None and target.parts and target not in seen:
                 out.append(target)
+                seen.add(target)
     return out
 
 
-def binds(found: list[Spot]) -> tuple[list[Path], list[Path]]:
+def binds(found: list[Spot]) -> tuple[list[str], list[str]]:
     """(folders bound onto themselves, shallowest first; paths bound read-only)."""
-    pinned: set[Path] = set()
-    read_only: list[Path] = []
+    pinned: dict[str, int] = {}
+    read_only: list[str] = []
     for spot in found:
         path = spot.root
-        steps = chain(spot.root, spot.parts)
-        for n, info in enumerate(steps):
-            path = path / spot.parts[n]
+        for n, info in enumerate(chain(spot.root, spot.parts)):
+            path = os.path.join(path, spot.parts[n])
             if info is None or stat.S_ISLNK(info.st_mode):
                 break
             if n == len(spot.parts) - 1:
                 read_only.append(path)
             elif stat.S_ISDIR(info.st_mode):
-                pinned.add(path)
-    return sorted(pinned, key=lambda p: len(p.parts)), read_only
+                pinned[path] = path.count("/")
+    return sorted(pinned, key=pinned.__getitem__), read_only
 
 
-def writable(policy: SandboxPolicy) -> list[Path]:
+def writable(policy: SandboxPolicy) -> list[str]:
     """The writable roots bwrap binds (those that exist)."""
-    return [path for path in policy.writable() if path.exists()]
+    return [path for path in policy.writable() if os.path.exists(path)]
 
 
 def guarded(policy: SandboxPolicy) -> list[Spot]:

@@ -2,10 +2,12 @@
 records (gitindex.py), whose `.git` holds programs the user's `git status` runs just as the
 top one's does. Each gets the same protected names inside its `.git`."""
 
+# ruff: noqa: PTH118 - plain strings: this runs before every confined command
+
 from __future__ import annotations
 
+import os
 import stat
-from pathlib import Path
 
 from agent_cli.sandbox.gitindex import gitlinks
 from agent_cli.sandbox.lstat import kind
@@ -24,22 +26,24 @@ def _safe(name: str) -> tuple[str, ...] | None:
     return parts
 
 
-def repositories(root: Path, depth: int = 0) -> list[Path]:
+def repositories(root: str, depth: int = 0) -> list[str]:
     """`root` when it holds a `.git` folder, and its submodules' work trees under it."""
-    if kind(root / ".git") != stat.S_IFDIR:
+    if kind(os.path.join(root, ".git")) != stat.S_IFDIR:
         return []
     found = [root]
     if depth < MAX_DEPTH:
         for name in gitlinks(root) or ():
             parts = _safe(name)
             if parts is not None:
-                found += repositories(root.joinpath(*parts), depth + 1) or [root.joinpath(*parts)]
+                sub = os.path.join(root, *parts)
+                found += repositories(sub, depth + 1) or [sub]
     return found
 
 
-def protected_in(worktree: Path) -> list[Path]:
+def protected_in(worktree: str) -> list[str]:
     """The paths inside a work tree's `.git` that stay read-only; the `.git` itself when it is
     a file (a linked worktree's or a submodule's `gitdir: ...`)."""
-    if kind(worktree / ".git") == stat.S_IFREG:
-        return [worktree / ".git"]
-    return [worktree / ".git" / name for name in GIT_PROTECTED]
+    git = os.path.join(worktree, ".git")
+    if kind(git) == stat.S_IFREG:
+        return [git]
+    return [os.path.join(git, name) for name in GIT_PROTECTED]

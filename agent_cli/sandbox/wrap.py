@@ -47,6 +47,17 @@ def denial_note(output: str) -> str | None:
     return None
 
 
+def socket_note(output: str) -> str | None:
+    """A line for the model when a command may have been refused a unix socket (EPERM)."""
+    if "Operation not permitted" in output:
+        return (
+            "[sandbox: new unix sockets and io_uring are refused inside the sandbox; if that is "
+            'what failed, rerun with "unsandboxed": true (the user may set '
+            "sandbox.allow_unix_sockets)]"
+        )
+    return None
+
+
 OFFLINE_MARKERS = (
     "Could not resolve host",
     "Temporary failure in name resolution",

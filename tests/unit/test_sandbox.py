@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import platform
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from agent_cli.core.settings.sandbox import SandboxSettings
+from agent_cli.sandbox.created import Watch
+from agent_cli.sandbox.environment import withheld
+from agent_cli.sandbox.gitconfig import config_is_plain
+from agent_cli.sandbox.gitindex import gitlinks
 from agent_cli.sandbox.policy import SandboxPolicy
 from agent_cli.sandbox.probe import SandboxProbe, probe
 from agent_cli.sandbox.seatbelt import profile
@@ -163,3 +170,147 @@ def test_the_probe_is_made_again_only_when_what_decides_it_changed(
     confine.found()
     confine.found()
     assert len(probes) == 3
+
+
+# the socket filter on the compat paths: raw syscalls from machine code, returning eax
+COMPAT_PROBE = r"""
+import ctypes, json, mmap, struct
+u = lambda n: struct.pack("<I", n & 0xFFFFFFFF)
+def run(code):
+    page = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+    page.write(code)
+    address = ctypes.addressof(ctypes.c_char.from_buffer(page))
+    return ctypes.CFUNCTYPE(ctypes.c_int)(address)()
+def int80(nr, a, b, c):  # the i386 table, from a 64-bit process
+    load = b"\xb8" + u(nr) + b"\xbb" + u(a) + b"\xb9" + u(b) + b"\xba" + u(c)
+    return run(b"\x53" + load + b"\xcd\x80\x5b\xc3")  # push rbx; int 0x80; pop rbx; ret
+def x32(nr, a, b, c):
+    load = b"\xb8" + u(0x40000000 | nr) + b"\xbf" + u(a) + b"\xbe" + u(b) + b"\xba" + u(c)
+    return run(load + b"\x0f\x05\xc3")  # syscall; ret
+args = mmap.mmap(-1, 4096, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | 0x40)  # MAP_32BIT
+args.write(struct.pack("<III", 1, 1, 0))  # AF_UNIX, SOCK_STREAM, 0
+where = ctypes.addressof(ctypes.c_char.from_buffer(args))
+print(json.dumps({
+    "i386 socket": int80(359, 1, 1, 0),
+    "i386 socketcall": int80(102, 1, where, 0),
+    "x32 socket": x32(41, 1, 1, 0),
+}))
+"""
+
+
+@needs_bwrap
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="x86_64 machine code")
+def test_no_abi_of_the_machine_makes_a_unix_socket_inside(tmp_path: Path) -> None:
+    """socket(AF_UNIX) through the i386 table (int 0x80, both socket and socketcall) and the
+    x32 one: the filter must hold on each path the kernel offers, or it holds on none."""
+    policy = _setup(tmp_path)
+    (policy.workspace / "probe.py").write_text(COMPAT_PROBE)
+    python = ["python3", "probe.py"]
+    outside = subprocess.run(python, cwd=policy.workspace, capture_output=True, text=True)
+    inside = _run(policy, "python3 probe.py")
+    assert inside.returncode == 0, inside.stderr
+    got, live = json.loads(inside.stdout), json.loads(outside.stdout)
+    for path in ("i386 socket", "i386 socketcall", "x32 socket"):
+        assert got[path] == -errno.EPERM, (path, got, live)
+    assert live["i386 socket"] >= 0 or live["i386 socket"] == -errno.ENOSYS  # a live path here
+
+
+@needs_bwrap
+@pytest.mark.parametrize("allowed", [False, True])
+def test_unix_sockets_are_refused_unless_the_user_allows_them(
+    tmp_path: Path, allowed: bool
+) -> None:
+    policy = replace(_setup(tmp_path), unix_sockets=allowed)
+    code = "import socket; socket.socket(socket.AF_UNIX); print('made')"
+    done = _run(policy, f'python3 -c "{code}"')
+    assert ("made" in done.stdout) is allowed, done.stderr
+    assert ("Operation not permitted" in done.stderr) is not allowed
+
+
+@needs_bwrap
+def test_a_file_run_later_stays_as_it_is_and_one_put_in_its_place_is_moved_aside(
+    tmp_path: Path,
+) -> None:
+    """`run_later`: workspace files the agent runs outside later (a trusted hook's script).
+    A real file is read-only and its folders cannot be moved; for a link, what it points at
+    is read-only and a link or file put in its place, like a file where none was, is moved
+    aside once the command ends."""
+    policy = _setup(tmp_path)
+    ws = policy.workspace
+    (ws / "scripts").mkdir()
+    (ws / "scripts" / "check.sh").write_text("#!/bin/sh\necho fine\n")
+    (ws / "tools").mkdir()
+    (ws / "tools" / "lint.sh").write_text("#!/bin/sh\necho lint\n")
+    (ws / "lint.sh").symlink_to("tools/lint.sh")
+    later = (ws / "scripts" / "check.sh", ws / "lint.sh", ws / "status.sh")
+    policy = replace(policy, run_later=later)
+    watch = Watch.before(policy)
+    hostile = (
+        "echo evil >> scripts/check.sh; mv scripts scripts.old; mkdir -p scripts; "
+        "echo evil > tools/lint.sh; rm -f lint.sh; echo evil > lint.sh; echo evil > status.sh"
+    )
+    _run(policy, hostile)
+    notes = watch.settle()
+    assert (ws / "scripts" / "check.sh").read_text() == "#!/bin/sh\necho fine\n"
+    assert (ws / "tools" / "lint.sh").read_text() == "#!/bin/sh\necho lint\n"
+    assert not (ws / "lint.sh").exists()
+    assert not (ws / "status.sh").exists()
+    assert (ws / "status.sh.sandbox-rejected").read_text() == "evil\n"
+    assert any("lint.sh is protected; the command replaced it" in note for note in notes)
+
+
+def test_a_new_git_config_passes_only_as_git_init_writes_it() -> None:
+    plain = (
+        "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n"
+        '[remote "origin"]\n\turl = https://example.com/r.git\n'
+        "\tfetch = +refs/heads/*:refs/remotes/origin/*\n[user]\n\tname = U\n"
+    )
+    assert config_is_plain(plain)
+    for planted in (
+        "[core]\n\tfsmonitor = touch /tmp/x\n",
+        "[core]\n\thooksPath = hooks\n",
+        '[filter "x"]\n\tclean = sh evil\n',
+        "[include]\n\tpath = ../elsewhere\n",
+        '[remote "o"]\n\turl = ext::sh -c evil\n',
+        "[core] pager = less\n",
+        "[core]\n\teditor = \\\nvi\n",
+    ):
+        assert not config_is_plain(planted), planted
+
+
+def test_the_gitlinks_of_an_index_are_read_in_every_version(tmp_path: Path) -> None:
+    """Versions 2, 3 (extended flags), 4 (prefix-compressed names), and a split index."""
+    repo = tmp_path / "r"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    git = ["git", "-C", str(repo)]
+    for n in range(12):
+        (repo / f"d{n}").mkdir()
+        (repo / f"d{n}" / "f.txt").write_text(str(n))
+    subprocess.run([*git, "add", "."], check=True)
+    links = ["d3/sub mod", "d7/x", "zz/é/deep"]
+    for link in links:
+        info = f"160000,{'1' * 40},{link}"
+        subprocess.run([*git, "update-index", "--add", "--cacheinfo", info], check=True)
+    subprocess.run([*git, "update-index", "--skip-worktree", "d1/f.txt"], check=True)
+    for version in ("2", "3", "4"):
+        subprocess.run([*git, "update-index", "--index-version", version], check=True)
+        assert sorted(gitlinks(repo) or ()) == sorted(links), version
+    subprocess.run([*git, "update-index", "--split-index"], check=True)
+    subprocess.run([*git, "update-index", "--add", "--cacheinfo", f"160000,{'2' * 40},new"])
+    assert sorted(gitlinks(repo) or ()) == sorted([*links, "new"])
+
+
+def test_session_pointers_and_credential_names_are_withheld() -> None:
+    for name in ("SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "XDG_RUNTIME_DIR",
+                 "GITHUB_TOKEN", "OPENAI_API_KEY", "MY_CLIENT_SECRET", "PGPASSWORD",
+                 "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"):  # fmt: skip
+        assert withheld(name), name
+    for name in (
+        "PATH",
+        "HOME",
+        "LANG",
+        "VIRTUAL_ENV",
+        "TOKENIZERS_PARALLELISM",
+        "GIT_AUTHOR_NAME",
+    ):
+        assert not withheld(name), name

@@ -11,7 +11,7 @@ from agent_cli.core.tool_contract import ToolContext, ToolResult
 from agent_cli.jobs.job import Shell, exit_code
 from agent_cli.sandbox.confine import Confinement
 from agent_cli.sandbox.created import Watch
-from agent_cli.sandbox.wrap import denial_note, offline_note
+from agent_cli.sandbox.wrap import denial_note, offline_note, socket_note
 from agent_cli.tools.shell.net_access import network_notes, open_proxy
 from agent_cli.tools.shell.net_proxy import NetworkProxy
 
@@ -41,6 +41,8 @@ class Confined:
         notes = network_notes(self.proxy) + self.watch.settle()
         if result.is_error:
             notes.append(denial_note(result.content) or "")
+            if not self.watch.policy.unix_sockets:
+                notes.append(socket_note(result.content) or "")
             notes.append("" if self.proxy else offline_note(result.content) or "")
         for note in filter(None, notes):
             result.content += f"\n{note}"
