@@ -87,8 +87,33 @@ class Paths:
     def llm_calls(self) -> Path:
         return self.logs / "llm-calls.jsonl"
 
+    def fixed_places(self) -> list[Path]:
+        """The folders and files of fixed names the agent writes its state into."""
+        return [
+            *self.state_folders(),
+            self.archive,
+            self.transcripts / "tool-results",
+            self.index_db,
+            self.agent_log,
+            self.llm_calls,
+        ]
+
+    def require_real(self) -> None:
+        """StateWriteError when one of the fixed places is a symbolic link: a repository that
+        ships `logs/agent.log -> ~/.bashrc` or `.transcripts -> elsewhere` would have the
+        agent write where it chose, outside the state directory."""
+        for place in self.fixed_places():
+            if place.is_symlink():
+                raise StateWriteError(
+                    f"{place} is a symbolic link (a repository may have shipped it); the agent "
+                    "writes its state only into real files and folders: remove the link, or "
+                    "run with --state-dir DIR (or AGENT_STATE_DIR=DIR)"
+                )
+
     def require_writable(self) -> None:
-        """StateWriteError, with what to do, when transcripts cannot be written here."""
+        """StateWriteError, with what to do, when transcripts cannot be written here (or a
+        place of the state is a link)."""
+        self.require_real()
         try:
             make_dirs(self.transcripts)  # created here first: it gets its own .gitignore
             import tempfile
