@@ -39,9 +39,13 @@ def _binds(option: str, paths: list[str]) -> list[str]:
     return out
 
 
-def _hidden(paths: list[str]) -> list[str]:
+def _hidden(paths: list[str], kept: list[str]) -> list[str]:
+    """Each of `paths` behind an empty mount, but one holding a folder of `kept` (the
+    workspace under a hidden folder stays what the user works in)."""
     out: list[str] = []
     for path in paths:
+        if any(k == path or k.startswith(path.rstrip("/") + "/") for k in kept):
+            continue
         try:
             info = os.stat(path)
         except OSError:
@@ -69,7 +73,8 @@ def mounts(policy: SandboxPolicy) -> list[str]:
     args += _binds("--bind", roots) + _binds("--bind", pinned)
     args += _binds("--ro-bind", read_only)
     args += ["--bind", str(tmp), str(tmp)]  # may lie inside the read-only .agent
-    args += _hidden(policy.hidden())
+    kept = [*roots, *map(os.path.realpath, roots), str(tmp)]
+    args += _hidden(policy.hidden(), kept)
     return [*args, "--setenv", "TMPDIR", str(tmp), "--chdir", str(policy.workspace)]
 
 

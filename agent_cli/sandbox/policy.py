@@ -62,9 +62,12 @@ HOST_KEYS = "*_key"  # in /etc/ssh
 
 
 @functools.cache
-def _hidden_in(home: str) -> tuple[str, ...]:
+def _hidden_in(home: str, runtime: str) -> tuple[str, ...]:
+    """The user's credentials, the system's hashes and host keys, and the runtime directory
+    (the user's sessions: sockets, and such as podman's auth.json)."""
     keys = sorted(str(key) for key in Path("/etc/ssh").glob(HOST_KEYS))
-    return (*(os.path.join(home, name) for name in DENY_READ_IN_HOME), *DENY_READ_SYSTEM, *keys)
+    own = (os.path.join(home, name) for name in DENY_READ_IN_HOME)
+    return (*own, *DENY_READ_SYSTEM, *keys, runtime)
 
 
 @functools.cache
@@ -116,7 +119,8 @@ class SandboxPolicy:
         return own + [os.fspath(path) for path in self.run_later]
 
     def hidden(self) -> list[str]:
-        return [*_hidden_in(os.fspath(self.home)), *_hidden_by(self.deny_read)]
+        runtime = os.environ.get("XDG_RUNTIME_DIR") or f"/run/user/{os.getuid()}"
+        return [*_hidden_in(os.fspath(self.home), runtime), *_hidden_by(self.deny_read)]
 
     def tmpdir(self) -> Path:
         """`.agent/tmp`, or a private folder outside when a link stands on the way (bwrap would

@@ -6,7 +6,8 @@ Rather than hide folders one by one, socket(AF_UNIX, ...) fails with EPERM, and 
 io_uring_setup (io_uring makes and connects sockets without the socket syscall). A socketpair
 stays allowed but for a datagram one, which sendto() could aim at a host socket by path; a
 32-bit program creating sockets through socketcall(2), whose arguments the filter cannot see,
-gets no socket at all.
+gets no socket at all. The kernel's keyrings, which no namespace separates and where a login
+may have left a password, are out of reach too (add_key, request_key, keyctl).
 
 The program is classic BPF, assembled here with struct for the native ABIs and their compat
 paths (x86_64 with x32, i386, aarch64, arm); a call from any other ABI kills the process. It
@@ -32,29 +33,31 @@ X32_BIT = 0x40000000
 AF_UNIX, SOCK_DGRAM, SOCK_TYPE_MASK = 1, 2, 0xF
 SYS_SOCKET, SYS_SOCKETPAIR = 1, 8  # socketcall(2)'s first argument
 IO_URING_SETUP = 425  # the same number on every ABI
-# AUDIT_ARCH_*: (socket, socketpair, socketcall or None)
+# AUDIT_ARCH_*: (socket, socketpair, socketcall or None, (add_key, request_key, keyctl))
 ABIS = {
-    0xC000003E: (41, 53, None),  # x86_64, and x32 once its bit is masked
-    0x40000003: (359, 360, 102),  # i386
-    0xC00000B7: (198, 199, None),  # aarch64
-    0x40000028: (281, 288, 102),  # arm
+    0xC000003E: (41, 53, None, (248, 249, 250)),  # x86_64, and x32 once its bit is masked
+    0x40000003: (359, 360, 102, (286, 287, 288)),  # i386
+    0xC00000B7: (198, 199, None, (217, 218, 219)),  # aarch64
+    0x40000028: (281, 288, 102, (309, 310, 311)),  # arm
 }
 Op = tuple[int, int | str, int | str, int] | str  # (code, jt, jf, k), or a label
 
 
-def _abi(arch: int, numbers: tuple[int, int, int | None]) -> list[Op]:
-    socket, pair, call = numbers
+def _abi(arch: int, numbers: tuple[int, int, int | None, tuple[int, ...]]) -> list[Op]:
+    socket, pair, call, keyrings = numbers
     ops: list[Op] = [f"abi{arch}", (_LD_ABS, 0, 0, NR)]
     if arch == 0xC000003E:
         ops.append((_AND, 0, 0, 0xFFFFFFFF ^ X32_BIT))
-    ops += [(_JEQ, "socket", 0, socket), (_JEQ, "pair", 0, pair), (_JEQ, "deny", 0, IO_URING_SETUP)]
+    ops += [(_JEQ, "socket", 0, socket), (_JEQ, "pair", 0, pair)]
+    ops += [(_JEQ, "deny", 0, nr) for nr in (IO_URING_SETUP, *keyrings)]
     if call is not None:
         ops.append((_JEQ, "call", 0, call))
     return [*ops, (_RET, 0, 0, ALLOW)]
 
 
 def program(unix_sockets: bool = False) -> list[Op]:
-    """The filter; `unix_sockets` (sandbox.allow_unix_sockets): only io_uring is refused."""
+    """The filter; `unix_sockets` (sandbox.allow_unix_sockets): only io_uring and the
+    keyrings are refused."""
     ops: list[Op] = [(_LD_ABS, 0, 0, ARCH)]
     ops += [(_JEQ, f"abi{arch}", 0, arch) for arch in ABIS]
     ops.append((_RET, 0, 0, KILL))

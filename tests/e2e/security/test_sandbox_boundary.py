@@ -208,13 +208,16 @@ def test_a_planted_agent_tmp_link_binds_nothing_outside_and_commands_still_run(
 def test_a_planted_agent_folder_link_binds_nothing_outside(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ) -> None:
-    """Item 2, a level up: `.agent -> ../outside-agent` with its `tmp` folder."""
+    """Item 2, a level up: `.agent -> ../outside-agent` with its `tmp` folder (the agent keeps
+    its own state elsewhere then: it refuses to write through the link)."""
     ws, outside = tmp_path / "ws", tmp_path / "outside-agent"
     ws.mkdir()
     subprocess.run(["git", "init", "-q", str(ws)], check=True)
     (outside / "tmp").mkdir(parents=True)
     (ws / ".agent").symlink_to("../outside-agent")
-    (wrote,) = run_commands(fake_model, fake_env, ws, ['echo pwned > "$TMPDIR/planted"'])
+    command = ['echo pwned > "$TMPDIR/planted"']
+    state = ("--state-dir", str(tmp_path / "state"))
+    (wrote,) = run_commands(fake_model, fake_env, ws, command, *state)
     assert "exit code: 0" in wrote, wrote
     assert list((outside / "tmp").iterdir()) == []
 
@@ -236,14 +239,19 @@ def test_credential_files_and_for_root_the_password_hashes_are_out_of_sight(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ) -> None:
     """`~/.config/gh/hosts.yml`, `~/.git-credentials`, `~/.npmrc` ... were readable, and for
-    root `/etc/shadow` (root inside is its owner)."""
+    root `/etc/shadow` (root inside is its owner); so is the runtime directory (podman keeps
+    its registry logins there)."""
     ws, home = _workspace(tmp_path), Path(fake_env["HOME"])
     for name, text in CREDENTIALS.items():
         (home / name).parent.mkdir(parents=True, exist_ok=True)
         (home / name).write_text(text)
+    runtime = tmp_path / "run-user"
+    (runtime / "containers").mkdir(parents=True)
+    (runtime / "containers" / "auth.json").write_text('{"auths": {"r": "PLANTED-PODMAN"}}')
     reads = [f"cat ~/{name}; ls ~/{Path(name).parent}" for name in CREDENTIALS]
-    reads += ["cat /etc/shadow /etc/gshadow /etc/ssh/*_key"]
-    run_commands(fake_model, fake_env, ws, reads)
+    reads += ["cat /etc/shadow /etc/gshadow /etc/ssh/*_key", f"cat {runtime}/containers/*"]
+    env = {**fake_env, "XDG_RUNTIME_DIR": str(runtime)}
+    run_commands(fake_model, env, ws, reads)
     seen = str(fake_model.bodies())
     assert "PLANTED" not in seen
     if os.geteuid() == 0:  # only root could read them outside, and inside before
