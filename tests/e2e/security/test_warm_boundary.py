@@ -22,12 +22,13 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.helpers import REPO
+from tests.e2e.helpers import REPO, last_user_blocks
 from tests.fake_model import FakeAnthropic
 from tests.waiting import wait_until
 
 NOBODY = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"]
-OPS = ("exec", None, "run", "status", "stop")  # stop last: it would end the server
+OPS = ("exec", None, "run", "status", "stop")
+REACHED = "AGENT_TEST_WITHIN_REACH"  # stop last: it would end the server
 
 # the hostile repository's program: forged requests, each answer kept in answers.json
 ATTACK = """import json, os, socket, sys
@@ -96,31 +97,31 @@ class Place:
             text=True, timeout=180, check=False,
         )  # fmt: skip
 
-    def agent(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return self.run(sys.executable, "-m", "agent_cli", *args)
+    def agent(self, *args: str, wrapper: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
+        return self.run(sys.executable, "-m", "agent_cli", *args, wrapper=wrapper)
 
     def status(self) -> dict[str, Any] | None:
         proc = self.agent("server", "status", "--json")
         answer = json.loads(proc.stdout) if proc.returncode == 0 else None
         return answer if isinstance(answer, dict) else None
 
-    def start(self) -> dict[str, Any]:
+    def start(self, wrapper: tuple[str, ...] = ()) -> dict[str, Any]:
         start = "from agent_cli.cli.warm.client import start_server\n"
         start += "from agent_cli.cli.warm.place import private_dir, version_key\n"
         start += "start_server(private_dir(), version_key(), 600)\n"
-        assert self.run(sys.executable, "-c", start).returncode == 0
+        assert self.run(sys.executable, "-c", start, wrapper=wrapper).returncode == 0
         wait_until(lambda: self.status() is not None, 90, "the warm process serving")
         status = self.status()
         assert status is not None
         return status
 
-    def attack(self, wrapper: tuple[str, ...] = ()) -> list[list[Any]]:
+    def attack(
+        self, wrapper: tuple[str, ...] = (), ops: tuple[str | None, ...] = OPS
+    ) -> list[list[Any]]:
         """The forged requests sent from inside `wrapper`; the answers each got."""
         (self.ws / "attack.py").write_text(ATTACK)
-        ops = json.dumps(OPS)
-        proc = self.run(
-            sys.executable, "attack.py", str(self.socket), str(self.outside), ops, wrapper=wrapper
-        )
+        argv = (sys.executable, "attack.py", str(self.socket), str(self.outside), json.dumps(ops))
+        proc = self.run(*argv, wrapper=wrapper)
         assert proc.returncode == 0, proc.stderr
         return list(json.loads((self.ws / "answers.json").read_text()))
 
@@ -147,13 +148,45 @@ def _nobody_can_run_python() -> bool:
     return subprocess.run([*NOBODY, sys.executable, "-c", check], check=False).returncode == 0
 
 
+def _within_reach(keep: Path) -> list[str]:
+    """A wrapper: a private mount namespace in which an ordinary user reaches the interpreter,
+    which lives under a folder closed to others (/root, on the CI's machine): that folder is
+    replaced by an empty one that holds only the way on, bound from the real one."""
+    path = Path(os.path.realpath(sys.executable))
+    closed = next(p for p in reversed(path.parents) if not p.stat().st_mode & 0o001)
+    way = closed / path.relative_to(closed).parts[0]
+    steps = 'mount --bind "$1" "$3" && mount -t tmpfs -o mode=755 tmpfs "$2" && mkdir "$1"'
+    steps += ' && mount --bind "$3" "$1" && shift 3 && exec "$@"'
+    unshare = ["unshare", "-m", "--propagation", "private"]
+    return [*unshare, "sh", "-c", steps, "sh", str(way), str(closed), str(keep)]
+
+
+@pytest.mark.timeout(1200)
+def test_as_an_ordinary_user(tmp_path: Path):
+    """Where the interpreter is out of an ordinary user's reach, this module's cases as that
+    user (skipped in this run) run here, inside a mount namespace that puts it within reach."""
+    if os.geteuid() != 0 or _nobody_can_run_python() or os.environ.get(REACHED):
+        pytest.skip("the ordinary user's cases run in this run itself")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    argv = [sys.executable, "-m", "pytest", __file__, "-k", "nobody", "-p", "no:cacheprovider"]
+    argv += ["-p", "no:xdist", "-q", "-rs"]
+    inner = subprocess.run(
+        [*_within_reach(tmp_path), *argv], cwd=REPO, env={**env, REACHED: "1"},
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert inner.returncode == 0, inner.stdout[-6000:] + inner.stderr[-2000:]
+    assert "skipped" not in inner.stdout.replace("root may take", ""), inner.stdout[-3000:]
+
+
 @pytest.fixture(params=["root", "nobody"])
 def place(request: pytest.FixtureRequest, fake_env: dict[str, str]) -> Iterator[Place]:
     as_nobody = request.param == "nobody"
     if os.geteuid() != 0:
         pytest.skip("the root case needs root, and only root can become another user")
     if as_nobody and not _nobody_can_run_python():
-        pytest.skip(f"{sys.executable} is out of an ordinary user's reach (e.g. under /root)")
+        pytest.skip(
+            f"{sys.executable} is out of an ordinary user's reach: test_as_an_ordinary_user"
+        )
     made = Place(fake_env, as_nobody)
     yield made
     made.close()
@@ -211,3 +244,68 @@ def test_a_peer_in_other_namespaces_is_refused_every_op(place: Place, wrapper: s
     status = place.status()
     assert status is not None
     assert "ns/" in status["last_refused"]
+
+
+@pytest.mark.timeout(300)
+def test_an_unknown_request_is_refused_even_in_the_warm_processs_own_context(place: Place):
+    before = place.start()
+    answers = place.attack((), ops=("exec", None))
+    _unharmed(place, before)
+    unknown = "an unknown request ({!r})"
+    assert answers == [
+        ["exec", [{"refused": unknown.format("exec")}]],
+        [None, [{"refused": unknown.format("None")}]],
+    ]
+
+
+# Issue 50 item 16: a warm-served run has its client's scheduling, not the warm process's.
+PROBE = (
+    "awk '{print \"nice\", $19}' /proc/self/stat; taskset -p $$ | sed 's/.*: /mask /';"
+    " ionice -p $$; echo oom $(cat /proc/self/oom_score_adj)"
+)
+OOM = ("sh", "-c", 'echo 500 > /proc/self/oom_score_adj && exec "$@"', "sh")
+LOWER = ("nice", "-n", "7", "taskset", "-c", "0", "ionice", "-c", "3", *OOM)
+
+
+def _probed(place: Place, fake_model: FakeAnthropic, wrapper: tuple[str, ...]) -> str:
+    """What the run's bash command (unconfined, so nothing between it and the run) printed."""
+    fake_model.script.tool_use("bash", command=PROBE).text("done")
+    args = ("run", "-p", "where do I run?", "--permission-mode", "bypass", "--sandbox", "off")
+    run = place.agent(*args, wrapper=wrapper)
+    assert run.returncode == 0, run.stderr
+    (block,) = last_user_blocks(fake_model.bodies()[-1])
+    return "\n".join(str(block["content"]).splitlines()[:4])  # then the tool's "exit code"
+
+
+def _direct(place: Place, wrapper: tuple[str, ...]) -> str:
+    return place.run("sh", "-c", PROBE, wrapper=wrapper).stdout.strip()
+
+
+@pytest.mark.timeout(300)
+def test_a_warm_served_run_has_its_clients_scheduling(place: Place, fake_model: FakeAnthropic):
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("one CPU: an affinity of CPU 0 is everyone's")
+    before = place.start()
+    expected = _direct(place, LOWER)
+    assert all(line in expected for line in ("nice 7", "mask 1", "idle", "oom 500")), expected
+    assert _direct(place, ()) != expected  # the warm process's own differ from all of them
+    assert _probed(place, fake_model, LOWER) == expected
+    after = place.status()
+    assert after is not None
+    assert after["served"] == before["served"] + 1  # served warm, by a child that took them
+
+
+@pytest.mark.timeout(300)
+def test_scheduling_a_child_may_not_take_means_in_process(place: Place, fake_model: FakeAnthropic):
+    if not place.prefix:
+        pytest.skip("root may take any scheduling")
+    place.start(wrapper=("nice", "-n", "5"))  # the first client was niced: so is the server
+    expected = _direct(place, ())
+    assert "nice 0" in expected
+    assert _probed(place, fake_model, ()) == expected  # nice 0, not the server's 5
+    status = place.status()
+    assert status is not None
+    assert status["served"] == 0
+    assert "niceness cannot be taken" in status["last_refused"]
+    shown = place.agent("server", "status").stdout
+    assert "last client refused (it ran in-process)" in shown
