@@ -18,6 +18,8 @@ from typing import Any
 from agent_cli.cli.warm.wire import send_line
 from agent_cli.core.files import durable
 
+READY_S = 5.0
+READY_MAX = 512  # one write under PIPE_BUF: read whole
 RESET = (signal.SIGTERM, signal.SIGHUP, signal.SIGWINCH, signal.SIGTSTP, signal.SIGCHLD)
 
 
@@ -72,8 +74,44 @@ def die_with_client(conn: socket.socket) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-def run_child(conn: socket.socket, request: dict[str, Any], fds: list[int]) -> None:
+def take_scheduling(client: int, ready: int) -> None:
+    """First thing in the child: the client's scheduling (sched.py), then "ok" or why not to
+    the server on `ready`; a child that could not take it ends here and its client runs
+    in-process."""
+    try:
+        from agent_cli.cli.warm.sched import take
+
+        why = take(client)
+    except Exception as e:
+        why = f"the client's scheduling cannot be taken ({type(e).__name__}: {e})"
+    os.write(ready, (why or "ok").encode()[:READY_MAX])
+    os.close(ready)
+    if why is not None:
+        os._exit(0)
+
+
+def wait_ready(pid: int, ready: int) -> str | None:
+    """In the server: None once child `pid` took its client's scheduling; else why not (the
+    child is then gone)."""
+    try:
+        said = b""
+        if select.select([ready], [], [], READY_S)[0]:
+            said = os.read(ready, READY_MAX)
+    finally:
+        os.close(ready)
+    if said == b"ok":
+        return None
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    return said.decode("utf-8", "replace") or "the child ended before it started the run"
+
+
+def run_child(
+    conn: socket.socket, request: dict[str, Any], fds: list[int], client: int, ready: int
+) -> None:
     """In the forked child: never returns."""
+    take_scheduling(client, ready)
     code = 1
     try:
         send_line(conn, {"pid": os.getpid()})

@@ -23,7 +23,7 @@ from pathlib import Path
 from agent_cli.cli.warm.kinship import Kinship
 from agent_cli.cli.warm.place import LOG, SOCKET
 from agent_cli.cli.warm.upkeep import rss_kib, take_lock, wait_for_exit
-from agent_cli.cli.warm.wire import peer_uid, recv_request, send_line
+from agent_cli.cli.warm.wire import peer_pid, peer_uid, recv_request, send_line
 
 log = logging.getLogger("agent.warm")
 KILL_AFTER_S = 5.0
@@ -128,40 +128,39 @@ class Server:
             self._refuse(conn, fds, why)
             return
         if op in ("status", "stop"):
-            for fd in fds:
-                os.close(fd)
-            send_line(conn, self.status())
-            conn.close()
+            _answer(conn, fds, self.status())
             if op == "stop":
                 self.retire("agent server stop")
             return
         if self.retiring or request.get("key") != self.key:
-            for fd in fds:
-                os.close(fd)
-            send_line(conn, {"retire": self.retiring or "another version"})
-            conn.close()
+            _answer(conn, fds, {"retire": self.retiring or "another version"})
             self.retire(self.retiring or "a client of another version")
             return
         self._fork(conn, request, fds)
 
     def _refuse(self, conn: socket.socket, fds: list[int], why: str) -> None:
         """The client runs in-process: a child of ours would escape what confines it."""
-        for fd in fds:
-            os.close(fd)
         self.last_refused = f"{time.strftime('%Y-%m-%d %H:%M:%S')}: {why}"
         log.info("client refused (it runs in-process): %s", why)
-        send_line(conn, {"refused": why})
-        conn.close()
+        _answer(conn, fds, {"refused": why})
 
     def _fork(self, conn: socket.socket, request: dict[str, object], fds: list[int]) -> None:
         if threading.active_count() != 1:  # forking with threads: their locks come along
             raise RuntimeError("the warm process has threads; it cannot fork safely")
+        from agent_cli.cli.warm.child import run_child, wait_ready
+
+        client = peer_pid(conn)
+        ready_r, ready_w = os.pipe()
         pid = os.fork()
         if pid == 0:
+            os.close(ready_r)
             self._in_child()
-            from agent_cli.cli.warm.child import run_child
-
-            run_child(conn, request, fds)  # never returns
+            run_child(conn, request, fds, client, ready_w)  # never returns
+        os.close(ready_w)
+        why = wait_ready(pid, ready_r)  # it took the client's scheduling, or could not
+        if why is not None:
+            self._refuse(conn, fds, why)
+            return
         for fd in fds:
             os.close(fd)
         conn.settimeout(None)
@@ -260,6 +259,14 @@ class Server:
             "rss_kib": rss_kib(),
             "last_refused": self.last_refused,
         }
+
+
+def _answer(conn: socket.socket, fds: list[int], message: dict[str, object]) -> None:
+    """One line for a client that gets no child; its descriptors closed."""
+    for fd in fds:
+        os.close(fd)
+    send_line(conn, message)
+    conn.close()
 
 
 def main(argv: list[str]) -> int:

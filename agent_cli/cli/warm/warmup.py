@@ -12,6 +12,8 @@ import json
 MODULES = (
     "agent_cli.cli.app",
     "agent_cli.cli.entry",
+    "agent_cli.cli.warm.child",
+    "agent_cli.cli.warm.sched",
     "agent_cli.cli.worktree_session",
     "agent_cli.cli.run_output",
     "agent_cli.cli.workspace_trust",
