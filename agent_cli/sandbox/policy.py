@@ -71,8 +71,9 @@ def _hidden_in(home: str, runtime: str) -> tuple[str, ...]:
 
 
 @functools.cache
-def _hidden_by(deny_read: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(os.path.expanduser(path) for path in deny_read)
+def _hidden_by(deny_read: tuple[str, ...], workspace: str) -> tuple[str, ...]:
+    """sandbox.deny_read; a relative entry is the workspace's."""
+    return tuple(os.path.join(workspace, os.path.expanduser(path)) for path in deny_read)
 
 
 @dataclass(frozen=True)
@@ -120,7 +121,8 @@ class SandboxPolicy:
 
     def hidden(self) -> list[str]:
         runtime = os.environ.get("XDG_RUNTIME_DIR") or f"/run/user/{os.getuid()}"
-        return [*_hidden_in(os.fspath(self.home), runtime), *_hidden_by(self.deny_read)]
+        deny = _hidden_by(self.deny_read, os.fspath(self.workspace))
+        return [*_hidden_in(os.fspath(self.home), runtime), *deny]
 
     def tmpdir(self) -> Path:
         """`.agent/tmp`, or a private folder outside when a link stands on the way (bwrap would

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
+from agent_cli.sandbox.bwrap import NAMESPACES
+
 
 @dataclass(frozen=True)
 class SandboxProbe:
@@ -25,7 +27,8 @@ class SandboxProbe:
 
 
 def probe(path: str | None = None) -> SandboxProbe:
-    """Looks for bubblewrap (Linux) or sandbox-exec (macOS) and tries bwrap once."""
+    """Looks for bubblewrap (Linux) or sandbox-exec (macOS) and tries bwrap once, with the
+    namespaces every command gets (a setuid bwrap where user namespaces are off has none)."""
     if sys.platform == "darwin":
         found = shutil.which("sandbox-exec", path=path)
         if found:
@@ -39,7 +42,7 @@ def probe(path: str | None = None) -> SandboxProbe:
             None, reason="bubblewrap is not installed", fix="apt install bubblewrap"
         )
     trial = subprocess.run(
-        [bwrap, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"],
+        [bwrap, "--ro-bind", "/", "/", *NAMESPACES, "true"],
         capture_output=True,
         check=False,
         timeout=10,

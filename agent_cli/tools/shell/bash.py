@@ -124,7 +124,8 @@ class Bash(Tool[BashInput]):
             result = await self._foreground(proc, gate, args, ctx)
         finally:
             if confined is not None:
-                confined.when_ended(proc)  # a command moved to the background keeps its proxy
+                # one moved to the background keeps its proxy, and is settled again when it ends
+                confined.when_ended(proc, settle=proc is not None and proc.returncode is None)
         return confined.tell(result) if confined is not None else result
 
     async def _foreground(

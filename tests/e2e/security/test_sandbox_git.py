@@ -5,6 +5,7 @@ the command planted must not have run: its marker file, outside, must not exist.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import subprocess
@@ -12,8 +13,14 @@ from pathlib import Path
 
 import pytest
 
+from agent_cli.core.settings.schema import Settings
+from agent_cli.jobs.board import JobBoard
+from agent_cli.runtime.assembly import base_tools
+from agent_cli.tools.registry import ToolRegistry
 from tests.e2e.security.test_sandbox_boundary import run_commands
 from tests.fake_model import FakeAnthropic
+from tests.unit.tool_helpers import make_ctx
+from tests.waiting import until
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 
@@ -215,3 +222,29 @@ def test_a_submodules_own_git_folder_stays_as_it_was(
     _user_works(ws)
     assert not marker.exists(), result
     assert "fsmonitor" not in (sub / ".git" / "config").read_text()
+
+
+def test_a_command_moved_to_the_background_is_settled_when_it_ends(tmp_path: Path) -> None:
+    """A foreground command moved to the background was settled at the move: what it planted
+    afterwards (here a `.claude/settings.json` where none was) stayed."""
+    ws = _repo(tmp_path)
+    settings = Settings.model_validate({"jobs": {"background_after_s": 0.2}})
+    ctx = make_ctx(ws, settings)
+    board = JobBoard(ctx.paths, settings.jobs)
+    registry = ToolRegistry(base_tools(board))
+    plant = "mkdir -p .claude && echo '{\"hooks\": {}}' > .claude/settings.json"
+    command = f"while [ ! -e go ]; do sleep 0.05; done; {plant}"
+
+    async def go() -> str:
+        try:
+            moved = await registry.dispatch("bash", {"command": command}, ctx)
+            (ws / "go").touch()
+            rejected = ws / ".claude" / "settings.json.sandbox-rejected"
+            await until(rejected.exists, 30, "the job's plant moved aside")
+            return moved.content
+        finally:
+            await board.aclose()
+
+    moved = asyncio.run(go())
+    assert "moved to the background" in moved
+    assert not (ws / ".claude" / "settings.json").exists()
