@@ -5,12 +5,14 @@ once built; a part that project files do not give is an empty value, not a `None
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from agent_cli.context.breakdown import metered
 from agent_cli.context.pipeline import build_pipeline, request_overhead
 from agent_cli.core.asking import PlanDecisionResult
-from agent_cli.core.events import Event
+from agent_cli.core.events import Event, WarningEvent
 from agent_cli.core.options import Options
 from agent_cli.core.prompts.system import build_system
 from agent_cli.core.tool_contract import AnyTool
@@ -33,6 +35,8 @@ from agent_cli.policy.permissions import Permissions
 from agent_cli.policy.turn_hooks import TurnHooksChain
 from agent_cli.project_files.instructions import project_instructions
 from agent_cli.project_files.wire import ProjectPart, project_part
+from agent_cli.runtime.extensions.contract import ExtensionContext
+from agent_cli.runtime.extensions.registry import NO_EXTENSIONS, Extensions, log_problems
 from agent_cli.runtime.ports import Assembly
 from agent_cli.session.state import Session
 from agent_cli.subagent.runner import SubagentRunner
@@ -53,6 +57,8 @@ from agent_cli.tools.todo_write import TodoWrite
 from agent_cli.tools.web.fetch import WebFetch
 from agent_cli.tools.write_file import WriteFile
 from agent_cli.verify.budget import BudgetStage
+
+log = logging.getLogger(__name__)
 
 
 def base_tools(jobs: JobBoard | None = None) -> list[AnyTool]:
@@ -109,13 +115,15 @@ def assemble(
     mcp: McpManager | None = None,
     jobs: JobBoard | None = None,
     extra_tools: Sequence[AnyTool] = (),
+    extensions: Extensions = NO_EXTENSIONS,
 ) -> Assembly:
     """The agent of a session with everything wired: tools, gate, subagents, context pipeline,
     todo reminder, hooks and episodic memory. `approver` answers permission questions (the
     REPL's; None denies them, headless); `publish` hears what happens outside a turn. `mcp`:
     servers already started by the runtime; None starts the configured ones here. `jobs`: the
     run's background jobs (None: a board of this session's own). `extra_tools`: the session's
-    alone (a subagent never gets them), e.g. `--json-schema`'s final tool."""
+    alone (a subagent never gets them), e.g. `--json-schema`'s final tool. `extensions`: the
+    run's; their tools come after the agent's own (subagents get them too)."""
     settings, workspace = session.settings, options.workspace
     jobs = jobs or JobBoard(session.paths, settings.jobs)
     hooks = Hooks(settings.hooks, session.id, workspace)
@@ -129,6 +137,9 @@ def assemble(
     after_task = [Compact(session), *asking_tools(), *project.tools(permissions)]
     after_task += [WebFetch()] if settings.web.fetch else []
     after_task += [Diagnostics()] if session.tool_ctx.diagnoser is not None else []
+    own = ["task", *(t.name for t in [*before_task, *after_task, *extra_tools])]
+    own += [str(t["name"]) for t in server_tools]
+    after_task += _extension_tools(extensions, session, workspace, own, publish)
     # subagents get the complete set minus `task` (and what the runner leaves out itself)
     children = ToolRegistry([*before_task, *after_task], gate, mcp, server_tools)
     runner = SubagentRunner(
@@ -173,6 +184,29 @@ def assemble(
         outbox=outbox,
     )
     return Assembly(agent, memory, jobs, on_end=[project.session_end], meter=meter)
+
+
+def _extension_tools(
+    extensions: Extensions,
+    session: Session,
+    workspace: Path,
+    own: list[str],
+    publish: Callable[[Event], None] | None,
+) -> list[AnyTool]:
+    """The extensions' tools for this session; one whose name is in `own` (the agent's tool
+    names) or an earlier extension's is left out, and a warning says so."""
+
+    def context(name: str) -> ExtensionContext:
+        return ExtensionContext(name, workspace, session.paths, session.settings, session.id)
+
+    tools, problems = extensions.tools(context, own)
+    for problem in problems:
+        if publish is None:
+            log.warning(problem.line)
+        else:  # the front end says it; the log file gets it too
+            publish(WarningEvent(message=problem.line))
+            log_problems([problem])
+    return tools
 
 
 def _mode(permissions: Permissions) -> Callable[[], str]:

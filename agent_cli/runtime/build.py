@@ -31,6 +31,13 @@ from agent_cli.model.credentials import require_credentials
 from agent_cli.policy.approval import Approver
 from agent_cli.policy.trust import TrustStore
 from agent_cli.runtime.assembly import assemble
+from agent_cli.runtime.extensions.registry import (
+    NO_EXTENSIONS,
+    Extensions,
+    discover,
+    log_problems,
+    say,
+)
 from agent_cli.runtime.opening import open_session
 from agent_cli.runtime.ports import Assembly
 from agent_cli.runtime.runtime import Runtime
@@ -45,7 +52,16 @@ def resolve_workspace(path: Path) -> Path:
     return workspace
 
 
-def load(options: Options) -> tuple[Settings, Paths]:
+def installed() -> Extensions:
+    """The built-in and installed extensions, what failed said on stderr (one line each)."""
+    extensions = discover()
+    say(extensions.problems)
+    return extensions
+
+
+def load(options: Options, extensions: Extensions | None = None) -> tuple[Settings, Paths]:
+    """The settings (with the extensions' sections: `installed()` when not given) and the
+    state paths."""
     import os
 
     overrides: dict[str, Any] = {}
@@ -60,7 +76,11 @@ def load(options: Options) -> tuple[Settings, Paths]:
     if sandbox:  # a bad value is a ConfigError naming `sandbox.mode` (exit 2)
         overrides["sandbox"] = {"mode": sandbox}
     trusted = TrustStore().is_trusted(options.workspace)
-    settings = load_settings(options.workspace, overrides, trusted=trusted)
+    extensions = installed() if extensions is None else extensions
+    sections, ignored = extensions.sections(), extensions.ignored()
+    settings = load_settings(
+        options.workspace, overrides, trusted=trusted, sections=sections, ignored=ignored
+    )
     resolve_thresholds(settings)  # contradicting context thresholds: exit 2 before any work
     state = options.state_dir or Path(os.environ.get("AGENT_STATE_DIR") or options.workspace)
     return settings, Paths(state.expanduser().resolve())
@@ -93,8 +113,10 @@ class CompositionRoot:
         call_log: CallLog,
         extra_tools: Sequence[AnyTool] = (),
         lsp: LspManager | None = None,
+        extensions: Extensions | None = None,
     ) -> None:
         self.settings, self.paths, self.call_log = settings, paths, call_log
+        self.extensions = extensions if extensions is not None else NO_EXTENSIONS
         self.jobs = JobBoard(paths, settings.jobs)
         self.extra_tools = tuple(extra_tools)
         self.lsp = lsp  # the run's language servers, shared by its sessions
@@ -116,7 +138,10 @@ class CompositionRoot:
         mcp: McpManager | None = None,
         jobs: JobBoard | None = None,
     ) -> Assembly:
-        return assemble(session, client, options, approver, publish, mcp, jobs, self.extra_tools)
+        return assemble(
+            session, client, options, approver, publish, mcp, jobs, self.extra_tools,
+            self.extensions,
+        )  # fmt: skip
 
     def start_mcp(self, workspace: Path, mode: Callable[[], str], eager: bool) -> McpManager | None:
         return start_mcp(self.settings, workspace, self.paths.logs, mode, eager)
@@ -132,20 +157,24 @@ def build_runtime(
     approver: Approver | None = None,
     quiet: bool = False,
     extra_tools: Sequence[AnyTool] = (),
+    extensions: Extensions | None = None,
 ) -> Runtime:
     """Settings, credentials, logging and the session: a Runtime ready for its first turn (the
     SDK client is made when that turn needs it). `quiet`: nothing but warnings on stderr.
-    `extra_tools`: the front end's own tools, offered to every session's agent."""
-    settings, paths = load(options)
+    `extra_tools`: the front end's own tools, offered to every session's agent. `extensions`:
+    the run's (None: `installed()`, what failed said on stderr)."""
+    extensions = installed() if extensions is None else extensions
+    settings, paths = load(options, extensions)
     require_credentials()
     spawn.pass_names(settings.pass_env)
     paths.require_writable()  # a read-only workspace: one line, before any work
     call_log = start_logging(paths, quiet)
+    log_problems(extensions.problems)
     if options.one_shot:  # `agent run` stops at a turn limit: `--max-turns` or the settings'
         options = replace(options, max_turns=options.max_turns or settings.max_turns)
     workspace = options.workspace
     lsp = LspManager(settings.lsp, workspace, lambda: TrustStore().is_trusted(workspace))
-    root = CompositionRoot(settings, paths, call_log, extra_tools, lsp)
+    root = CompositionRoot(settings, paths, call_log, extra_tools, lsp, extensions)
     if options.one_shot and not settings.jobs.move_in_run:
         root.jobs.move_after_s = None  # `agent run` waits for its commands unless asked
     session, restored = root.open_session(options)

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from agent_cli.model.call_log import CallLog
     from agent_cli.model.client import ModelClient
     from agent_cli.policy.approval import Approver
+    from agent_cli.runtime.extensions.registry import Extensions
     from agent_cli.session.resume import RestoredSession
     from agent_cli.session.state import Session
 
@@ -45,6 +46,7 @@ class Composer(Protocol):
     call_log: CallLog
     jobs: JobBoard  # the background jobs of the whole run, whichever session started them
     lsp: LspManager | None  # the run's language servers
+    extensions: Extensions  # the run's: built-in and installed, loaded
 
     def open_session(self, options: Options) -> tuple[Session, RestoredSession | None]: ...
 

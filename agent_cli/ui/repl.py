@@ -21,6 +21,7 @@ from agent_cli.ui.render.history import history_lines
 from agent_cli.ui.render.tool_log import ToolLog
 from agent_cli.ui.screen.live import ChatScreen
 from agent_cli.ui.screen.panel_fit import fit_panel
+from agent_cli.ui.slash import commands as slash
 from agent_cli.ui.slash import jobs as jobs_ui
 from agent_cli.ui.slash.trust_offer import offer_trust
 from agent_cli.ui.status_bar import StatusBar
@@ -51,8 +52,10 @@ class Repl(ChatCore):
     @classmethod
     def boot(cls, screen: ChatScreen, options: Options) -> Repl:
         from agent_cli.runtime.build import build_runtime
+        from agent_cli.runtime.extensions.registry import discover
 
-        runtime = build_runtime(options, ScreenApprover(screen), quiet=True)  # stderr: the screen
+        extensions = discover()  # stderr is the screen: what failed is said on it below
+        runtime = build_runtime(options, ScreenApprover(screen), True, extensions=extensions)
         preload_sdk()
         repl = cls(screen, runtime, use_color())
         if isinstance(runtime.approver, ScreenApprover):
@@ -67,6 +70,8 @@ class Repl(ChatCore):
         unconfined = startup_notice(runtime.settings.sandbox)  # auto's fallback, once
         if unconfined:
             repl.say(f"agent: {unconfined}", "yellow")
+        for line in slash.extension_notes(extensions):
+            repl.say(f"agent: {line}", "yellow")
         screen.attach(repl)
         repl.bar.start()
         asyncio.get_running_loop().create_task(offer_trust(screen, repl))  # then MCP servers

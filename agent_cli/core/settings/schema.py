@@ -38,6 +38,7 @@ from agent_cli.core.settings.lsp import LspSettings
 from agent_cli.core.settings.mcp import McpServerSpec, McpSettings
 from agent_cli.core.settings.narrowing import narrowing_only, user_mode
 from agent_cli.core.settings.sandbox import SandboxSettings
+from agent_cli.core.settings.sections import Sections, extended, untrusted, without
 from agent_cli.core.settings.status_line import StatusLineSettings
 from agent_cli.core.settings.strict import StrictSettings
 from agent_cli.core.settings.thinking import ThinkingSettings, budget_problem
@@ -251,11 +252,13 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def parse_settings(data: dict[str, Any], source: str | list[Layer] = "settings") -> Settings:
+def parse_settings(
+    data: dict[str, Any], source: str | list[Layer] = "settings", sections: Sections = ()
+) -> Settings:
     """`source`: where `data` came from, or the files merged into it (the error names the one
-    holding the bad key)."""
+    holding the bad key). `sections`: the installed extensions' (sections.py)."""
     try:
-        return Settings.model_validate(data)
+        return extended(Settings, sections).model_validate(data)
     except RecursionError as e:
         raise ConfigError(f"{source}: nested too deeply to be settings") from e
     except ValidationError as e:
@@ -266,21 +269,29 @@ def parse_settings(data: dict[str, Any], source: str | list[Layer] = "settings")
 
 
 def load_settings(
-    workspace: Path, overrides: dict[str, Any] | None = None, *, trusted: bool = False
+    workspace: Path,
+    overrides: dict[str, Any] | None = None,
+    *,
+    trusted: bool = False,
+    sections: Sections = (),
+    ignored: frozenset[str] = frozenset(),
 ) -> Settings:
     """User settings, then the workspace's (only what narrows unless `trusted`), then
     `AGENT_SETTINGS`, then `overrides` (command-line flags). Every layer is validated, applied
-    or not."""
+    or not. `sections`: the installed extensions'; `ignored`: extensions that failed to load."""
     user = user_config_dir() / "settings.json"
     local = workspace / ".agent" / "settings.json"
-    user_data, local_data = _read_json(user), _read_json(local)
+    user_data, local_data = without(_read_json(user), ignored), without(_read_json(local), ignored)
     layers = [(str(user), user_data), (str(local), local_data)]
-    settings = parse_settings(_merge(user_data, local_data), layers)
+    settings = parse_settings(_merge(user_data, local_data), layers, sections)
     if not trusted and local_data:
         narrowed = narrowing_only(local_data, user_mode(user_data), user_mode(user_data, "sandbox"))
-        settings = parse_settings(_merge(user_data, narrowed), layers)
-    if from_env := env_settings():
-        settings = parse_settings(_merge(settings.model_dump(), from_env), VARIABLE)
+        narrowed = untrusted(narrowed, sections)
+        settings = parse_settings(_merge(user_data, narrowed), layers, sections)
+    if from_env := without(env_settings(), ignored):
+        settings = parse_settings(_merge(settings.model_dump(), from_env), VARIABLE, sections)
     if overrides:
-        settings = parse_settings(_merge(settings.model_dump(), overrides), "command line")
+        settings = parse_settings(
+            _merge(settings.model_dump(), overrides), "command line", sections
+        )
     return settings

@@ -6,6 +6,8 @@ import textwrap
 
 from agent_cli.core.errors import AgentError
 from agent_cli.core.payloads import Note
+from agent_cli.runtime.extensions.contract import SlashCommand
+from agent_cli.runtime.extensions.registry import NO_EXTENSIONS, Extensions
 from agent_cli.ui.render.render import note_line, tokens
 from agent_cli.ui.screen.side_panel import todo_counts, todo_lines
 from agent_cli.ui.slash import context as context_ui
@@ -20,7 +22,7 @@ from agent_cli.ui.slash import rewind, think
 from agent_cli.ui.slash import sandbox as sandbox_ui
 from agent_cli.ui.slash import sessions as sessions_ui
 from agent_cli.ui.slash.daily import table as daily
-from agent_cli.ui.slash.host import Command, Host
+from agent_cli.ui.slash.host import Command, Host, run_extension
 
 HELP = {
     "/help": "this list",
@@ -65,12 +67,17 @@ def run(host: Host, line: str) -> None:
     command = COMMANDS.get(name)
     if name in daily.YIELDING and project_slash.handle(host, name, arg.strip()):
         return  # the workspace's own /review or /init says what that repository wants
+    found = extension_commands(host.runtime.wiring.extensions).get(name)
+    if command is None and found is not None:  # an installed extension's
+        run_extension(host, found[0], found[1], arg.strip())
+        return
     if command is None and name.startswith("/mcp__") and mcp_ui.run_prompt(host, name, arg):
         return  # a server's prompt, expanded into a turn
     if command is None and project_slash.handle(host, name, arg.strip()):
         return
     if command is None:
-        host.say(f"Unknown command {name}. Known: {' '.join(names())}", "red")
+        known = [*names(), *extension_commands(host.runtime.wiring.extensions)]
+        host.say(f"Unknown command {name}. Known: {' '.join(known)}", "red")
         return
     try:
         command(host, arg.strip())
@@ -96,10 +103,33 @@ KEYS = {  # what ui/input/keys.py binds, as the user presses it
 }
 
 
-def help_lines(width: int) -> list[str]:
-    """The commands, then the keys: each description wrapped under itself (a hanging indent)
-    at `width` columns."""
+def extension_commands(extensions: Extensions) -> dict[str, tuple[str, SlashCommand]]:
+    """The extensions' commands by name, (extension, command); a built-in's name stays the
+    built-in's (`extension_notes` says so)."""
+    return {c.name: (ext, c) for ext, c in extensions.commands if c.name not in COMMANDS}
+
+
+def extension_notes(extensions: Extensions) -> list[str]:
+    """What `agent chat` says as it starts: what was left out of the extensions, and why."""
+    lines = [problem.line for problem in extensions.problems]
+    lines += [
+        f"extension '{ext}': {c.name} is the agent's own command; not added"
+        for ext, c in extensions.commands
+        if c.name in COMMANDS
+    ]
+    return lines
+
+
+def help_lines(width: int, extensions: Extensions = NO_EXTENSIONS) -> list[str]:
+    """The commands, the extensions' commands, then the keys: each description wrapped under
+    itself (a hanging indent) at `width` columns."""
     lines = _hanging(HELP, width)
+    added = {
+        (c.usage or c.name): f"{c.about} ({ext})"
+        for ext, c in extension_commands(extensions).values()
+    }
+    if added:
+        lines += ["", "Extensions", *_hanging(added, width)]
     lines += ["", "Keys", *_hanging(KEYS, width)]
     return lines
 
@@ -120,7 +150,7 @@ def _hanging(table: dict[str, str], width: int) -> list[str]:
 
 
 def _help(host: Host, arg: str) -> None:
-    host.say("\n".join(help_lines(host.columns())))
+    host.say("\n".join(help_lines(host.columns(), host.runtime.wiring.extensions)))
 
 
 def _todos(host: Host, arg: str) -> None:

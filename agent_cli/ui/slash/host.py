@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+import inspect
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Protocol
+
+from agent_cli.runtime.extensions.contract import ExtensionContext
 
 if TYPE_CHECKING:
     from agent_cli.core.events import Event
+    from agent_cli.runtime.extensions.contract import SlashCommand
     from agent_cli.runtime.runtime import Runtime
     from agent_cli.ui.input.terminal import ScreenTerminal
     from agent_cli.ui.screen.side_panel import PanelState
@@ -43,3 +48,55 @@ class Host(Protocol):
 
 
 Command = Callable[[Host, str], None]
+
+
+log = logging.getLogger(__name__)
+
+
+class ExtensionPort:
+    """The REPL as an extension's slash command sees it (the contract's CommandPort)."""
+
+    def __init__(self, host: Host, context: ExtensionContext) -> None:
+        self.host, self.context = host, context
+
+    def say(self, text: str, style: str = "") -> None:
+        self.host.say(text, style)
+
+    def send(self, text: str) -> None:
+        self.host.send(text)
+
+    def columns(self) -> int:
+        return self.host.columns()
+
+
+def run_extension(host: Host, extension: str, command: SlashCommand, arg: str) -> None:
+    """An extension's command: what it raises is said in one line; a coroutine it returns
+    runs as the chat's current work (Ctrl-C stops it)."""
+    runtime, name = host.runtime, command.name
+    session = runtime.session
+    context = ExtensionContext(
+        extension, runtime.options.workspace, session.paths, runtime.settings, session.id
+    )
+    try:
+        work = command.run(ExtensionPort(host, context), arg)
+    except Exception as e:  # the chat outlives an extension's bug
+        log.exception("%s (extension %s) failed", name, extension)
+        host.say(f"{name} failed: {type(e).__name__}: {e}", "red")
+        return
+    if work is None:
+        return
+    if host.busy:
+        if inspect.iscoroutine(work):
+            work.close()
+        host.say(f"A turn is running: {name} once it ends.", "yellow")
+        return
+    host.start(_awaiting(work))
+
+
+def _awaiting(work: Awaitable[None]) -> Callable[[], AsyncIterator[Event]]:
+    async def events() -> AsyncIterator[Event]:
+        await work
+        return
+        yield  # an async generator without events
+
+    return events

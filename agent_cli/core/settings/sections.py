@@ -1,0 +1,55 @@
+"""Settings sections that extensions bring, each under its extension's name.
+
+The agent's own model refuses unknown keys; an installed extension's section is a field of that
+model extended for the run (made once per set of sections), so a bad or unknown key in it is an
+error naming the key, as anywhere else. A key no installed extension claims stays unknown."""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Iterable
+from typing import Any, TypeVar, cast
+
+from pydantic import BaseModel, Field, create_model
+
+log = logging.getLogger(__name__)
+
+Sections = tuple[tuple[str, type[BaseModel]], ...]
+"""(extension name, its settings model), in the extensions' order."""
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+def extended(base: type[ModelT], sections: Sections) -> type[ModelT]:
+    """`base` with a field per section, each defaulting to its model's defaults."""
+    return cast("type[ModelT]", _extended(base, sections)) if sections else base
+
+
+@functools.cache
+def _extended(base: type[BaseModel], sections: Sections) -> type[BaseModel]:
+    fields: dict[str, Any] = {
+        name: (model, Field(default_factory=model, description=f"The {name} extension's."))
+        for name, model in sections
+    }
+    return create_model(base.__name__, __base__=base, __module__=base.__module__, **fields)
+
+
+def without(data: dict[str, Any], names: Iterable[str]) -> dict[str, Any]:
+    """`data` less the sections of extensions declared but not loaded (their own line said
+    why: their settings are not a second error)."""
+    names = set(names)
+    return {k: v for k, v in data.items() if k not in names} if names & set(data) else data
+
+
+def untrusted(local: dict[str, Any], sections: Sections) -> dict[str, Any]:
+    """An untrusted workspace's settings less the extensions' sections: what an extension does
+    with its settings is not known to narrow what runs."""
+    names = [name for name, _ in sections if name in local]
+    if not names:
+        return local
+    log.warning(
+        "the workspace's settings for %s are ignored until `agent trust`",
+        ", ".join(f"the {name} extension" for name in names),
+    )
+    return without(local, names)

@@ -1,0 +1,148 @@
+"""The extension contract: what a feature contributes to the agent, declared in one value.
+
+An extension is an `Extension`: its name (its settings section's key, and its entry point's
+name when a package brings it), the extensions it needs, and what it contributes. The spine
+calls the contributions of the extensions it was given and imports none of them.
+
+Called by the spine today: `settings`, `tools`, `slash_commands`. Declared for the features
+that will move here, and not yet called (each says so below, and docs/extensions.md too):
+`cli`, `stages`, `guides`, `observers`, `middleware`, `panel_parts`, `ports`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
+
+from pydantic import BaseModel
+
+from agent_cli.core.settings.strict import StrictSettings
+from agent_cli.core.tool_contract import AnyTool, InputT, Tool
+from agent_cli.tools.registry import input_schema
+
+if TYPE_CHECKING:
+    import typer
+
+    from agent_cli.context.ports import Guide, Stage, TurnObserver
+    from agent_cli.core.files.paths import Paths
+    from agent_cli.core.settings.schema import Settings
+    from agent_cli.policy.turn_hooks import TurnHooks
+
+SectionT = TypeVar("SectionT", bound=BaseModel)
+Made = TypeVar("Made")
+
+
+class ExtensionSettings(StrictSettings):
+    """The base of an extension's settings section: an unknown key is an error (exit 2)."""
+
+
+@dataclass(frozen=True)
+class ExtensionContext:
+    """What an extension's contributions are made with: one per extension and session (a
+    /clear opens a new session, and its tools are made again)."""
+
+    name: str  # the extension's
+    workspace: Path
+    paths: Paths  # the state directory's folders (logs, transcripts, notes)
+    settings: Settings  # the whole run's, the extensions' sections included
+    session_id: str
+
+    def section(self, model: type[SectionT]) -> SectionT:
+        """This extension's own settings section, validated; its defaults when the settings
+        were made without it (a test's bare `Settings()`)."""
+        value = getattr(self.settings, self.name, None)
+        if value is None or self.name not in type(self.settings).model_fields:
+            return model()
+        if not isinstance(value, model):
+            raise TypeError(f"the '{self.name}' section is a {type(value).__name__}")
+        return value
+
+
+Make = Callable[[ExtensionContext], Sequence[Made]]
+"""A contribution made per session from its context."""
+
+
+class ExtensionTool(Tool[InputT]):
+    """The base of an extension's tool (core/tool_contract.py's `Tool`, plus what a tool from
+    outside the agent must bring): its own `description` (the agent's `prompts/tools/` has
+    none for it). Unless `read_only`, it is asked for before it runs, as an MCP server's tool
+    is: plan mode refuses it and a headless run denies it unless an allow rule names it."""
+
+    description: ClassVar[str] = ""
+
+    @property
+    def asks_permission(self) -> bool:
+        return not self.read_only
+
+    def schema(self) -> dict[str, Any] | None:
+        text = "\n\n".join(p for p in (self.description, self.description_extra()) if p.strip())
+        return {"name": self.name, "description": text, "input_schema": input_schema(self)}
+
+
+class CommandPort(Protocol):
+    """What an extension's slash command may ask of the front end that runs it (`agent chat`
+    adapts its REPL to this; the contract knows no UI)."""
+
+    context: ExtensionContext  # the current session's
+
+    def say(self, text: str, style: str = "") -> None:
+        """Lines into the conversation's scrollback; `style` a rich style ("red", "dim")."""
+        ...
+
+    def send(self, text: str) -> None:
+        """`text` as the user's next prompt: a turn runs (refused while one runs)."""
+        ...
+
+    def columns(self) -> int:
+        """The width `say` lays text out at."""
+        ...
+
+
+CommandRun = Callable[[CommandPort, str], Awaitable[None] | None]
+"""Runs a command with its argument text. A coroutine is awaited as the chat's current work
+(Ctrl-C stops it); whatever it raises is said in one red line, and the chat goes on."""
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    name: str  # "/hello": a slash, then lower-case letters, digits, '-' or '_'
+    about: str  # its line in /help
+    run: CommandRun
+    usage: str = ""  # as /help shows it ("/hello [NAME]"); the name alone when empty
+
+
+class PanelPart(Protocol):
+    """Lines of the side panel or the status bar. Declared; not yet shown by the spine."""
+
+    name: str
+
+    def lines(self, width: int) -> list[str]: ...
+
+
+@dataclass(frozen=True)
+class Extension:
+    """A feature, as it plugs into the agent. Only `name` is required."""
+
+    name: str  # lower-case letters, digits and '_'; the settings section's key
+    about: str = ""  # one line: what it adds
+    requires: tuple[str, ...] = ()  # extensions loaded before it; missing: it is skipped
+    settings: type[BaseModel] | None = None  # its section (extra="forbid": ExtensionSettings)
+    tools: Make[AnyTool] | None = None  # offered to the model (and to subagents)
+    slash_commands: Sequence[SlashCommand] = ()  # listed in /help, run in `agent chat`
+    cli: Callable[[], typer.Typer] | None = None
+    """`agent <name> ...`. Declared; not yet added to the command line by the spine."""
+    stages: Make[Stage] | None = None
+    """Context stages before each request. Declared; not yet called by the spine."""
+    guides: Make[Guide] | None = None
+    """Request-only guidance. Declared; not yet called by the spine."""
+    observers: Make[TurnObserver] | None = None
+    """Hear each turn. Declared; not yet called by the spine."""
+    middleware: Make[TurnHooks] | None = None
+    """What wraps a turn (checkpoints, goals). Declared; not yet called by the spine."""
+    panel_parts: Make[PanelPart] | None = None
+    """Side-panel and status-bar parts. Declared; not yet shown by the spine."""
+    ports: Make[object] | None = None
+    """Typed ports it provides (a shell wrapper, an after-edit check, an asker), found by the
+    port's type. Declared; not yet asked for by the spine."""
