@@ -7,6 +7,7 @@ and imports nothing unless one declares it. The working directory is never searc
 -m` puts it on the import path, and a repository must not plant an extension there.
 """
 
+# ruff: noqa: PTH123 - plain strings: this runs before every run's first request
 from __future__ import annotations
 
 import importlib
@@ -78,7 +79,8 @@ def _declaring(entry: str) -> list[str]:
             if not item.name.endswith((".dist-info", ".egg-info")):
                 continue
             try:
-                text = Path(item.path, "entry_points.txt").read_bytes()
+                with open(item.path + "/entry_points.txt", "rb") as f:  # pathlib: twice the time
+                    text = f.read()
             except OSError:
                 continue
             if _HEADER in text:
