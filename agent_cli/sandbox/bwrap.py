@@ -10,8 +10,9 @@ import sys
 from pathlib import Path
 
 from agent_cli.sandbox.environment import unset_args
+from agent_cli.sandbox.handoff import Handoff
 from agent_cli.sandbox.policy import SandboxPolicy
-from agent_cli.sandbox.protect import binds, spots, writable
+from agent_cli.sandbox.protect import Spot, binds, spots, writable
 from agent_cli.sandbox.seccomp import filter_path
 
 FORWARDER = Path(__file__).with_name("forwarder.py")
@@ -63,14 +64,26 @@ def through_proxy(argv: list[str], channel: int) -> list[str]:
     return [sys.executable, "-I", "-S", str(FORWARDER), str(channel), "--", *argv]
 
 
-def mounts(policy: SandboxPolicy) -> list[str]:
+def _pins(pinned: list[Spot], handoff: Handoff | None) -> list[str]:
+    """Each folder onto itself; by descriptor when bwrap can take one (the very folder
+    checked), else by path. One that became a link meanwhile is left to settle."""
+    out: list[str] = []
+    for spot in pinned:
+        if handoff is None:
+            out += ["--bind", spot.path, spot.path]
+        elif (fd := handoff.folder(spot.root, spot.parts)) is not None:
+            out += ["--bind-fd", str(fd), spot.path]
+    return out
+
+
+def mounts(policy: SandboxPolicy, handoff: Handoff | None = None) -> list[str]:
     """Root read-only; the workspace and write_paths writable; the folders holding protected
     paths held in place and those paths read-only; $TMPDIR writable; secrets hidden."""
     roots = writable(policy)
     pinned, read_only = binds(spots(policy.protected(), roots))
     tmp = policy.tmpdir()
     args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    args += _binds("--bind", roots) + _binds("--bind", pinned)
+    args += _binds("--bind", roots) + _pins(pinned, handoff)
     args += _binds("--ro-bind", read_only)
     args += ["--bind", str(tmp), str(tmp)]  # may lie inside the read-only .agent
     kept = [*roots, *map(os.path.realpath, roots), str(tmp)]
@@ -79,14 +92,24 @@ def mounts(policy: SandboxPolicy) -> list[str]:
 
 
 def bwrap_argv(
-    bwrap: str, argv: list[str], policy: SandboxPolicy, channel: int | None = None
+    bwrap: str,
+    argv: list[str],
+    policy: SandboxPolicy,
+    channel: int | None = None,
+    handoff: Handoff | None = None,
 ) -> list[str]:
-    """The command confined. bwrap reads the seccomp filter from a descriptor, which a shell
-    opens for it (`exec bwrap ... 9<FILTER`): every caller gets it from the argv alone, at the
-    cost of a shell's exec, not a Python start. `channel`: the proxy's socket, inherited."""
-    fd = 8 if channel == 9 else 9
-    args = [bwrap, *mounts(policy), *NAMESPACES, *unset_args(os.environ)]
-    args += ["--seccomp", str(fd), "--"]
+    """The command confined. bwrap reads the seccomp filter from a descriptor: with `handoff`
+    (the caller passes its descriptors to the command) the agent opens it, and the folders
+    bound onto themselves too; without, a shell opens it (`exec bwrap ... 9<FILTER`), at the
+    cost of a shell's exec (not a Python start), and folders are bound by path.
+    `channel`: the proxy's socket, inherited."""
     command = through_proxy(argv, channel) if channel is not None else argv
+    tail = [*NAMESPACES, *unset_args(os.environ)]
+    if handoff is not None:
+        seccomp = handoff.file(filter_path(policy.unix_sockets))
+        args = [bwrap, *mounts(policy, handoff), *tail, "--seccomp", str(seccomp), "--"]
+        return [*args, *command]
+    fd = 8 if channel == 9 else 9
+    args = [bwrap, *mounts(policy), *tail, "--seccomp", str(fd), "--"]
     opener = f'exec "$0" "$@" {fd}<{filter_path(policy.unix_sockets)}'
     return ["/bin/sh", "-c", opener, *args, *command]

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_cli.core.settings.sandbox import SandboxSettings
+from agent_cli.sandbox.handoff import Handoff
 from agent_cli.sandbox.policy import SandboxPolicy
 from agent_cli.sandbox.probe import SandboxProbe, probe
 from agent_cli.sandbox.wrap import SandboxUnavailable, wrap
@@ -94,19 +95,33 @@ class Confinement:
         return not self.unconfined(unsandboxed) and found().mechanism == "bwrap"
 
     def argv(
-        self, argv: list[str], unsandboxed: bool = False, channel: int | None = None
+        self,
+        argv: list[str],
+        unsandboxed: bool = False,
+        channel: int | None = None,
+        handoff: Handoff | None = None,
     ) -> list[str]:
         """`argv` confined; unchanged when unsandboxed, off, or (auto) nothing can confine.
         SandboxUnavailable in `required` mode without a mechanism, and for any unsandboxed
         command in `required` mode, whatever the permission mode or rules said."""
-        if unsandboxed and self.settings.mode == "required":
+        if not self.confines(unsandboxed):
+            return list(argv)
+        return wrap(argv, self.policy(), found(), self.settings.mode, channel, handoff)
+
+    def confines(self, unsandboxed: bool = False) -> bool:
+        """Will argv() confine the command? SandboxUnavailable where it would."""
+        mode = self.settings.mode
+        if unsandboxed and mode == "required":
             raise SandboxUnavailable(
                 "sandbox.mode is required: no command runs outside the sandbox, so "
                 '"unsandboxed": true is refused. Run it confined, or ask the user to run it'
             )
-        if unsandboxed:
-            return list(argv)
-        return wrap(argv, self.policy(), found(), self.settings.mode, channel)
+        if unsandboxed or mode == "off":
+            return False
+        probed = found()
+        if probed.mechanism is None and mode == "required":
+            raise SandboxUnavailable(probed.refusal())
+        return probed.mechanism is not None
 
     def state(self) -> str:
         """The status bar's word: `sandbox bwrap`, `sandbox off`, or the fallback."""

@@ -18,6 +18,7 @@ class SandboxProbe:
     executable: str | None = None
     reason: str = ""
     fix: str = ""
+    bind_fd: bool = False  # bwrap binds an open folder (--bind-fd, bubblewrap 0.7 and later)
 
     def notice(self) -> str:
         return f"sandbox off: {self.reason}; fix: {self.fix}"
@@ -54,4 +55,7 @@ def probe(path: str | None = None) -> SandboxProbe:
             fix="sysctl -w kernel.unprivileged_userns_clone=1 "
             "(or kernel.apparmor_restrict_unprivileged_userns=0)",
         )
-    return SandboxProbe("bwrap", bwrap)
+    usage = subprocess.run(
+        [bwrap, "--help"], capture_output=True, text=True, check=False, timeout=10
+    )
+    return SandboxProbe("bwrap", bwrap, bind_fd="--bind-fd" in usage.stdout + usage.stderr)

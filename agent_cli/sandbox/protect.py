@@ -63,9 +63,9 @@ def spots(paths: list[str], writable: list[str]) -> list[Spot]:
     return out
 
 
-def binds(found: list[Spot]) -> tuple[list[str], list[str]]:
+def binds(found: list[Spot]) -> tuple[list[Spot], list[str]]:
     """(folders bound onto themselves, shallowest first; paths bound read-only)."""
-    pinned: dict[str, int] = {}
+    pinned: set[Spot] = set()
     read_only: list[str] = []
     for spot in found:
         path = spot.root
@@ -76,8 +76,8 @@ def binds(found: list[Spot]) -> tuple[list[str], list[str]]:
             if n == len(spot.parts) - 1:
                 read_only.append(path)
             elif stat.S_ISDIR(info.st_mode):
-                pinned[path] = path.count("/")
-    return sorted(pinned, key=pinned.__getitem__), read_only
+                pinned.add(Spot(spot.root, spot.parts[: n + 1]))
+    return sorted(pinned, key=lambda s: (len(s.parts), s.parts)), read_only
 
 
 def writable(policy: SandboxPolicy) -> list[str]:

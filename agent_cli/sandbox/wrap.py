@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agent_cli.sandbox.bwrap import bwrap_argv
+from agent_cli.sandbox.handoff import Handoff
 from agent_cli.sandbox.policy import SandboxPolicy
 from agent_cli.sandbox.probe import SandboxProbe
 from agent_cli.sandbox.seatbelt import seatbelt_argv
@@ -18,10 +19,12 @@ def wrap(
     found: SandboxProbe,
     mode: str = "auto",
     channel: int | None = None,
+    handoff: Handoff | None = None,
 ) -> list[str]:
     """The argv confined by `policy`; unchanged for mode off or (auto) when nothing can confine.
     `channel`: the socket to the agent's proxy, the one way out, which the command inherits
-    (bubblewrap only; Seatbelt has none)."""
+    (bubblewrap only; Seatbelt has none). `handoff`: descriptors the caller passes to the
+    command (bwrap_argv); used only where bwrap can take them."""
     if mode == "off":
         return list(argv)
     if found.mechanism is None or found.executable is None:
@@ -31,7 +34,8 @@ def wrap(
     policy.prepare()
     if found.mechanism == "seatbelt":
         return seatbelt_argv(found.executable, argv, policy)
-    return bwrap_argv(found.executable, argv, policy, channel)
+    usable = handoff if found.bind_fd else None
+    return bwrap_argv(found.executable, argv, policy, channel, usable)
 
 
 DENIAL_MARKERS = ("Read-only file system", "Permission denied")

@@ -17,6 +17,7 @@ from agent_cli.sandbox.created import Watch
 from agent_cli.sandbox.environment import withheld
 from agent_cli.sandbox.gitconfig import config_is_plain
 from agent_cli.sandbox.gitindex import gitlinks
+from agent_cli.sandbox.handoff import Handoff
 from agent_cli.sandbox.policy import SandboxPolicy
 from agent_cli.sandbox.probe import SandboxProbe, probe
 from agent_cli.sandbox.seatbelt import profile
@@ -317,3 +318,30 @@ def test_session_pointers_and_credential_names_are_withheld() -> None:
         "GIT_AUTHOR_NAME",
     ):
         assert not withheld(name), name
+
+
+@needs_bwrap
+@pytest.mark.skipif(not probe().bind_fd, reason="bubblewrap before 0.7 binds by path only")
+def test_a_folder_swapped_for_a_link_between_the_check_and_the_mount_binds_nothing_outside(
+    tmp_path: Path,
+) -> None:
+    """`.claude` is bound onto itself (so it cannot be renamed). A confined command running
+    beside (a background job) swaps it for a link to a folder outside just after the agent
+    checked it: bwrap, binding by path, followed the link and bound the outside folder
+    writable. The swap is made here, between building the argv and starting it: bwrap binds
+    the folder checked, by descriptor, and refuses to go on once it sees the swap."""
+    policy = _setup(tmp_path)
+    ws, outside = policy.workspace, tmp_path / "outside"
+    outside.mkdir()
+    (ws / ".claude").mkdir()
+    handoff = Handoff()
+    command = f"echo pwned > {outside}/planted; echo done"
+    argv = wrap(["bash", "-c", command], policy, probe(), mode="required", handoff=handoff)
+    (ws / ".claude").rename(ws / ".claude.moved")
+    (ws / ".claude").symlink_to("../../outside")
+    try:
+        done = subprocess.run(argv, pass_fds=handoff.fds, capture_output=True, text=True)
+    finally:
+        handoff.close()
+    assert not (outside / "planted").exists()
+    assert "done" in done.stdout or "Race condition" in done.stderr, done.stderr

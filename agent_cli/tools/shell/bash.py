@@ -103,24 +103,24 @@ class Bash(Tool[BashInput]):
         env = clean_env()
         if "git" in args.command and is_read_only(args.command, ctx.workspace):
             env = await git_guard.neutral_env(ctx.workspace, env)  # it may have run unasked
-        plain = ["bash", "-c", args.command]
+        argv, sandbox = ["bash", "-c", args.command], confinement(ctx)
         try:
-            argv = confinement(ctx).argv(plain, args.unsandboxed)
+            confines = sandbox.confines(args.unsandboxed)
         except SandboxUnavailable as e:
             return ToolResult(f"Not run: {e}", is_error=True, summary=f"bash {args.command}")
         confined = None
-        if argv != plain:  # its network goes through a proxy, and its result is told more
-            sandbox = confinement(ctx)
+        if confines:  # its network goes through a proxy, and its result is told more
             networked = sandbox.networked(args.unsandboxed)
             confined = await Confined.open(ctx, sandbox, args.command, networked)
-            if confined.proxy is not None:
-                argv = sandbox.argv(plain, args.unsandboxed, confined.proxy.channel)
+            argv = sandbox.argv(argv, args.unsandboxed, confined.channel, confined.handoff)
         if args.run_in_background:
             return await start_background(self.jobs, args.command, ctx, env, argv, confined)
         gate = StartGate()  # the command waits until the watcher knows its group
         proc = None
         try:
             proc = await _spawn(argv, ctx, env, gate, confined.pass_fds if confined else ())
+            if confined is not None:
+                confined.started()
             result = await self._foreground(proc, gate, args, ctx)
         finally:
             if confined is not None:

@@ -40,6 +40,7 @@ async def start_background(
         proc, result = _start(board, command, ctx, env, argv, fds)
     finally:
         if confined is not None:
+            confined.started()
             confined.when_ended(proc, settle=True)
     return result
 

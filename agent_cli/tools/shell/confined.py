@@ -5,12 +5,13 @@ lives on), the protected paths as they stood before it, and the denial it may ha
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from agent_cli.core.tool_contract import ToolContext, ToolResult
 from agent_cli.jobs.job import Shell, exit_code
 from agent_cli.sandbox.confine import Confinement
 from agent_cli.sandbox.created import Watch
+from agent_cli.sandbox.handoff import Handoff
 from agent_cli.sandbox.wrap import denial_note, offline_note, socket_note
 from agent_cli.tools.shell.net_access import network_notes, open_proxy
 from agent_cli.tools.shell.net_proxy import NetworkProxy
@@ -23,18 +24,31 @@ _closing: set[asyncio.Task[None]] = set()
 class Confined:
     watch: Watch
     proxy: NetworkProxy | None = None
+    handoff: Handoff = field(default_factory=Handoff)
 
     @classmethod
     async def open(
         cls, ctx: ToolContext, confinement: Confinement, command: str, networked: bool
     ) -> Confined:
+        """The protected paths as they stand once the missing protected folders are made."""
+        policy = confinement.policy()
+        policy.prepare()
         proxy = await open_proxy(ctx, command) if networked else None
-        return cls(Watch.before(confinement.policy()), proxy)
+        return cls(Watch.before(policy), proxy)
+
+    @property
+    def channel(self) -> int | None:
+        return self.proxy.channel if self.proxy is not None else None
 
     @property
     def pass_fds(self) -> tuple[int, ...]:
-        """What the command inherits: its end of the proxy's channel."""
-        return (self.proxy.channel,) if self.proxy is not None else ()
+        """What the command inherits: its end of the proxy's channel, what bwrap binds."""
+        channel = (self.proxy.channel,) if self.proxy is not None else ()
+        return (*channel, *self.handoff.fds)
+
+    def started(self) -> None:
+        """The command has its own copies of the descriptors handed to it."""
+        self.handoff.close()
 
     def tell(self, result: ToolResult) -> ToolResult:
         """The result with what the sandbox did to the command, one line each."""
@@ -56,6 +70,7 @@ class Confined:
         task.add_done_callback(_closing.discard)
 
     async def _after(self, proc: Shell | None, settle: bool) -> None:
+        self.handoff.close()
         try:
             while proc is not None and exit_code(proc) is None:
                 await asyncio.sleep(POLL_S)
