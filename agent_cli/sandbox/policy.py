@@ -96,15 +96,14 @@ class SandboxPolicy:
         return [os.fspath(self.workspace), *map(os.fspath, self.added)]
 
     def writable(self) -> list[str]:
-        """The workspace, /add-dir's folders and write_paths (a relative one is the workspace's);
-        one inside the workspace reached through a link in it is left out: that link could be
-        the workspace's own, pointing anywhere."""
+        """The workspace, /add-dir's folders and write_paths (a relative one is the workspace's).
+        One inside the workspace is writable already and left out: bound again by path, a link
+        the workspace (or a command beside) put on its way would be followed."""
         roots = self.roots()
         out = list(roots)
         for raw in self.write_paths:
             path = self.workspace / Path(raw).expanduser()
-            root = next((Path(r) for r in roots if path.is_relative_to(r)), None)
-            if root is None or link_free(root, path):
+            if not any(path.is_relative_to(root) for root in roots):
                 out.append(str(path))
         return out
 

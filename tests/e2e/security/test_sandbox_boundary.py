@@ -6,6 +6,7 @@ Green as root and as an ordinary user (what differs for root is said where it do
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -220,6 +221,25 @@ def test_a_planted_agent_folder_link_binds_nothing_outside(
     (wrote,) = run_commands(fake_model, fake_env, ws, command, *state)
     assert "exit code: 0" in wrote, wrote
     assert list((outside / "tmp").iterdir()) == []
+
+
+@pytest.mark.parametrize("entry", ["build", "WORKSPACE/build"])
+def test_a_write_path_reached_through_a_planted_link_binds_nothing_outside(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path, entry: str
+) -> None:
+    """Item 2's rule for every path bound writable: the user's own `write_paths: ["build"]`
+    in a clone that ships `build -> ../outside` (a relative entry made every command fail
+    with a bwrap error; an absolute one bound `outside` writable)."""
+    ws, outside = _workspace(tmp_path), tmp_path / "outside"
+    outside.mkdir()
+    (ws / "build").symlink_to("../outside")
+    config = Path(fake_env["HOME"]) / ".config" / "agent"
+    config.mkdir(parents=True)
+    write_paths = [entry.replace("WORKSPACE", str(ws))]
+    (config / "settings.json").write_text(json.dumps({"sandbox": {"write_paths": write_paths}}))
+    (wrote,) = run_commands(fake_model, fake_env, ws, ["echo pwned > build/planted"])
+    assert not (outside / "planted").exists(), wrote
+    assert "bwrap:" not in wrote  # it ran, confined
 
 
 CREDENTIALS = {
