@@ -77,6 +77,9 @@ class ToolContext:
     diagnoser: Diagnoser | None = None
     # directories the user added (/add-dir): read and written as the workspace is (resolved)
     extra_roots: list[Path] = field(default_factory=list)
+    # workspace files the agent itself runs outside the sandbox later (trusted hooks' scripts,
+    # language and MCP servers): read-only to confined commands
+    run_later: tuple[Path, ...] = ()
 
     def resolve(self, path: str) -> Path:
         p = Path(path).expanduser()

@@ -11,6 +11,7 @@ from agent_cli.core.files.paths import Paths
 from agent_cli.core.options import Options
 from agent_cli.core.settings.schema import Settings
 from agent_cli.core.tool_contract import ToolContext
+from agent_cli.policy.run_later import run_later
 from agent_cli.session.fork import fork_session
 from agent_cli.session.owner import SessionOwner, holder_pid, take_session
 from agent_cli.session.resume import (
@@ -85,6 +86,7 @@ def open_session(
         secrets=secrets,
         diagnoser=diagnoser,
         extra_roots=list(options.add_dirs),
+        run_later=run_later(settings, options.workspace),
     )
     session = Session(
         id=session_id,

@@ -100,9 +100,9 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Goals, Daily, Aside):
 
     def sandbox(self) -> Confinement:
         """How this session's shell commands are confined (the status bar, /sandbox)."""
-        added = self.options.add_dirs
+        added, later = self.options.add_dirs, self.session.tool_ctx.run_later
         return Confinement(
-            self.settings.sandbox, self.options.workspace, self.paths.state_dir, added
+            self.settings.sandbox, self.options.workspace, self.paths.state_dir, added, later
         )
 
     @property
