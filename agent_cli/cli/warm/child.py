@@ -1,6 +1,7 @@
-"""A child of the warm process: it becomes its client (descriptors, directory, environment,
-umask, argv, signal dispositions) and runs exactly the in-process code path, then tells the
-client its exit code and ends without teardown. It never returns into the server's code."""
+"""A child of the warm process: it becomes its client (scheduling, descriptors, directory,
+environment, umask, argv, signal dispositions) and runs exactly the in-process code path, then
+tells the client its exit code and ends without teardown. It never returns into the server's
+code."""
 
 from __future__ import annotations
 
@@ -13,9 +14,10 @@ import signal
 import socket
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
-from agent_cli.cli.warm.wire import send_line
+from agent_cli.cli.warm.wire import peer_pid, send_line
 from agent_cli.core.files import durable
 
 READY_S = 5.0
@@ -72,6 +74,28 @@ def die_with_client(conn: socket.socket) -> None:
     fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_ASYNC)
     if select.select([fd], [], [], 0)[0]:  # gone before the signal was armed
         os.kill(os.getpid(), signal.SIGKILL)
+
+
+def fork(
+    prepare: Callable[[], None], conn: socket.socket, request: dict[str, Any], fds: list[int]
+) -> tuple[int, str | None]:
+    """In the server: a child for `request`'s client (`prepare` lets go of the server's own in
+    it; it never returns there). Its pid, and why it could not take its client's scheduling
+    (None: it did, and runs; else it has ended)."""
+    client = peer_pid(conn)
+    ready_r, ready_w = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(ready_r)
+        os.close(ready_w)
+        raise
+    if pid == 0:
+        os.close(ready_r)
+        prepare()
+        run_child(conn, request, fds, client, ready_w)
+    os.close(ready_w)
+    return pid, wait_ready(pid, ready_r)
 
 
 def take_scheduling(client: int, ready: int) -> None:

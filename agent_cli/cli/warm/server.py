@@ -23,7 +23,7 @@ from pathlib import Path
 from agent_cli.cli.warm.kinship import Kinship
 from agent_cli.cli.warm.place import LOG, SOCKET
 from agent_cli.cli.warm.upkeep import rss_kib, take_lock, wait_for_exit
-from agent_cli.cli.warm.wire import peer_pid, peer_uid, recv_request, send_line
+from agent_cli.cli.warm.wire import peer_uid, recv_request, send_line
 
 log = logging.getLogger("agent.warm")
 KILL_AFTER_S = 5.0
@@ -121,48 +121,45 @@ class Server:
             raise PermissionError("a client of another user")
         why = self.kin.of_peer(conn)
         request, fds = recv_request(conn)  # read even when refused: its descriptors are closed
+        try:
+            self._answer(conn, request, fds, why)
+        finally:
+            for fd in fds:  # a child has its own
+                os.close(fd)
+
+    def _answer(
+        self, conn: socket.socket, request: dict[str, object], fds: list[int], why: str | None
+    ) -> None:
         op = request.get("op")
-        if why is None and op not in OPS:
-            why = f"an unknown request ({str(op)[:40]!r})"
+        why = why or (None if op in OPS else f"an unknown request ({str(op)[:40]!r})")
         if why is not None:
-            self._refuse(conn, fds, why)
-            return
-        if op in ("status", "stop"):
-            _answer(conn, fds, self.status())
+            self._refuse(conn, why)
+        elif op in ("status", "stop"):
+            _say(conn, self.status())
             if op == "stop":
                 self.retire("agent server stop")
-            return
-        if self.retiring or request.get("key") != self.key:
-            _answer(conn, fds, {"retire": self.retiring or "another version"})
+        elif self.retiring or request.get("key") != self.key:
+            _say(conn, {"retire": self.retiring or "another version"})
             self.retire(self.retiring or "a client of another version")
-            return
-        self._fork(conn, request, fds)
+        else:
+            self._fork(conn, request, fds)
 
-    def _refuse(self, conn: socket.socket, fds: list[int], why: str) -> None:
+    def _refuse(self, conn: socket.socket, why: str) -> None:
         """The client runs in-process: a child of ours would escape what confines it."""
         self.last_refused = f"{time.strftime('%Y-%m-%d %H:%M:%S')}: {why}"
         log.info("client refused (it runs in-process): %s", why)
-        _answer(conn, fds, {"refused": why})
+        _say(conn, {"refused": why})
 
     def _fork(self, conn: socket.socket, request: dict[str, object], fds: list[int]) -> None:
         if threading.active_count() != 1:  # forking with threads: their locks come along
-            raise RuntimeError("the warm process has threads; it cannot fork safely")
-        from agent_cli.cli.warm.child import run_child, wait_ready
-
-        client = peer_pid(conn)
-        ready_r, ready_w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            os.close(ready_r)
-            self._in_child()
-            run_child(conn, request, fds, client, ready_w)  # never returns
-        os.close(ready_w)
-        why = wait_ready(pid, ready_r)  # it took the client's scheduling, or could not
-        if why is not None:
-            self._refuse(conn, fds, why)
+            self._refuse(conn, "the warm process has threads; it cannot fork safely")
             return
-        for fd in fds:
-            os.close(fd)
+        from agent_cli.cli.warm.child import fork
+
+        pid, why = fork(self._in_child, conn, request, fds)
+        if why is not None:  # it could not take its client's scheduling, and ended
+            self._refuse(conn, why)
+            return
         conn.settimeout(None)
         self.children[pid] = conn
         self.served += 1
@@ -261,11 +258,8 @@ class Server:
         }
 
 
-def _answer(conn: socket.socket, fds: list[int], message: dict[str, object]) -> None:
-    """One line for a client that gets no child; its descriptors closed."""
-    for fd in fds:
-        os.close(fd)
-    send_line(conn, message)
+def _say(conn: socket.socket, message: dict[str, object]) -> None:
+    send_line(conn, message)  # a client that gets no child: one line
     conn.close()
 
 
