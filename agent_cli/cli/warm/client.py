@@ -17,7 +17,7 @@ import sys
 from os.path import join
 from types import FrameType
 
-from agent_cli.cli.warm.place import LOCK, SOCKET, choice, note, private_dir, version_key
+from agent_cli.cli.warm.place import LOCK, SOCKET, choice, note, private_dir, supported, version_key
 from agent_cli.cli.warm.wire import Lines, peer_uid, send_request
 
 HANDSHAKE_S = 3.0
@@ -176,7 +176,10 @@ def start_server(
     """Start the warm process in the background, unless one holds the lock (starting or
     serving; `held_ok`: a retiring one, which lets go of it). With `after`, it warms up only
     once process `after` has ended. Its environment has no secrets: each child gets its
-    client's. A runtime directory that cannot be used: none, quietly."""
+    client's. A runtime directory that cannot be used, or another system than Linux: none,
+    quietly."""
+    if not supported():
+        return
     try:
         lock = os.open(join(folder, LOCK), os.O_RDWR | os.O_CREAT, 0o600)
     except OSError:

@@ -77,13 +77,21 @@ def _user_settings() -> dict[str, object]:
     return section if isinstance(section, dict) else {}
 
 
+def supported() -> bool:
+    """Linux only: a client is judged by SO_PEERCRED and /proc, its child by pidfds."""
+    return sys.platform.startswith("linux")
+
+
 def choice(env: Mapping[str, str] = os.environ) -> ServerChoice:
-    """`AGENT_NO_SERVER=1` turns it off, `AGENT_SERVER=1` on (tests opt in so); else `CI` set
-    turns it off; else the user setting `server.enabled` (default on)."""
+    """Off where it is not supported, quietly; `AGENT_NO_SERVER=1` turns it off,
+    `AGENT_SERVER=1` on (tests opt in so); else `CI` set turns it off; else the user setting
+    `server.enabled` (default on)."""
     section = _user_settings()
     idle = section.get("idle_minutes", DEFAULT_IDLE_MINUTES)
     ok = isinstance(idle, int | float) and not isinstance(idle, bool) and idle > 0
     idle_s = float(idle) * 60 if ok else DEFAULT_IDLE_MINUTES * 60  # type: ignore[arg-type]
+    if not supported():
+        return ServerChoice(False, idle_s, sys.platform)
     if env.get("AGENT_NO_SERVER", "") not in ("", "0"):
         return ServerChoice(False, idle_s, "AGENT_NO_SERVER")
     if env.get("AGENT_SERVER", "") not in ("", "0"):
