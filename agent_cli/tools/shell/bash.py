@@ -202,8 +202,11 @@ async def _within(proc: asyncio.subprocess.Process, seconds: float) -> bool:
 
 
 def confinement(ctx: ToolContext) -> Confinement:
+    """The sandbox of `ctx`'s commands: its workspace, /add-dir's folders, and the workspace
+    files the agent runs outside later (read-only inside)."""
+    roots = tuple(ctx.extra_roots)
     return Confinement(
-        ctx.settings.sandbox, ctx.workspace, ctx.paths.state_dir, tuple(ctx.extra_roots)
+        ctx.settings.sandbox, ctx.workspace, ctx.paths.state_dir, roots, ctx.run_later
     )
 
 

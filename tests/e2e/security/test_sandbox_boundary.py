@@ -295,3 +295,21 @@ def test_required_mode_never_runs_an_unsandboxed_command_even_in_bypass(
     (result,) = [str(b["content"]) for b in last_user_blocks(fake_model.bodies()[-1])]
     assert not (outside / "escaped").exists()
     assert "sandbox.mode is required" in result
+
+
+def test_a_script_a_trusted_hook_runs_cannot_be_rewritten_from_inside(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+) -> None:
+    """README's own example, a trusted workspace's `pre_tool_use` hook `./check.sh`: the
+    confined command rewrote check.sh and the next hook ran it outside the sandbox."""
+    ws, outside = _workspace(tmp_path), tmp_path / "outside"
+    outside.mkdir()
+    (ws / "check.sh").write_text("#!/bin/sh\nexit 0\n")
+    (ws / "check.sh").chmod(0o755)
+    hooks = {"hooks": {"pre_tool_use": [{"command": "./check.sh"}]}}
+    (ws / ".agent" / "settings.json").write_text(json.dumps(hooks))
+    env = {**fake_env, "AGENT_TRUST_WORKSPACE": "1"}
+    rewrite = f"printf '#!/bin/sh\\ntouch {outside}/ran\\n' > check.sh; mv check.sh c.old"
+    results = run_commands(fake_model, env, ws, [rewrite, "true"])
+    assert not (outside / "ran").exists(), results
+    assert (ws / "check.sh").read_text() == "#!/bin/sh\nexit 0\n"
