@@ -13,6 +13,7 @@ its absolute path, and an asyncio start goes through `spawn.start`."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import os
@@ -24,7 +25,7 @@ from contextlib import AbstractAsyncContextManager as AsyncContextManager
 from typing import Any, Protocol, TypeVar
 
 from agent_cli.core import snapshot_hold
-from agent_cli.core.outside import spawn
+from agent_cli.core.outside import reap, spawn
 from agent_cli.jobs.board import start_guard
 from agent_cli.jobs.gate import StartGate
 
@@ -42,6 +43,11 @@ class GroupWatch:
 
     def remove(self, pgid: int) -> None:
         self._tell(f"-{pgid}")
+
+    def close(self) -> None:
+        """At exit: the watcher hears the pipe end, kills what it still watches, and exits
+        (while this process can still reap it: core/outside/reap.py)."""
+        self.forget()
 
     def forget(self) -> None:
         """In a forked child: the pipe is the parent's, and stays the parent's."""
@@ -65,6 +71,16 @@ class GroupWatch:
 
 
 WATCH = GroupWatch()
+SETTLE_S = 2.0  # at exit, how long the watchers may take to end
+
+
+async def end_watchers() -> None:
+    """At exit: the watchers told to end, and what they and the commands leave reaped here
+    rather than orphaned (core/outside/reap.py)."""
+    WATCH.close()
+    await asyncio.to_thread(reap.settle, SETTLE_S)
+
+
 os.register_at_fork(after_in_child=WATCH.forget)
 
 

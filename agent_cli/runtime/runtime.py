@@ -23,6 +23,7 @@ from agent_cli.core.events import Event
 from agent_cli.core.messages import Block
 from agent_cli.core.options import Options, PermissionMode
 from agent_cli.jobs.ledger import PastJob
+from agent_cli.jobs.watch import end_watchers
 from agent_cli.loop.user_input import user_shell, with_files
 from agent_cli.mcp.prompts import attach_resources
 from agent_cli.memory.setup import finish, listing
@@ -289,6 +290,7 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Goals, Daily, Aside):
         await self.wiring.aclose()  # the language servers
         if self.mcp is not None:
             await self.mcp.aclose()
+        await end_watchers()
         if self._client is not None:
             if wait:
                 await finish(self._memories)

@@ -191,16 +191,16 @@ def start_server(
             os.close(lock)
             return
     os.close(lock)  # the server takes it for good; two starting at once: one wins there
-    import subprocess
+    from agent_cli.core.outside import spawn
 
     keep = ("PATH", "PYTHONPATH", "HOME", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "TMPDIR", "LANG")
     env = {k: v for k, v in os.environ.items() if k in keep or k.startswith("LC_")}
     cmd = [sys.executable, "-m", "agent_cli.cli.warm.server", folder, key, str(idle_s)]
     cmd += [] if after is None else [str(after)]
     try:
-        subprocess.Popen(
-            cmd, env=env, cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
+        spawn.popen(
+            cmd, env=env, cwd="/", stdin=spawn.DEVNULL, stdout=spawn.DEVNULL,
+            stderr=spawn.DEVNULL, start_new_session=True, close_fds=True,
         )  # fmt: skip
     except OSError as e:
         note(folder, f"could not start the warm process ({e})")

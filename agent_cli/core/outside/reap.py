@@ -10,7 +10,6 @@ What it started itself is waited for by whoever started it (subprocess, asyncio)
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import sys
 import time
@@ -26,6 +25,8 @@ def adopt() -> bool:
     """This process becomes the subreaper of its descendants (Linux); False elsewhere."""
     if not sys.platform.startswith("linux"):
         return False
+    import ctypes
+
     with contextlib.suppress(OSError, AttributeError):
         return bool(ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1) == 0)
     return False

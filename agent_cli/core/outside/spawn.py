@@ -6,17 +6,19 @@ reap.py, which reaps what it leaves behind (and sweeps before each start)."""
 
 from __future__ import annotations
 
-import asyncio
 import errno
 import os
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_cli.core.outside import reap
 from agent_cli.core.outside.env import clean_env
 from agent_cli.core.outside.paths import program
+
+if TYPE_CHECKING:
+    import asyncio
 
 _passed: frozenset[str] = frozenset()
 
@@ -72,6 +74,8 @@ async def start(
 ) -> asyncio.subprocess.Process:
     """`asyncio.create_subprocess_exec(*argv)` with the gate's environment unless one is
     given."""
+    import asyncio  # here: the warm client starts its server through this module, lightly
+
     reap.sweep()
     argv = absolute(argv, kwargs.get("cwd"))
     proc = await asyncio.create_subprocess_exec(*argv, env=_env(env), **kwargs)
