@@ -92,7 +92,10 @@ class Confinement:
 
     def networked(self, unsandboxed: bool = False) -> bool:
         """Would the command reach the network only through the agent's proxy? (bubblewrap)"""
-        return not self.unconfined(unsandboxed) and found().mechanism == "bwrap"
+        mode = self.settings.mode
+        if mode != "required" and (unsandboxed or mode == "off"):
+            return False
+        return found().mechanism == "bwrap"
 
     def argv(
         self,
@@ -104,12 +107,14 @@ class Confinement:
         """`argv` confined; unchanged when unsandboxed, off, or (auto) nothing can confine.
         SandboxUnavailable in `required` mode without a mechanism, and for any unsandboxed
         command in `required` mode, whatever the permission mode or rules said."""
-        if not self.confines(unsandboxed):
+        probed = self.confines(unsandboxed)
+        if probed is None:
             return list(argv)
-        return wrap(argv, self.policy(), found(), self.settings.mode, channel, handoff)
+        return wrap(argv, self.policy(), probed, self.settings.mode, channel, handoff)
 
-    def confines(self, unsandboxed: bool = False) -> bool:
-        """Will argv() confine the command? SandboxUnavailable where it would."""
+    def confines(self, unsandboxed: bool = False) -> SandboxProbe | None:
+        """The mechanism argv() confines the command with; None when it runs unconfined.
+        SandboxUnavailable where argv() would raise it."""
         mode = self.settings.mode
         if unsandboxed and mode == "required":
             raise SandboxUnavailable(
@@ -117,11 +122,11 @@ class Confinement:
                 '"unsandboxed": true is refused. Run it confined, or ask the user to run it'
             )
         if unsandboxed or mode == "off":
-            return False
+            return None
         probed = found()
         if probed.mechanism is None and mode == "required":
             raise SandboxUnavailable(probed.refusal())
-        return probed.mechanism is not None
+        return probed if probed.mechanism is not None else None
 
     def state(self) -> str:
         """The status bar's word: `sandbox bwrap`, `sandbox off`, or the fallback."""

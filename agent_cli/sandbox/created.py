@@ -52,8 +52,10 @@ class Watch:
     indexes: dict[str, tuple[int, ...] | None]  # each repository's index, to see new submodules
 
     @classmethod
-    def before(cls, policy: SandboxPolicy) -> Watch:
-        seen = [(s, tuple(_identity(i) for i in chain(s.root, s.parts))) for s in guarded(policy)]
+    def before(cls, policy: SandboxPolicy, found: list[Spot] | None = None) -> Watch:
+        """`found`: the policy's spots when already looked up (protect.guarded)."""
+        spots_ = guarded(policy) if found is None else found
+        seen = [(s, tuple(_identity(i) for i in chain(s.root, s.parts))) for s in spots_]
         indexes = {repo: identity(_index(repo)) for repo in _repositories(policy)}
         return cls(os.path.realpath(policy.workspace), policy, tuple(seen), indexes)
 

@@ -10,12 +10,15 @@ from __future__ import annotations
 import contextlib
 import os
 
+from agent_cli.sandbox.protect import Spot
+
 _PATH_FLAGS = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 class Handoff:
-    def __init__(self) -> None:
+    def __init__(self, spots: list[Spot] | None = None) -> None:
         self.fds: list[int] = []
+        self.spots = spots  # the protected paths as looked up for this command, if they were
 
     def file(self, path: str) -> int:
         """`path` opened for reading (its own offset: bwrap reads it whole)."""

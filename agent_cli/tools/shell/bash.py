@@ -105,7 +105,7 @@ class Bash(Tool[BashInput]):
             env = await git_guard.neutral_env(ctx.workspace, env)  # it may have run unasked
         argv, sandbox = ["bash", "-c", args.command], confinement(ctx)
         try:
-            confines = sandbox.confines(args.unsandboxed)
+            confines = sandbox.confines(args.unsandboxed) is not None
         except SandboxUnavailable as e:
             return ToolResult(f"Not run: {e}", is_error=True, summary=f"bash {args.command}")
         confined = None

@@ -12,6 +12,7 @@ from agent_cli.jobs.job import Shell, exit_code
 from agent_cli.sandbox.confine import Confinement
 from agent_cli.sandbox.created import Watch
 from agent_cli.sandbox.handoff import Handoff
+from agent_cli.sandbox.protect import guarded
 from agent_cli.sandbox.wrap import denial_note, offline_note, socket_note
 from agent_cli.tools.shell.net_access import network_notes, open_proxy
 from agent_cli.tools.shell.net_proxy import NetworkProxy
@@ -33,8 +34,9 @@ class Confined:
         """The protected paths as they stand once the missing protected folders are made."""
         policy = confinement.policy()
         policy.prepare()
+        found = guarded(policy)  # looked up once: for the watch, and for bwrap's binds
         proxy = await open_proxy(ctx, command) if networked else None
-        return cls(Watch.before(policy), proxy)
+        return cls(Watch.before(policy, found), proxy, Handoff(found))
 
     @property
     def channel(self) -> int | None:
