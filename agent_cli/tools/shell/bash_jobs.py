@@ -36,6 +36,8 @@ async def start_background(
     """A job; what its sandbox holds (its proxy) is let go when it ends."""
     proc: subprocess.Popen[bytes] | None = None
     try:
+        if board is None:
+            return ToolResult(NOT_HERE, is_error=True, summary=f"bash {command} → not started")
         fds = confined.pass_fds if confined is not None else ()
         proc, result = _start(board, command, ctx, env, argv, fds)
     finally:
@@ -46,15 +48,13 @@ async def start_background(
 
 
 def _start(
-    board: JobBoard | None,
+    board: JobBoard,
     command: str,
     ctx: ToolContext,
     env: dict[str, str],
     argv: list[str] | None,
     fds: tuple[int, ...] = (),
 ) -> tuple[subprocess.Popen[bytes] | None, ToolResult]:
-    if board is None:
-        return None, ToolResult(NOT_HERE, is_error=True, summary=f"bash {command} → not started")
     try:
         slot = board.reserve(ctx.session_id)
     except JobLimitError as e:
