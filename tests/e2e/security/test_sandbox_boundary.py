@@ -309,7 +309,7 @@ def test_a_script_a_trusted_hook_runs_cannot_be_rewritten_from_inside(
     hooks = {"hooks": {"pre_tool_use": [{"command": "./check.sh"}]}}
     (ws / ".agent" / "settings.json").write_text(json.dumps(hooks))
     env = {**fake_env, "AGENT_TRUST_WORKSPACE": "1"}
-    rewrite = f"printf '#!/bin/sh\\ntouch {outside}/ran\\n' > check.sh; mv check.sh c.old"
+    rewrite = f"printf '#!/bin/sh\\ntouch {outside}/ran\\n' > check.sh"
     results = run_commands(fake_model, env, ws, [rewrite, "true"])
     assert not (outside / "ran").exists(), results
     assert (ws / "check.sh").read_text() == "#!/bin/sh\nexit 0\n"
