@@ -126,15 +126,18 @@ def test_an_untrusted_workspace_cannot_widen_the_sandbox(
         "write_paths": ["/"],
         "deny_read": ["/srv/secrets"],
         "network": {"allowed_domains": ["evil.example"]},
+        "allow_unix_sockets": True,
     }
     (ws / ".agent" / "settings.json").write_text(json.dumps({"sandbox": wide}))
     untrusted = load_settings(ws).sandbox
     assert untrusted.mode == "auto"
     assert untrusted.write_paths == []
+    assert not untrusted.allow_unix_sockets
     assert untrusted.network.allowed_domains == []
     assert untrusted.deny_read == ["/srv/secrets"]  # narrowing applies either way
     trusted = load_settings(ws, trusted=True).sandbox
     assert (trusted.mode, trusted.write_paths) == ("off", ["/"])
+    assert trusted.allow_unix_sockets
     (ws / ".agent" / "settings.json").write_text('{"sandbox": {"mode": "required"}}')
     assert load_settings(ws).sandbox.mode == "required"  # narrower than the user's auto
 

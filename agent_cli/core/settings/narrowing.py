@@ -10,7 +10,7 @@ log = logging.getLogger(__name__)
 MODE_RANK = {"plan": 0, "default": 1, "accept-edits": 2, "bypass": 3}  # narrow -> wide
 LSP_COMMANDS = ("servers", "formatters")
 SANDBOX_RANK = {"required": 0, "auto": 1, "off": 2}  # narrow -> wide
-SANDBOX_WIDENING = ("write_paths",)
+SANDBOX_WIDENING = ("write_paths", "allow_unix_sockets")
 
 
 def _sandbox_narrowed(sandbox: dict[str, Any], base_mode: str) -> dict[str, Any]:
