@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
+from agent_cli.core.outside import spawn
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.jobs.board import JobBoard
 from agent_cli.jobs.gate import StartGate
@@ -221,8 +222,8 @@ async def _spawn(
     `fds` too. A cancel while the pipes are still being set up waits for the process and kills
     its group."""
     spawning = asyncio.ensure_future(
-        asyncio.create_subprocess_exec(
-            *gate.wrap(argv),
+        spawn.start(
+            gate.wrap(argv),
             pass_fds=(*gate.pass_fds, *fds),
             cwd=ctx.workspace,
             env=env,

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import subprocess
 
 from pydantic import Field
 
+from agent_cli.core.outside import spawn
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.jobs.board import JobBoard, JobLimitError
 from agent_cli.jobs.gate import StartGate
@@ -34,7 +34,7 @@ async def start_background(
     confined: Confined | None = None,
 ) -> ToolResult:
     """A job; what its sandbox holds (its proxy) is let go when it ends."""
-    proc: subprocess.Popen[bytes] | None = None
+    proc: spawn.Popen[bytes] | None = None
     try:
         if board is None:
             return ToolResult(NOT_HERE, is_error=True, summary=f"bash {command} → not started")
@@ -54,7 +54,7 @@ def _start(
     env: dict[str, str],
     argv: list[str] | None,
     fds: tuple[int, ...] = (),
-) -> tuple[subprocess.Popen[bytes] | None, ToolResult]:
+) -> tuple[spawn.Popen[bytes] | None, ToolResult]:
     try:
         slot = board.reserve(ctx.session_id)
     except JobLimitError as e:
@@ -64,14 +64,14 @@ def _start(
     gate = StartGate()  # the command waits until the watcher knows its group
     try:
         with slot.output.open("wb") as out:
-            proc = subprocess.Popen(
+            proc = spawn.popen(
                 gate.wrap(argv or ["bash", "-c", command]),
                 pass_fds=(*gate.pass_fds, *fds),
                 cwd=ctx.workspace,
                 env=env,
-                stdin=subprocess.DEVNULL,
+                stdin=spawn.DEVNULL,
                 stdout=out,
-                stderr=subprocess.STDOUT,
+                stderr=spawn.STDOUT,
                 start_new_session=True,
             )
     except OSError as e:
