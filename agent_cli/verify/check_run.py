@@ -12,8 +12,11 @@ from pathlib import Path
 from agent_cli.core.outside import spawn
 from agent_cli.core.settings.sandbox import SandboxSettings
 from agent_cli.jobs.spawn import exited, kill_group
+from agent_cli.sandbox.created import Watch
+from agent_cli.sandbox.handoff import Handoff
 from agent_cli.sandbox.policy import SandboxPolicy
 from agent_cli.sandbox.probe import SandboxProbe, probe
+from agent_cli.sandbox.protect import guarded
 from agent_cli.sandbox.wrap import SandboxUnavailable, wrap
 
 DRAIN_S = 2.0  # after the shell exits, how long a child that left its group may hold the pipe
@@ -31,13 +34,45 @@ def _probe() -> SandboxProbe:
     return probe()
 
 
-def argv_for(command: str, workspace: Path, sandbox: SandboxSettings) -> list[str]:
+def _policy(workspace: Path, sandbox: SandboxSettings) -> SandboxPolicy:
+    return SandboxPolicy(workspace, write_paths=tuple(sandbox.write_paths),
+                         deny_read=tuple(sandbox.deny_read))  # fmt: skip
+
+
+def argv_for(
+    command: str, workspace: Path, sandbox: SandboxSettings, handoff: Handoff | None = None
+) -> list[str]:
+    """`bash -c command`, confined as `sandbox` says (SandboxUnavailable in required mode
+    without a mechanism); `handoff` takes the descriptors bwrap binds by (see bash's)."""
     argv = ["bash", "-c", command]
     if sandbox.mode == "off":
         return argv
-    policy = SandboxPolicy(workspace, write_paths=tuple(sandbox.write_paths),
-                           deny_read=tuple(sandbox.deny_read))  # fmt: skip
-    return wrap(argv, policy, _probe(), sandbox.mode)
+    return wrap(argv, _policy(workspace, sandbox), _probe(), sandbox.mode, handoff=handoff)
+
+
+@dataclass
+class _Held:
+    """A check's confinement: its argv, the descriptors it inherits, and the protected paths
+    as they stood, settled once it has ended (what it planted there is moved aside)."""
+
+    argv: list[str]
+    handoff: Handoff
+    watch: Watch | None
+
+    @classmethod
+    def of(cls, command: str, workspace: Path, sandbox: SandboxSettings) -> _Held:
+        plain = ["bash", "-c", command]
+        if sandbox.mode == "off":
+            return cls(plain, Handoff(), None)
+        policy = _policy(workspace, sandbox)
+        found = guarded(policy)
+        handoff = Handoff(found)
+        argv = argv_for(command, workspace, sandbox, handoff)
+        return cls(argv, handoff, None if argv == plain else Watch.before(policy, found))
+
+    def settle(self) -> str:
+        notes = self.watch.settle() if self.watch is not None else []
+        return "".join(f"\n{note}" for note in notes)
 
 
 async def run_check(
@@ -45,16 +80,27 @@ async def run_check(
 ) -> CheckRun:
     """Runs `command`; the whole process group dies on timeout or when the turn is stopped."""
     try:
-        argv = argv_for(command, workspace, sandbox)
+        held = _Held.of(command, workspace, sandbox)
     except SandboxUnavailable as e:
         return CheckRun(command, None, str(e))
     try:  # the gate's environment: the user's, less credentials
         proc = await spawn.start(
-            argv, cwd=workspace, stdin=spawn.DEVNULL, stdout=spawn.PIPE, stderr=spawn.STDOUT,
-            start_new_session=True,
+            held.argv, cwd=workspace, stdin=spawn.DEVNULL, stdout=spawn.PIPE,
+            stderr=spawn.STDOUT, start_new_session=True, pass_fds=held.handoff.fds,
         )  # fmt: skip
     except OSError as e:
         return CheckRun(command, None, f"could not start: {e}")
+    finally:
+        held.handoff.close()
+    try:
+        code, text = await _waited(proc, timeout_s)
+    finally:
+        settled = held.settle()
+    return CheckRun(command, code, text[-tail:] + settled if code is not None else text + settled)
+
+
+async def _waited(proc: asyncio.subprocess.Process, timeout_s: float) -> tuple[int | None, str]:
+    """(its exit code, its output); (None, why) when it timed out and was killed."""
     assert proc.stdout is not None
     reading = asyncio.ensure_future(proc.stdout.read())
     try:
@@ -62,7 +108,7 @@ async def run_check(
     except TimeoutError:
         kill_group(proc)
         reading.cancel()
-        return CheckRun(command, None, f"timed out after {timeout_s:g} s and was killed")
+        return None, f"timed out after {timeout_s:g} s and was killed"
     except asyncio.CancelledError:
         kill_group(proc)
         reading.cancel()
@@ -74,5 +120,4 @@ async def run_check(
         await asyncio.wait_for(asyncio.shield(reading), DRAIN_S)
     raw = reading.result() if reading.done() else b""
     reading.cancel()
-    text = raw.decode("utf-8", errors="replace")
-    return CheckRun(command, proc.returncode, text[-tail:])
+    return proc.returncode, raw.decode("utf-8", errors="replace")
