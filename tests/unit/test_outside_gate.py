@@ -1,7 +1,8 @@
 """Every program agent_cli/ starts goes through the gate (agent_cli/core/outside/spawn.py) or
 the sandbox's own wrapper (issue 50): no other module imports `subprocess` or calls
 `asyncio.create_subprocess_*`, `os.exec*`, `os.spawn*`, `os.posix_spawn*`, `os.system`,
-`os.popen`, `pty.spawn` or anyio's process starts, and `os.fork` is used only where the reason is written here."""
+`os.popen`, `pty.spawn` or anyio's process starts, and `os.fork` is used only where the
+reason is written here."""
 
 from __future__ import annotations
 

@@ -107,7 +107,10 @@ def test_add_list_trust_run_and_a_changed_command_line(
     changed = run_cli(fake_env, workspace, "mcp", "get", "proj")
     assert "proj: not trusted" in changed.stdout
     assert "--tools 1" in changed.stdout  # the launch line shown is the new one
-    assert "command line, headers or environment changed since this workspace was trusted" in changed.stderr
+    assert (
+        "command line, headers or environment changed since this workspace was trusted"
+        in changed.stderr
+    )
 
     removed = run_cli(fake_env, workspace, "mcp", "remove", "testsrv")
     assert removed.returncode == 0
