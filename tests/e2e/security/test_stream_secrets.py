@@ -85,12 +85,12 @@ def test_an_acp_editor_joining_the_chunks_never_has_the_key(
     async def drive() -> list[str]:
         async with agent_acp(fake_env, tmp_path, editor) as conn:
             session = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
-            stops = []
+            stops: list[str] = []
             for prompt in ("what is my key?", "again?"):
                 reply = await conn.prompt(
                     session_id=session.session_id, prompt=[text_block(prompt)]
                 )
-                stops.append(reply.stop_reason)
+                stops.append(str(reply.stop_reason))
             return stops
 
     assert asyncio.run(drive()) == ["end_turn", "end_turn"]

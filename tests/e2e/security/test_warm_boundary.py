@@ -233,6 +233,7 @@ def test_a_peer_in_other_namespaces_is_refused_every_op(place: Place, wrapper: s
     """The server's own check: the peer really connects (plain bwrap or unshare, no filter on
     its sockets) and every forged request is answered with a refusal."""
     before = place.start()
+    argv: tuple[str, ...]
     if wrapper == "bwrap":
         argv = ("bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind")
         argv += (str(place.ws), str(place.ws), "--unshare-net", "--unshare-pid", "--")

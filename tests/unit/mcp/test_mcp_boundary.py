@@ -33,10 +33,10 @@ def test_a_client_may_keep_or_narrow_the_servers_mode(server: Any, allowed: list
     assert client_mode(None, server) is None  # the server's own then
     for mode in ("plan", "default", "accept-edits", "bypass"):
         if mode in allowed:
-            assert client_mode(mode, server) == mode  # type: ignore[arg-type]
+            assert client_mode(mode, server) == mode
         else:
             with pytest.raises(Refused, match=f"'{mode}' is wider than this server's mode"):
-                client_mode(mode, server)  # type: ignore[arg-type]
+                client_mode(mode, server)
 
 
 def test_a_session_folder_is_the_workspace_or_a_real_folder_inside(tmp_path: Path) -> None:
@@ -97,7 +97,7 @@ def test_the_agents_credentials_are_never_expanded(name: str) -> None:
 )
 def test_a_server_naming_one_is_skipped_in_every_scope(field: dict[str, Any]) -> None:
     for scope in ("user", "project"):
-        loaded = entries_from({"srv": field}, "here", scope, ENV)  # type: ignore[arg-type]
+        loaded = entries_from({"srv": field}, "here", scope, ENV)
         assert loaded.servers == []
         [line] = loaded.skipped
         assert line.startswith("here: server 'srv' skipped: it names $")

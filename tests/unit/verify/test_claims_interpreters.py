@@ -78,8 +78,8 @@ def project(tmp_path: Path, fake_env: dict[str, str], fake_model: FakeAnthropic)
         path = bin_dir / name
         path.write_text("#!/bin/sh\n" + body)
         path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    path = [str(bin_dir), str(Path(sys.executable).parent), fake_env["PATH"]]
-    fake_env["PATH"] = os.pathsep.join(path)
+    entries = [str(bin_dir), str(Path(sys.executable).parent), fake_env["PATH"]]
+    fake_env["PATH"] = os.pathsep.join(entries)
     return tmp_path
 
 
