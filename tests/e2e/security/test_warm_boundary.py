@@ -23,12 +23,11 @@ from typing import Any
 import pytest
 
 from tests.e2e.helpers import REPO, last_user_blocks
+from tests.e2e.security.nobody import NOBODY, REACHED, nobody_can_run_python, within_reach
 from tests.fake_model import FakeAnthropic
 from tests.waiting import wait_until
 
-NOBODY = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"]
-OPS = ("exec", None, "run", "status", "stop")
-REACHED = "AGENT_TEST_WITHIN_REACH"  # stop last: it would end the server
+OPS = ("exec", None, "run", "status", "stop")  # stop last: it would end the server
 
 # the hostile repository's program: forged requests, each answer kept in answers.json
 ATTACK = """import json, os, socket, sys
@@ -143,35 +142,17 @@ class Place:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-def _nobody_can_run_python() -> bool:
-    check = "import os, sys; sys.exit(0 if os.access(sys.executable, os.X_OK) else 1)"
-    return subprocess.run([*NOBODY, sys.executable, "-c", check], check=False).returncode == 0
-
-
-def _within_reach(keep: Path) -> list[str]:
-    """A wrapper: a private mount namespace in which an ordinary user reaches the interpreter,
-    which lives under a folder closed to others (/root, on the CI's machine): that folder is
-    replaced by an empty one that holds only the way on, bound from the real one."""
-    path = Path(os.path.realpath(sys.executable))
-    closed = next(p for p in reversed(path.parents) if not p.stat().st_mode & 0o001)
-    way = closed / path.relative_to(closed).parts[0]
-    steps = 'mount --bind "$1" "$3" && mount -t tmpfs -o mode=755 tmpfs "$2" && mkdir "$1"'
-    steps += ' && mount --bind "$3" "$1" && shift 3 && exec "$@"'
-    unshare = ["unshare", "-m", "--propagation", "private"]
-    return [*unshare, "sh", "-c", steps, "sh", str(way), str(closed), str(keep)]
-
-
 @pytest.mark.timeout(1200)
 def test_as_an_ordinary_user(tmp_path: Path):
     """Where the interpreter is out of an ordinary user's reach, this module's cases as that
     user (skipped in this run) run here, inside a mount namespace that puts it within reach."""
-    if os.geteuid() != 0 or _nobody_can_run_python() or os.environ.get(REACHED):
+    if os.geteuid() != 0 or nobody_can_run_python() or os.environ.get(REACHED):
         pytest.skip("the ordinary user's cases run in this run itself")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     argv = [sys.executable, "-m", "pytest", __file__, "-k", "nobody", "-p", "no:cacheprovider"]
     argv += ["-p", "no:xdist", "-q", "-rs"]
     inner = subprocess.run(
-        [*_within_reach(tmp_path), *argv], cwd=REPO, env={**env, REACHED: "1"},
+        [*within_reach(tmp_path), *argv], cwd=REPO, env={**env, REACHED: "1"},
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert inner.returncode == 0, inner.stdout[-6000:] + inner.stderr[-2000:]
@@ -183,7 +164,7 @@ def place(request: pytest.FixtureRequest, fake_env: dict[str, str]) -> Iterator[
     as_nobody = request.param == "nobody"
     if os.geteuid() != 0:
         pytest.skip("the root case needs root, and only root can become another user")
-    if as_nobody and not _nobody_can_run_python():
+    if as_nobody and not nobody_can_run_python():
         pytest.skip(
             f"{sys.executable} is out of an ordinary user's reach: test_as_an_ordinary_user"
         )
