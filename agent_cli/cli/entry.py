@@ -16,6 +16,14 @@ from agent_cli.core.files import durable
 FAST_EXIT = ("run", "chat")
 
 
+def adopt_descendants() -> None:
+    """A process of its own (never a host that runs the CLI in-process, such as a test runner,
+    whose other children are not ours to reap) becomes the subreaper of what it starts."""
+    from agent_cli.core.outside import reap
+
+    reap.adopt()
+
+
 def main() -> None:
     argv = sys.argv[1:]
     if argv in (["--version"], ["-V"]):
@@ -31,6 +39,7 @@ def main() -> None:
         if code is not None:
             flush_std()
             os._exit(code)
+    adopt_descendants()
     code = run_in_process(argv)
     if argv[:1] and argv[0] in FAST_EXIT:
         settle()

@@ -30,7 +30,7 @@ from anyio.streams.text import TextReceiveStream
 from mcp.os.posix.utilities import terminate_posix_process_tree
 from mcp.shared.message import SessionMessage
 
-from agent_cli.core.outside import spawn
+from agent_cli.core.outside import reap, spawn
 from agent_cli.core.outside.paths import program
 from agent_cli.jobs.watch import gated
 
@@ -50,7 +50,7 @@ async def gated_stdio(
 ) -> AsyncIterator[Streams]:
     async def start(argv: list[str], fds: tuple[int, ...]) -> Process:
         # anyio's process (its streams are what the bridge reads): spawn.py has no anyio start
-        return await anyio.open_process(
+        process = await anyio.open_process(
             argv,
             env=spawn.default_env(env),
             stderr=errlog,
@@ -58,6 +58,8 @@ async def gated_stdio(
             start_new_session=True,
             pass_fds=fds,
         )
+        reap.started(process.pid)  # anyio waits for it; what it leaves is reaped here
+        return process
 
     async with gated([found(command, cwd), *args], start) as process, _bridge(process) as streams:
         yield streams

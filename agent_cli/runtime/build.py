@@ -18,7 +18,7 @@ from agent_cli.core.files import durable
 from agent_cli.core.files.logs import secrets_from_env, setup_logging
 from agent_cli.core.files.paths import Paths
 from agent_cli.core.options import Options
-from agent_cli.core.outside import reap, spawn
+from agent_cli.core.outside import spawn
 from agent_cli.core.settings.schema import Settings, load_settings
 from agent_cli.core.tool_contract import AnyTool
 from agent_cli.jobs.board import JobBoard
@@ -167,7 +167,6 @@ def build_runtime(
     settings, paths = load(options, extensions)
     require_credentials()
     spawn.pass_names(settings.pass_env)
-    reap.adopt()  # what the agent's commands leave behind comes back to it to reap
     paths.require_writable()  # a read-only workspace: one line, before any work
     call_log = start_logging(paths, quiet)
     log_problems(extensions.problems)

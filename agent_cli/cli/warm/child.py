@@ -141,8 +141,9 @@ def run_child(
         send_line(conn, {"pid": os.getpid()})
         die_with_client(conn)
         become_client(request, fds)
-        from agent_cli.cli.entry import run_in_process, settle
+        from agent_cli.cli.entry import adopt_descendants, run_in_process, settle
 
+        adopt_descendants()
         code = run_in_process(list(request["argv"]))
         settle()
     except BaseException:
