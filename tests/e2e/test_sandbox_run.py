@@ -16,19 +16,11 @@ import pytest
 from tests.conftest import FAKE_API_KEY
 from tests.e2e.helpers import REPO, last_user_blocks, run_agent
 from tests.fake_model import FakeAnthropic
+from tests.sandbox_support import sandbox_workspace
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 
 DENIED = "[sandbox: a write outside the workspace or to a protected path was denied"
-
-
-def _workspace(tmp_path: Path) -> Path:
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    subprocess.run(["git", "init", "-q", str(ws)], check=True)
-    (ws / ".agent").mkdir()
-    (ws / ".agent" / "settings.json").write_text("{}\n")
-    return ws
 
 
 def _results(fake_model: FakeAnthropic) -> list[str]:
@@ -51,7 +43,7 @@ def _holders(folder: Path) -> list[int]:
 def test_a_planted_key_reads_as_nothing_and_the_agents_environment_is_out_of_sight(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ) -> None:
-    ws = _workspace(tmp_path)
+    ws = sandbox_workspace(tmp_path)
     ssh = Path(fake_env["HOME"]) / ".ssh"
     ssh.mkdir()
     (ssh / "id_rsa").write_text("-----BEGIN OPENSSH PRIVATE KEY----- PLANTED\n")
@@ -77,7 +69,7 @@ def test_a_planted_key_reads_as_nothing_and_the_agents_environment_is_out_of_sig
 def test_a_background_job_is_confined_and_dies_with_the_agent(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ) -> None:
-    ws = _workspace(tmp_path)
+    ws = sandbox_workspace(tmp_path)
     command = "echo x > ../job-outside.txt; echo started > started; sleep 300"
     fake_model.script.tool_use("bash", command=command, run_in_background=True)
     fake_model.script.text("never", delay=120)

@@ -34,14 +34,6 @@ GITHUB_TOKEN = "ghp_" + "t" * 36
 EDITS = ("--permission-mode", "accept-edits")  # edits unasked; the rest as by default
 
 
-@pytest.fixture
-def places(tmp_path: Path) -> tuple[Path, Path]:
-    workspace, outside = tmp_path / "ws", tmp_path / "outside"
-    workspace.mkdir()
-    outside.mkdir()
-    return workspace, outside
-
-
 def planted(folder: Path, names: tuple[str, ...], marker: Path) -> None:
     """Executables that say (outside the workspace) that they ran, and do nothing else."""
     folder.mkdir(parents=True, exist_ok=True)

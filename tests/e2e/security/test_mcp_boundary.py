@@ -51,14 +51,6 @@ def error_text(result: Any) -> str:
     return " ".join(getattr(block, "text", "") for block in result.content)
 
 
-@pytest.fixture
-def places(tmp_path: Path) -> tuple[Path, Path]:
-    workspace, outside = tmp_path / "ws", tmp_path / "outside"
-    workspace.mkdir()
-    outside.mkdir()
-    return workspace, outside
-
-
 def test_a_client_cannot_widen_the_servers_plan_mode(
     fake_model: FakeAnthropic, fake_env: dict[str, str], places: tuple[Path, Path]
 ) -> None:

@@ -21,17 +21,9 @@ import pytest
 from tests.e2e.helpers import last_user_blocks
 from tests.fake_model import FakeAnthropic
 from tests.in_process import run_cli
+from tests.sandbox_support import sandbox_workspace
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
-
-
-def _workspace(tmp_path: Path) -> Path:
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    subprocess.run(["git", "init", "-q", str(ws)], check=True)
-    (ws / ".agent").mkdir()
-    (ws / ".agent" / "settings.json").write_text("{}\n")
-    return ws
 
 
 def run_commands(
@@ -50,7 +42,7 @@ def test_root_inside_can_neither_remount_nor_unhide_nor_set_the_clock(
 ) -> None:
     """Item 5. As root, bwrap without a user namespace of its own left every capability: the
     read-only root was remounted writable and written, a hidden folder unmounted."""
-    ws, outside = _workspace(tmp_path), tmp_path / "outside"
+    ws, outside = sandbox_workspace(tmp_path), tmp_path / "outside"
     outside.mkdir()
     ssh = Path(fake_env["HOME"]) / ".ssh"
     ssh.mkdir()
@@ -148,7 +140,7 @@ def test_no_host_unix_socket_is_reached_and_no_session_pointer_is_passed(
 ) -> None:
     """Item 7. A read-only bind does not stop connect(): ssh-agent signed, docker.sock and
     `systemd-run --user` answered. Nothing a confined command tries reaches a socket outside."""
-    ws = _workspace(tmp_path)
+    ws = sandbox_workspace(tmp_path)
     agent_sock, docker_sock, _abstract = list(listeners)
     (ws / "connect.py").write_text(CONNECT)
     env = {
@@ -187,7 +179,7 @@ def test_a_planted_agent_tmp_link_binds_nothing_outside_and_commands_still_run(
     """Item 2. `.agent/tmp -> ../../outside` was bound writable as $TMPDIR (bwrap follows the
     link): an unasked command wrote outside, `../../home` appended to ~/.bashrc; an absolute
     link made every command fail."""
-    ws = _workspace(tmp_path)
+    ws = sandbox_workspace(tmp_path)
     home, outside = Path(fake_env["HOME"]), tmp_path / "outside"
     outside.mkdir()
     (home / ".bashrc").write_text("# the user's\n")
@@ -230,7 +222,7 @@ def test_a_write_path_reached_through_a_planted_link_binds_nothing_outside(
     """Item 2's rule for every path bound writable: the user's own `write_paths: ["build"]`
     in a clone that ships `build -> ../outside` (a relative entry made every command fail
     with a bwrap error; an absolute one bound `outside` writable)."""
-    ws, outside = _workspace(tmp_path), tmp_path / "outside"
+    ws, outside = sandbox_workspace(tmp_path), tmp_path / "outside"
     outside.mkdir()
     (ws / "build").symlink_to("../outside")
     config = Path(fake_env["HOME"]) / ".config" / "agent"
@@ -261,7 +253,7 @@ def test_credential_files_and_for_root_the_password_hashes_are_out_of_sight(
     """`~/.config/gh/hosts.yml`, `~/.git-credentials`, `~/.npmrc` ... were readable, and for
     root `/etc/shadow` (root inside is its owner); so is the runtime directory (podman keeps
     its registry logins there)."""
-    ws, home = _workspace(tmp_path), Path(fake_env["HOME"])
+    ws, home = sandbox_workspace(tmp_path), Path(fake_env["HOME"])
     for name, text in CREDENTIALS.items():
         (home / name).parent.mkdir(parents=True, exist_ok=True)
         (home / name).write_text(text)
@@ -285,7 +277,7 @@ def test_required_mode_never_runs_an_unsandboxed_command_even_in_bypass(
 ) -> None:
     """`--sandbox required` with `--permission-mode bypass` ran an `unsandboxed: true` command
     outside the sandbox."""
-    ws, outside = _workspace(tmp_path), tmp_path / "outside"
+    ws, outside = sandbox_workspace(tmp_path), tmp_path / "outside"
     outside.mkdir()
     command = f"touch {outside}/escaped"
     fake_model.script.tool_use("bash", command=command, unsandboxed=True).text("done")
@@ -302,7 +294,7 @@ def test_a_script_a_trusted_hook_runs_cannot_be_rewritten_from_inside(
 ) -> None:
     """README's own example, a trusted workspace's `pre_tool_use` hook `./check.sh`: the
     confined command rewrote check.sh and the next hook ran it outside the sandbox."""
-    ws, outside = _workspace(tmp_path), tmp_path / "outside"
+    ws, outside = sandbox_workspace(tmp_path), tmp_path / "outside"
     outside.mkdir()
     (ws / "check.sh").write_text("#!/bin/sh\nexit 0\n")
     (ws / "check.sh").chmod(0o755)

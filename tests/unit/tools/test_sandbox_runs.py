@@ -6,7 +6,6 @@ tests/e2e/test_sandbox_run.py's."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,19 +13,11 @@ import pytest
 from tests.e2e.helpers import last_user_blocks
 from tests.fake_model import FakeAnthropic
 from tests.in_process import run_cli
+from tests.sandbox_support import sandbox_workspace
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 
 DENIED = "[sandbox: a write outside the workspace or to a protected path was denied"
-
-
-def _workspace(tmp_path: Path) -> Path:
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    subprocess.run(["git", "init", "-q", str(ws)], check=True)
-    (ws / ".agent").mkdir()
-    (ws / ".agent" / "settings.json").write_text("{}\n")
-    return ws
 
 
 def _results(fake_model: FakeAnthropic) -> list[str]:
@@ -47,7 +38,7 @@ def _path_without_bwrap(tmp_path: Path) -> str:
 def test_writes_inside_run_unasked_and_confined_ones_fail_naming_the_sandbox(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ) -> None:
-    ws = _workspace(tmp_path)
+    ws = sandbox_workspace(tmp_path)
     home = Path(fake_env["HOME"])
     commands = [
         "echo ok > inside.txt",
@@ -77,7 +68,7 @@ def test_writes_inside_run_unasked_and_confined_ones_fail_naming_the_sandbox(
 def test_unsandboxed_is_refused_in_run_naming_the_flag(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ) -> None:
-    ws = _workspace(tmp_path)
+    ws = sandbox_workspace(tmp_path)
     fake_model.script.tool_use("bash", command="echo out > escaped.txt", unsandboxed=True)
     fake_model.script.text("done")
     proc = run_cli(fake_env, ws, "run", "-p", "escape")
@@ -91,7 +82,7 @@ def test_unsandboxed_is_refused_in_run_naming_the_flag(
 def test_plan_mode_refuses_unsandboxed_even_read_only(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ) -> None:
-    ws = _workspace(tmp_path)
+    ws = sandbox_workspace(tmp_path)
     fake_model.script.tool_use("bash", command="cat ~/.ssh/id_rsa", unsandboxed=True)
     fake_model.script.text("done")
     proc = run_cli(fake_env, ws, "run", "-p", "x", "--permission-mode", "plan")
@@ -104,7 +95,7 @@ def test_plan_mode_refuses_unsandboxed_even_read_only(
 def test_required_without_bubblewrap_runs_no_command(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ) -> None:
-    ws = _workspace(tmp_path)
+    ws = sandbox_workspace(tmp_path)
     env = {**fake_env, "PATH": _path_without_bwrap(tmp_path)}
     fake_model.script.tool_use("bash", command="touch ran.txt").text("done")
     proc = run_cli(env, ws, "run", "-p", "x", "--sandbox", "required")
@@ -121,7 +112,7 @@ def test_required_without_bubblewrap_runs_no_command(
 def test_auto_without_bubblewrap_says_once_why_and_the_fix(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ) -> None:
-    ws = _workspace(tmp_path)
+    ws = sandbox_workspace(tmp_path)
     env = {**fake_env, "PATH": _path_without_bwrap(tmp_path)}
     fake_model.script.tool_use("bash", command="echo a > a.txt")
     fake_model.script.tool_use("bash", command="echo b > b.txt").text("done")
@@ -138,7 +129,7 @@ def test_auto_without_bubblewrap_says_once_why_and_the_fix(
 def test_a_bad_sandbox_flag_or_setting_exits_2_naming_it(
     fake_env: dict[str, str], tmp_path: Path
 ) -> None:
-    ws = _workspace(tmp_path)
+    ws = sandbox_workspace(tmp_path)
     proc = run_cli(fake_env, ws, "run", "-p", "x", "--sandbox", "sometimes")
     assert proc.returncode == 2
     assert "--sandbox" in proc.stderr
