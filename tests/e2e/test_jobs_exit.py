@@ -16,7 +16,7 @@ from tests.e2e.helpers import REPO, run_agent
 from tests.e2e.jobs_support import group_members, job_pid, results
 from tests.e2e.warm import Warm
 from tests.fake_model import FakeAnthropic
-from tests.waiting import wait_until
+from tests.waiting import wait_until, written_number
 
 JOB = "sleep 1000 & sleep 1000"  # two processes in the job's group
 ARGS = ("run", "--permission-mode", "bypass", "-p")
@@ -81,15 +81,15 @@ def signalled_run(
         stderr=subprocess.DEVNULL,
     )
     try:
-        wait_until(lambda: (tmp_path / "fg.pid").exists(), 30, "the foreground command runs")
+        foreground = written_number(tmp_path / "fg.pid", 30, "the foreground command runs")
         job = started_pid(fake_model)
-        foreground = int((tmp_path / "fg.pid").read_text())
         assert len(group_members(job)) >= 2  # the shell and its sleeps
         os.kill(agent.pid, signum)
         agent.wait(timeout=20)
     finally:
         if agent.poll() is None:
             agent.kill()
+            agent.wait()  # not left to a later test's garbage collection (a ResourceWarning)
     # the watcher may still be at it just after a kill -9
     gone = lambda: group_members(job) == group_members(foreground) == []  # noqa: E731
     wait_until(gone, timeout=10, what=f"groups {job} and {foreground} gone")

@@ -20,7 +20,7 @@ import pytest
 from tests.e2e.helpers import REPO, last_user_blocks, run_agent
 from tests.e2e.warm import Warm
 from tests.fake_model import FakeAnthropic
-from tests.waiting import wait_until
+from tests.waiting import wait_until, written_number
 
 BYPASS = ("--permission-mode", "bypass")
 
@@ -55,8 +55,7 @@ def test_ctrl_c_in_a_terminal_ends_the_run_with_130(
     warm.start()
     fake_model.script.tool_use("bash", command="echo $PPID > agent.pid; sleep 300").text("never")
     child = spawn(warm, tmp_path, "-p", "go", *BYPASS)
-    wait_until(lambda: (tmp_path / "agent.pid").exists(), 30, "the tool to start")
-    agent = int((tmp_path / "agent.pid").read_text())
+    agent = written_number(tmp_path / "agent.pid", 30, "the tool to start")
     assert agent != child.pid  # the run is the warm process's child, not the client
     child.sendintr()
     child.expect(pexpect.EOF)
@@ -84,7 +83,7 @@ def test_the_child_sees_the_clients_terminal_and_its_new_size(
     wait = "echo $PPID > agent.pid; while [ ! -f go ]; do sleep 0.02; done"
     fake_model.script.tool_use("bash", command=f"{wait}; exec python3 probe.py").text("sized")
     child = spawn(warm, tmp_path, "-p", "go", *BYPASS, rows=30, cols=90)
-    wait_until(lambda: (tmp_path / "agent.pid").exists(), 30, "the tool to start")
+    written_number(tmp_path / "agent.pid", 30, "the tool to start")
     child.setwinsize(40, 120)  # the client gets SIGWINCH; the child reads the same terminal
     (tmp_path / "go").touch()
     child.expect("sized")
@@ -109,8 +108,7 @@ def test_ctrl_z_stops_the_child_and_fg_continues_it(
         env={**warm.env, "PYTHONPATH": str(REPO), "PS1": "$ "}, encoding="utf-8", timeout=30,
     )  # fmt: skip
     shell.sendline(f"{sys.executable} -m agent_cli run -q -p go {' '.join(BYPASS)}")
-    wait_until(lambda: (tmp_path / "agent.pid").exists(), 30, "the tool to start")
-    agent = int((tmp_path / "agent.pid").read_text())
+    agent = written_number(tmp_path / "agent.pid", 30, "the tool to start")
     shell.sendcontrol("z")
     shell.expect("Stopped")
     wait_until(lambda: state(agent) == "T", 10, "the run to stop")
@@ -143,8 +141,8 @@ def test_a_client_killed_with_sigkill_takes_its_child_down(
     command = "echo $PPID > agent.pid; sleep 300 & echo $! > sleep.pid; wait"
     fake_model.script.tool_use("bash", command=command).text("never")
     proc = popen_run(warm, tmp_path)
-    wait_until(lambda: (tmp_path / "sleep.pid").exists(), 30, "the tool to start")
-    agent, sleeper = (int((tmp_path / f).read_text()) for f in ("agent.pid", "sleep.pid"))
+    sleeper = written_number(tmp_path / "sleep.pid", 30, "the tool to start")
+    agent = written_number(tmp_path / "agent.pid")
     proc.kill()
     proc.wait()
     wait_until(lambda: gone(agent), 15, "the orphaned run to end")

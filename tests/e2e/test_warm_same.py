@@ -17,7 +17,7 @@ from tests.e2e.helpers import json_lines, last_user_blocks
 from tests.e2e.warm import Via
 from tests.fake_model import FakeAnthropic
 from tests.fake_model.routing import system_contains
-from tests.waiting import wait_until
+from tests.waiting import wait_until, written_number
 
 
 def tool_result(body: dict[str, Any]) -> str:
@@ -119,8 +119,7 @@ def test_an_ending_signal_ends_the_run_as_ctrl_c_does(
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
     try:
-        wait_until(lambda: (tmp_path / "child.pid").exists(), 30, "the tool to start")
-        sleeper = int((tmp_path / "child.pid").read_text())
+        sleeper = written_number(tmp_path / "child.pid", 30, "the tool to start")
         proc.send_signal(signum)
         out, err = proc.communicate(timeout=30)
     finally:
