@@ -13,7 +13,7 @@ from agent_cli.sandbox.environment import unset_args
 from agent_cli.sandbox.handoff import Handoff
 from agent_cli.sandbox.policy import SandboxPolicy
 from agent_cli.sandbox.protect import Spot, binds, spots, writable
-from agent_cli.sandbox.seccomp import filter_path
+from agent_cli.sandbox.seccomp import filter_path, native_known
 
 FORWARDER = Path(__file__).with_name("forwarder.py")
 # its own user namespace with no capability at all (root inside keeps uid 0 but can neither
@@ -109,6 +109,8 @@ def bwrap_argv(
     `channel`: the proxy's socket, inherited."""
     command = through_proxy(argv, channel) if channel is not None else argv
     tail = [*NAMESPACES, *unset_args(os.environ)]
+    if not native_known():  # a filter for an ABI it does not know would kill every exec
+        return [bwrap, *mounts(policy, handoff), *tail, "--", *command]
     if handoff is not None:
         seccomp = handoff.file(filter_path(policy.unix_sockets))
         args = [bwrap, *mounts(policy, handoff), *tail, "--seccomp", str(seccomp), "--"]

@@ -141,7 +141,7 @@ class SandboxPolicy:
         if kind(self.workspace / ".agent") == stat.S_IFDIR:
             tmp = self.workspace / ".agent" / "tmp"
             if kind(tmp) is None:
-                tmp.mkdir()
+                tmp.mkdir(exist_ok=True)
         for root in map(Path, self.roots()):
             if kind(root / ".git") == stat.S_IFDIR and kind(root / ".git" / "hooks") is None:
-                (root / ".git" / "hooks").mkdir()
+                (root / ".git" / "hooks").mkdir(exist_ok=True)

@@ -30,7 +30,7 @@ _RET = 0x06  # BPF_RET | BPF_K
 ALLOW, KILL, DENY = 0x7FFF0000, 0x80000000, 0x00050000 | errno.EPERM
 NR, ARCH, ARG0, ARG1 = 0, 4, 16, 24  # offsets in struct seccomp_data (low words: little-endian)
 X32_BIT = 0x40000000
-AF_UNIX, SOCK_DGRAM, SOCK_TYPE_MASK = 1, 2, 0xF
+AF_UNIX, SOCK_DGRAM, SOCK_RAW, SOCK_TYPE_MASK = 1, 2, 3, 0xF  # AF_UNIX makes SOCK_RAW a DGRAM
 SYS_SOCKET, SYS_SOCKETPAIR = 1, 8  # socketcall(2)'s first argument
 IO_URING_SETUP = 425  # the same number on every ABI
 # AUDIT_ARCH_*: (socket, socketpair, socketcall or None, (add_key, request_key, keyctl))
@@ -74,7 +74,8 @@ def program(unix_sockets: bool = False) -> list[Op]:
         "pair",
         (_LD_ABS, 0, 0, ARG1),
         (_AND, 0, 0, SOCK_TYPE_MASK),
-        (_JEQ, 0, 1, SOCK_DGRAM),
+        (_JEQ, 1, 0, SOCK_DGRAM),
+        (_JEQ, 0, 1, SOCK_RAW),
         (_RET, 0, 0, refused),
         (_RET, 0, 0, ALLOW),
         "call",
@@ -117,6 +118,16 @@ def _sealed(unix_sockets: bool, pid: int) -> int:
     seals = fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE
     fcntl.fcntl(fd, fcntl.F_ADD_SEALS, seals)
     return fd
+
+
+# platform.machine() of the ABIs above: elsewhere the filter would kill every command's exec
+NATIVE = ("x86_64", "amd64", "i386", "i686", "aarch64", "arm64", "armv7l", "armv6l")
+
+
+def native_known() -> bool:
+    import platform
+
+    return platform.machine().lower() in NATIVE
 
 
 def filter_path(unix_sockets: bool = False) -> str:
