@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_cli.core.outside.paths import program
 from agent_cli.core.settings.sandbox import SandboxSettings
 from agent_cli.sandbox.handoff import Handoff
 from agent_cli.sandbox.policy import SandboxPolicy
@@ -40,7 +40,7 @@ def found() -> SandboxProbe:
 def _state(path: str | None) -> tuple[str, ...]:
     """What a probe's outcome depends on, read in well under a millisecond."""
     name = "sandbox-exec" if sys.platform == "darwin" else "bwrap"
-    executable = shutil.which(name, path=path)
+    executable = program(name, Path.cwd(), path)
     parts = [executable or "-"]
     if executable is not None:
         try:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
+from agent_cli.core.outside import spawn
+from agent_cli.core.outside.paths import program
 from agent_cli.sandbox.bwrap import NAMESPACES
 
 
@@ -31,18 +32,18 @@ def probe(path: str | None = None) -> SandboxProbe:
     """Looks for bubblewrap (Linux) or sandbox-exec (macOS) and tries bwrap once, with the
     namespaces every command gets (a setuid bwrap where user namespaces are off has none)."""
     if sys.platform == "darwin":
-        found = shutil.which("sandbox-exec", path=path)
+        found = program("sandbox-exec", Path.cwd(), path)
         if found:
             return SandboxProbe("seatbelt", found)
         return SandboxProbe(
             None, reason="sandbox-exec not found", fix="use macOS's /usr/bin/sandbox-exec"
         )
-    bwrap = shutil.which("bwrap", path=path)
+    bwrap = program("bwrap", Path.cwd(), path)  # never a workspace's own `bwrap`
     if bwrap is None:
         return SandboxProbe(
             None, reason="bubblewrap is not installed", fix="apt install bubblewrap"
         )
-    trial = subprocess.run(
+    trial = spawn.run(
         [bwrap, "--ro-bind", "/", "/", *NAMESPACES, "true"],
         capture_output=True,
         check=False,
@@ -55,7 +56,5 @@ def probe(path: str | None = None) -> SandboxProbe:
             fix="sysctl -w kernel.unprivileged_userns_clone=1 "
             "(or kernel.apparmor_restrict_unprivileged_userns=0)",
         )
-    usage = subprocess.run(
-        [bwrap, "--help"], capture_output=True, text=True, check=False, timeout=10
-    )
+    usage = spawn.run([bwrap, "--help"], capture_output=True, text=True, check=False, timeout=10)
     return SandboxProbe("bwrap", bwrap, bind_fd="--bind-fd" in usage.stdout + usage.stderr)

@@ -15,7 +15,6 @@ PACKAGE_DIR = Path(__file__).resolve().parents[2] / "agent_cli"
 # module (relative to agent_cli/) -> why it may start a process itself
 ALLOWED: dict[str, str] = {
     "core/outside/spawn.py": "the gate",
-    "sandbox/probe.py": "starts bwrap with nothing inside, to learn whether it can confine",
     "sandbox/forwarder.py": "runs inside the sandbox: it forks and execs the confined command",
     "mcp/stdio.py": "anyio's process, whose streams the MCP bridge reads: started behind"
     " jobs/watch.py's gate, by an absolute path, with the gate's environment",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import platform
 import shutil
 import subprocess
@@ -348,3 +349,39 @@ def test_a_folder_swapped_for_a_link_between_the_check_and_the_mount_binds_nothi
         handoff.close()
     assert not (outside / "planted").exists()
     assert "done" in done.stdout or "Race condition" in done.stderr, done.stderr
+
+
+@needs_bwrap
+def test_no_datagram_socket_pair_is_made_inside_however_it_is_asked(tmp_path: Path) -> None:
+    """For AF_UNIX the kernel makes a SOCK_RAW pair a datagram one, whose sendto reaches any
+    host datagram socket by path (journald, syslog): refused like SOCK_DGRAM; a stream pair,
+    which reaches nothing, still works (asyncio needs it)."""
+    policy = _setup(tmp_path)
+    code = (
+        "import socket\n"
+        "for kind in (socket.SOCK_DGRAM, 3, socket.SOCK_STREAM):\n"
+        "    try:\n"
+        "        socket.socketpair(socket.AF_UNIX, kind); print(kind, 'made')\n"
+        "    except PermissionError:\n"
+        "        print(kind, 'refused')\n"
+    )
+    (policy.workspace / "pairs.py").write_text(code)
+    done = _run(policy, "python3 pairs.py")
+    assert done.stdout.split("\n")[:3] == ["2 refused", "3 refused", "1 made"], done.stderr
+
+
+def test_the_probe_never_starts_a_workspaces_own_bwrap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With an empty or relative PATH entry a lookup from the workspace found its `bwrap`,
+    and the probe ran it outside the sandbox, with the agent's environment (issue 50)."""
+    from agent_cli.sandbox.probe import probe
+
+    planted = tmp_path / "bwrap"
+    planted.write_text(f"#!/bin/sh\necho ran >> {tmp_path / 'ran.txt'}\n")
+    planted.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    found = probe(":" + os.environ["PATH"])
+    assert not (tmp_path / "ran.txt").exists()
+    assert found.executable != "bwrap"
+    assert found.executable is None or Path(found.executable).is_absolute()
