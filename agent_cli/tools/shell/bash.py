@@ -113,11 +113,15 @@ class Bash(Tool[BashInput]):
         if confines:  # its network goes through a proxy, and its result is told more
             networked = sandbox.networked(args.unsandboxed)
             confined = await Confined.open(ctx, sandbox, args.command, networked)
-            argv = sandbox.argv(argv, args.unsandboxed, confined.channel, confined.handoff)
+            try:
+                argv = sandbox.argv(argv, args.unsandboxed, confined.channel, confined.handoff)
+            except BaseException:
+                confined.when_ended(None)  # its proxy and descriptors are let go
+                raise
         if args.run_in_background:
             return await start_background(self.jobs, args.command, ctx, env, argv, confined)
         gate = StartGate()  # the command waits until the watcher knows its group
-        proc = None
+        proc, result = None, None
         try:
             proc = await _spawn(argv, ctx, env, gate, confined.pass_fds if confined else ())
             if confined is not None:
@@ -125,8 +129,10 @@ class Bash(Tool[BashInput]):
             result = await self._foreground(proc, gate, args, ctx)
         finally:
             if confined is not None:
-                # one moved to the background keeps its proxy, and is settled again when it ends
-                confined.when_ended(proc, settle=proc is not None and proc.returncode is None)
+                # one moved to the background keeps its proxy and is settled again when it
+                # ends; one stopped (no result) is settled once it has ended, as nobody tells
+                later = proc is not None and (proc.returncode is None or result is None)
+                confined.when_ended(proc, settle=later)
         return confined.tell(result) if confined is not None else result
 
     async def _foreground(
