@@ -13,13 +13,21 @@ from collections.abc import Iterable, Mapping
 # the agent's own variables: never handed on, whatever a setting says
 AGENT_CREDENTIALS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 _SECRET_WORDS = re.compile(
-    r"(^|_)(API_?KEY|ACCESS_?KEY(_ID)?|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|"
-    r"CREDENTIALS?|PRIVATE_?KEY|AUTH|AUTH_SOCK|COOKIE|SESSION_KEY)($|_)",
+    r"(^|_)(API_?KEY|ACCESS_?KEY(_ID)?|TOKENS?|SECRET|PASSWORD|PASSWD|PASSPHRASE|KEY|PAT|"
+    r"CREDENTIALS?|PRIVATE_?KEY|AUTH|AUTH_SOCK|COOKIE|SESSION_KEY)($|_)"
+    r"|_PWD$|PASSWORD|PASSWD|SECRET",  # run together with a prefix: PGPASSWORD, MYSQL_PWD
     re.IGNORECASE,
 )
 # variables that hand a program a live credential rather than naming one
 _SECRET_EXACT = frozenset(
-    {"SSH_AUTH_SOCK", "GPG_AGENT_INFO", "KRB5CCNAME", "GIT_ASKPASS", "SSH_ASKPASS"}
+    {
+        "SSH_AUTH_SOCK",
+        "GPG_AGENT_INFO",
+        "KRB5CCNAME",
+        "GIT_ASKPASS",
+        "SSH_ASKPASS",
+        "DATABASE_URL",
+    }  # a password inside a URL
 )
 
 
