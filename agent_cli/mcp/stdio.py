@@ -50,15 +50,16 @@ async def gated_stdio(
 ) -> AsyncIterator[Streams]:
     async def start(argv: list[str], fds: tuple[int, ...]) -> Process:
         # anyio's process (its streams are what the bridge reads): spawn.py has no anyio start
-        process = await anyio.open_process(
-            argv,
-            env=spawn.default_env(env),
-            stderr=errlog,
-            cwd=cwd,
-            start_new_session=True,
-            pass_fds=fds,
-        )
-        reap.started(process.pid)  # anyio waits for it; what it leaves is reaped here
+        with reap.starting():
+            process = await anyio.open_process(
+                argv,
+                env=spawn.default_env(env),
+                stderr=errlog,
+                cwd=cwd,
+                start_new_session=True,
+                pass_fds=fds,
+            )
+            reap.started(process.pid)  # anyio waits for it; what it leaves is reaped here
         return process
 
     async with gated([found(command, cwd), *args], start) as process, _bridge(process) as streams:

@@ -12,13 +12,17 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 PR_SET_CHILD_SUBREAPER = 36
 SETTLE_POLL_S = 0.01
 
 _started: set[int] = set()
+_starting = [0]  # starts in flight: a child forked but not yet known is nobody's to reap
+_lock = threading.Lock()
 
 
 def adopt() -> bool:
@@ -35,6 +39,19 @@ def adopt() -> bool:
 def started(pid: int) -> None:
     """`pid` was started by this process: its own owner waits for it."""
     _started.add(pid)
+
+
+@contextlib.contextmanager
+def starting() -> Iterator[None]:
+    """Around a start and its `started()`: no sweep meanwhile (in any thread or coroutine),
+    so a child that ends before it is known is never taken from its owner."""
+    with _lock:
+        _starting[0] += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _starting[0] -= 1
 
 
 def _children() -> list[int]:
@@ -69,7 +86,15 @@ def _adopted(pid: int) -> tuple[str, str, int, int] | None:
 
 
 def sweep() -> int:
-    """Reaps the adopted descendants that have ended; how many."""
+    """Reaps the adopted descendants that have ended; how many (none while a start is in
+    flight: the next sweep takes them)."""
+    with _lock:
+        if _starting[0]:
+            return 0
+        return _sweep_locked()
+
+
+def _sweep_locked() -> int:
     reaped = 0
     for pid in _children():
         stat = _adopted(pid)

@@ -64,8 +64,9 @@ def popen(
 ) -> subprocess.Popen[bytes]:
     """`subprocess.Popen(argv)` with the gate's environment unless one is given."""
     reap.sweep()
-    proc = subprocess.Popen(absolute(argv, kwargs.get("cwd")), env=_env(env), **kwargs)
-    reap.started(proc.pid)
+    with reap.starting():
+        proc = subprocess.Popen(absolute(argv, kwargs.get("cwd")), env=_env(env), **kwargs)
+        reap.started(proc.pid)
     return proc
 
 
@@ -78,8 +79,9 @@ async def start(
 
     reap.sweep()
     argv = absolute(argv, kwargs.get("cwd"))
-    proc = await asyncio.create_subprocess_exec(*argv, env=_env(env), **kwargs)
-    reap.started(proc.pid)
+    with reap.starting():
+        proc = await asyncio.create_subprocess_exec(*argv, env=_env(env), **kwargs)
+        reap.started(proc.pid)
     return proc
 
 
