@@ -5,7 +5,6 @@ does not try, and a token in a variable is a credential whatever the sandbox hid
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from agent_cli.core.outside.env import is_secret
@@ -39,13 +38,11 @@ SESSION_POINTERS = frozenset(
         "AGENT_SERVER",
     }
 )
-_CREDENTIAL = re.compile(r"(_TOKEN|_API_KEY|_APIKEY)$|SECRET|PASSWORD|PASSWD|^AWS_SESSION_")
 
 
 def withheld(name: str) -> bool:
-    """Is `name` kept from a confined command?"""
-    upper = name.upper()
-    return upper in SESSION_POINTERS or bool(_CREDENTIAL.search(upper)) or is_secret(name)
+    """Is `name` kept from a confined command? (Credential names: the gate's own rule.)"""
+    return name.upper() in SESSION_POINTERS or is_secret(name)
 
 
 def unset_args(names: Iterable[str]) -> list[str]:

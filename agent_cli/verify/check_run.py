@@ -5,17 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 from dataclasses import dataclass
 from pathlib import Path
 
 from agent_cli.core.outside import spawn
 from agent_cli.core.settings.sandbox import SandboxSettings
 from agent_cli.jobs.spawn import exited, kill_group
+from agent_cli.sandbox.confine import found
 from agent_cli.sandbox.created import Watch
 from agent_cli.sandbox.handoff import Handoff
 from agent_cli.sandbox.policy import SandboxPolicy
-from agent_cli.sandbox.probe import SandboxProbe, probe
 from agent_cli.sandbox.protect import guarded
 from agent_cli.sandbox.wrap import SandboxUnavailable, wrap
 
@@ -27,11 +26,6 @@ class CheckRun:
     command: str
     exit_code: int | None  # None: timed out (killed) or could not start
     output: str  # the tail, capped
-
-
-@functools.cache
-def _probe() -> SandboxProbe:
-    return probe()
 
 
 def _policy(workspace: Path, sandbox: SandboxSettings) -> SandboxPolicy:
@@ -47,7 +41,7 @@ def argv_for(
     argv = ["bash", "-c", command]
     if sandbox.mode == "off":
         return argv
-    return wrap(argv, _policy(workspace, sandbox), _probe(), sandbox.mode, handoff=handoff)
+    return wrap(argv, _policy(workspace, sandbox), found(), sandbox.mode, handoff=handoff)
 
 
 @dataclass
