@@ -17,14 +17,14 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from agent_cli.core.settings.features import ProjectFilesSettings  # noqa: E402
-from agent_cli.project_files import vocabulary as vocab  # noqa: E402
-from agent_cli.project_files.claude.settings import (  # noqa: E402
+from agent_cli.ext.project_files import vocabulary as vocab  # noqa: E402
+from agent_cli.ext.project_files.claude.settings import (  # noqa: E402
     ClaudeSettings,
     read_settings_file,
 )
-from agent_cli.project_files.definitions import Definition, KindReader, load_kind  # noqa: E402
-from agent_cli.project_files.kinds import AGENTS, COMMANDS, SKILLS  # noqa: E402
-from agent_cli.project_files.sources import Root  # noqa: E402
+from agent_cli.ext.project_files.definitions import Definition, KindReader, load_kind  # noqa: E402
+from agent_cli.ext.project_files.kinds import AGENTS, COMMANDS, SKILLS  # noqa: E402
+from agent_cli.ext.project_files.sources import Root  # noqa: E402
 
 # ../shared beside the checkout (a worktree sits one folder deeper)
 CANDIDATES = [REPO.parent / "shared" / "cc-corpus", REPO.parent.parent / "shared" / "cc-corpus"]

@@ -24,10 +24,10 @@ from pathlib import Path
 
 from common import Figure, report
 
-from agent_cli.checkpoints.rewind import open_store
-from agent_cli.checkpoints.store import CheckpointStore
 from agent_cli.core.files.paths import Paths
 from agent_cli.core.settings.features import CheckpointSettings
+from agent_cli.ext.checkpoints.rewind import open_store
+from agent_cli.ext.checkpoints.store import CheckpointStore
 
 FOLDERS = 100
 CHANGED = 10

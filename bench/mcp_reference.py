@@ -23,7 +23,7 @@ from typing import Any
 from common import REPO
 
 from agent_cli.core.settings.schema import Settings
-from agent_cli.mcp.setup import build_manager
+from agent_cli.ext.mcp.setup import build_manager
 
 HERE = str(REPO)
 DEFAULTS: dict[str, tuple[list[str], str, dict[str, Any]]] = {

@@ -11,7 +11,7 @@ from agent_cli.core.errors import UsageError
 
 if TYPE_CHECKING:
     from agent_cli.core.settings.schema import Settings
-    from agent_cli.verify.goal import Limits
+    from agent_cli.ext.goals.goal import Limits
 
 GOAL_CHECK = typer.Option(
     None, "--goal-check", help="Keep working until this command exits 0 (run after each turn)."
@@ -45,7 +45,7 @@ def goal_spec(
 
 
 def goal_limits(settings: Settings, turns: int | None, minutes: float | None) -> Limits:
-    from agent_cli.verify.goal import Limits
+    from agent_cli.ext.goals.goal import Limits
 
     goal = settings.goal
     return Limits(

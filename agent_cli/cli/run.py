@@ -147,7 +147,7 @@ def _say_how_it_starts(runtime: Runtime, quiet: bool) -> None:
         sys.stderr.write(f"agent: {runtime.restored.forked}\n")
     warn_unconfined(runtime.settings)
     if runtime.past_jobs and not quiet:
-        from agent_cli.jobs.ledger import listing
+        from agent_cli.ext.jobs.ledger import listing
 
         sys.stderr.write(listing(runtime.past_jobs) + "\n")
 

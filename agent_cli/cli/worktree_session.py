@@ -41,7 +41,7 @@ def in_worktree(options: Options, name: str | None, base: str | None) -> Iterato
             raise UsageError("--base needs --worktree")
         yield options
         return
-    from agent_cli.worktrees.use import enter, leave
+    from agent_cli.ext.worktrees.use import enter, leave
 
     entered = enter(options.workspace, name or None, base)
     for note in entered.notes:

@@ -8,9 +8,9 @@ import fnmatch
 from pathlib import Path
 
 from agent_cli.core.tool_contract import ToolContext, ToolInput
+from agent_cli.ext.web.rules import domain_of
 from agent_cli.tools.fs import display_path, readable_without_question
 from agent_cli.tools.shell.rules import SEPARATORS, UNSAFE, normalised
-from agent_cli.tools.web.rules import domain_of
 
 
 def call_subject(name: str, args: ToolInput, ctx: ToolContext) -> str:

@@ -16,11 +16,15 @@ from agent_cli.core.events import Event, WarningEvent
 from agent_cli.core.options import Options
 from agent_cli.core.prompts.system import build_system
 from agent_cli.core.tool_contract import AnyTool
-from agent_cli.jobs.board import JobBoard
+from agent_cli.ext.goals.budget import BudgetStage
+from agent_cli.ext.jobs.board import JobBoard
+from agent_cli.ext.mcp.manager import McpManager
+from agent_cli.ext.mcp.setup import start_mcp
+from agent_cli.ext.project_files.instructions import project_instructions
+from agent_cli.ext.project_files.wire import ProjectPart, project_part
+from agent_cli.ext.web.fetch import WebFetch
 from agent_cli.loop.agent import Agent
 from agent_cli.loop.outbox import Outbox
-from agent_cli.mcp.manager import McpManager
-from agent_cli.mcp.setup import start_mcp
 from agent_cli.memory.manager import EpisodeManager
 from agent_cli.memory.recall import Recall
 from agent_cli.memory.recall_notes import search_notes
@@ -33,8 +37,6 @@ from agent_cli.policy.gate import PolicyGate
 from agent_cli.policy.hooks import Hooks
 from agent_cli.policy.permissions import Permissions
 from agent_cli.policy.turn_hooks import TurnHooksChain
-from agent_cli.project_files.instructions import project_instructions
-from agent_cli.project_files.wire import ProjectPart, project_part
 from agent_cli.runtime.extensions.contract import ExtensionContext
 from agent_cli.runtime.extensions.registry import NO_EXTENSIONS, Extensions, log_problems
 from agent_cli.runtime.ports import Assembly
@@ -54,9 +56,7 @@ from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.shell.bash import Bash
 from agent_cli.tools.shell.bash_jobs import BashKill, BashOutput
 from agent_cli.tools.todo_write import TodoWrite
-from agent_cli.tools.web.fetch import WebFetch
 from agent_cli.tools.write_file import WriteFile
-from agent_cli.verify.budget import BudgetStage
 
 log = logging.getLogger(__name__)
 

@@ -21,10 +21,10 @@ from agent_cli.core.options import Options
 from agent_cli.core.outside import spawn
 from agent_cli.core.settings.schema import Settings, load_settings
 from agent_cli.core.tool_contract import AnyTool
-from agent_cli.jobs.board import JobBoard
-from agent_cli.lsp.manager import LspManager
-from agent_cli.mcp.manager import McpManager
-from agent_cli.mcp.setup import start_mcp
+from agent_cli.ext.jobs.board import JobBoard
+from agent_cli.ext.lsp.manager import LspManager
+from agent_cli.ext.mcp.manager import McpManager
+from agent_cli.ext.mcp.setup import start_mcp
 from agent_cli.model.call_log import CallLog, key_last4
 from agent_cli.model.client import ModelClient
 from agent_cli.model.credentials import require_credentials

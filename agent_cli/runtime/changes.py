@@ -8,7 +8,7 @@ from pathlib import Path
 
 from agent_cli.core.errors import UsageError
 from agent_cli.core.outside.git import UnsafeRepository, neutral_env
-from agent_cli.worktrees.git import run_git
+from agent_cli.ext.worktrees.git import run_git
 
 
 def working_changes(workspace: Path) -> tuple[str, list[str]]:

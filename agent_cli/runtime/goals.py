@@ -9,17 +9,17 @@ from collections.abc import AsyncIterator
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
-from agent_cli.checkpoints.rewind import open_store
-from agent_cli.checkpoints.turn import checkpointed
 from agent_cli.core.events import ErrorEvent, Event, FilesChanged, TurnEnd
 from agent_cli.core.messages import Block
 from agent_cli.core.verify_events import ClaimMark, ClaimsChecked, GoalChecked
+from agent_cli.ext.checkpoints.rewind import open_store
+from agent_cli.ext.checkpoints.turn import checkpointed
+from agent_cli.ext.goals import evaluator
+from agent_cli.ext.goals.check_run import run_check
+from agent_cli.ext.goals.claims import check
+from agent_cli.ext.goals.goal import Goal, Limits, gave_up
+from agent_cli.ext.goals.ledger import EvidenceLedger, exit_code_of
 from agent_cli.model.client import Final, ModelRequest
-from agent_cli.verify import evaluator
-from agent_cli.verify.check_run import run_check
-from agent_cli.verify.claims import check
-from agent_cli.verify.goal import Goal, Limits, gave_up
-from agent_cli.verify.ledger import EvidenceLedger, exit_code_of
 
 if TYPE_CHECKING:
     from agent_cli.core.events import ToolEnd

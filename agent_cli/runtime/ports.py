@@ -15,10 +15,10 @@ if TYPE_CHECKING:
     from agent_cli.core.files.paths import Paths
     from agent_cli.core.options import Options
     from agent_cli.core.settings.schema import Settings
-    from agent_cli.jobs.board import JobBoard
+    from agent_cli.ext.jobs.board import JobBoard
+    from agent_cli.ext.lsp.manager import LspManager
+    from agent_cli.ext.mcp.manager import McpManager
     from agent_cli.loop.agent import Agent
-    from agent_cli.lsp.manager import LspManager
-    from agent_cli.mcp.manager import McpManager
     from agent_cli.memory.manager import EpisodeManager
     from agent_cli.model.call_log import CallLog
     from agent_cli.model.client import ModelClient

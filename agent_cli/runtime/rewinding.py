@@ -7,17 +7,17 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Literal
 
-from agent_cli.checkpoints.conversation import prompt_at
-from agent_cli.checkpoints.git import GitError
-from agent_cli.checkpoints.rewind import open_store, rewind
-from agent_cli.checkpoints.turn import session_files
+from agent_cli.ext.checkpoints.conversation import prompt_at
+from agent_cli.ext.checkpoints.git import GitError
+from agent_cli.ext.checkpoints.rewind import open_store, rewind
+from agent_cli.ext.checkpoints.turn import session_files
 
 if TYPE_CHECKING:
-    from agent_cli.checkpoints.records import Checkpoint
-    from agent_cli.checkpoints.store import CheckpointStore
     from agent_cli.core.files.paths import Paths
     from agent_cli.core.options import Options
     from agent_cli.core.settings.schema import Settings
+    from agent_cli.ext.checkpoints.records import Checkpoint
+    from agent_cli.ext.checkpoints.store import CheckpointStore
     from agent_cli.session.state import Session
 
 RewindMode = Literal["code", "conversation", "both"]

@@ -22,10 +22,11 @@ from typing import TYPE_CHECKING
 from agent_cli.core.events import Event
 from agent_cli.core.messages import Block
 from agent_cli.core.options import Options, PermissionMode
-from agent_cli.jobs.ledger import PastJob
-from agent_cli.jobs.watch import end_watchers
+from agent_cli.ext.jobs.ledger import PastJob
+from agent_cli.ext.jobs.watch import end_watchers
+from agent_cli.ext.mcp.prompts import attach_resources
+from agent_cli.ext.sandbox.confine import Confinement
 from agent_cli.loop.user_input import user_shell, with_files
-from agent_cli.mcp.prompts import attach_resources
 from agent_cli.memory.setup import finish, listing
 from agent_cli.policy.approval import Approver
 from agent_cli.runtime.aside import Aside
@@ -36,18 +37,17 @@ from agent_cli.runtime.ports import Assembly, Composer
 from agent_cli.runtime.rewinding import Rewinding
 from agent_cli.runtime.tuning import Tuning
 from agent_cli.runtime.work import LongWork
-from agent_cli.sandbox.confine import Confinement
 from agent_cli.session.resume import RestoredSession
 from agent_cli.session.state import Session
 
 if TYPE_CHECKING:
     from agent_cli.core.files.paths import Paths
     from agent_cli.core.settings.schema import Settings
-    from agent_cli.jobs.board import JobBoard
-    from agent_cli.jobs.job import Job
+    from agent_cli.ext.jobs.board import JobBoard
+    from agent_cli.ext.jobs.job import Job
+    from agent_cli.ext.lsp.manager import ServerRow
+    from agent_cli.ext.mcp.manager import McpManager
     from agent_cli.loop.agent import Agent
-    from agent_cli.lsp.manager import ServerRow
-    from agent_cli.mcp.manager import McpManager
     from agent_cli.memory.episode import Episode
     from agent_cli.memory.manager import EpisodeManager
     from agent_cli.model.call_log import CallLog

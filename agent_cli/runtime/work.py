@@ -9,14 +9,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from agent_cli.core.text.redaction import redact
-from agent_cli.jobs.ledger import listing, past_jobs
+from agent_cli.ext.jobs.ledger import listing, past_jobs
 from agent_cli.policy.hooks import Hooks
 
 if TYPE_CHECKING:
     from agent_cli.core.files.paths import Paths
     from agent_cli.core.options import Options
-    from agent_cli.jobs.board import JobBoard
-    from agent_cli.jobs.ledger import PastJob
+    from agent_cli.ext.jobs.board import JobBoard
+    from agent_cli.ext.jobs.ledger import PastJob
     from agent_cli.session.state import Session
 
 

@@ -41,7 +41,7 @@ def _slash_names(workspace: Path) -> list[str | tuple[str, str]]:
 
 def _mcp(booted: dict[str, Any], what: str) -> list[str]:
     """MCP prompt commands or resource mentions, once the REPL has booted."""
-    repl, mcp_prompts = booted.get("repl"), sys.modules.get("agent_cli.mcp.prompts")
+    repl, mcp_prompts = booted.get("repl"), sys.modules.get("agent_cli.ext.mcp.prompts")
     if repl is None or mcp_prompts is None:
         return []
     if what == "commands":

@@ -12,9 +12,9 @@ import sys
 
 from agent_cli.core.events import Event, TextDelta, TodosUpdated, ToolEnd, ToolStart, TurnEnd
 from agent_cli.core.options import Options
+from agent_cli.ext.sandbox.confine import startup_notice
 from agent_cli.policy.approval import HeadlessApprover
 from agent_cli.runtime.runtime import Runtime, preload_sdk
-from agent_cli.sandbox.confine import startup_notice
 from agent_cli.ui.core import ChatCore
 from agent_cli.ui.render import render
 from agent_cli.ui.screen.side_panel import todo_counts, todo_lines

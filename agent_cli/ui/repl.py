@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from agent_cli.core.events import Event, Steered
-from agent_cli.jobs.ledger import listing
+from agent_cli.ext.jobs.ledger import listing
+from agent_cli.ext.sandbox.confine import startup_notice
 from agent_cli.runtime.runtime import Runtime, preload_sdk
-from agent_cli.sandbox.confine import startup_notice
 from agent_cli.ui.approver import ScreenApprover, use_color
 from agent_cli.ui.attention import Attention
 from agent_cli.ui.core import ChatCore

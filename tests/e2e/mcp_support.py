@@ -14,8 +14,8 @@ from agent_cli.core.events import Event
 from agent_cli.core.files.paths import Paths
 from agent_cli.core.options import Options
 from agent_cli.core.settings.schema import Settings
+from agent_cli.ext.mcp.manager import McpManager
 from agent_cli.loop.agent import Agent
-from agent_cli.mcp.manager import McpManager
 from agent_cli.model.call_log import CallLog
 from agent_cli.runtime.assembly import build_agent
 from agent_cli.runtime.build import make_client

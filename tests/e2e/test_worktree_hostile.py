@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.worktrees import worktree as wt
+from agent_cli.ext.worktrees import worktree as wt
 from tests.e2e.helpers import REPO, last_user_blocks, run_agent
 from tests.e2e.worktree_support import Seen, agent_branches, make_repo, sh, worktrees
 from tests.fake_model import FakeAnthropic

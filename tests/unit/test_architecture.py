@@ -49,19 +49,21 @@ FLOORS: dict[str, int] = {
     "agent_cli.context": 2,  # the pipeline, and the loop's ports its stages implement
     "agent_cli.todo": 2,
     "agent_cli.session": 2,
-    "agent_cli.jobs": 2,  # background shells: process groups, output files, the watcher
-    "agent_cli.sandbox": 2,  # confinement of shell commands: bwrap/seatbelt argv, the probe
-    "agent_cli.worktrees": 2,  # git worktrees per task: create, diff, conflict check, remove
-    "agent_cli.lsp": 2,  # language servers: JSON-RPC, one process each, diagnostics after edits
+    "agent_cli.ext.jobs": 2,  # background shells: process groups, output files, the watcher
+    "agent_cli.ext.sandbox": 2,  # confinement of shell commands: bwrap/seatbelt argv, the probe
+    "agent_cli.ext.worktrees": 2,  # git worktrees per task: create, diff, conflicts, remove
+    "agent_cli.ext.lsp": 2,  # language servers: JSON-RPC, one process each, diagnostics on edits
     # 3 composites: built from capabilities
     "agent_cli.policy": 3,  # permissions, the gate, approvals, hooks, trust
     "agent_cli.subagent": 3,
     "agent_cli.memory": 3,
-    "agent_cli.checkpoints": 3,
-    "agent_cli.mcp": 3,
-    "agent_cli.project_files": 3,
-    "agent_cli.verify": 3,  # the evidence ledger and the claims checker (done means proven)
-    "agent_cli.batch": 3,  # agent batch: task file, trees, engines (local threads, Ray), results
+    "agent_cli.ext.checkpoints": 3,
+    "agent_cli.ext.mcp": 3,
+    "agent_cli.ext.project_files": 3,
+    "agent_cli.ext.goals": 3,  # the evidence ledger and the claims checker (done means proven)
+    "agent_cli.ext.web": 2,  # web_fetch: rules, HTTP, conversion
+    "agent_cli.ext": 1,  # the package of the built-in extensions (its __init__ only)
+    "agent_cli.ext.batch": 3,  # agent batch: task file, trees, engines (local, Ray), results
     # 4 the loop
     "agent_cli.loop": 4,
     # 5 the runtime and the composition root
@@ -257,8 +259,10 @@ def stale_floors(modules: Iterable[str], floors: dict[str, int] = FLOORS) -> lis
 
 
 def floors_not_folders(floors: dict[str, int] = FLOORS, root: str = ROOT) -> list[str]:
-    """A floor is given to a whole top-level folder, never to a module inside one."""
-    return sorted(p for p in floors if p.count(".") > 1 or (p != root and not p.startswith(root)))
+    """A floor is given to a whole top-level folder (or an extension's folder under ext/),
+    never to a module inside one."""
+    depth = lambda p: p.count(".") - p.startswith(f"{root}.ext.")  # noqa: E731
+    return sorted(p for p in floors if depth(p) > 1 or (p != root and not p.startswith(root)))
 
 
 def loose_root_files(package_dir: Path = PACKAGE_DIR) -> list[str]:

@@ -15,15 +15,15 @@ PACKAGE_DIR = Path(__file__).resolve().parents[2] / "agent_cli"
 # module (relative to agent_cli/) -> why it may start a process itself
 ALLOWED: dict[str, str] = {
     "core/outside/spawn.py": "the gate",
-    "sandbox/forwarder.py": "runs inside the sandbox: it forks and execs the confined command",
-    "mcp/stdio.py": "anyio's process, whose streams the MCP bridge reads: started behind"
+    "ext/sandbox/forwarder.py": "runs inside the sandbox: it forks and execs the confined command",
+    "ext/mcp/stdio.py": "anyio's process, whose streams the MCP bridge reads: started behind"
     " jobs/watch.py's gate, by an absolute path, with the gate's environment",
 }
 FORK_ALLOWED: dict[str, str] = {
     "cli/warm/server.py": "the warm child: every request is checked against its peer first",
     "cli/warm/child.py": "the warm child itself, forked once its request passed that check",
-    "jobs/guard.py": "the watcher leaves its parent, to be nobody's child; it execs nothing",
-    "sandbox/forwarder.py": "inside the sandbox",
+    "ext/jobs/guard.py": "the watcher leaves its parent, to be nobody's child; it execs nothing",
+    "ext/sandbox/forwarder.py": "inside the sandbox",
 }
 STARTERS = {
     ("asyncio", "create_subprocess_exec"),

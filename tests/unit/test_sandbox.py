@@ -14,15 +14,15 @@ from pathlib import Path
 import pytest
 
 from agent_cli.core.settings.sandbox import SandboxSettings
-from agent_cli.sandbox.created import Watch
-from agent_cli.sandbox.environment import withheld
-from agent_cli.sandbox.gitconfig import config_is_plain
-from agent_cli.sandbox.gitindex import gitlinks
-from agent_cli.sandbox.handoff import Handoff
-from agent_cli.sandbox.policy import SandboxPolicy
-from agent_cli.sandbox.probe import SandboxProbe, probe
-from agent_cli.sandbox.seatbelt import profile
-from agent_cli.sandbox.wrap import SandboxUnavailable, denial_note, wrap
+from agent_cli.ext.sandbox.created import Watch
+from agent_cli.ext.sandbox.environment import withheld
+from agent_cli.ext.sandbox.gitconfig import config_is_plain
+from agent_cli.ext.sandbox.gitindex import gitlinks
+from agent_cli.ext.sandbox.handoff import Handoff
+from agent_cli.ext.sandbox.policy import SandboxPolicy
+from agent_cli.ext.sandbox.probe import SandboxProbe, probe
+from agent_cli.ext.sandbox.seatbelt import profile
+from agent_cli.ext.sandbox.wrap import SandboxUnavailable, denial_note, wrap
 
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 
@@ -148,7 +148,7 @@ def test_the_probe_is_made_again_only_when_what_decides_it_changed(
 ) -> None:
     """A warm process probes once for all its children; a child still sees bubblewrap
     installed, or the user-namespace sysctl the notice names changed."""
-    from agent_cli.sandbox import confine
+    from agent_cli.ext.sandbox import confine
 
     probes: list[str | None] = []
 
@@ -375,7 +375,7 @@ def test_the_probe_never_starts_a_workspaces_own_bwrap(
 ) -> None:
     """With an empty or relative PATH entry a lookup from the workspace found its `bwrap`,
     and the probe ran it outside the sandbox, with the agent's environment (issue 50)."""
-    from agent_cli.sandbox.probe import probe
+    from agent_cli.ext.sandbox.probe import probe
 
     planted = tmp_path / "bwrap"
     planted.write_text(f"#!/bin/sh\necho ran >> {tmp_path / 'ran.txt'}\n")

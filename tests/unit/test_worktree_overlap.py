@@ -5,9 +5,9 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from agent_cli.worktrees import worktree as wt
-from agent_cli.worktrees.overlap import overlaps, ranges
-from agent_cli.worktrees.snapshot import working_tree_commit
+from agent_cli.ext.worktrees import worktree as wt
+from agent_cli.ext.worktrees.overlap import overlaps, ranges
+from agent_cli.ext.worktrees.snapshot import working_tree_commit
 from tests.e2e.worktree_support import make_repo, sh
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from agent_cli.core.errors import UsageError
-from agent_cli.worktrees import worktree as wt
-from agent_cli.worktrees.git import repo_root
+from agent_cli.ext.worktrees import worktree as wt
+from agent_cli.ext.worktrees.git import repo_root
 
 
 def sh(cwd: Path, *args: str) -> str:

@@ -30,7 +30,7 @@ def _out_folder(out: Path | None, root: Path) -> Path:
 
 
 def _default_repo() -> Path:
-    from agent_cli.worktrees.git import repo_root
+    from agent_cli.ext.worktrees.git import repo_root
 
     try:
         return repo_root(Path.cwd())
@@ -58,11 +58,11 @@ def batch(
 ) -> None:
     from rich.console import Console
 
-    from agent_cli.batch.batch import BatchSpec, batch_key, default_jobs, run_batch
-    from agent_cli.batch.engines import make_engine
-    from agent_cli.batch.progress import Progress, footer_lines, summary
-    from agent_cli.batch.runner import RunPlan
-    from agent_cli.batch.tasks import load_tasks
+    from agent_cli.ext.batch.batch import BatchSpec, batch_key, default_jobs, run_batch
+    from agent_cli.ext.batch.engines import make_engine
+    from agent_cli.ext.batch.progress import Progress, footer_lines, summary
+    from agent_cli.ext.batch.runner import RunPlan
+    from agent_cli.ext.batch.tasks import load_tasks
 
     tasks = load_tasks(tasks_file)
     root = _default_repo()

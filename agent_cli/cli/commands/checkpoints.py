@@ -13,16 +13,16 @@ from agent_cli.cli.common import guarded
 from agent_cli.core.text.counts import counted
 
 if TYPE_CHECKING:
-    from agent_cli.checkpoints.records import Checkpoint
-    from agent_cli.checkpoints.store import CheckpointStore
+    from agent_cli.ext.checkpoints.records import Checkpoint
+    from agent_cli.ext.checkpoints.store import CheckpointStore
 
 checkpoints_app = typer.Typer(no_args_is_help=False, add_completion=False, rich_markup_mode=None)
 
 
 def open_workspace_store(workspace: Path, state_dir: Path | None) -> CheckpointStore:
-    from agent_cli.checkpoints.rewind import open_store
     from agent_cli.core.errors import AgentError
     from agent_cli.core.options import Options
+    from agent_cli.ext.checkpoints.rewind import open_store
     from agent_cli.runtime.build import load, resolve_workspace, start_logging
 
     options = Options(workspace=resolve_workspace(workspace), state_dir=state_dir)

@@ -23,8 +23,8 @@ def status(
 ) -> None:
     """Configured servers (settings, trusted workspace entries) and built-ins on PATH."""
     from agent_cli.core.options import Options
-    from agent_cli.lsp.manager import LspManager
-    from agent_cli.lsp.server import NotRunnable, resolve
+    from agent_cli.ext.lsp.manager import LspManager
+    from agent_cli.ext.lsp.server import NotRunnable, resolve
     from agent_cli.policy.trust import TrustStore
     from agent_cli.runtime.build import load, resolve_workspace
 

@@ -16,7 +16,7 @@ from agent_cli.core.errors import UsageError
 from agent_cli.core.text.counts import counted
 
 if TYPE_CHECKING:
-    from agent_cli.mcp.manager import ServerStatus
+    from agent_cli.ext.mcp.manager import ServerStatus
 
 mcp_app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=None)
 mcp_app.command("serve", help="Serve this agent to other agents as an MCP server (stdio).")(
@@ -30,7 +30,7 @@ SCOPE = typer.Option("user", "--scope", "-s", help="user (mcp.json) or project (
 
 
 def _file(scope: Scope, workspace: Path) -> Path:
-    from agent_cli.mcp.config import PROJECT_FILE, user_file
+    from agent_cli.ext.mcp.config import PROJECT_FILE, user_file
     from agent_cli.runtime.build import resolve_workspace
 
     return user_file() if scope == "user" else resolve_workspace(workspace) / PROJECT_FILE
@@ -61,7 +61,7 @@ def add(
     from pydantic import ValidationError
 
     from agent_cli.core.settings.mcp import McpServerSpec
-    from agent_cli.mcp.user_config import add_server
+    from agent_cli.ext.mcp.user_config import add_server
 
     data: dict[str, object] = {"type": transport}
     if transport == "stdio":
@@ -87,7 +87,7 @@ def remove(
     workspace: Path = opt.WORKSPACE,
 ) -> None:
     """Remove a server that `agent mcp add` added."""
-    from agent_cli.mcp.user_config import remove_server
+    from agent_cli.ext.mcp.user_config import remove_server
 
     path = _file(scope, workspace)
     if not remove_server(path, name):
@@ -100,7 +100,7 @@ def _statuses(workspace: Path, only: str | None) -> list[ServerStatus]:
     import asyncio
 
     from agent_cli.core.options import Options
-    from agent_cli.mcp.setup import build_manager
+    from agent_cli.ext.mcp.setup import build_manager
     from agent_cli.runtime.build import load, resolve_workspace
 
     root = resolve_workspace(workspace)

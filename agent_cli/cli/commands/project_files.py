@@ -16,7 +16,7 @@ from agent_cli.cli.common import guarded
 
 if TYPE_CHECKING:
     from agent_cli.core.settings.schema import Settings
-    from agent_cli.project_files.catalog import ProjectFiles
+    from agent_cli.ext.project_files.catalog import ProjectFiles
 
 Kind = Literal["command", "agent", "skill"]
 
@@ -25,13 +25,13 @@ AS_JSON = typer.Option(False, "--json", help="One JSON array.")
 
 def _load(workspace: Path) -> tuple[ProjectFiles, Settings]:
     from agent_cli.core.settings.schema import load_settings
-    from agent_cli.project_files.catalog import load_project_files
+    from agent_cli.ext.project_files.catalog import load_project_files
     from agent_cli.runtime.build import resolve_workspace
 
     root = resolve_workspace(workspace)
     settings = load_settings(root)
     # the warnings are printed once below, not also by logging's last-resort handler
-    logging.getLogger("agent_cli.project_files").setLevel(logging.ERROR)
+    logging.getLogger("agent_cli.ext.project_files").setLevel(logging.ERROR)
     files = load_project_files(root)
     for warning in files.warnings:
         sys.stderr.write(f"warning: {warning}\n")
@@ -39,7 +39,7 @@ def _load(workspace: Path) -> tuple[ProjectFiles, Settings]:
 
 
 def _list(kind: Kind, workspace: Path, as_json: bool, empty: str) -> None:
-    from agent_cli.project_files.listing import rows, text_lines
+    from agent_cli.ext.project_files.listing import rows, text_lines
 
     files, settings = _load(workspace)
     data = rows(files, kind, settings)
@@ -90,7 +90,7 @@ def skills_why(
     workspace: Path = opt.WORKSPACE,
 ) -> None:
     """Which skills' descriptions match a prompt, and on which words."""
-    from agent_cli.project_files.skills import model_skills, why
+    from agent_cli.ext.project_files.skills import model_skills, why
 
     files, _ = _load(workspace)
     offered = model_skills(files.skills.items)

@@ -21,8 +21,8 @@ def rewind(
     workspace: Path = opt.WORKSPACE,
     state_dir: Path | None = opt.STATE_DIR,
 ) -> None:
-    from agent_cli.checkpoints.rewind import rewind as do_rewind
     from agent_cli.cli.commands.checkpoints import open_workspace_store
+    from agent_cli.ext.checkpoints.rewind import rewind as do_rewind
 
     store = open_workspace_store(workspace, state_dir)
     target = store.find(checkpoint_id)

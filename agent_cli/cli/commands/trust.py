@@ -20,9 +20,9 @@ def trust(
 ) -> None:
     """Trust the workspace: its hooks, allow rules, permission mode, MCP servers and commands'
     allowed tools take effect. Deny rules always apply, trusted or not."""
+    from agent_cli.ext.project_files.catalog import project_trust_items
+    from agent_cli.ext.project_files.trust_items import widening_items
     from agent_cli.policy.trust import TrustStore, grant_items
-    from agent_cli.project_files.catalog import project_trust_items
-    from agent_cli.project_files.trust_items import widening_items
     from agent_cli.runtime.build import resolve_workspace
 
     store = TrustStore()

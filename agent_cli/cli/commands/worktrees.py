@@ -14,14 +14,14 @@ from agent_cli.cli.common import guarded
 from agent_cli.core.text.counts import counted
 
 if TYPE_CHECKING:
-    from agent_cli.worktrees.worktree import WorktreeRecord
+    from agent_cli.ext.worktrees.worktree import WorktreeRecord
 
 worktrees_app = typer.Typer(no_args_is_help=False, add_completion=False, rich_markup_mode=None)
 NAME = typer.Argument(..., help="The worktree's name (agent worktrees list).")
 
 
 def _row(root: Path, record: WorktreeRecord) -> dict[str, Any]:
-    from agent_cli.worktrees import worktree as wt
+    from agent_cli.ext.worktrees import worktree as wt
 
     present = Path(record.path).is_dir()
     files = wt.files_of(wt.diff(record)) if present else []
@@ -50,8 +50,8 @@ def list_worktrees(
     workspace: Path = opt.WORKSPACE,
 ) -> None:
     """List this repository's agent worktrees: branch, base commit, what changed."""
-    from agent_cli.worktrees.home import home
-    from agent_cli.worktrees.worktree import records
+    from agent_cli.ext.worktrees.home import home
+    from agent_cli.ext.worktrees.worktree import records
 
     root = home(workspace).root
     rows = [_row(root, r) for r in records(root)]
@@ -72,8 +72,8 @@ def list_worktrees(
 @guarded
 def diff_worktree(name: str = NAME, workspace: Path = opt.WORKSPACE) -> None:
     """The worktree's changes against its base, as a patch."""
-    from agent_cli.worktrees.home import home
-    from agent_cli.worktrees.worktree import diff, load
+    from agent_cli.ext.worktrees.home import home
+    from agent_cli.ext.worktrees.worktree import diff, load
 
     typer.echo(diff(load(home(workspace).root, name)), nl=False)
 
@@ -96,8 +96,8 @@ def merge_worktree(
 def remove_worktree(name: str = NAME, workspace: Path = opt.WORKSPACE) -> None:
     """Remove the worktree and its branch (its changes with them)."""
     from agent_cli.core.errors import UsageError
-    from agent_cli.worktrees import worktree as wt
-    from agent_cli.worktrees.home import home
+    from agent_cli.ext.worktrees import worktree as wt
+    from agent_cli.ext.worktrees.home import home
 
     root = home(workspace).root
     record = wt.load(root, name)
@@ -111,8 +111,8 @@ def remove_worktree(name: str = NAME, workspace: Path = opt.WORKSPACE) -> None:
 @guarded
 def prune_worktrees(workspace: Path = opt.WORKSPACE) -> None:
     """Remove every worktree no session uses that changed nothing (or whose folder is gone)."""
-    from agent_cli.worktrees import worktree as wt
-    from agent_cli.worktrees.home import home
+    from agent_cli.ext.worktrees import worktree as wt
+    from agent_cli.ext.worktrees.home import home
 
     root = home(workspace).root
     for record in wt.records(root):

@@ -128,7 +128,7 @@ def warm_up() -> int:
     command()  # the click command tree, built once for every child
     _parse_run()
     _tool_schemas()
-    from agent_cli.sandbox.confine import found
+    from agent_cli.ext.sandbox.confine import found
 
     found()  # bwrap tried once here, not in every child (kept while what decides it holds)
     asyncio.run(_transport())

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from agent_cli.core.tool_contract import ToolContext
+from agent_cli.ext.worktrees import worktree as wt
+from agent_cli.ext.worktrees.home import Home, home
+from agent_cli.ext.worktrees.snapshot import working_tree_commit
 from agent_cli.subagent.isolation.settle import Decider, Lane, settle
-from agent_cli.worktrees import worktree as wt
-from agent_cli.worktrees.home import Home, home
-from agent_cli.worktrees.snapshot import working_tree_commit
 
 
 @dataclass

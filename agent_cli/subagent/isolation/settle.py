@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from agent_cli.ext.worktrees import worktree as wt
+from agent_cli.ext.worktrees.home import Home
+from agent_cli.ext.worktrees.overlap import overlaps
 from agent_cli.policy.approval import ApprovalRequest, Approver, HeadlessApprover
-from agent_cli.worktrees import worktree as wt
-from agent_cli.worktrees.home import Home
-from agent_cli.worktrees.overlap import overlaps
 
 Choice = Literal["apply", "discard", "keep"]
 EDITING_MODES = ("accept-edits", "bypass")

@@ -12,13 +12,13 @@ from pydantic import Field, field_validator
 
 from agent_cli.core.outside import spawn
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
-from agent_cli.jobs.board import JobBoard
-from agent_cli.jobs.gate import StartGate
-from agent_cli.jobs.spawn import exited as _exited
-from agent_cli.jobs.spawn import kill_group
+from agent_cli.ext.jobs.board import JobBoard
+from agent_cli.ext.jobs.gate import StartGate
+from agent_cli.ext.jobs.spawn import exited as _exited
+from agent_cli.ext.jobs.spawn import kill_group
+from agent_cli.ext.sandbox.confine import Confinement
+from agent_cli.ext.sandbox.wrap import SandboxUnavailable
 from agent_cli.model.credentials import CREDENTIAL_VARS
-from agent_cli.sandbox.confine import Confinement
-from agent_cli.sandbox.wrap import SandboxUnavailable
 from agent_cli.tools.shell import git_guard
 from agent_cli.tools.shell.bash_jobs import move_to_background, start_background
 from agent_cli.tools.shell.confined import Confined

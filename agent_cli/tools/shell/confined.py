@@ -8,12 +8,12 @@ import asyncio
 from dataclasses import dataclass, field
 
 from agent_cli.core.tool_contract import ToolContext, ToolResult
-from agent_cli.jobs.job import Shell, exit_code
-from agent_cli.sandbox.confine import Confinement
-from agent_cli.sandbox.created import Watch
-from agent_cli.sandbox.handoff import Handoff
-from agent_cli.sandbox.protect import guarded
-from agent_cli.sandbox.wrap import denial_note, offline_note, socket_note
+from agent_cli.ext.jobs.job import Shell, exit_code
+from agent_cli.ext.sandbox.confine import Confinement
+from agent_cli.ext.sandbox.created import Watch
+from agent_cli.ext.sandbox.handoff import Handoff
+from agent_cli.ext.sandbox.protect import guarded
+from agent_cli.ext.sandbox.wrap import denial_note, offline_note, socket_note
 from agent_cli.tools.shell.net_access import network_notes, open_proxy
 from agent_cli.tools.shell.net_proxy import NetworkProxy
 

@@ -7,11 +7,11 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from agent_cli.jobs.job import Job
+from agent_cli.ext.jobs.job import Job
 from agent_cli.ui.screen.side_panel import JobRow
 
 if TYPE_CHECKING:
-    from agent_cli.jobs.board import JobBoard
+    from agent_cli.ext.jobs.board import JobBoard
     from agent_cli.ui.slash.host import Host
 
 SHOWN_LINES = 40

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from agent_cli.core.text.counts import counted
-from agent_cli.mcp.prompts import expand_prompt, prompt_commands
+from agent_cli.ext.mcp.prompts import expand_prompt, prompt_commands
 
 if TYPE_CHECKING:
     from agent_cli.core.events import Event

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agent_cli.project_files.catalog import ProjectFiles
-    from agent_cli.project_files.definitions import Kind
+    from agent_cli.ext.project_files.catalog import ProjectFiles
+    from agent_cli.ext.project_files.definitions import Kind
     from agent_cli.ui.slash.host import Host
 
 LISTINGS: dict[str, Kind] = {"/commands": "command", "/agents": "agent", "/skills": "skill"}
@@ -24,7 +24,7 @@ _cache: dict[Path, tuple[float, ProjectFiles]] = {}
 
 
 def project_files(workspace: Path) -> ProjectFiles:
-    from agent_cli.project_files.catalog import load_project_files
+    from agent_cli.ext.project_files.catalog import load_project_files
 
     now = time.monotonic()
     hit = _cache.get(workspace)
@@ -48,7 +48,7 @@ def handle(host: Host, name: str, arg: str) -> bool:
 
 
 def _listing(host: Host, kind: Kind) -> str:
-    from agent_cli.project_files.listing import rows, text_lines
+    from agent_cli.ext.project_files.listing import rows, text_lines
 
     files = project_files(host.runtime.options.workspace)
     lines = text_lines(rows(files, kind, host.runtime.settings))

@@ -11,7 +11,7 @@ from agent_cli.runtime.rewinding import CheckpointsOff, RewindMode
 from agent_cli.ui.render.render import files_changed
 
 if TYPE_CHECKING:
-    from agent_cli.checkpoints.records import Checkpoint
+    from agent_cli.ext.checkpoints.records import Checkpoint
     from agent_cli.ui.slash.host import Host
 
 YES_NO = {"y": "yes", "n": "no"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent_cli.sandbox.confine import describe
+from agent_cli.ext.sandbox.confine import describe
 
 if TYPE_CHECKING:
     from agent_cli.runtime.runtime import Runtime

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.worktrees import worktree as wt
+from agent_cli.ext.worktrees import worktree as wt
 from tests.e2e.batch_support import git, make_repo, results, write_tasks
 from tests.e2e.helpers import run_agent
 from tests.fake_model import FakeAnthropic, first_user_contains
@@ -97,7 +97,7 @@ def test_a_planted_commondir_is_refused_not_followed(tmp_path: Path) -> None:
     copy = _hostile_copy(repo, outside)
     (repo / ".git" / "commondir").write_text(f"{copy}\n")
     from agent_cli.core.errors import UsageError
-    from agent_cli.worktrees.git import git as agent_git
+    from agent_cli.ext.worktrees.git import git as agent_git
 
     with pytest.raises(UsageError, match="commondir"):
         agent_git(repo, "status", "--porcelain")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from agent_cli.core.settings.sandbox import SandboxSettings
-from agent_cli.verify.check_run import run_check
+from agent_cli.ext.goals.check_run import run_check
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap")
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from agent_cli.core.settings.lsp import LspSettings
-from agent_cli.lsp.manager import LspManager
+from agent_cli.ext.lsp.manager import LspManager
 from tests.conftest import FAKE_API_KEY
 from tests.e2e.helpers import last_user_blocks, run_agent
 from tests.e2e.mcp_support import SERVER

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.sandbox.policy import SandboxPolicy
-from agent_cli.sandbox.probe import probe
-from agent_cli.sandbox.wrap import wrap
+from agent_cli.ext.sandbox.policy import SandboxPolicy
+from agent_cli.ext.sandbox.probe import probe
+from agent_cli.ext.sandbox.wrap import wrap
 from tests.e2e.checkpoint_support import git
 from tests.e2e.helpers import last_user_blocks
 from tests.fake_model import FakeAnthropic

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from agent_cli.core.settings.schema import Settings
-from agent_cli.jobs.board import JobBoard
+from agent_cli.ext.jobs.board import JobBoard
 from agent_cli.runtime.assembly import base_tools
 from agent_cli.tools.registry import ToolRegistry
 from tests.e2e.security.test_sandbox_boundary import run_commands

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.batch import results
-from agent_cli.batch.batch import wanted
-from agent_cli.batch.results import TaskResult
-from agent_cli.batch.tasks import parse_tasks
-from agent_cli.batch.tree import is_url, tree_name
 from agent_cli.core.errors import ConfigError, UsageError
 from agent_cli.core.settings.schema import load_settings
+from agent_cli.ext.batch import results
+from agent_cli.ext.batch.batch import wanted
+from agent_cli.ext.batch.results import TaskResult
+from agent_cli.ext.batch.tasks import parse_tasks
+from agent_cli.ext.batch.tree import is_url, tree_name
 
 
 def test_tasks_take_blank_lines_crlf_and_all_fields():

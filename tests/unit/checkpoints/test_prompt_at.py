@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent_cli.checkpoints.conversation import prompt_at
-from agent_cli.checkpoints.records import Checkpoint
 from agent_cli.core.files.paths import Paths
+from agent_cli.ext.checkpoints.conversation import prompt_at
+from agent_cli.ext.checkpoints.records import Checkpoint
 
 
 def checkpoint(at: int) -> Checkpoint:

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.checkpoints.rewind import open_store, rewind
-from agent_cli.checkpoints.store import CheckpointStore
 from agent_cli.core.files.paths import Paths
 from agent_cli.core.settings.features import CheckpointSettings
+from agent_cli.ext.checkpoints.rewind import open_store, rewind
+from agent_cli.ext.checkpoints.store import CheckpointStore
 from tests.e2e.checkpoint_support import git, tree_bytes
 
 
@@ -235,7 +235,7 @@ def test_git_sees_no_user_repository(tmp_path: Path):
 
 
 def test_session_files_counts_from_the_first_turn_to_the_newest_end(tmp_path: Path):
-    from agent_cli.checkpoints.turn import session_files
+    from agent_cli.ext.checkpoints.turn import session_files
 
     store = store_for(tmp_path)
     assert session_files(store, "s") is None
@@ -252,7 +252,7 @@ def test_session_files_counts_from_the_first_turn_to_the_newest_end(tmp_path: Pa
 
 
 def test_many_small_packs_are_rolled_up_and_every_snapshot_still_reads(tmp_path: Path):
-    from agent_cli.checkpoints.snapshot import MAX_PACKS
+    from agent_cli.ext.checkpoints.snapshot import MAX_PACKS
 
     store = store_for(tmp_path)
     checkpoints = []
@@ -284,7 +284,7 @@ def test_a_folder_replaced_by_a_link_is_stored_as_the_link_and_put_back(tmp_path
 
 
 def test_a_link_deep_in_the_store_is_refused_before_anything_is_written(tmp_path: Path):
-    from agent_cli.checkpoints.planted import LinkedStore
+    from agent_cli.ext.checkpoints.planted import LinkedStore
 
     workspace, outside = tmp_path / "ws", tmp_path / "outside"
     workspace.mkdir()

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from agent_cli.checkpoints.records import Checkpoint
-from agent_cli.checkpoints.store import CheckpointStore
 from agent_cli.core.events import CheckpointSaved, TurnEnd
+from agent_cli.ext.checkpoints.records import Checkpoint
+from agent_cli.ext.checkpoints.store import CheckpointStore
 from tests.e2e.runtime_support import drive, make_runtime
 from tests.fake_model import FakeAnthropic
 

@@ -10,9 +10,9 @@ import subprocess
 from pathlib import Path
 
 from agent_cli.core.settings.schema import Settings
-from agent_cli.jobs.board import JobBoard
-from agent_cli.jobs.guard import watch
-from agent_cli.jobs.job import Job
+from agent_cli.ext.jobs.board import JobBoard
+from agent_cli.ext.jobs.guard import watch
+from agent_cli.ext.jobs.job import Job
 from agent_cli.runtime.assembly import base_tools
 from agent_cli.tools.registry import ToolRegistry
 from tests.e2e.jobs_support import group_members

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from agent_cli.lsp.rpc import MAX_FRAME, RpcClosed, frame, read_frame
+from agent_cli.ext.lsp.rpc import MAX_FRAME, RpcClosed, frame, read_frame
 
 
 def read(data: bytes) -> object:

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from agent_cli.core.tool_contract import ToolResult
-from agent_cli.mcp.results import to_tool_result
-from agent_cli.mcp.search import Candidate, McpToolSearch, McpToolSearchInput, rank
-from agent_cli.mcp.tool import make_tool
+from agent_cli.ext.mcp.results import to_tool_result
+from agent_cli.ext.mcp.search import Candidate, McpToolSearch, McpToolSearchInput, rank
+from agent_cli.ext.mcp.tool import make_tool
 
 PNG = base64.b64encode(b"\x89PNG fake").decode()
 

@@ -9,10 +9,10 @@ import json
 import sys
 from pathlib import Path
 
+from agent_cli.ext.project_files.claude.hook_ports import NotifyingApprover
+from agent_cli.ext.project_files.claude.hooks import ClaudeHook, ClaudeHooks
+from agent_cli.ext.project_files.vocabulary import matcher_regex
 from agent_cli.policy.approval import ApprovalRequest, HeadlessApprover
-from agent_cli.project_files.claude.hook_ports import NotifyingApprover
-from agent_cli.project_files.claude.hooks import ClaudeHook, ClaudeHooks
-from agent_cli.project_files.vocabulary import matcher_regex
 
 PY = sys.executable
 

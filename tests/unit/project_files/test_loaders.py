@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 from agent_cli.core.settings.features import ProjectFilesSettings
+from agent_cli.ext.project_files import vocabulary as vocab
+from agent_cli.ext.project_files.catalog import load_project_files
+from agent_cli.ext.project_files.claude.settings import ClaudeSettings, read_settings_file
+from agent_cli.ext.project_files.definitions import load_kind
+from agent_cli.ext.project_files.frontmatter import parse
+from agent_cli.ext.project_files.kinds import AGENTS, COMMANDS, SKILLS
+from agent_cli.ext.project_files.sources import Root, workspace_roots
 from agent_cli.policy.trust import TrustStore
-from agent_cli.project_files import vocabulary as vocab
-from agent_cli.project_files.catalog import load_project_files
-from agent_cli.project_files.claude.settings import ClaudeSettings, read_settings_file
-from agent_cli.project_files.definitions import load_kind
-from agent_cli.project_files.frontmatter import parse
-from agent_cli.project_files.kinds import AGENTS, COMMANDS, SKILLS
-from agent_cli.project_files.sources import Root, workspace_roots
 from tests.unit.project_files.fixtures.agents import AGENTS as AGENT_FILES
 from tests.unit.project_files.fixtures.commands import COMMANDS as COMMAND_FILES
 from tests.unit.project_files.fixtures.settings import SETTINGS
@@ -202,10 +202,10 @@ def test_modes_map_and_never_widen_the_session():
 
 def test_a_wide_permission_mode_needs_trust_and_never_widens_the_session(tmp_path: Path):
     from agent_cli.core.settings.schema import HooksSettings, PermissionSettings, Settings
+    from agent_cli.ext.project_files.agent_types import AgentTypes
     from agent_cli.policy.gate import PolicyGate
     from agent_cli.policy.hooks import Hooks
     from agent_cli.policy.permissions import Permissions
-    from agent_cli.project_files.agent_types import AgentTypes
 
     write(
         tmp_path / ".claude/agents/wide.md",
@@ -233,8 +233,8 @@ def test_a_wide_permission_mode_needs_trust_and_never_widens_the_session(tmp_pat
     assert gate_mode("wide", "bypass") == "default"  # untrusted: not wider than default
     assert gate_mode("wide", "accept-edits") == "default"
     assert gate_mode("narrow", "bypass") == "plan"  # narrowing always applies
+    from agent_cli.ext.project_files.catalog import trust_items
     from agent_cli.policy.trust import grant_items
-    from agent_cli.project_files.catalog import trust_items
 
     store.trust(tmp_path, grant_items(trust_items(load_project_files(tmp_path, store))))
     assert gate_mode("wide", "bypass") == "bypass"

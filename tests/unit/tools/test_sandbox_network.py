@@ -19,7 +19,7 @@ from agent_cli.core.asking import Answer, Question
 from agent_cli.core.settings.features import WebSettings
 from agent_cli.core.settings.hosts import parse_host_entry
 from agent_cli.core.settings.schema import Settings
-from agent_cli.jobs.board import JobBoard
+from agent_cli.ext.jobs.board import JobBoard
 from agent_cli.runtime.assembly import base_tools
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.shell.net_proxy import NetworkProxy

@@ -14,12 +14,12 @@ import pytest
 from agent_cli.core.payloads import PageDisplay
 from agent_cli.core.settings.schema import Settings
 from agent_cli.core.tool_contract import ToolContext, ToolResult
+from agent_cli.ext.web.fetch import WebFetch
 from agent_cli.policy.approval import Approver, HeadlessApprover
 from agent_cli.policy.gate import PolicyGate
 from agent_cli.policy.hooks import Hooks
 from agent_cli.policy.permissions import Permissions
 from agent_cli.tools.registry import ToolRegistry
-from agent_cli.tools.web.fetch import WebFetch
 from tests.unit.tool_helpers import ScriptedApprover, make_ctx
 from tests.web_site import WebSite
 
@@ -385,7 +385,7 @@ def test_a_pdf_comes_back_as_its_text(tmp_path: Path, site: WebSite):
 
 
 def test_the_session_cache_keeps_the_newest_pages_only(tmp_path: Path, site: WebSite):
-    from agent_cli.tools.web.fetch import CACHED_PAGES
+    from agent_cli.ext.web.fetch import CACHED_PAGES
 
     ctx = make_ctx(tmp_path, settings())
     registry = ToolRegistry([WebFetch()])

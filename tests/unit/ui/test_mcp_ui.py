@@ -13,8 +13,8 @@ import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
+from agent_cli.ext.project_files.trust_items import widening_items
 from agent_cli.policy.trust import TrustStore
-from agent_cli.project_files.trust_items import widening_items
 from agent_cli.ui.input.completion import ChatCompleter
 from agent_cli.ui.slash.trust_offer import offer_trust
 
@@ -104,7 +104,7 @@ def test_resource_mentions_complete_after_at(tmp_path: Path):
 
 def test_status_line_counts_ready_servers(tmp_path: Path):
     from agent_cli.core.settings.schema import Settings
-    from agent_cli.mcp.manager import McpManager
+    from agent_cli.ext.mcp.manager import McpManager
     from agent_cli.ui.slash.mcp import status_part
 
     class Ready:

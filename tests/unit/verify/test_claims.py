@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from agent_cli.core.events import FilesChanged, ToolEnd, ToolStart
-from agent_cli.verify.claims import check, find_claims
-from agent_cli.verify.ledger import EvidenceLedger, exit_code_of
+from agent_cli.ext.goals.claims import check, find_claims
+from agent_cli.ext.goals.ledger import EvidenceLedger, exit_code_of
 
 _ids = iter(range(1000))
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from agent_cli.verify.claims import COMMANDS, matches
+from agent_cli.ext.goals.claims import COMMANDS, matches
 from tests.e2e.helpers import json_lines
 from tests.fake_model import FakeAnthropic
 from tests.in_process import run_cli

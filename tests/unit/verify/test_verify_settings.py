@@ -9,8 +9,8 @@ import pytest
 
 from agent_cli.core.errors import ConfigError
 from agent_cli.core.settings.schema import load_settings, parse_settings
-from agent_cli.verify.evaluator import judge
-from agent_cli.verify.goal import gave_up
+from agent_cli.ext.goals.evaluator import judge
+from agent_cli.ext.goals.goal import gave_up
 
 
 @pytest.fixture(autouse=True)

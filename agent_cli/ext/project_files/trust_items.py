@@ -1,0 +1,111 @@
+"""What a workspace asks for that only trust lets take effect, gathered from every source.
+
+Each source that can widen what runs unasked contributes one provider here; `agent trust` and
+the question `agent chat` asks show the union, so the user sees everything they agree to.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from agent_cli.policy.trust import TrustItem
+
+Provider = Callable[[Path], list[TrustItem]]
+
+
+def _workspace_settings(workspace: Path) -> list[TrustItem]:
+    path = workspace / ".agent" / "settings.json"
+    try:
+        data: Any = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    if not isinstance(data, dict):
+        return []
+    source = str(path)
+    return [
+        *_permission_items(data.get("permissions"), source),
+        *_web_items(data.get("web"), source),
+        *_lsp_commands(data.get("lsp"), source),
+        *_hook_items(data.get("hooks"), source),
+        *_status_line_items(data.get("status_line"), source),
+    ]
+
+
+def _status_line_items(spec: Any, source: str) -> list[TrustItem]:
+    """The status line's command: run every few seconds while `agent chat` is open."""
+    command = spec.get("command") if isinstance(spec, dict) else None
+    if not command:
+        return []
+    return [TrustItem(key="status_line", source=source, description=f"status line: {command}")]
+
+
+def _permission_items(permissions: Any, source: str) -> list[TrustItem]:
+    if not isinstance(permissions, dict):
+        return []
+    items: list[TrustItem] = []
+    mode = permissions.get("mode")
+    if mode in ("accept-edits", "bypass"):
+        items.append(TrustItem(key="mode", source=source, description=f"mode {mode}"))
+    for i, rule in enumerate(permissions.get("allow") or []):
+        items.append(TrustItem(key=f"allow:{i}", source=source, description=f"allow {rule}"))
+    return items
+
+
+def _web_items(web: Any, source: str) -> list[TrustItem]:
+    """web_fetch reaching local services, or sending credentials."""
+    if not isinstance(web, dict):
+        return []
+    return [
+        TrustItem(key=f"web:{key}", source=source, description=f"web.{key}")
+        for key in ("allow_private_hosts", "allow_credential_urls")
+        if web.get(key) is True
+    ]
+
+
+def _hook_items(hooks: Any, source: str) -> list[TrustItem]:
+    if not isinstance(hooks, dict):
+        return []
+    items: list[TrustItem] = []
+    for event, specs in hooks.items():
+        for i, spec in enumerate(specs if isinstance(specs, list) else []):
+            command = spec.get("command") if isinstance(spec, dict) else spec
+            described = f"hook {event}: {command}"
+            items.append(TrustItem(key=f"hook:{event}:{i}", source=source, description=described))
+    return items
+
+
+def _lsp_commands(lsp: Any, source: str) -> list[TrustItem]:
+    """Language servers and formatters: commands the agent would start after any edit."""
+    if not isinstance(lsp, dict):
+        return []
+    items: list[TrustItem] = []
+    servers = lsp.get("servers")
+    for name, spec in (servers if isinstance(servers, dict) else {}).items():
+        command = spec.get("command") if isinstance(spec, dict) else spec
+        items.append(TrustItem(key=f"lsp:{name}", source=source, description=f"lsp {command}"))
+    formatters = lsp.get("formatters")
+    for suffix, command in (formatters if isinstance(formatters, dict) else {}).items():
+        described = f"formatter {suffix}: {command}"
+        items.append(TrustItem(key=f"format:{suffix}", source=source, description=described))
+    return items
+
+
+def _mcp_servers(workspace: Path) -> list[TrustItem]:
+    from agent_cli.ext.mcp.config import project_trust_items  # config reading, not the client
+
+    return project_trust_items(workspace)
+
+
+PROVIDERS: list[Provider] = [_workspace_settings, _mcp_servers]
+
+
+def widening_items(workspace: Path, more: Sequence[Provider] = ()) -> list[TrustItem]:
+    """`more`: the providers of sources on higher floors (project files), passed in by the front
+    end that asks, since this module may not import them."""
+    items: list[TrustItem] = []
+    for provider in [*PROVIDERS, *more]:
+        items.extend(provider(workspace))
+    return items
