@@ -22,10 +22,12 @@ from agent_cli.cli.commands.serving import acp
 from agent_cli.cli.commands.sessions import sessions_app
 from agent_cli.cli.commands.trust import trust
 from agent_cli.cli.commands.worktrees import worktrees_app
+from agent_cli.cli.extension_commands import ExtensionGroup
 from agent_cli.cli.run import run
 
 app = typer.Typer(
     name="agent",
+    cls=ExtensionGroup,
     help="A terminal coding agent: Claude reads, searches, edits and runs code in your repository.",
     no_args_is_help=True,
     add_completion=False,

@@ -116,6 +116,7 @@ def assemble(
     jobs: JobBoard | None = None,
     extra_tools: Sequence[AnyTool] = (),
     extensions: Extensions = NO_EXTENSIONS,
+    services: Callable[[str], object | None] = lambda name: None,
 ) -> Assembly:
     """The agent of a session with everything wired: tools, gate, subagents, context pipeline,
     todo reminder, hooks and episodic memory. `approver` answers permission questions (the
@@ -123,7 +124,9 @@ def assemble(
     servers already started by the runtime; None starts the configured ones here. `jobs`: the
     run's background jobs (None: a board of this session's own). `extra_tools`: the session's
     alone (a subagent never gets them), e.g. `--json-schema`'s final tool. `extensions`: the
-    run's; their tools come after the agent's own (subagents get them too)."""
+    run's; their tools come after the agent's own (subagents get them too), their stages,
+    guides, observers and middleware after the spine's. `services`: the run's extension
+    services by name (the Runtime's `extension`)."""
     settings, workspace = session.settings, options.workspace
     jobs = jobs or JobBoard(session.paths, settings.jobs)
     hooks = Hooks(settings.hooks, session.id, workspace)
@@ -139,7 +142,8 @@ def assemble(
     after_task += [Diagnostics()] if session.tool_ctx.diagnoser is not None else []
     own = ["task", *(t.name for t in [*before_task, *after_task, *extra_tools])]
     own += [str(t["name"]) for t in server_tools]
-    after_task += _extension_tools(extensions, session, workspace, own, publish)
+    context = contexts(session, workspace, services)
+    after_task += _extension_tools(extensions, context, own, publish)
     # subagents get the complete set minus `task` (and what the runner leaves out itself)
     children = ToolRegistry([*before_task, *after_task], gate, mcp, server_tools)
     runner = SubagentRunner(
@@ -174,31 +178,44 @@ def assemble(
         client=client,
         registry=registry,
         system=system,
-        guides=[TodoReminder(session.todos, settings.todo.reminder_rounds)],
-        stages=[BudgetStage(settings.budget), *stages],  # before a request is built or sent
+        guides=[
+            TodoReminder(session.todos, settings.todo.reminder_rounds),
+            *extensions.made("guides", context),
+        ],
+        # before a request is built or sent
+        stages=[BudgetStage(settings.budget), *extensions.made("stages", context), *stages],
         compactor=project.around_compaction(compactor),  # PreCompact hooks
-        observers=[memory],
+        observers=[memory, *extensions.made("observers", context)],
         max_turns=options.max_turns,
         stop_after_round=handover.presented if handover else None,
-        turn_hooks=TurnHooksChain(project.turn_hooks(hooks, commands)),
+        turn_hooks=TurnHooksChain(
+            [*project.turn_hooks(hooks, commands), *extensions.made("middleware", context)]
+        ),
         outbox=outbox,
     )
     return Assembly(agent, memory, jobs, on_end=[project.session_end], meter=meter)
 
 
+def contexts(
+    session: Session, workspace: Path, services: Callable[[str], object | None]
+) -> Callable[[str], ExtensionContext]:
+    """The context each extension's contributions to this session are made with."""
+
+    def context(name: str) -> ExtensionContext:
+        settings = session.settings
+        return ExtensionContext(name, workspace, session.paths, settings, session.id, services)
+
+    return context
+
+
 def _extension_tools(
     extensions: Extensions,
-    session: Session,
-    workspace: Path,
+    context: Callable[[str], ExtensionContext],
     own: list[str],
     publish: Callable[[Event], None] | None,
 ) -> list[AnyTool]:
     """The extensions' tools for this session; one whose name is in `own` (the agent's tool
     names) or an earlier extension's is left out, and a warning says so."""
-
-    def context(name: str) -> ExtensionContext:
-        return ExtensionContext(name, workspace, session.paths, session.settings, session.id)
-
     tools, problems = extensions.tools(context, own)
     for problem in problems:
         if publish is None:

@@ -19,7 +19,7 @@ from agent_cli.core.files.logs import secrets_from_env, setup_logging
 from agent_cli.core.files.paths import Paths
 from agent_cli.core.options import Options
 from agent_cli.core.outside import spawn
-from agent_cli.core.settings.schema import Settings, load_settings
+from agent_cli.core.settings.schema import Settings, layer_keys, load_settings
 from agent_cli.core.tool_contract import AnyTool
 from agent_cli.ext.jobs.board import JobBoard
 from agent_cli.ext.lsp.manager import LspManager
@@ -31,6 +31,7 @@ from agent_cli.model.credentials import require_credentials
 from agent_cli.policy.approval import Approver
 from agent_cli.policy.trust import TrustStore
 from agent_cli.runtime.assembly import assemble
+from agent_cli.runtime.extensions.discovery import EVERYTHING, Asking
 from agent_cli.runtime.extensions.registry import (
     NO_EXTENSIONS,
     Extensions,
@@ -52,16 +53,22 @@ def resolve_workspace(path: Path) -> Path:
     return workspace
 
 
-def installed() -> Extensions:
-    """The built-in and installed extensions, what failed said on stderr (one line each)."""
-    extensions = discover()
+def installed(asking: Asking = EVERYTHING) -> Extensions:
+    """The installed extensions and the built-ins `asking` asks for (the rest dormant until
+    asked for), what failed said on stderr (one line each)."""
+    extensions = discover(asking=asking)
     say(extensions.problems)
     return extensions
 
 
-def load(options: Options, extensions: Extensions | None = None) -> tuple[Settings, Paths]:
-    """The settings (with the extensions' sections: `installed()` when not given) and the
-    state paths."""
+def asking(options: Options, overrides: dict[str, Any] | None = None) -> Asking:
+    """What this run asks for, before any extension is imported."""
+    keys = layer_keys(options.workspace, overrides)
+    return Asking(keys, options.workspace, "run" if options.one_shot else "chat")
+
+
+def overrides_of(options: Options) -> dict[str, Any]:
+    """The command line's (and its variables') settings: the last layer."""
     import os
 
     overrides: dict[str, Any] = {}
@@ -75,8 +82,17 @@ def load(options: Options, extensions: Extensions | None = None) -> tuple[Settin
     sandbox = options.sandbox or os.environ.get("AGENT_SANDBOX")
     if sandbox:  # a bad value is a ConfigError naming `sandbox.mode` (exit 2)
         overrides["sandbox"] = {"mode": sandbox}
+    return overrides
+
+
+def load(options: Options, extensions: Extensions | None = None) -> tuple[Settings, Paths]:
+    """The settings (with the extensions' sections: those this run asks for when not given)
+    and the state paths."""
+    import os
+
+    overrides = overrides_of(options)
     trusted = TrustStore().is_trusted(options.workspace)
-    extensions = installed() if extensions is None else extensions
+    extensions = installed(asking(options, overrides)) if extensions is None else extensions
     sections, ignored = extensions.sections(), extensions.ignored()
     settings = load_settings(
         options.workspace, overrides, trusted=trusted, sections=sections, ignored=ignored
@@ -137,19 +153,22 @@ class CompositionRoot:
         publish: Callable[[Event], None],
         mcp: McpManager | None = None,
         jobs: JobBoard | None = None,
+        services: Callable[[str], object | None] = lambda name: None,
     ) -> Assembly:
         return assemble(
             session, client, options, approver, publish, mcp, jobs, self.extra_tools,
-            self.extensions,
+            self.extensions, services,
         )  # fmt: skip
 
     def start_mcp(self, workspace: Path, mode: Callable[[], str], eager: bool) -> McpManager | None:
         return start_mcp(self.settings, workspace, self.paths.logs, mode, eager)
 
     async def aclose(self) -> None:
-        """What the root started for the whole run ends with it: the language servers."""
+        """What the root started for the whole run ends with it: the language servers, the
+        extensions' services."""
         if self.lsp is not None:
             await self.lsp.aclose()
+        await self.extensions.aclose()
 
 
 def build_runtime(
@@ -163,7 +182,8 @@ def build_runtime(
     SDK client is made when that turn needs it). `quiet`: nothing but warnings on stderr.
     `extra_tools`: the front end's own tools, offered to every session's agent. `extensions`:
     the run's (None: `installed()`, what failed said on stderr)."""
-    extensions = installed() if extensions is None else extensions
+    if extensions is None:
+        extensions = installed(asking(options, overrides_of(options)))
     settings, paths = load(options, extensions)
     require_credentials()
     spawn.pass_names(settings.pass_env)

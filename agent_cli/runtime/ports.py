@@ -61,6 +61,7 @@ class Composer(Protocol):
         publish: Callable[[Event], None],
         mcp: McpManager | None = None,
         jobs: JobBoard | None = None,
+        services: Callable[[str], object | None] = lambda name: None,
     ) -> Assembly: ...
 
     def start_mcp(

@@ -192,10 +192,16 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Goals, Daily, Aside):
                 self.publish,
                 self.mcp,
                 self.jobs,
+                self.extension,
             )
             self._assembly.memory.on_saved = self.on_episode
             self._memories.append(self._assembly.memory)
         return self._assembly.agent
+
+    def extension(self, name: str) -> object | None:
+        """The run-wide service of extension `name` (made when first asked for); None when no
+        such extension is there. Callers check the type they expect (`isinstance`)."""
+        return self.wiring.extensions.service(name, self)
 
     async def tool_names(self) -> list[str]:
         """The tools the model is offered now (MCP servers' as they are ready)."""

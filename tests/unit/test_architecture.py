@@ -18,7 +18,7 @@ import pytest
 
 ROOT = "agent_cli"
 PACKAGE_DIR = Path(__file__).resolve().parents[2] / ROOT
-MAX_LINES = 300
+MAX_LINES = 400  # the hard cap; 300 is the aim (bench/architecture.py lists who passes it)
 MAX_MODULES_PER_FOLDER = 16  # past that a package gets sub-folders
 ROOT_FILES = {"__init__.py", "__main__.py"}  # the rest of agent_cli/ lives in a floor's folder
 FRONT_ENDS = (

@@ -268,6 +268,13 @@ def parse_settings(
         raise ConfigError(f"{where}: bad setting '{key}': {first['msg']}") from e
 
 
+def layer_keys(workspace: Path, overrides: dict[str, Any] | None = None) -> frozenset[str]:
+    """The top-level keys any layer sets: what asks for an extension before it is loaded."""
+    local = workspace / ".agent" / "settings.json"
+    layers = [_read_json(user_config_dir() / "settings.json"), _read_json(local), env_settings()]
+    return frozenset(key for layer in [*layers, overrides or {}] for key in layer)
+
+
 def load_settings(
     workspace: Path,
     overrides: dict[str, Any] | None = None,

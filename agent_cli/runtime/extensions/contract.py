@@ -4,15 +4,16 @@ An extension is an `Extension`: its name (its settings section's key, and its en
 name when a package brings it), the extensions it needs, and what it contributes. The spine
 calls the contributions of the extensions it was given and imports none of them.
 
-Called by the spine today: `settings`, `tools`, `slash_commands`. Declared for the features
-that will move here, and not yet called (each says so below, and docs/extensions.md too):
-`cli`, `stages`, `guides`, `observers`, `middleware`, `panel_parts`, `ports`.
+The spine calls: `settings` (and `narrow`), `tools`, `stages`, `guides`, `observers`,
+`middleware` (per session, in runtime/assembly.py), `service` (once per run, when first asked
+for), `ports` (by name, when the spine asks for one), `slash_commands` and `cli`. `panel_parts`
+is declared and shown by the chat's side panel.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from agent_cli.core.files.paths import Paths
     from agent_cli.core.settings.schema import Settings
     from agent_cli.policy.turn_hooks import TurnHooks
+    from agent_cli.runtime.runtime import Runtime
 
 SectionT = TypeVar("SectionT", bound=BaseModel)
 Made = TypeVar("Made")
@@ -48,6 +50,9 @@ class ExtensionContext:
     paths: Paths  # the state directory's folders (logs, transcripts, notes)
     settings: Settings  # the whole run's, the extensions' sections included
     session_id: str
+    services: Callable[[str], object | None] = lambda name: None
+    """An extension's run-wide service by its name (`Extension.service`), made when first asked
+    for; None when that extension is not there."""
 
     def section(self, model: type[SectionT]) -> SectionT:
         """This extension's own settings section, validated; its defaults when the settings
@@ -99,6 +104,12 @@ class CommandPort(Protocol):
         """The width `say` lays text out at."""
         ...
 
+    @property
+    def front(self) -> object:
+        """The front end itself (`agent chat`: its REPL): a built-in extension's chat code
+        checks its type and drives its dialogs; a package's command needs nothing of it."""
+        ...
+
 
 CommandRun = Callable[[CommandPort, str], Awaitable[None] | None]
 """Runs a command with its argument text. A coroutine is awaited as the chat's current work
@@ -131,18 +142,26 @@ class Extension:
     settings: type[BaseModel] | None = None  # its section (extra="forbid": ExtensionSettings)
     tools: Make[AnyTool] | None = None  # offered to the model (and to subagents)
     slash_commands: Sequence[SlashCommand] = ()  # listed in /help, run in `agent chat`
+    narrow: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]] | None = None
+    """An untrusted workspace's section (first argument) narrowed against the user's (second):
+    what may stay of it. None: the workspace's section is ignored until `agent trust`."""
     cli: Callable[[], typer.Typer] | None = None
-    """`agent <name> ...`. Declared; not yet added to the command line by the spine."""
+    """`agent <command> ...`: a typer app; its command names are declared with the extension
+    (a built-in's in the registry, so the command line lists them without importing it)."""
     stages: Make[Stage] | None = None
-    """Context stages before each request. Declared; not yet called by the spine."""
+    """Context stages, run before each request (after the budget, before the spine's own)."""
     guides: Make[Guide] | None = None
-    """Request-only guidance. Declared; not yet called by the spine."""
+    """Request-only guidance."""
     observers: Make[TurnObserver] | None = None
-    """Hear each turn. Declared; not yet called by the spine."""
+    """Hear each turn's events."""
     middleware: Make[TurnHooks] | None = None
-    """What wraps a turn (checkpoints, goals). Declared; not yet called by the spine."""
+    """What wraps a turn (checkpoints, goals): before it, and after it with a reason to go on."""
+    service: Callable[[Runtime], object] | None = None
+    """What it keeps for the whole run (a board of jobs, a manager of servers), made the first
+    time anything asks for it; its `aclose()`, if it has one, is awaited when the run ends."""
     panel_parts: Make[PanelPart] | None = None
-    """Side-panel and status-bar parts. Declared; not yet shown by the spine."""
-    ports: Make[object] | None = None
-    """Typed ports it provides (a shell wrapper, an after-edit check, an asker), found by the
-    port's type. Declared; not yet asked for by the spine."""
+    """Side-panel and status-bar parts."""
+    ports: Mapping[str, Callable[[ExtensionContext], object]] = field(default_factory=dict)
+    """The ports it provides, by the port's name (`"shell_wrapper"`, `"after_edit"`): the spine
+    asks for a port by name when it needs one, and the first extension providing it makes it
+    for the session; the port's type is the spine's (a Protocol where it is asked for)."""

@@ -15,25 +15,57 @@ import os
 import re
 import sys
 import traceback
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from agent_cli.runtime.extensions.contract import Extension, SlashCommand
 
 GROUP = "agent_cli.extensions"
+BUILTIN = "agent_cli"  # the package of the built-in extensions
 _HEADER = f"[{GROUP}]".encode()
 NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 COMMAND = re.compile(r"^/[a-z][a-z0-9_-]*$")
 
 
 @dataclass(frozen=True)
+class Asking:
+    """What a run is asked to do, known before any extension is imported: the top-level keys
+    of every settings layer (the command line's included), the workspace, and the command."""
+
+    settings: frozenset[str] = frozenset()
+    workspace: Path | None = None
+    command: str = ""  # "run", "chat", "mcp", ... ("" when unknown: everything is asked)
+
+    def file(self, *names: str) -> bool:
+        """One of `names` (relative to the workspace) is there."""
+        return self.workspace is not None and any((self.workspace / n).exists() for n in names)
+
+
+EVERYTHING = Asking()
+
+
+def always(asking: Asking) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
 class Declared:
-    """An extension as it is declared, before anything of it is imported."""
+    """An extension as it is declared, before anything of it is imported. A package's is loaded
+    in every run; a built-in's when `asked` says the run asks for it, when its settings section
+    is set, when its CLI `commands` run, or when the spine asks for one of its `ports`."""
 
     name: str  # the entry point's name
     target: str  # "module:attribute"
     package: str  # "hello_ext 0.1" (a built-in: "agent_cli")
+    asked: Callable[[Asking], bool] = always
+    ports: tuple[str, ...] = ()
+    commands: tuple[tuple[str, str], ...] = ()  # (CLI command, its help line)
+
+    def wanted(self, asking: Asking) -> bool:
+        if asking is EVERYTHING or self.name in asking.settings:
+            return True
+        return asking.command in {c for c, _ in self.commands} or self.asked(asking)
 
 
 @dataclass(frozen=True)
@@ -113,7 +145,9 @@ def load(declared: Declared) -> Extension | Problem:
         kind = type(value).__name__
         where = label(declared.name, declared.package)
         return Problem(f"{where}: {declared.target} is of type {kind}, not an Extension")
-    why = problem_with(value, declared.name, taken_settings_names())
+    # a built-in whose section is still the agent's own (it brings none) keeps that name
+    own = declared.package == BUILTIN and value.settings is None
+    why = problem_with(value, declared.name, () if own else taken_settings_names())
     return Problem(f"{label(declared.name, declared.package)}: {why}; skipped") if why else value
 
 

@@ -11,20 +11,19 @@ import logging
 import sys
 import traceback
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_cli.core.files.logs import FILE_ONLY
-from agent_cli.core.prompts.templates import shipped_prompts_dir
-from agent_cli.core.tool_contract import AnyTool, Tool
+from agent_cli.core.tool_contract import AnyTool
+from agent_cli.runtime.extensions.checks import Loaded, commands_of, in_order, tool_problem
 from agent_cli.runtime.extensions.contract import (
     Extension,
     ExtensionContext,
-    ExtensionTool,
-    SlashCommand,
 )
 from agent_cli.runtime.extensions.discovery import (
-    COMMAND,
+    BUILTIN,
+    EVERYTHING,
+    Asking,
     Declared,
     Problem,
     declared,
@@ -33,39 +32,109 @@ from agent_cli.runtime.extensions.discovery import (
     said,
 )
 
+if TYPE_CHECKING:
+    from agent_cli.runtime.runtime import Runtime
+
 log = logging.getLogger(__name__)
 
-BUILTIN = "agent_cli"  # the package of the built-in extensions
 BUILTINS: tuple[Declared, ...] = ()
 """This repository's features that plug in through the contract, declared as a package's entry
 points are: `Declared(name, "module:attribute", BUILTIN)`. None has moved here yet."""
 
-TOOL_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
-
-
-@dataclass(frozen=True)
-class Loaded:
-    extension: Extension
-    package: str
-
-    def label(self) -> str:
-        return label(self.extension.name, self.package)
-
 
 class Extensions:
-    """The loaded extensions, dependencies first, and what was left out (`problems`)."""
+    """The loaded extensions, dependencies first, and what was left out (`problems`). The
+    built-ins nothing asked for yet stay `dormant` (declared, not imported) until the spine
+    asks for one of their ports or a front end for one by name (`wake`)."""
 
     def __init__(
         self,
         loaded: Sequence[Loaded] = (),
         problems: Sequence[Problem] = (),
         declared_names: Iterable[str] = (),
+        dormant: Sequence[Declared] = (),
+        declarations: Sequence[Declared] = (),
     ) -> None:
         self.loaded = tuple(loaded)
+        self.dormant = {d.name: d for d in dormant}
+        self.declarations = tuple(declarations)  # the built-ins', loaded or not
         self._declared = frozenset(declared_names) | {i.extension.name for i in self.loaded}
         found: list[Problem] = list(problems)
-        self.commands = _commands(self.loaded, found)  # (extension, command), in order
+        self.commands = commands_of(self.loaded, found)  # (extension, command), in order
         self.problems = tuple(found)
+        self._services: dict[str, object] = {}
+
+    def wake(self, name: str) -> Extension | None:
+        """The extension `name`, loaded now if it was dormant (its requirements first); None
+        when it is not there or fails (its line is said, once)."""
+        if (found := self.get(name)) is not None or name not in self.dormant:
+            return found
+        declared = self.dormant.pop(name)
+        result = load(declared)
+        if isinstance(result, Problem):
+            self._late_problem(result)
+            return None
+        for need in result.requires:
+            self.wake(need)
+        ordered, unmet = in_order([*self.loaded, Loaded(result, declared.package)])
+        for problem in unmet:
+            self._late_problem(problem)
+        found_commands: list[Problem] = []
+        self.loaded = tuple(ordered)
+        self.commands = commands_of(self.loaded, found_commands)
+        return self.get(name)
+
+    def _late_problem(self, problem: Problem) -> None:
+        self.problems = (*self.problems, problem)
+        say([problem])
+        log_problems([problem])
+
+    def port(self, name: str, context: Callable[[str], ExtensionContext]) -> object | None:
+        """The port `name` for a session, made by the first extension providing it (a dormant
+        built-in that declares it is loaded now); None when none does."""
+        for item in self.loaded:
+            if name in item.extension.ports:
+                return item.extension.ports[name](context(item.extension.name))
+        for sleeping in list(self.dormant.values()):
+            if name in sleeping.ports and self.wake(sleeping.name) is not None:
+                return self.port(name, context)
+        return None
+
+    def service(self, name: str, runtime: Runtime) -> object | None:
+        """The run-wide service of extension `name` (made the first time it is asked for)."""
+        if name in self._services:
+            return self._services[name]
+        extension = self.wake(name)
+        if extension is None or extension.service is None:
+            return None
+        made = self._services[name] = extension.service(runtime)
+        return made
+
+    def made(self, kind: str, context: Callable[[str], ExtensionContext]) -> list[Any]:
+        """Every loaded extension's `kind` of contribution for a session ("stages", "guides",
+        "observers", "middleware", "panel_parts"), in order."""
+        found: list[Any] = []
+        for item in self.loaded:
+            make = getattr(item.extension, kind)
+            if make is not None:
+                found.extend(make(context(item.extension.name)))
+        return found
+
+    def clicommands_of(self) -> dict[str, tuple[str, str]]:
+        """command -> (extension, help line): the loaded ones' and the dormant built-ins'."""
+        found: dict[str, tuple[str, str]] = {}
+        for builtin in self.declarations:
+            for command, about in builtin.commands:
+                found.setdefault(command, (builtin.name, about))
+        return found
+
+    async def aclose(self) -> None:
+        """The services made in this run end with it, last made first."""
+        for service in reversed(list(self._services.values())):
+            close = getattr(service, "aclose", None)
+            if close is not None:
+                await close()
+        self._services.clear()
 
     def names(self) -> list[str]:
         return [item.extension.name for item in self.loaded]
@@ -117,85 +186,20 @@ class Extensions:
         return tools, problems
 
 
-def _commands(loaded: Sequence[Loaded], problems: list[Problem]) -> list[tuple[str, SlashCommand]]:
-    taken: dict[str, str] = {}
-    found: list[tuple[str, SlashCommand]] = []
-    for item in loaded:
-        for command in item.extension.slash_commands:
-            if not COMMAND.match(command.name):
-                why = f"command '{command.name}' is not a /name"
-            elif command.name in taken:
-                why = f"{command.name} is already extension '{taken[command.name]}''s"
-            else:
-                taken[command.name] = item.extension.name
-                found.append((item.extension.name, command))
-                continue
-            problems.append(Problem(f"{item.label()}: {why}; not added"))
-    return found
-
-
 NO_EXTENSIONS = Extensions()
 
 
-def tool_problem(tool: object, builtin: bool) -> str | None:
-    """Why `tool` cannot be offered; None when it can. A package's tool must be an
-    ExtensionTool (its description and its permission come with it)."""
-    if not isinstance(tool, Tool):
-        return f"a {type(tool).__name__} is not a Tool"
-    name = tool.name if isinstance(getattr(tool, "name", None), str) else ""
-    if not name or len(name) > 64 or not set(name) <= TOOL_NAME_CHARS:
-        return "a tool name has 1-64 letters, digits, '_' or '-'"
-    if not builtin and not isinstance(tool, ExtensionTool):
-        return "make it an ExtensionTool (agent_cli.runtime.extensions)"
-    try:
-        schema = tool.schema()
-    except Exception as e:
-        return f"its schema failed: {said(e)}"
-    if schema is None:
-        shipped = (shipped_prompts_dir() / "tools" / f"{name}.md").is_file()
-        return None if shipped else "it has no description"
-    return None if str(schema.get("description", "")).strip() else "it has no description"
-
-
-def in_order(candidates: Sequence[Loaded]) -> tuple[list[Loaded], list[Problem]]:
-    """Each extension after those it requires; one missing, skipped or in a circle leaves out
-    the ones that need it (a line each)."""
-    by_name = {item.extension.name: item for item in candidates}
-    ordered: list[Loaded] = []
-    problems: list[Problem] = []
-    state: dict[str, bool] = {}  # name -> usable, once decided
-
-    def visit(item: Loaded, chain: tuple[str, ...]) -> bool:
-        name = item.extension.name
-        if name in state:
-            return state[name]
-        for need in item.extension.requires:
-            if need in chain or need == name:
-                why = f"needs '{need}', which needs it ({' -> '.join((*chain, name, need))})"
-            elif need not in by_name:
-                why = f"needs '{need}', which is not installed"
-            elif not visit(by_name[need], (*chain, name)):
-                why = f"needs '{need}', which was skipped"
-            else:
-                continue
-            problems.append(Problem(f"{item.label()}: {why}; skipped"))
-            state[name] = False
-            return False
-        state[name] = True
-        ordered.append(item)
-        return True
-
-    for item in candidates:
-        visit(item, ())
-    return ordered, problems
-
-
 def discover(
-    path: Sequence[str] | None = None, builtins: Sequence[Declared] = BUILTINS
+    path: Sequence[str] | None = None,
+    builtins: Sequence[Declared] = BUILTINS,
+    asking: Asking = EVERYTHING,
 ) -> Extensions:
-    """The built-in extensions and the installed packages' (`path`: default sys.path)."""
-    found = [*builtins, *declared(path)]
-    if not found:
+    """The installed packages' extensions (`path`: default sys.path) and the built-ins `asking`
+    asks for; the other built-ins stay dormant."""
+    asked = [d for d in builtins if d.wanted(asking)]
+    dormant = [d for d in builtins if not d.wanted(asking)]
+    found = [*asked, *declared(path)]
+    if not found and not dormant:
         return NO_EXTENSIONS
     candidates: list[Loaded] = []
     problems: list[Problem] = []
@@ -212,7 +216,7 @@ def discover(
         else:
             candidates.append(Loaded(result, item.package))
     ordered, unmet = in_order(candidates)
-    return Extensions(ordered, [*problems, *unmet], packages)
+    return Extensions(ordered, [*problems, *unmet], packages, dormant, builtins)
 
 
 def say(problems: Iterable[Problem]) -> None:

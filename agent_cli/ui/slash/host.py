@@ -68,6 +68,10 @@ class ExtensionPort:
     def columns(self) -> int:
         return self.host.columns()
 
+    @property
+    def front(self) -> Host:
+        return self.host
+
 
 def run_extension(host: Host, extension: str, command: SlashCommand, arg: str) -> None:
     """An extension's command: what it raises is said in one line; a coroutine it returns
@@ -75,8 +79,9 @@ def run_extension(host: Host, extension: str, command: SlashCommand, arg: str) -
     runtime, name = host.runtime, command.name
     session = runtime.session
     context = ExtensionContext(
-        extension, runtime.options.workspace, session.paths, runtime.settings, session.id
-    )
+        extension, runtime.options.workspace, session.paths, runtime.settings, session.id,
+        runtime.extension,
+    )  # fmt: skip
     try:
         work = command.run(ExtensionPort(host, context), arg)
     except Exception as e:  # the chat outlives an extension's bug
