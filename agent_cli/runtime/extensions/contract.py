@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from agent_cli.core.files.paths import Paths
     from agent_cli.core.settings.schema import Settings
     from agent_cli.policy.turn_hooks import TurnHooks
-    from agent_cli.runtime.runtime import Runtime
 
 SectionT = TypeVar("SectionT", bound=BaseModel)
 Made = TypeVar("Made")
@@ -156,9 +155,10 @@ class Extension:
     """Hear each turn's events."""
     middleware: Make[TurnHooks] | None = None
     """What wraps a turn (checkpoints, goals): before it, and after it with a reason to go on."""
-    service: Callable[[Runtime], object] | None = None
-    """What it keeps for the whole run (a board of jobs, a manager of servers), made the first
-    time anything asks for it; its `aclose()`, if it has one, is awaited when the run ends."""
+    service: Callable[[Any], object] | None = None
+    """What it keeps for the whole run (a board of jobs, a manager of servers), made from the
+    Runtime (`agent_cli.runtime.runtime.Runtime`: its argument) the first time anything asks
+    for it; its `aclose()`, if it has one, is awaited when the run ends."""
     panel_parts: Make[PanelPart] | None = None
     """Side-panel and status-bar parts."""
     ports: Mapping[str, Callable[[ExtensionContext], object]] = field(default_factory=dict)

@@ -11,7 +11,7 @@ import logging
 import sys
 import traceback
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent_cli.core.files.logs import FILE_ONLY
 from agent_cli.core.tool_contract import AnyTool
@@ -31,9 +31,6 @@ from agent_cli.runtime.extensions.discovery import (
     load,
     said,
 )
-
-if TYPE_CHECKING:
-    from agent_cli.runtime.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +97,7 @@ class Extensions:
                 return self.port(name, context)
         return None
 
-    def service(self, name: str, runtime: Runtime) -> object | None:
+    def service(self, name: str, runtime: object) -> object | None:
         """The run-wide service of extension `name` (made the first time it is asked for)."""
         if name in self._services:
             return self._services[name]

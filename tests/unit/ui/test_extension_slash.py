@@ -26,6 +26,7 @@ class FakeHost:
             options=SimpleNamespace(workspace=workspace),
             session=SimpleNamespace(paths=Paths(workspace), id="s-1"),
             settings=Settings(),
+            extension=lambda name: None,  # no extension of this test keeps a run-wide service
         )
         self.busy = False
         self.said: list[tuple[str, str]] = []
