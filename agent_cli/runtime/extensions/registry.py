@@ -117,7 +117,7 @@ class Extensions:
                 found.extend(make(context(item.extension.name)))
         return found
 
-    def clicommands_of(self) -> dict[str, tuple[str, str]]:
+    def cli_commands(self) -> dict[str, tuple[str, str]]:
         """command -> (extension, help line): the loaded ones' and the dormant built-ins'."""
         found: dict[str, tuple[str, str]] = {}
         for builtin in self.declarations:
@@ -194,14 +194,14 @@ def discover(
     """The installed packages' extensions (`path`: default sys.path) and the built-ins `asking`
     asks for; the other built-ins stay dormant."""
     asked = [d for d in builtins if d.wanted(asking)]
-    dormant = [d for d in builtins if not d.wanted(asking)]
+    dormant = {d.name: d for d in builtins if not d.wanted(asking)}
     found = [*asked, *declared(path)]
     if not found and not dormant:
         return NO_EXTENSIONS
     candidates: list[Loaded] = []
     problems: list[Problem] = []
     packages: dict[str, str] = {}
-    for item in found:
+    for item in found:  # grows by the dormant built-ins that what is loaded requires
         if item.name in packages:
             taken = f"the name is taken by package {packages[item.name]}"
             problems.append(Problem(f"{label(item.name, item.package)}: {taken}; skipped"))
@@ -210,10 +210,11 @@ def discover(
         result = load(item)
         if isinstance(result, Problem):
             problems.append(result)
-        else:
-            candidates.append(Loaded(result, item.package))
+            continue
+        candidates.append(Loaded(result, item.package))
+        found += [dormant.pop(need) for need in result.requires if need in dormant]
     ordered, unmet = in_order(candidates)
-    return Extensions(ordered, [*problems, *unmet], packages, dormant, builtins)
+    return Extensions(ordered, [*problems, *unmet], packages, list(dormant.values()), builtins)
 
 
 def say(problems: Iterable[Problem]) -> None:
