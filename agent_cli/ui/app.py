@@ -30,13 +30,19 @@ def history_file(workspace: Path, state_dir: Path | None) -> Path | None:
     return path
 
 
-def _slash_names(workspace: Path) -> list[str | tuple[str, str]]:
+def _slash_names(workspace: Path, booted: dict[str, Any]) -> list[str | tuple[str, str]]:
     # loaded with the REPL, after the first frame
     slash = sys.modules.get("agent_cli.ui.slash.commands")
     if slash is None:
         return []
     project = sys.modules["agent_cli.ui.slash.project"]  # imported by slash
-    return [*slash.names(), *project.completion_items(workspace)]
+    return [*slash.names(*_extensions(booted)), *project.completion_items(workspace)]
+
+
+def _extensions(booted: dict[str, Any]) -> list[Any]:
+    """The run's extensions once the REPL has booted (their commands complete too)."""
+    repl = booted.get("repl")
+    return [repl.runtime.wiring.extensions] if repl is not None else []
 
 
 def _mcp(booted: dict[str, Any], what: str) -> list[str]:
@@ -49,9 +55,9 @@ def _mcp(booted: dict[str, Any], what: str) -> list[str]:
     return list(mcp_prompts.resource_mentions(repl.runtime.mcp))
 
 
-def _slash_description(name: str) -> str:
+def _slash_description(name: str, booted: dict[str, Any]) -> str:
     slash = sys.modules.get("agent_cli.ui.slash.commands")
-    return slash.describe(name) if slash is not None else ""
+    return slash.describe(name, *_extensions(booted)) if slash is not None else ""
 
 
 def run_screen(options: Options) -> None:
@@ -60,9 +66,9 @@ def run_screen(options: Options) -> None:
     booted: dict[str, Any] = {}
     completer = ChatCompleter(
         workspace,
-        lambda: [*_slash_names(workspace), *_mcp(booted, "commands")],
+        lambda: [*_slash_names(workspace, booted), *_mcp(booted, "commands")],
         lambda: _mcp(booted, "mentions"),
-        _slash_description,
+        lambda name: _slash_description(name, booted),
     )
     screen = ChatScreen(history_file(workspace, options.state_dir), completer)
 
