@@ -29,8 +29,6 @@ from agent_cli.ext.sandbox.confine import Confinement
 from agent_cli.loop.user_input import user_shell, with_files
 from agent_cli.memory.setup import finish, listing
 from agent_cli.policy.approval import Approver
-from agent_cli.runtime.aside import Aside
-from agent_cli.runtime.daily import Daily
 from agent_cli.runtime.goals import Goals
 from agent_cli.runtime.planning import Planning
 from agent_cli.runtime.ports import Assembly, Composer
@@ -66,7 +64,7 @@ def preload_sdk() -> threading.Thread:
 MODE_CYCLE: tuple[PermissionMode, ...] = ("default", "accept-edits", "plan")
 
 
-class Runtime(LongWork, Rewinding, Planning, Tuning, Goals, Daily, Aside):
+class Runtime(LongWork, Rewinding, Planning, Tuning, Goals):
     def __init__(
         self,
         wiring: Composer,

@@ -34,9 +34,11 @@ from agent_cli.runtime.extensions.discovery import (
 
 log = logging.getLogger(__name__)
 
-BUILTINS: tuple[Declared, ...] = ()
-"""This repository's features that plug in through the contract, declared as a package's entry
-points are: `Declared(name, "module:attribute", BUILTIN)`. None has moved here yet."""
+BUILTINS: tuple[Declared, ...] = (
+    Declared("daily", "agent_cli.ext.daily:EXTENSION", BUILTIN, lambda a: a.command == "chat"),
+)
+"""This repository's features that plug in through the contract (agent_cli/ext/<name>/),
+declared as a package's entry points are, with what asks for each (discovery.Declared)."""
 
 
 class Extensions:

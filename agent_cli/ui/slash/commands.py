@@ -21,7 +21,6 @@ from agent_cli.ui.slash import project as project_slash
 from agent_cli.ui.slash import rewind, think
 from agent_cli.ui.slash import sandbox as sandbox_ui
 from agent_cli.ui.slash import sessions as sessions_ui
-from agent_cli.ui.slash.daily import table as daily
 from agent_cli.ui.slash.host import Command, Host, run_extension
 
 HELP = {
@@ -48,13 +47,20 @@ HELP = {
     **goal_ui.HELP,
     **sandbox_ui.HELP,
     **project_slash.HELP,
-    **daily.HELP,
     "/exit": "leave (Ctrl-D does too)",
 }
 
 
+# prompts for the model rather than the REPL's own work: a project command of the same name
+# (.claude/commands/review.md is common) is run instead
+YIELDING = frozenset({"/review", "/init"})
+LAST = "/exit"
+
+
 def names(extensions: Extensions = NO_EXTENSIONS) -> list[str]:
-    return [*(key.split()[0] for key in HELP), *extension_commands(extensions)]
+    """The commands' names as /help lists them: /exit last."""
+    own = [key.split()[0] for key in HELP if key != LAST]
+    return [*own, *extension_commands(extensions), LAST]
 
 
 def describe(name: str, extensions: Extensions = NO_EXTENSIONS) -> str:
@@ -68,7 +74,7 @@ def run(host: Host, line: str) -> None:
     """Run one slash command line; an unknown one says so and lists the known ones."""
     name, _, arg = line.strip().partition(" ")
     command = COMMANDS.get(name)
-    if name in daily.YIELDING and project_slash.handle(host, name, arg.strip()):
+    if name in YIELDING and project_slash.handle(host, name, arg.strip()):
         return  # the workspace's own /review or /init says what that repository wants
     found = extension_commands(host.runtime.wiring.extensions).get(name)
     if command is None and found is not None:  # an installed extension's
@@ -79,7 +85,7 @@ def run(host: Host, line: str) -> None:
     if command is None and project_slash.handle(host, name, arg.strip()):
         return
     if command is None:
-        known = [*names(), *extension_commands(host.runtime.wiring.extensions)]
+        known = names(host.runtime.wiring.extensions)
         host.say(f"Unknown command {name}. Known: {' '.join(known)}", "red")
         return
     try:
@@ -126,13 +132,14 @@ def extension_notes(extensions: Extensions) -> list[str]:
 def help_lines(width: int, extensions: Extensions = NO_EXTENSIONS) -> list[str]:
     """The commands, the extensions' commands, then the keys: each description wrapped under
     itself (a hanging indent) at `width` columns."""
-    own, added = dict(HELP), {}
+    own = {key: text for key, text in HELP.items() if key != LAST}
+    added: dict[str, str] = {}
     for ext, c in extension_commands(extensions).values():
         if extensions.builtin(ext):  # the agent's own features, listed with its commands
             own[c.usage or c.name] = c.about
         else:
             added[c.usage or c.name] = f"{c.about} ({ext})"
-    lines = _hanging(own, width)
+    lines = _hanging({**own, LAST: HELP[LAST]}, width)
     if added:
         lines += ["", "Extensions", *_hanging(added, width)]
     lines += ["", "Keys", *_hanging(KEYS, width)]
@@ -267,6 +274,5 @@ COMMANDS: dict[str, Command] = {
     "/lsp": lsp_ui.lsp_command,
     "/goal": goal_ui.goal_command,
     "/sandbox": sandbox_ui.sandbox_command,
-    **daily.COMMANDS,
     "/exit": _exit,
 }

@@ -5,8 +5,9 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from agent_cli.core.errors import AgentError
 from agent_cli.runtime.extensions.contract import ExtensionContext
 
 if TYPE_CHECKING:
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from agent_cli.ui.screen.side_panel import PanelState
 
 
+@runtime_checkable
 class Host(Protocol):
     runtime: Runtime
     panel_state: PanelState
@@ -84,6 +86,9 @@ def run_extension(host: Host, extension: str, command: SlashCommand, arg: str) -
     )  # fmt: skip
     try:
         work = command.run(ExtensionPort(host, context), arg)
+    except AgentError as e:  # a usage error says itself, as the chat's own commands' do
+        host.say(str(e), "red")
+        return
     except Exception as e:  # the chat outlives an extension's bug
         log.exception("%s (extension %s) failed", name, extension)
         host.say(f"{name} failed: {type(e).__name__}: {e}", "red")

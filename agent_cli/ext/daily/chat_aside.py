@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from agent_cli.core.errors import AgentError, UsageError
+from agent_cli.ext.daily.reach import daily
 
 if TYPE_CHECKING:
     from agent_cli.core.events import Event
@@ -37,7 +38,7 @@ def btw(host: Host, arg: str) -> None:
 
 async def _answer(host: Host, question: str) -> None:
     try:
-        answer = await host.runtime.aside(question)
+        answer = await daily(host).aside(question)
     except AgentError as e:
         host.say(f"✗ /btw: {e}", "red")
         return

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from agent_cli.core.errors import UsageError
 from agent_cli.core.text.counts import counted
+from agent_cli.ext.daily.reach import daily
 
 if TYPE_CHECKING:
     from agent_cli.session.export import ExportFormat
@@ -25,7 +26,7 @@ def rename(host: Host, arg: str) -> None:
         title = host.runtime.session.title
         host.say(f"Title: {title}" if title else "No title yet: /rename TITLE gives one.")
         return
-    title = host.runtime.rename(arg)
+    title = daily(host).rename(arg)
     host.say(f"Session {host.runtime.session.id} is now titled “{title}”.")
 
 
@@ -35,12 +36,12 @@ def export(host: Host, arg: str) -> None:
     names = [w for w in words if w.lower() not in FORMATS]
     if len(names) > 1 or len(set(kinds)) > 1:
         raise UsageError("/export [FILE] [--json]: one file name, one format.")
-    path, count = host.runtime.export(names[0] if names else "", kinds[0] if kinds else None)
+    path, count = daily(host).export(names[0] if names else "", kinds[0] if kinds else None)
     host.say(f"Exported {counted(count, 'message')} to {path}")
 
 
 def copy(host: Host, arg: str) -> None:
-    reply = host.runtime.last_reply()
+    reply = daily(host).last_reply()
     if not reply:
         host.say("No reply to copy yet.")
         return

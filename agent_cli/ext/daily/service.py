@@ -1,6 +1,7 @@
-"""The Runtime's part for the daily commands of `agent chat`: a session's title (/rename), the
-conversation to a file (/export), the last reply (/copy), another directory the tools read and
-write as the workspace (/add-dir). Mixed into the Runtime; front ends ask and show."""
+"""The daily extras' run-wide service (`runtime.extension("daily")`): a session's title
+(/rename), the conversation to a file (/export), the last reply (/copy), another directory the
+tools read and write as the workspace (/add-dir), the requests /init and /review send, and /btw's
+side question (aside.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING
 from agent_cli.core.errors import UsageError
 from agent_cli.core.history import last_assistant_text
 from agent_cli.core.prompts.templates import load_prompt
+from agent_cli.ext.daily.aside import answer_aside
 from agent_cli.runtime.changes import working_changes
 from agent_cli.session.export import ExportFormat, ExportHeader, as_json, as_markdown
 from agent_cli.session.resume import read_conversation
@@ -19,6 +21,7 @@ from agent_cli.tools.fs import inside
 
 if TYPE_CHECKING:
     from agent_cli.core.options import Options
+    from agent_cli.runtime.runtime import Runtime
     from agent_cli.session.export import Entry
     from agent_cli.session.state import Session
 
@@ -34,10 +37,22 @@ def clean_title(title: str) -> str:
 
 
 class Daily:
-    """Mixed into the Runtime, which provides these."""
+    """What the daily commands ask of the run: always of its current session."""
 
-    session: Session
-    options: Options
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+
+    @property
+    def session(self) -> Session:
+        return self.runtime.session
+
+    @property
+    def options(self) -> Options:
+        return self.runtime.options
+
+    async def aside(self, question: str) -> str:
+        """/btw's answer (aside.py)."""
+        return await answer_aside(self.runtime, question)
 
     def rename(self, title: str) -> str:
         """The session's title from now on (recorded: a resume and the session lists show it)."""
@@ -96,7 +111,7 @@ class Daily:
         if path in ctx.extra_roots:
             raise UsageError(f"/add-dir: {path} was added already.")
         ctx.extra_roots.append(path)
-        self.options = replace(self.options, add_dirs=(*self.options.add_dirs, path))
+        self.runtime.options = replace(self.options, add_dirs=(*self.options.add_dirs, path))
         ctx.inbox.notice(
             f"The user added the directory {path}: read and write files there as in the "
             "workspace (absolute paths; the same permission rules apply)."

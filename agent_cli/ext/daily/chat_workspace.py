@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agent_cli.ext.daily.reach import daily
+
 if TYPE_CHECKING:
     from agent_cli.ui.slash.host import Host
 
@@ -16,7 +18,7 @@ HELP = {
 
 
 def add_dir(host: Host, arg: str) -> None:
-    runtime = host.runtime
+    runtime = daily(host)
     if not arg:
         added = runtime.added_dirs
         listed = "\n".join(f"  {p}" for p in added)
@@ -30,11 +32,11 @@ def add_dir(host: Host, arg: str) -> None:
 
 
 def init(host: Host, arg: str) -> None:
-    host.send(host.runtime.init_request())
+    host.send(daily(host).init_request())
 
 
 def review(host: Host, arg: str) -> None:
-    request = host.runtime.review_request(arg)
+    request = daily(host).review_request(arg)
     if request is None:
         host.say("Nothing to review: the working tree has no changes against HEAD.")
         return
