@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from agent_cli.runtime.extensions.contract import ExtensionContext
 
@@ -48,6 +48,20 @@ class Host(Protocol):
 
 
 Command = Callable[[Host, str], None]
+
+
+@runtime_checkable
+class ChatPart(Protocol):
+    """What an extension adds to the chat beyond its slash commands: the port "chat_part"
+    (the MCP servers': their count in the status bar, their prompts as commands)."""
+
+    def status(self) -> str | None: ...  # its status-bar part; None: nothing to show
+
+    def watch(self, changed: Callable[[], None]) -> None: ...  # told when `status` changes
+
+    def completions(self, kind: str) -> list[str]: ...  # "commands" after /, "mentions" after @
+
+    def run(self, host: Host, name: str, arg: str) -> bool: ...  # False: not one of its own
 
 
 log = logging.getLogger(__name__)
