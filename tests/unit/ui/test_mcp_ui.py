@@ -106,8 +106,8 @@ def test_resource_mentions_complete_after_at(tmp_path: Path):
 
 def test_status_line_counts_ready_servers(tmp_path: Path):
     from agent_cli.core.settings.schema import Settings
-    from agent_cli.ext.mcp.manager import McpManager
     from agent_cli.ext.mcp.chat import status_part
+    from agent_cli.ext.mcp.manager import McpManager
 
     class Ready:
         ready = True
