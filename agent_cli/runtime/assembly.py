@@ -18,8 +18,6 @@ from agent_cli.core.prompts.system import build_system
 from agent_cli.core.tool_contract import AnyTool
 from agent_cli.ext.goals.budget import BudgetStage
 from agent_cli.ext.jobs.board import JobBoard
-from agent_cli.ext.mcp.manager import McpManager
-from agent_cli.ext.mcp.setup import start_mcp
 from agent_cli.ext.project_files.instructions import project_instructions
 from agent_cli.ext.project_files.wire import ProjectPart, project_part
 from agent_cli.ext.web.fetch import WebFetch
@@ -46,13 +44,12 @@ from agent_cli.subagent.store import NoteStore
 from agent_cli.subagent.task import Task
 from agent_cli.todo.reminder import TodoReminder
 from agent_cli.tools.compact import Compact
-from agent_cli.tools.diagnostics import Diagnostics
 from agent_cli.tools.edit_file import EditFile
 from agent_cli.tools.glob import Glob
 from agent_cli.tools.grep import Grep
 from agent_cli.tools.present_plan import PlanModeTools, asking_tools
 from agent_cli.tools.read_file import ReadFile
-from agent_cli.tools.registry import ToolRegistry
+from agent_cli.tools.registry import ToolRegistry, ToolSource
 from agent_cli.tools.shell.bash import Bash
 from agent_cli.tools.shell.bash_jobs import BashKill, BashOutput
 from agent_cli.tools.todo_write import TodoWrite
@@ -112,7 +109,6 @@ def assemble(
     options: Options,
     approver: Approver | None = None,
     publish: Callable[[Event], None] | None = None,
-    mcp: McpManager | None = None,
     jobs: JobBoard | None = None,
     extra_tools: Sequence[AnyTool] = (),
     extensions: Extensions = NO_EXTENSIONS,
@@ -120,39 +116,37 @@ def assemble(
 ) -> Assembly:
     """The agent of a session with everything wired: tools, gate, subagents, context pipeline,
     todo reminder, hooks and episodic memory. `approver` answers permission questions (the
-    REPL's; None denies them, headless); `publish` hears what happens outside a turn. `mcp`:
-    servers already started by the runtime; None starts the configured ones here. `jobs`: the
+    REPL's; None denies them, headless); `publish` hears what happens outside a turn. `jobs`: the
     run's background jobs (None: a board of this session's own). `extra_tools`: the session's
     alone (a subagent never gets them), e.g. `--json-schema`'s final tool. `extensions`: the
     run's; their tools come after the agent's own (subagents get them too), their stages,
-    guides, observers and middleware after the spine's. `services`: the run's extension
+    guides, observers and middleware after the spine's; the tools that come and go between
+    requests (MCP servers') are the port "tool_source". `services`: the run's extension
     services by name (the Runtime's `extension`)."""
     settings, workspace = session.settings, options.workspace
     jobs = jobs or JobBoard(session.paths, settings.jobs)
     hooks = Hooks(settings.hooks, session.id, workspace)
     project = project_part(session, workspace, resumed=bool(session.messages))
     permissions = _permissions(session, options, approver, project)
-    if mcp is None:  # in the background: the first request does not wait for any server
-        mcp = start_mcp(settings, workspace, session.paths.logs, _mode(permissions))
     gate = PolicyGate(permissions, hooks, project.gate_hooks())
     server_tools = declarations(settings.web)
     before_task = [*base_tools(jobs), TodoWrite(session.todos, session.record)]
     after_task = [Compact(session), *asking_tools(), *project.tools(permissions)]
     after_task += [WebFetch()] if settings.web.fetch else []
-    after_task += [Diagnostics()] if session.tool_ctx.diagnoser is not None else []
     own = ["task", *(t.name for t in [*before_task, *after_task, *extra_tools])]
     own += [str(t["name"]) for t in server_tools]
     context = contexts(session, workspace, services)
+    source = _tool_source(extensions, context)
     after_task += _extension_tools(extensions, context, own, publish)
     # subagents get the complete set minus `task` (and what the runner leaves out itself)
-    children = ToolRegistry([*before_task, *after_task], gate, mcp, server_tools)
+    children = ToolRegistry([*before_task, *after_task], gate, source, server_tools)
     runner = SubagentRunner(
         parent=session, client=client, store=NoteStore(session.paths), spawn=Agent,
         tools=children, child_hooks=project.child_hooks(),
     )  # fmt: skip
     task = Task(runner, project.agent_types(permissions, hooks))
     tools = [*before_task, task, *after_task, *extra_tools]
-    registry = ToolRegistry(tools, gate, PlanModeTools(_mode(permissions), mcp), server_tools)
+    registry = ToolRegistry(tools, gate, PlanModeTools(_mode(permissions), source), server_tools)
     commands = project.commands(registry, permissions)  # they expand before the turn
     instructions = project_instructions(workspace, settings.instructions_max_chars)
     if instructions:
@@ -226,12 +220,26 @@ def _extension_tools(
     return tools
 
 
+def _tool_source(
+    extensions: Extensions, context: Callable[[str], ExtensionContext]
+) -> ToolSource | None:
+    """The tools that come and go (an extension's port "tool_source", e.g. MCP servers'),
+    starting in the background: the first request does not wait for them."""
+    source = extensions.port("tool_source", context)
+    return source if isinstance(source, ToolSource) else None
+
+
 def _mode(permissions: Permissions) -> Callable[[], str]:
-    return lambda: permissions.mode  # read at each request: plan mode narrows the MCP tools
+    return lambda: permissions.mode  # read at each request: plan mode offers present_plan
 
 
 def build_agent(
-    session: Session, client: ModelClient, options: Options, approver: Approver | None = None
+    session: Session,
+    client: ModelClient,
+    options: Options,
+    approver: Approver | None = None,
+    extensions: Extensions = NO_EXTENSIONS,
 ) -> Agent:
-    """The agent alone (tests that drive the loop directly)."""
-    return assemble(session, client, options, approver).agent
+    """The agent alone (tests that drive the loop directly), with `extensions` (none: the
+    spine's own tools)."""
+    return assemble(session, client, options, approver, extensions=extensions).agent

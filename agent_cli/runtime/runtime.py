@@ -17,21 +17,22 @@ import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
+from agent_cli.core.diagnosing import Diagnoser
 from agent_cli.core.events import Event
 from agent_cli.core.messages import Block
 from agent_cli.core.options import Options, PermissionMode
 from agent_cli.ext.jobs.ledger import PastJob
 from agent_cli.ext.jobs.watch import end_watchers
-from agent_cli.ext.mcp.prompts import attach_resources
 from agent_cli.ext.sandbox.confine import Confinement
 from agent_cli.loop.user_input import user_shell, with_files
 from agent_cli.memory.setup import finish, listing
 from agent_cli.policy.approval import Approver
+from agent_cli.runtime.extensions.contract import ExtensionContext
 from agent_cli.runtime.goals import Goals
 from agent_cli.runtime.planning import Planning
-from agent_cli.runtime.ports import Assembly, Composer
+from agent_cli.runtime.ports import Assembly, Attach, Composer
 from agent_cli.runtime.rewinding import Rewinding
 from agent_cli.runtime.tuning import Tuning
 from agent_cli.runtime.work import LongWork
@@ -43,8 +44,6 @@ if TYPE_CHECKING:
     from agent_cli.core.settings.schema import Settings
     from agent_cli.ext.jobs.board import JobBoard
     from agent_cli.ext.jobs.job import Job
-    from agent_cli.ext.lsp.manager import ServerRow
-    from agent_cli.ext.mcp.manager import McpManager
     from agent_cli.loop.agent import Agent
     from agent_cli.memory.episode import Episode
     from agent_cli.memory.manager import EpisodeManager
@@ -81,8 +80,6 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Goals):
         self._assembly: Assembly | None = None
         self._memories: list[EpisodeManager] = []  # every session's of this run, for the exit
         self._turn_task: asyncio.Task[object] | None = None
-        self.mcp: McpManager | None = None  # the MCP servers, shared by every session of the run
-        self._mcp_started = False
         self._ending: list[tuple[Callable[[str], Awaitable[None]], str]] = []
         self.past_jobs: list[PastJob] = []  # the resumed session's previous run left these
         self.kept_jobs: list[Job] = []  # the user kept these running past the exit
@@ -141,6 +138,8 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Goals):
         self._assembly = None
         session.tool_ctx.inbox.listeners.extend(self.inbox_listeners)  # they follow the session
         self._wire_asking(session)  # the front end's dialogs, if it has any
+        checks = self.port("after_edit")  # language servers: what an edit broke
+        session.tool_ctx.diagnoser = checks if isinstance(checks, Diagnoser) else None
         self.adopt_jobs(self.paths, session, restored is not None)
 
     def switch(self, resume: str | None = None, fork: bool = False) -> None:
@@ -164,17 +163,15 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Goals):
     # -- the agent -----------------------------------------------------------------------------
 
     def start_servers(self, eager: bool = True) -> None:
-        """Start the configured MCP servers in the background: the REPL calls it as the prompt
-        is drawn; otherwise once the first request is on the wire (importing `mcp` takes a
-        second of CPU, which must not compete with building that request; a server could not
-        serve it anyway). Nothing ever waits for them: a server is offered from the first
-        request after it is ready."""
-        if self.mcp is None and not self._mcp_started:
-            self._mcp_started = True
-            mode = lambda: self.permission_mode  # noqa: E731
-            self.mcp = self.wiring.start_mcp(self.options.workspace, mode, eager)
-        elif eager and self.mcp is not None:
-            self.mcp.start()
+        """Start the run's servers (an extension's port "run_start": MCP servers) in the
+        background: the REPL calls it as the prompt is drawn; otherwise once the first request
+        is on the wire (importing `mcp` takes a second of CPU, which must not compete with
+        building that request; a server could not serve it anyway). Nothing ever waits for
+        them: a server is offered from the first request after it is ready. `eager`: False
+        makes them ready to start when first asked for tools."""
+        start = self.port("run_start")
+        if callable(start):
+            start(eager)
 
     async def agent(self) -> Agent:
         if self._client is None:
@@ -188,7 +185,6 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Goals):
                 self.options,
                 self.approver,
                 self.publish,
-                self.mcp,
                 self.jobs,
                 self.extension,
             )
@@ -201,14 +197,24 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Goals):
         such extension is there. Callers check the type they expect (`isinstance`)."""
         return self.wiring.extensions.service(name, self)
 
+    def port(self, name: str) -> object | None:
+        """The port `name` for the current session, made by the first loaded extension that
+        provides it (none is woken for it); None when none does. Callers check its type."""
+        session, workspace = self.session, self.options.workspace
+
+        def context(extension: str) -> ExtensionContext:
+            return ExtensionContext(
+                extension, workspace, session.paths, self.settings, session.id, self.extension
+            )
+
+        for item in self.wiring.extensions.loaded:
+            if name in item.extension.ports:
+                return item.extension.ports[name](context(item.extension.name))
+        return None
+
     async def tool_names(self) -> list[str]:
         """The tools the model is offered now (MCP servers' as they are ready)."""
         return (await self.agent()).registry.names()
-
-    def language_servers(self) -> list[ServerRow]:
-        """/lsp: the run's language servers (none started until a file of theirs is edited)."""
-        lsp = self.wiring.lsp
-        return lsp.rows() if lsp is not None else []
 
     def episodes(self) -> str:
         """/memory: the workspace's newest episodes, a line each."""
@@ -240,7 +246,8 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Goals):
         if command:
             yield self.observe_shell(command, await user_shell(agent, command))
             return
-        request = await attach_resources(self.mcp, text)
+        attach = self.port("attachments")  # `@server:uri`: an MCP server's resources
+        request = await cast(Attach, attach)(text) if callable(attach) else text
         blocks = await with_files(agent, text, request, self.options.workspace)
         async for event in self.turn(text, blocks):
             yield event
@@ -291,9 +298,7 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Goals):
             await end(reason)
         self._ending = []
         self.kept_jobs = await self.jobs.aclose()  # every other job's process group is gone
-        await self.wiring.aclose()  # the language servers
-        if self.mcp is not None:
-            await self.mcp.aclose()
+        await self.wiring.aclose()  # the extensions' services: language and MCP servers
         await end_watchers()
         if self._client is not None:
             if wait:

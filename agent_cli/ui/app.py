@@ -46,13 +46,13 @@ def _extensions(booted: dict[str, Any]) -> list[Any]:
 
 
 def _mcp(booted: dict[str, Any], what: str) -> list[str]:
-    """MCP prompt commands or resource mentions, once the REPL has booted."""
-    repl, mcp_prompts = booted.get("repl"), sys.modules.get("agent_cli.ext.mcp.prompts")
-    if repl is None or mcp_prompts is None:
+    """An extension's commands or mentions (MCP prompts, resources), once the REPL has
+    booted."""
+    repl, host = booted.get("repl"), sys.modules.get("agent_cli.ui.slash.host")
+    if repl is None or host is None:
         return []
-    if what == "commands":
-        return sorted(mcp_prompts.prompt_commands(repl.runtime.mcp))
-    return list(mcp_prompts.resource_mentions(repl.runtime.mcp))
+    part = repl.runtime.port("chat_part")
+    return list(part.completions(what)) if isinstance(part, host.ChatPart) else []
 
 
 def _slash_description(name: str, booted: dict[str, Any]) -> str:

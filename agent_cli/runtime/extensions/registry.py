@@ -34,11 +34,52 @@ from agent_cli.runtime.extensions.discovery import (
 
 log = logging.getLogger(__name__)
 
+# ext/lsp/builtins.py's commands (a test holds it)
+LSP_PROGRAMS = (
+    *("ruff", "pylsp", "pyright-langserver", "typescript-language-server"),
+    *("gopls", "rust-analyzer", "clangd"),
+)
+
+
+def lsp_asked(asking: Asking) -> bool:
+    """A built-in language server is on PATH (the settings' `lsp` key asks by its name)."""
+    import os
+
+    from agent_cli.core.outside.paths import program
+
+    if os.environ.get("AGENT_LSP_BUILTIN") == "0":
+        return False
+    return any(program(name, asking.workspace) for name in LSP_PROGRAMS)
+
+
+def mcp_asked(asking: Asking) -> bool:
+    """Servers configured: `mcp_servers` (or `mcp`, by its name) in a settings layer, the
+    workspace's `.mcp.json`, the user's `mcp.json`."""
+    from agent_cli.core.settings.schema import user_config_dir
+
+    found = "mcp_servers" in asking.settings or asking.file(".mcp.json")
+    return found or (user_config_dir() / "mcp.json").is_file()
+
+
 BUILTINS: tuple[Declared, ...] = (
     Declared("daily", "agent_cli.ext.daily:EXTENSION", BUILTIN, lambda a: a.command == "chat"),
+    Declared(
+        "lsp",
+        "agent_cli.ext.lsp:EXTENSION",
+        BUILTIN,
+        lsp_asked,
+        commands=(("lsp", "The language servers that check edits: status."),),
+    ),
+    Declared(
+        "mcp",
+        "agent_cli.ext.mcp:EXTENSION",
+        BUILTIN,
+        mcp_asked,
+        commands=(("mcp", "Add, remove, list and inspect MCP servers."),),
+    ),
 )
-"""This repository's features that plug in through the contract (agent_cli/ext/<name>/),
-declared as a package's entry points are, with what asks for each (discovery.Declared)."""
+"""This repository's features that plug in through the contract, declared as a package's entry
+points are: `Declared(name, "module:attribute", BUILTIN)`, in the order of their names."""
 
 
 class Extensions:

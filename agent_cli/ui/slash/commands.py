@@ -14,14 +14,12 @@ from agent_cli.ui.slash import context as context_ui
 from agent_cli.ui.slash import fork as fork_ui
 from agent_cli.ui.slash import goal as goal_ui
 from agent_cli.ui.slash import jobs as jobs_ui
-from agent_cli.ui.slash import lsp as lsp_ui
-from agent_cli.ui.slash import mcp as mcp_ui
 from agent_cli.ui.slash import plans as plans_ui
 from agent_cli.ui.slash import project as project_slash
 from agent_cli.ui.slash import rewind, think
 from agent_cli.ui.slash import sandbox as sandbox_ui
 from agent_cli.ui.slash import sessions as sessions_ui
-from agent_cli.ui.slash.host import Command, Host, run_extension
+from agent_cli.ui.slash.host import ChatPart, Command, Host, run_extension
 
 HELP = {
     "/help": "this list",
@@ -36,14 +34,12 @@ HELP = {
     "/model [M]": "show or change the model",
     "/memory": "the newest episodes of this workspace (episodic memory)",
     "/remember": "write an episode of this session now (in the background)",
-    "/mcp [reconnect NAME]": "MCP servers: states, tools, errors; reconnect one",
     "/undo": "take the last turn back: code and conversation (asks first)",
     "/rewind": "pick a turn of this session to go back to: code, conversation or both",
     "/diff [N]": "what the last N turns changed (default 1)",
     **think.HELP,
     **plans_ui.HELP,
     **jobs_ui.HELP,
-    **lsp_ui.HELP,
     **goal_ui.HELP,
     **sandbox_ui.HELP,
     **project_slash.HELP,
@@ -58,9 +54,12 @@ LAST = "/exit"
 
 
 def names(extensions: Extensions = NO_EXTENSIONS) -> list[str]:
-    """The commands' names as /help lists them: /exit last."""
+    """The commands' names as /help lists them: the agent's own (its features' included), /exit,
+    then the packages' extensions'."""
     own = [key.split()[0] for key in HELP if key != LAST]
-    return [*own, *extension_commands(extensions), LAST]
+    added = extension_commands(extensions)
+    features = [name for name, (ext, _) in added.items() if extensions.builtin(ext)]
+    return [*own, *features, LAST, *(name for name in added if name not in features)]
 
 
 def describe(name: str, extensions: Extensions = NO_EXTENSIONS) -> str:
@@ -80,8 +79,9 @@ def run(host: Host, line: str) -> None:
     if command is None and found is not None:  # an installed extension's
         run_extension(host, found[0], found[1], arg.strip())
         return
-    if command is None and name.startswith("/mcp__") and mcp_ui.run_prompt(host, name, arg):
-        return  # a server's prompt, expanded into a turn
+    part = host.runtime.port("chat_part") if command is None else None
+    if isinstance(part, ChatPart) and part.run(host, name, arg):
+        return  # an extension's own (an MCP server's prompt, expanded into a turn)
     if command is None and project_slash.handle(host, name, arg.strip()):
         return
     if command is None:
@@ -263,7 +263,6 @@ COMMANDS: dict[str, Command] = {
     "/model": _model,
     "/memory": _memory,
     "/remember": _remember,
-    "/mcp": mcp_ui.mcp_command,
     "/undo": rewind.undo,
     "/rewind": rewind.rewind_picker,
     "/diff": rewind.diff,
@@ -271,7 +270,6 @@ COMMANDS: dict[str, Command] = {
     "/plan": plans_ui.plan_command,
     "/plans": plans_ui.plans_command,
     "/jobs": jobs_ui.jobs_command,
-    "/lsp": lsp_ui.lsp_command,
     "/goal": goal_ui.goal_command,
     "/sandbox": sandbox_ui.sandbox_command,
     "/exit": _exit,

@@ -52,6 +52,20 @@ class Host(Protocol):
 Command = Callable[[Host, str], None]
 
 
+@runtime_checkable
+class ChatPart(Protocol):
+    """What an extension adds to the chat beyond its slash commands: the port "chat_part"
+    (the MCP servers': their count in the status bar, their prompts as commands)."""
+
+    def status(self) -> str | None: ...  # its status-bar part; None: nothing to show
+
+    def watch(self, changed: Callable[[], None]) -> None: ...  # told when `status` changes
+
+    def completions(self, kind: str) -> list[str]: ...  # "commands" after /, "mentions" after @
+
+    def run(self, host: Host, name: str, arg: str) -> bool: ...  # False: not one of its own
+
+
 log = logging.getLogger(__name__)
 
 

@@ -12,7 +12,17 @@ import typer
 from agent_cli.cli import options as opt
 from agent_cli.cli.common import guarded
 
-lsp_app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=None)
+lsp_app = typer.Typer(
+    help="The language servers that check edits: status.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+
+
+@lsp_app.callback()
+def _group() -> None:
+    """The language servers that check edits (a group, though it has one command)."""
 
 
 @lsp_app.command("status")

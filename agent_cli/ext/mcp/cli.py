@@ -18,7 +18,12 @@ from agent_cli.core.text.counts import counted
 if TYPE_CHECKING:
     from agent_cli.ext.mcp.manager import ServerStatus
 
-mcp_app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=None)
+mcp_app = typer.Typer(
+    help="Add, remove, list and inspect MCP servers.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+)
 mcp_app.command("serve", help="Serve this agent to other agents as an MCP server (stdio).")(
     mcp_serve
 )
