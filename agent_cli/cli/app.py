@@ -10,13 +10,11 @@ import typer
 from agent_cli.cli.chat import CHAT_CONTEXT, chat
 from agent_cli.cli.chat_start import DESCRIPTION
 from agent_cli.cli.commands.batch import batch
-from agent_cli.cli.commands.checkpoints import checkpoints_app
 from agent_cli.cli.commands.lsp import lsp_app
 from agent_cli.cli.commands.mcp import mcp_app
 from agent_cli.cli.commands.memory import memory_app
 from agent_cli.cli.commands.notes import notes_app
 from agent_cli.cli.commands.project_files import agents_app, commands_app, skills_app
-from agent_cli.cli.commands.rewind import rewind
 from agent_cli.cli.commands.server import server_app
 from agent_cli.cli.commands.serving import acp
 from agent_cli.cli.commands.sessions import sessions_app
@@ -61,8 +59,6 @@ app.add_typer(notes_app, name="notes", help="List, show and search subagent note
 app.add_typer(memory_app, name="memory", help="List, show and search episodic memory.")
 app.add_typer(mcp_app, name="mcp", help="Add, remove, list and inspect MCP servers.")
 app.add_typer(lsp_app, name="lsp", help="The language servers that check edits: status.")
-app.add_typer(checkpoints_app, name="checkpoints", help="List and diff workspace checkpoints.")
-app.command("rewind", help="Take code and/or conversation back to a checkpoint.")(rewind)
 app.command("trust", help="Trust this workspace's hooks, allow rules, MCP servers and commands.")(
     trust
 )

@@ -125,8 +125,8 @@ def assemble(
     run's background jobs (None: a board of this session's own). `extra_tools`: the session's
     alone (a subagent never gets them), e.g. `--json-schema`'s final tool. `extensions`: the
     run's; their tools come after the agent's own (subagents get them too), their stages,
-    guides, observers and middleware after the spine's. `services`: the run's extension
-    services by name (the Runtime's `extension`)."""
+    guides, observers and middleware after the spine's (their turn wrappers outside it all).
+    `services`: the run's extension services by name (the Runtime's `extension`)."""
     settings, workspace = session.settings, options.workspace
     jobs = jobs or JobBoard(session.paths, settings.jobs)
     hooks = Hooks(settings.hooks, session.id, workspace)
@@ -192,6 +192,7 @@ def assemble(
             [*project.turn_hooks(hooks, commands), *extensions.made("middleware", context)]
         ),
         outbox=outbox,
+        wrappers=extensions.made("around_turn", context),
     )
     return Assembly(agent, memory, jobs, on_end=[project.session_end], meter=meter)
 

@@ -49,6 +49,15 @@ def _mcp(booted: dict[str, Any], what: str) -> list[str]:
     return list(mcp_prompts.resource_mentions(repl.runtime.mcp))
 
 
+def _extension_commands(booted: dict[str, Any]) -> list[tuple[str, str]]:
+    """The loaded extensions' slash commands, once the REPL has booted."""
+    repl, slash = booted.get("repl"), sys.modules.get("agent_cli.ui.slash.commands")
+    if repl is None or slash is None:
+        return []
+    found = slash.extension_commands(repl.runtime.wiring.extensions).values()
+    return [(command.name, command.about) for _, command in found]
+
+
 def _slash_description(name: str) -> str:
     slash = sys.modules.get("agent_cli.ui.slash.commands")
     return slash.describe(name) if slash is not None else ""
@@ -60,7 +69,7 @@ def run_screen(options: Options) -> None:
     booted: dict[str, Any] = {}
     completer = ChatCompleter(
         workspace,
-        lambda: [*_slash_names(workspace), *_mcp(booted, "commands")],
+        lambda: [*_slash_names(workspace), *_extension_commands(booted), *_mcp(booted, "commands")],
         lambda: _mcp(booted, "mentions"),
         _slash_description,
     )

@@ -34,9 +34,25 @@ from agent_cli.runtime.extensions.discovery import (
 
 log = logging.getLogger(__name__)
 
-BUILTINS: tuple[Declared, ...] = ()
+
+def _takes_turns(asking: Asking) -> bool:
+    return asking.command in ("run", "chat")
+
+
+BUILTINS: tuple[Declared, ...] = (
+    Declared(
+        "checkpoints",
+        "agent_cli.ext.checkpoints:EXTENSION",
+        BUILTIN,
+        asked=_takes_turns,
+        commands=(
+            ("checkpoints", "List and diff workspace checkpoints."),
+            ("rewind", "Take code and/or conversation back to a checkpoint."),
+        ),
+    ),
+)
 """This repository's features that plug in through the contract, declared as a package's entry
-points are: `Declared(name, "module:attribute", BUILTIN)`. None has moved here yet."""
+points are: `Declared(name, "module:attribute", BUILTIN)`."""
 
 
 class Extensions:
@@ -109,7 +125,7 @@ class Extensions:
 
     def made(self, kind: str, context: Callable[[str], ExtensionContext]) -> list[Any]:
         """Every loaded extension's `kind` of contribution for a session ("stages", "guides",
-        "observers", "middleware", "panel_parts"), in order."""
+        "observers", "middleware", "around_turn", "panel_parts"), in order."""
         found: list[Any] = []
         for item in self.loaded:
             make = getattr(item.extension, kind)

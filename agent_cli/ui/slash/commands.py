@@ -18,9 +18,9 @@ from agent_cli.ui.slash import lsp as lsp_ui
 from agent_cli.ui.slash import mcp as mcp_ui
 from agent_cli.ui.slash import plans as plans_ui
 from agent_cli.ui.slash import project as project_slash
-from agent_cli.ui.slash import rewind, think
 from agent_cli.ui.slash import sandbox as sandbox_ui
 from agent_cli.ui.slash import sessions as sessions_ui
+from agent_cli.ui.slash import think
 from agent_cli.ui.slash.daily import table as daily
 from agent_cli.ui.slash.host import Command, Host, run_extension
 
@@ -38,9 +38,6 @@ HELP = {
     "/memory": "the newest episodes of this workspace (episodic memory)",
     "/remember": "write an episode of this session now (in the background)",
     "/mcp [reconnect NAME]": "MCP servers: states, tools, errors; reconnect one",
-    "/undo": "take the last turn back: code and conversation (asks first)",
-    "/rewind": "pick a turn of this session to go back to: code, conversation or both",
-    "/diff [N]": "what the last N turns changed (default 1)",
     **think.HELP,
     **plans_ui.HELP,
     **jobs_ui.HELP,
@@ -252,9 +249,6 @@ COMMANDS: dict[str, Command] = {
     "/memory": _memory,
     "/remember": _remember,
     "/mcp": mcp_ui.mcp_command,
-    "/undo": rewind.undo,
-    "/rewind": rewind.rewind_picker,
-    "/diff": rewind.diff,
     "/think": think.think_command,
     "/plan": plans_ui.plan_command,
     "/plans": plans_ui.plans_command,
