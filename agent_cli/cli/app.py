@@ -10,11 +10,9 @@ import typer
 from agent_cli.cli.chat import CHAT_CONTEXT, chat
 from agent_cli.cli.chat_start import DESCRIPTION
 from agent_cli.cli.commands.batch import batch
-from agent_cli.cli.commands.checkpoints import checkpoints_app
 from agent_cli.cli.commands.memory import memory_app
 from agent_cli.cli.commands.notes import notes_app
 from agent_cli.cli.commands.project_files import agents_app, commands_app, skills_app
-from agent_cli.cli.commands.rewind import rewind
 from agent_cli.cli.commands.server import server_app
 from agent_cli.cli.commands.serving import acp
 from agent_cli.cli.commands.sessions import sessions_app
@@ -57,8 +55,6 @@ app.command("run", help="Run one prompt non-interactively and exit.")(run)
 app.add_typer(sessions_app, name="sessions", help="List and show recorded sessions.")
 app.add_typer(notes_app, name="notes", help="List, show and search subagent notes.")
 app.add_typer(memory_app, name="memory", help="List, show and search episodic memory.")
-app.add_typer(checkpoints_app, name="checkpoints", help="List and diff workspace checkpoints.")
-app.command("rewind", help="Take code and/or conversation back to a checkpoint.")(rewind)
 app.command("trust", help="Trust this workspace's hooks, allow rules, MCP servers and commands.")(
     trust
 )

@@ -120,7 +120,8 @@ def assemble(
     run's background jobs (None: a board of this session's own). `extra_tools`: the session's
     alone (a subagent never gets them), e.g. `--json-schema`'s final tool. `extensions`: the
     run's; their tools come after the agent's own (subagents get them too), their stages,
-    guides, observers and middleware after the spine's; the tools that come and go between
+    guides, observers and middleware after the spine's (their turn wrappers outside it all);
+    the tools that come and go between
     requests (MCP servers') are the port "tool_source". `services`: the run's extension
     services by name (the Runtime's `extension`)."""
     settings, workspace = session.settings, options.workspace
@@ -186,6 +187,7 @@ def assemble(
             [*project.turn_hooks(hooks, commands), *extensions.made("middleware", context)]
         ),
         outbox=outbox,
+        wrappers=extensions.made("around_turn", context),
     )
     return Assembly(agent, memory, jobs, on_end=[project.session_end], meter=meter)
 

@@ -3,8 +3,9 @@ whatever comes later). Built by the composition root (`build.build_runtime`) alo
 
 It owns the session, the lazily made model client, the agent and its episodic memory, and
 what a resumed session restored. Front ends call `submit()` (or `turn()` for text taken as it
-is), `compact()`, `remember()`, `interrupt()`, `switch()`, the steering inbox's, the
-checkpoints' and the tuning's methods (work.py, rewinding.py, tuning.py) and `aclose()`, and
+is), `compact()`, `remember()`, `interrupt()`, `switch()`, the steering inbox's and the
+tuning's methods (work.py, tuning.py), `extension(name)` (an extension's run-wide service, e.g.
+checkpoints' rewinds) and `aclose()`, and
 render the events: during a turn they come out of `turn()`; what happens between turns (usage
 and warnings of background episode writing) reaches `listeners`.
 """
@@ -33,7 +34,6 @@ from agent_cli.runtime.extensions.contract import ExtensionContext
 from agent_cli.runtime.goals import Goals
 from agent_cli.runtime.planning import Planning
 from agent_cli.runtime.ports import Assembly, Attach, Composer
-from agent_cli.runtime.rewinding import Rewinding
 from agent_cli.runtime.tuning import Tuning
 from agent_cli.runtime.work import LongWork
 from agent_cli.session.resume import RestoredSession
@@ -63,7 +63,7 @@ def preload_sdk() -> threading.Thread:
 MODE_CYCLE: tuple[PermissionMode, ...] = ("default", "accept-edits", "plan")
 
 
-class Runtime(LongWork, Rewinding, Planning, Tuning, Goals):
+class Runtime(LongWork, Planning, Tuning, Goals):
     def __init__(
         self,
         wiring: Composer,
@@ -255,8 +255,8 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Goals):
     async def turn(
         self, text: str, content: str | list[Block] | None = None
     ) -> AsyncIterator[Event]:
-        """One user turn taken as written (`agent run`) after a checkpoint of the workspace
-        (`agent rewind` takes it back), or the turns a goal takes (goals.py). `content`: what
+        """One user turn taken as written (`agent run`) through the extensions' turn wrappers
+        (a checkpoint of the workspace), or the turns a goal takes (goals.py). `content`: what
         the model is sent when it is more than `text`."""
         async for event in self.pursue(text, content):
             yield event

@@ -7,7 +7,7 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from agent_cli.core.errors import AgentError
 from agent_cli.core.events import CompactionDone, Event
@@ -21,6 +21,13 @@ if TYPE_CHECKING:
     from agent_cli.ui.input.terminal import ScreenTerminal
 
 log = logging.getLogger(__name__)
+
+
+@runtime_checkable
+class SessionFiles(Protocol):
+    """What the panel asks of the checkpoints extension's service, when it is there."""
+
+    def session_files(self) -> int | None: ...
 
 
 def restored_panel(runtime: Runtime) -> PanelState:
@@ -42,7 +49,9 @@ def restored_panel(runtime: Runtime) -> PanelState:
         state.context_tokens = restored.context_tokens
     elif restored.messages:  # after a compaction: an estimate until the next request reports
         state.context_tokens = len(json.dumps(restored.messages)) // 4
-    state.files_changed = runtime.session_files()
+    checkpoints = runtime.extension("checkpoints")
+    if isinstance(checkpoints, SessionFiles):
+        state.files_changed = checkpoints.session_files()
     return state
 
 

@@ -96,9 +96,9 @@ def test_without_a_terminal_lines_are_messages(
         "It prints hi.",
         proc.stdout.splitlines()[4],
         "Unknown command /bogus. Known: /help /todos /notes /compact /clear /sessions /resume "
-        "/fork /cost /context /model /memory /remember /mcp /undo /rewind /diff /think /plan "
+        "/fork /cost /context /model /memory /remember /mcp /think /plan "
         "/plans /jobs /lsp /goal /sandbox /commands /agents /skills /rename /export /copy "
-        "/add-dir /init /review /btw /vim /exit",
+        "/add-dir /init /review /btw /vim /exit /undo /rewind /diff",
         "welcome",
     ]
     assert proc.stdout.splitlines()[4].startswith("2 calls  in ")

@@ -37,6 +37,7 @@ FLOOR_NAMES = {
     4: "loop",
     5: "runtime",
     6: "front ends",
+    7: "extensions",
 }
 FLOORS: dict[str, int] = {
     "agent_cli": 1,  # the package itself (its __init__: the version); matches only itself
@@ -49,21 +50,10 @@ FLOORS: dict[str, int] = {
     "agent_cli.context": 2,  # the pipeline, and the loop's ports its stages implement
     "agent_cli.todo": 2,
     "agent_cli.session": 2,
-    "agent_cli.ext.jobs": 2,  # background shells: process groups, output files, the watcher
-    "agent_cli.ext.sandbox": 2,  # confinement of shell commands: bwrap/seatbelt argv, the probe
-    "agent_cli.ext.worktrees": 2,  # git worktrees per task: create, diff, conflicts, remove
-    "agent_cli.ext.lsp": 2,  # language servers: JSON-RPC, one process each, diagnostics on edits
     # 3 composites: built from capabilities
     "agent_cli.policy": 3,  # permissions, the gate, approvals, hooks, trust
     "agent_cli.subagent": 3,
     "agent_cli.memory": 3,
-    "agent_cli.ext.checkpoints": 3,
-    "agent_cli.ext.mcp": 3,
-    "agent_cli.ext.project_files": 3,
-    "agent_cli.ext.goals": 3,  # the evidence ledger and the claims checker (done means proven)
-    "agent_cli.ext.web": 2,  # web_fetch: rules, HTTP, conversion
-    "agent_cli.ext": 1,  # the package of the built-in extensions (its __init__ only)
-    "agent_cli.ext.batch": 3,  # agent batch: task file, trees, engines (local, Ray), results
     # 4 the loop
     "agent_cli.loop": 4,
     # 5 the runtime and the composition root
@@ -73,6 +63,9 @@ FLOORS: dict[str, int] = {
     "agent_cli.ui": 6,
     "agent_cli.serve": 6,  # protocol servers (ACP, MCP) over stdio: they only drive the Runtime
     "agent_cli.__main__": 6,
+    # 7 the extensions: each feature in its folder, plugged in through the contract; the
+    # spine never imports them (WELDS below), and one imports another only if it requires it
+    "agent_cli.ext": 7,
 }
 
 
@@ -170,7 +163,16 @@ def is_front_end(name: str) -> bool:
 
 
 def core_to_front_end(imports: list[Import]) -> list[Import]:
-    return [i for i in imports if not is_front_end(i.source) and is_front_end(i.target)]
+    """An extension sits above the front ends (its slash and CLI commands are theirs)."""
+    return [
+        i
+        for i in imports
+        if not is_front_end(i.source) and not is_extension(i.source) and is_front_end(i.target)
+    ]
+
+
+def is_extension(name: str) -> bool:
+    return name.startswith(f"{ROOT}.ext.")
 
 
 def back_edges(imports: list[Import], floors: dict[str, int] = FLOORS) -> list[Import]:
@@ -178,6 +180,8 @@ def back_edges(imports: list[Import], floors: dict[str, int] = FLOORS) -> list[I
     edges = []
     for imp in imports:
         here, there = floor_of(imp.source, floors), floor_of(imp.target, floors)
+        if is_extension(imp.target) and not is_extension(imp.source):
+            continue  # the spine's imports of extensions: WELDS, which only shrinks, holds them
         if here is not None and there is not None and there > here:
             edges.append(imp)
     return edges
@@ -431,13 +435,9 @@ WELDS: dict[str, frozenset[str]] = {
     f"{ROOT}.{source}": frozenset(targets)
     for source, targets in {
         "cli.commands.batch": {"batch", "worktrees"},
-        "cli.commands.checkpoints": {"checkpoints"},
-        "cli.commands.lsp": {"lsp"},
-        "cli.commands.mcp": {"mcp"},
         "cli.commands.project_files": {"project_files"},
-        "cli.commands.rewind": {"checkpoints"},
         "cli.commands.trust": {"project_files"},
-        "cli.commands.worktree_merge": {"worktrees"},
+        "cli.commands.worktree_merge": {"checkpoints", "worktrees"},
         "cli.commands.worktrees": {"worktrees"},
         "cli.goal_options": {"goals"},
         "cli.run": {"jobs"},
@@ -446,13 +446,12 @@ WELDS: dict[str, frozenset[str]] = {
         "cli.worktree_session": {"worktrees"},
         "policy.hooks": {"jobs"},
         "policy.patterns": {"web"},
-        "runtime.assembly": {"goals", "jobs", "mcp", "project_files", "web"},
-        "runtime.build": {"jobs", "lsp", "mcp"},
+        "runtime.assembly": {"goals", "jobs", "project_files", "web"},
+        "runtime.build": {"jobs"},
         "runtime.changes": {"worktrees"},
         "runtime.goals": {"checkpoints", "goals"},
-        "runtime.ports": {"jobs", "lsp", "mcp"},
-        "runtime.rewinding": {"checkpoints"},
-        "runtime.runtime": {"jobs", "lsp", "mcp", "sandbox"},
+        "runtime.ports": {"jobs"},
+        "runtime.runtime": {"jobs", "sandbox"},
         "runtime.work": {"jobs"},
         "subagent.isolation.lanes": {"worktrees"},
         "subagent.isolation.settle": {"worktrees"},
@@ -463,9 +462,7 @@ WELDS: dict[str, frozenset[str]] = {
         "ui.plain": {"sandbox"},
         "ui.repl": {"jobs", "sandbox"},
         "ui.slash.jobs": {"jobs"},
-        "ui.slash.mcp": {"mcp"},
         "ui.slash.project": {"project_files"},
-        "ui.slash.rewind": {"checkpoints"},
         "ui.slash.sandbox": {"sandbox"},
         "ui.slash.trust_offer": {"project_files"},
     }.items()

@@ -9,7 +9,7 @@ from agent_cli.core.errors import AgentError
 
 
 def merge(workspace: Path, name: str, state_dir: Path | None) -> list[str]:
-    from agent_cli.cli.commands.checkpoints import open_workspace_store
+    from agent_cli.ext.checkpoints.cli import open_workspace_store
     from agent_cli.ext.worktrees import worktree as wt
     from agent_cli.ext.worktrees.home import home
 

@@ -61,7 +61,21 @@ def mcp_asked(asking: Asking) -> bool:
     return found or (user_config_dir() / "mcp.json").is_file()
 
 
+def _takes_turns(asking: Asking) -> bool:
+    return asking.command in ("run", "chat")
+
+
 BUILTINS: tuple[Declared, ...] = (
+    Declared(
+        "checkpoints",
+        "agent_cli.ext.checkpoints:EXTENSION",
+        BUILTIN,
+        asked=_takes_turns,
+        commands=(
+            ("checkpoints", "List and diff workspace checkpoints."),
+            ("rewind", "Take code and/or conversation back to a checkpoint."),
+        ),
+    ),
     Declared("daily", "agent_cli.ext.daily:EXTENSION", BUILTIN, lambda a: a.command == "chat"),
     Declared(
         "lsp",
@@ -152,7 +166,7 @@ class Extensions:
 
     def made(self, kind: str, context: Callable[[str], ExtensionContext]) -> list[Any]:
         """Every loaded extension's `kind` of contribution for a session ("stages", "guides",
-        "observers", "middleware", "panel_parts"), in order."""
+        "observers", "middleware", "around_turn", "panel_parts"), in order."""
         found: list[Any] = []
         for item in self.loaded:
             make = getattr(item.extension, kind)

@@ -16,9 +16,9 @@ from agent_cli.ui.slash import goal as goal_ui
 from agent_cli.ui.slash import jobs as jobs_ui
 from agent_cli.ui.slash import plans as plans_ui
 from agent_cli.ui.slash import project as project_slash
-from agent_cli.ui.slash import rewind, think
 from agent_cli.ui.slash import sandbox as sandbox_ui
 from agent_cli.ui.slash import sessions as sessions_ui
+from agent_cli.ui.slash import think
 from agent_cli.ui.slash.host import ChatPart, Command, Host, run_extension
 
 HELP = {
@@ -34,9 +34,6 @@ HELP = {
     "/model [M]": "show or change the model",
     "/memory": "the newest episodes of this workspace (episodic memory)",
     "/remember": "write an episode of this session now (in the background)",
-    "/undo": "take the last turn back: code and conversation (asks first)",
-    "/rewind": "pick a turn of this session to go back to: code, conversation or both",
-    "/diff [N]": "what the last N turns changed (default 1)",
     **think.HELP,
     **plans_ui.HELP,
     **jobs_ui.HELP,
@@ -263,9 +260,6 @@ COMMANDS: dict[str, Command] = {
     "/model": _model,
     "/memory": _memory,
     "/remember": _remember,
-    "/undo": rewind.undo,
-    "/rewind": rewind.rewind_picker,
-    "/diff": rewind.diff,
     "/think": think.think_command,
     "/plan": plans_ui.plan_command,
     "/plans": plans_ui.plans_command,

@@ -1,17 +1,19 @@
-"""/undo, /rewind and /diff in `agent chat`: this session's turns taken back (code, conversation
-or both) after a question, and what the last turns changed."""
+"""/undo, /rewind and /diff in `agent chat` (the extension's slash commands): this session's
+turns taken back (code, conversation or both) after a question, and what the last turns
+changed. The chat's REPL is the command port's front; the run's service does the work."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from agent_cli.core.events import Event
-from agent_cli.runtime.rewinding import CheckpointsOff, RewindMode
+from agent_cli.ext.checkpoints.service import CheckpointService, CheckpointsOff, RewindMode
 from agent_cli.ui.render.render import files_changed
 
 if TYPE_CHECKING:
     from agent_cli.ext.checkpoints.records import Checkpoint
+    from agent_cli.runtime.extensions.contract import CommandPort
     from agent_cli.ui.slash.host import Host
 
 YES_NO = {"y": "yes", "n": "no"}
@@ -20,10 +22,25 @@ PICK = 9  # turns offered by the /rewind picker (one key each)
 MAX_DIFF_LINES = 400
 
 
+def run(command: Callable[[Host, str], None], port: CommandPort, arg: str) -> None:
+    """A command of this module in the chat: its front is the REPL (a `Host`)."""
+    front = port.front
+    if not hasattr(front, "runtime"):
+        raise TypeError(f"{type(front).__name__} is not the chat's REPL")
+    command(cast("Host", front), arg)
+
+
+def service(host: Host) -> CheckpointService:
+    found = host.runtime.extension("checkpoints")
+    if not isinstance(found, CheckpointService):
+        raise CheckpointsOff("Checkpoints are not loaded in this run.")
+    return found
+
+
 def _turns(host: Host) -> list[Checkpoint]:
     """This session's turns; [] (and why, said) when there is none to go back to."""
     try:
-        turns = host.runtime.checkpoints()
+        turns = service(host).checkpoints()
     except CheckpointsOff as off:
         host.say(f"{off}", "yellow")
         return []
@@ -47,10 +64,10 @@ def changed_files(files: list[str], shown: int = 3) -> str:
 
 
 async def _go_back(host: Host, target: Checkpoint, mode: RewindMode) -> None:
-    lines, switched = await host.runtime.go_back(target, mode)
+    lines, switched = await service(host).go_back(target, mode)
     if switched:  # now in the new session: the screen keeps what it shows, the prompt returns
         back = f"↶ back to before {_label(target)}"
-        host.rewound("\n".join([back, *lines]), host.runtime.prompt_of(target))
+        host.rewound("\n".join([back, *lines]), service(host).prompt_of(target))
     else:
         host.say("\n".join(lines))
 
@@ -68,7 +85,7 @@ def undo(host: Host, arg: str) -> None:
         if not turns:
             return
         target = turns[-1]
-        files = await host.runtime.changed_since(target)
+        files = await service(host).changed_since(target)
         listing = "\n".join(f"  {f}" for f in files) or "  (no file changed)"
         host.say(
             f"Undo {_label(target)}: the conversation goes back to before it, and these "
@@ -94,7 +111,7 @@ def rewind_picker(host: Host, arg: str) -> None:
             return
         keys = {str(n): c.id for n, c in enumerate(reversed(turns), 1)}
         by_id = {c.id: c for c in turns}
-        files = await host.runtime.turn_files(turns)
+        files = await service(host).turn_files(turns)
         host.say(
             "\n".join(
                 f"  [{k}] back to before {_label(by_id[v])} · {changed_files(files[v])}"
@@ -133,7 +150,7 @@ def diff(host: Host, arg: str) -> None:
         if not turns:
             return
         target = turns[-min(int(arg or 1), len(turns))]
-        text = await host.runtime.diff_since(target)
+        text = await service(host).diff_since(target)
         host.say(
             f"Changes since before {_label(target)}:"
             if text

@@ -1,4 +1,6 @@
-"""`agent checkpoints [list] | diff ID [--to ID]`: the workspace's checkpoints, without the SDK."""
+"""`agent checkpoints [list] | diff ID [--to ID]`: the workspace's checkpoints, without the SDK;
+`agent rewind ID [--code] [--conversation]`: take the workspace and/or the conversation back to
+one (with no flag both; a checkpoint of the present is taken first)."""
 
 from __future__ import annotations
 
@@ -17,6 +19,14 @@ if TYPE_CHECKING:
     from agent_cli.ext.checkpoints.store import CheckpointStore
 
 checkpoints_app = typer.Typer(no_args_is_help=False, add_completion=False, rich_markup_mode=None)
+
+
+def cli() -> typer.Typer:
+    """The extension's commands, as the registry line names them."""
+    app = typer.Typer(add_completion=False, rich_markup_mode=None)
+    app.add_typer(checkpoints_app, name="checkpoints", help="List and diff workspace checkpoints.")
+    app.command("rewind", help="Take code and/or conversation back to a checkpoint.")(rewind)
+    return app
 
 
 def open_workspace_store(workspace: Path, state_dir: Path | None) -> CheckpointStore:
@@ -109,3 +119,31 @@ def diff_checkpoint(
     old = store.find(checkpoint_id)
     new_tree = store.find(to).tree if to else store.now().tree
     typer.echo(store.diff(old.tree, new_tree), nl=False)
+
+
+@guarded
+def rewind(
+    checkpoint_id: str = typer.Argument(..., help="Checkpoint id or a unique prefix."),
+    code: bool = typer.Option(False, "--code", help="Put the workspace's files back."),
+    conversation: bool = typer.Option(
+        False, "--conversation", help="Start a new session with the history before that turn."
+    ),
+    workspace: Path = opt.WORKSPACE,
+    state_dir: Path | None = opt.STATE_DIR,
+) -> None:
+    from agent_cli.ext.checkpoints.rewind import rewind as do_rewind
+
+    store = open_workspace_store(workspace, state_dir)
+    target = store.find(checkpoint_id)
+    both = not code and not conversation
+    result = do_rewind(
+        store,
+        target,
+        code=code or both,
+        conversation=conversation or both,
+        session_id=target.session_id,
+    )
+    for line in result.report(target):
+        typer.echo(line)
+    if result.new_session is not None:
+        typer.echo(result.new_session)
