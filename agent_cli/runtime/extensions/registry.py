@@ -34,7 +34,23 @@ from agent_cli.runtime.extensions.discovery import (
 
 log = logging.getLogger(__name__)
 
-BUILTINS: tuple[Declared, ...] = ()
+BUILTINS: tuple[Declared, ...] = (
+    Declared(
+        "batch",
+        "agent_cli.ext.batch:EXTENSION",
+        BUILTIN,
+        asked=lambda _: False,
+        commands=(("batch", "Run many tasks (TASKS.jsonl), each isolated; local or on Ray."),),
+    ),
+    Declared(
+        "worktrees",
+        "agent_cli.ext.worktrees:EXTENSION",
+        BUILTIN,
+        asked=lambda _: False,
+        ports=("isolation", "worktree_session"),
+        commands=(("worktrees", "Agent worktrees: list, diff, merge, remove."),),
+    ),
+)
 """This repository's features that plug in through the contract, declared as a package's entry
 points are: `Declared(name, "module:attribute", BUILTIN)`. None has moved here yet."""
 
