@@ -21,7 +21,7 @@ FLAG = "--worktree"
 PORT = "worktree_session"
 
 
-class Entered(Protocol):
+class EnteredWorktree(Protocol):
     """A worktree a session works in, held until `leave`."""
 
     @property
@@ -40,7 +40,7 @@ class Entered(Protocol):
 
 @runtime_checkable
 class WorktreeSessions(Protocol):
-    def enter(self, workspace: Path, name: str | None, base: str | None) -> Entered:
+    def enter(self, workspace: Path, name: str | None, base: str | None) -> EnteredWorktree:
         """The worktree `name` (None: a made-up name), made from `base` (None: HEAD) unless
         it is there; UsageError (exit 2) outside a repository, on a bad name or base, or when
         another session holds it."""

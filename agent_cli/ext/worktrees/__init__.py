@@ -23,9 +23,9 @@ def _isolation(context: ExtensionContext) -> object:
 
 
 def _sessions(context: ExtensionContext) -> object:
-    from agent_cli.ext.worktrees.use import Sessions
+    from agent_cli.ext.worktrees.use import WorktreeSessionsPort
 
-    return Sessions()
+    return WorktreeSessionsPort()
 
 
 def _cli() -> typer.Typer:

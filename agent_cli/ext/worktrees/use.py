@@ -3,8 +3,8 @@ left (removed when nothing changed, else kept and named with the commands to bri
 
 The session's workspace is the worktree (at the same sub-folder the user started in); its
 state (transcripts, checkpoints, logs) stays with the user's checkout, so it outlives the
-worktree and `/resume` there lists it. `Sessions` is the port "worktree_session" that
-`--worktree` asks for (agent_cli/cli/worktree_session.py)."""
+worktree and `/resume` there lists it. `WorktreeSessionsPort` is the port "worktree_session"
+that `--worktree` asks for (agent_cli/cli/worktree_session.py)."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ class Entered:
         return leave(self)
 
 
-class Sessions:
+class WorktreeSessionsPort:
     """The port "worktree_session"."""
 
     def enter(self, workspace: Path, name: str | None, base: str | None) -> Entered:
