@@ -39,6 +39,7 @@ from agent_cli.runtime.extensions.contract import ExtensionContext
 from agent_cli.runtime.extensions.registry import NO_EXTENSIONS, Extensions, log_problems
 from agent_cli.runtime.ports import Assembly
 from agent_cli.session.state import Session
+from agent_cli.subagent.isolating import PORT as ISOLATION
 from agent_cli.subagent.runner import SubagentRunner
 from agent_cli.subagent.store import NoteStore
 from agent_cli.subagent.task import Task
@@ -145,7 +146,8 @@ def assemble(
         parent=session, client=client, store=NoteStore(session.paths), spawn=Agent,
         tools=children, child_hooks=project.child_hooks(),
     )  # fmt: skip
-    task = Task(runner, project.agent_types(permissions, hooks))
+    isolation = lambda: extensions.port(ISOLATION, context)  # noqa: E731 - asked when used
+    task = Task(runner, project.agent_types(permissions, hooks), isolation)
     tools = [*before_task, task, *after_task, *extra_tools]
     registry = ToolRegistry(tools, gate, PlanModeTools(_mode(permissions), source), server_tools)
     commands = project.commands(registry, permissions)  # they expand before the turn

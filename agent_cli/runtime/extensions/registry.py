@@ -67,6 +67,13 @@ def _takes_turns(asking: Asking) -> bool:
 
 BUILTINS: tuple[Declared, ...] = (
     Declared(
+        "batch",
+        "agent_cli.ext.batch:EXTENSION",
+        BUILTIN,
+        asked=lambda _: False,
+        commands=(("batch", "Run many tasks (TASKS.jsonl), each isolated; local or on Ray."),),
+    ),
+    Declared(
         "checkpoints",
         "agent_cli.ext.checkpoints:EXTENSION",
         BUILTIN,
@@ -90,6 +97,14 @@ BUILTINS: tuple[Declared, ...] = (
         BUILTIN,
         mcp_asked,
         commands=(("mcp", "Add, remove, list and inspect MCP servers."),),
+    ),
+    Declared(
+        "worktrees",
+        "agent_cli.ext.worktrees:EXTENSION",
+        BUILTIN,
+        asked=lambda _: False,
+        ports=("isolation", "worktree_session"),
+        commands=(("worktrees", "Agent worktrees: list, diff, merge, remove."),),
     ),
 )
 """This repository's features that plug in through the contract, declared as a package's entry

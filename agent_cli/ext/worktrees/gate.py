@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from agent_cli.core.tool_contract import Gate
+from agent_cli.ext.worktrees.settle import Decider
 from agent_cli.policy.approval import HeadlessApprover
 from agent_cli.policy.gate import PolicyGate
-from agent_cli.subagent.isolation.settle import Decider
 from agent_cli.subagent.profile import SubagentProfile
 
 ISOLATED = "isolated"

@@ -1,6 +1,7 @@
 """Isolated subagents (`task` with `isolation: worktree`): each runs in a worktree of its own,
 made from the parent's working tree as it stands (uncommitted edits included), so its edits
-never reach the parent's checkout while it works.
+never reach the parent's checkout while it works. `Isolation` is the port "isolation" the
+spine's `task` asks for (agent_cli/subagent/isolating.py).
 
 The isolated `task` calls of one round are one `Round`: a lane's diff is settled only when every
 lane of its round has finished, so sibling diffs are checked against each other first
@@ -13,11 +14,15 @@ import secrets
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from agent_cli.core.tool_contract import ToolContext
+from agent_cli.core.payloads import Note
+from agent_cli.core.tool_contract import Gate, ToolContext
 from agent_cli.ext.worktrees import worktree as wt
+from agent_cli.ext.worktrees.gate import decider_for, isolated_profile
 from agent_cli.ext.worktrees.home import Home, home
+from agent_cli.ext.worktrees.settle import Decider, Lane, settle
 from agent_cli.ext.worktrees.snapshot import working_tree_commit
-from agent_cli.subagent.isolation.settle import Decider, Lane, settle
+from agent_cli.subagent.isolating import IsolationFailed, Work
+from agent_cli.subagent.profile import SubagentProfile
 
 
 @dataclass
@@ -34,6 +39,31 @@ class Isolation:
 
     def __init__(self) -> None:
         self._round: Round | None = None
+
+    async def isolated(
+        self,
+        description: str,
+        ctx: ToolContext,
+        profile: SubagentProfile | None,
+        gate: Gate | None,
+        work: Work,
+    ) -> tuple[Note, list[str]]:
+        """`work` in a worktree of its own under the worktree's gate; its note, and what
+        became of its diff once its round is settled."""
+        joined, lane = self.join(description)
+        decider = decider_for(gate, ctx.settings.permissions.mode)
+        chosen = isolated_profile(profile, gate)
+        try:
+            inside = await self.open(joined, lane, ctx)
+        except Exception as e:  # no worktree: the round still settles without this lane
+            await self.finish(joined, lane, decider)
+            raise IsolationFailed(str(e)) from e
+        try:
+            note = await work(inside, chosen)
+        except BaseException:  # cancelled: nobody is asked, the worktrees are kept
+            self.abandon(joined)
+            raise
+        return note, await self.finish(joined, lane, decider)
 
     def join(self, description: str) -> tuple[Round, Lane]:
         """Called before the call's first await, so the calls of one round join one Round."""

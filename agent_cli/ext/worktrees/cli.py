@@ -1,5 +1,5 @@
 """`agent worktrees [list] [--json] | diff NAME | merge NAME | remove NAME | prune`: the agent
-worktrees of this repository (see worktrees/), without the SDK."""
+worktrees of this repository, without the SDK."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def merge_worktree(
 ) -> None:
     """Apply the worktree's diff to this checkout, after a checkpoint (`agent rewind` undoes
     it); refused, naming the files, when it does not apply cleanly."""
-    from agent_cli.cli.commands.worktree_merge import merge
+    from agent_cli.ext.worktrees.merge import merge
 
     for line in merge(workspace, name, state_dir):
         typer.echo(line)
