@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 from agent_cli.core.events import Event
 from agent_cli.core.messages import Block
 from agent_cli.core.options import Options, PermissionMode
+from agent_cli.core.outside.watch import end_watchers
 from agent_cli.ext.jobs.ledger import PastJob
-from agent_cli.ext.jobs.watch import end_watchers
 from agent_cli.ext.mcp.prompts import attach_resources
 from agent_cli.ext.sandbox.confine import Confinement
 from agent_cli.loop.user_input import user_shell, with_files

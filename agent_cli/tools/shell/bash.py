@@ -11,11 +11,11 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from agent_cli.core.outside import spawn
+from agent_cli.core.outside.gate import StartGate
+from agent_cli.core.outside.groups import exited as _exited
+from agent_cli.core.outside.groups import kill_group
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.ext.jobs.board import JobBoard
-from agent_cli.ext.jobs.gate import StartGate
-from agent_cli.ext.jobs.spawn import exited as _exited
-from agent_cli.ext.jobs.spawn import kill_group
 from agent_cli.ext.sandbox.confine import Confinement
 from agent_cli.ext.sandbox.wrap import SandboxUnavailable
 from agent_cli.model.credentials import CREDENTIAL_VARS

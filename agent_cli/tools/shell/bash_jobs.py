@@ -9,9 +9,9 @@ import contextlib
 from pydantic import Field
 
 from agent_cli.core.outside import spawn
+from agent_cli.core.outside.gate import StartGate
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.ext.jobs.board import JobBoard, JobLimitError
-from agent_cli.ext.jobs.gate import StartGate
 from agent_cli.ext.jobs.job import Job
 from agent_cli.tools.shell.confined import Confined
 

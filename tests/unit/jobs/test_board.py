@@ -9,9 +9,9 @@ import signal
 import subprocess
 from pathlib import Path
 
+from agent_cli.core.outside.guard import watch
 from agent_cli.core.settings.schema import Settings
 from agent_cli.ext.jobs.board import JobBoard
-from agent_cli.ext.jobs.guard import watch
 from agent_cli.ext.jobs.job import Job
 from agent_cli.runtime.assembly import base_tools
 from agent_cli.tools.registry import ToolRegistry
