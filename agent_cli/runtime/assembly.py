@@ -17,7 +17,6 @@ from agent_cli.core.options import Options
 from agent_cli.core.prompts.system import build_system
 from agent_cli.core.tool_contract import AnyTool
 from agent_cli.ext.goals.budget import BudgetStage
-from agent_cli.ext.jobs.board import JobBoard
 from agent_cli.ext.mcp.manager import McpManager
 from agent_cli.ext.mcp.setup import start_mcp
 from agent_cli.ext.project_files.instructions import project_instructions
@@ -54,21 +53,16 @@ from agent_cli.tools.present_plan import PlanModeTools, asking_tools
 from agent_cli.tools.read_file import ReadFile
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.shell.bash import Bash
-from agent_cli.tools.shell.bash_jobs import BashKill, BashOutput
+from agent_cli.tools.shell.bash_jobs import PORT, Background
 from agent_cli.tools.todo_write import TodoWrite
 from agent_cli.tools.write_file import WriteFile
 
 log = logging.getLogger(__name__)
 
 
-def base_tools(jobs: JobBoard | None = None) -> list[AnyTool]:
-    """`jobs`: where background shells go; None offers no background jobs."""
-    shell: list[AnyTool] = [Bash(jobs)] if jobs is None else [Bash(jobs), *job_tools(jobs)]
-    return [ReadFile(), WriteFile(), EditFile(), *shell, Glob(), Grep(), Recall(search_notes)]
-
-
-def job_tools(jobs: JobBoard) -> list[AnyTool]:
-    return [BashOutput(jobs), BashKill(jobs)]
+def base_tools(jobs: Background | None = None) -> list[AnyTool]:
+    """`jobs`: where bash's background shells go (the port "jobs"); None offers none."""
+    return [ReadFile(), WriteFile(), EditFile(), Bash(jobs), Glob(), Grep(), Recall(search_notes)]
 
 
 class PlanHandOver:
@@ -113,7 +107,6 @@ def assemble(
     approver: Approver | None = None,
     publish: Callable[[Event], None] | None = None,
     mcp: McpManager | None = None,
-    jobs: JobBoard | None = None,
     extra_tools: Sequence[AnyTool] = (),
     extensions: Extensions = NO_EXTENSIONS,
     services: Callable[[str], object | None] = lambda name: None,
@@ -121,14 +114,13 @@ def assemble(
     """The agent of a session with everything wired: tools, gate, subagents, context pipeline,
     todo reminder, hooks and episodic memory. `approver` answers permission questions (the
     REPL's; None denies them, headless); `publish` hears what happens outside a turn. `mcp`:
-    servers already started by the runtime; None starts the configured ones here. `jobs`: the
-    run's background jobs (None: a board of this session's own). `extra_tools`: the session's
-    alone (a subagent never gets them), e.g. `--json-schema`'s final tool. `extensions`: the
-    run's; their tools come after the agent's own (subagents get them too), their stages,
-    guides, observers and middleware after the spine's. `services`: the run's extension
+    servers already started by the runtime; None starts the configured ones here.
+    `extra_tools`: the session's alone (a subagent never gets them), e.g. `--json-schema`'s
+    final tool. `extensions`: the run's; their tools come after the agent's own (subagents get
+    them too), their stages, guides, observers and middleware after the spine's; the port
+    "jobs" is bash's background jobs (none without it). `services`: the run's extension
     services by name (the Runtime's `extension`)."""
     settings, workspace = session.settings, options.workspace
-    jobs = jobs or JobBoard(session.paths, settings.jobs)
     hooks = Hooks(settings.hooks, session.id, workspace)
     project = project_part(session, workspace, resumed=bool(session.messages))
     permissions = _permissions(session, options, approver, project)
@@ -136,13 +128,15 @@ def assemble(
         mcp = start_mcp(settings, workspace, session.paths.logs, _mode(permissions))
     gate = PolicyGate(permissions, hooks, project.gate_hooks())
     server_tools = declarations(settings.web)
-    before_task = [*base_tools(jobs), TodoWrite(session.todos, session.record)]
+    context = contexts(session, workspace, services)
+    jobs = extensions.port(PORT, context)  # background jobs, if an extension provides them
+    bash_jobs = jobs if isinstance(jobs, Background) else None
+    before_task = [*base_tools(bash_jobs), TodoWrite(session.todos, session.record)]
     after_task = [Compact(session), *asking_tools(), *project.tools(permissions)]
     after_task += [WebFetch()] if settings.web.fetch else []
     after_task += [Diagnostics()] if session.tool_ctx.diagnoser is not None else []
     own = ["task", *(t.name for t in [*before_task, *after_task, *extra_tools])]
     own += [str(t["name"]) for t in server_tools]
-    context = contexts(session, workspace, services)
     after_task += _extension_tools(extensions, context, own, publish)
     # subagents get the complete set minus `task` (and what the runner leaves out itself)
     children = ToolRegistry([*before_task, *after_task], gate, mcp, server_tools)
@@ -193,7 +187,7 @@ def assemble(
         ),
         outbox=outbox,
     )
-    return Assembly(agent, memory, jobs, on_end=[project.session_end], meter=meter)
+    return Assembly(agent, memory, on_end=[project.session_end], meter=meter)
 
 
 def contexts(

@@ -21,7 +21,6 @@ from agent_cli.core.options import Options
 from agent_cli.core.outside import spawn
 from agent_cli.core.settings.schema import Settings, layer_keys, load_settings
 from agent_cli.core.tool_contract import AnyTool
-from agent_cli.ext.jobs.board import JobBoard
 from agent_cli.ext.lsp.manager import LspManager
 from agent_cli.ext.mcp.manager import McpManager
 from agent_cli.ext.mcp.setup import start_mcp
@@ -133,7 +132,6 @@ class CompositionRoot:
     ) -> None:
         self.settings, self.paths, self.call_log = settings, paths, call_log
         self.extensions = extensions if extensions is not None else NO_EXTENSIONS
-        self.jobs = JobBoard(paths, settings.jobs)
         self.extra_tools = tuple(extra_tools)
         self.lsp = lsp  # the run's language servers, shared by its sessions
 
@@ -152,11 +150,10 @@ class CompositionRoot:
         approver: Approver | None,
         publish: Callable[[Event], None],
         mcp: McpManager | None = None,
-        jobs: JobBoard | None = None,
         services: Callable[[str], object | None] = lambda name: None,
     ) -> Assembly:
         return assemble(
-            session, client, options, approver, publish, mcp, jobs, self.extra_tools,
+            session, client, options, approver, publish, mcp, self.extra_tools,
             self.extensions, services,
         )  # fmt: skip
 
@@ -195,7 +192,5 @@ def build_runtime(
     workspace = options.workspace
     lsp = LspManager(settings.lsp, workspace, lambda: TrustStore().is_trusted(workspace))
     root = CompositionRoot(settings, paths, call_log, extra_tools, lsp, extensions)
-    if options.one_shot and not settings.jobs.move_in_run:
-        root.jobs.move_after_s = None  # `agent run` waits for its commands unless asked
     session, restored = root.open_session(options)
     return Runtime(root, options, session, restored, approver)

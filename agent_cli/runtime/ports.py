@@ -15,7 +15,6 @@ if TYPE_CHECKING:
     from agent_cli.core.files.paths import Paths
     from agent_cli.core.options import Options
     from agent_cli.core.settings.schema import Settings
-    from agent_cli.ext.jobs.board import JobBoard
     from agent_cli.ext.lsp.manager import LspManager
     from agent_cli.ext.mcp.manager import McpManager
     from agent_cli.loop.agent import Agent
@@ -34,7 +33,6 @@ class Assembly:
 
     agent: Agent
     memory: EpisodeManager
-    jobs: JobBoard | None = None
     # run when the session ends (SessionEnd hooks), told why: "exit", "clear"
     on_end: list[Callable[[str], Awaitable[None]]] = field(default_factory=list)
     meter: ContextMeter | None = None  # where the context goes (/context, run's "context")
@@ -44,7 +42,6 @@ class Composer(Protocol):
     settings: Settings
     paths: Paths
     call_log: CallLog
-    jobs: JobBoard  # the background jobs of the whole run, whichever session started them
     lsp: LspManager | None  # the run's language servers
     extensions: Extensions  # the run's: built-in and installed, loaded
 
@@ -60,7 +57,6 @@ class Composer(Protocol):
         approver: Approver | None,
         publish: Callable[[Event], None],
         mcp: McpManager | None = None,
-        jobs: JobBoard | None = None,
         services: Callable[[str], object | None] = lambda name: None,
     ) -> Assembly: ...
 

@@ -22,8 +22,6 @@ from typing import TYPE_CHECKING
 from agent_cli.core.events import Event
 from agent_cli.core.messages import Block
 from agent_cli.core.options import Options, PermissionMode
-from agent_cli.core.outside.watch import end_watchers
-from agent_cli.ext.jobs.ledger import PastJob
 from agent_cli.ext.mcp.prompts import attach_resources
 from agent_cli.ext.sandbox.confine import Confinement
 from agent_cli.loop.user_input import user_shell, with_files
@@ -43,8 +41,6 @@ from agent_cli.session.state import Session
 if TYPE_CHECKING:
     from agent_cli.core.files.paths import Paths
     from agent_cli.core.settings.schema import Settings
-    from agent_cli.ext.jobs.board import JobBoard
-    from agent_cli.ext.jobs.job import Job
     from agent_cli.ext.lsp.manager import ServerRow
     from agent_cli.ext.mcp.manager import McpManager
     from agent_cli.loop.agent import Agent
@@ -86,8 +82,6 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Goals, Daily, Aside):
         self.mcp: McpManager | None = None  # the MCP servers, shared by every session of the run
         self._mcp_started = False
         self._ending: list[tuple[Callable[[str], Awaitable[None]], str]] = []
-        self.past_jobs: list[PastJob] = []  # the resumed session's previous run left these
-        self.kept_jobs: list[Job] = []  # the user kept these running past the exit
         self.inbox_listeners: list[Callable[[], None]] = []
         self._adopt(session, restored, options)
 
@@ -125,10 +119,6 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Goals, Daily, Aside):
         return mode
 
     @property
-    def jobs(self) -> JobBoard:
-        return self.wiring.jobs
-
-    @property
     def remembering(self) -> bool:
         """Episode work of this run is still going on (the exit will wait for it)."""
         return any(m.busy for m in self._memories)
@@ -143,7 +133,6 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Goals, Daily, Aside):
         self._assembly = None
         session.tool_ctx.inbox.listeners.extend(self.inbox_listeners)  # they follow the session
         self._wire_asking(session)  # the front end's dialogs, if it has any
-        self.adopt_jobs(self.paths, session, restored is not None)
 
     def switch(self, resume: str | None = None, fork: bool = False) -> None:
         """A new session (None), or the one `resume` names (UsageError if none matches);
@@ -191,7 +180,6 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Goals, Daily, Aside):
                 self.approver,
                 self.publish,
                 self.mcp,
-                self.jobs,
                 self.extension,
             )
             self._assembly.memory.on_saved = self.on_episode
@@ -292,10 +280,11 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Goals, Daily, Aside):
         for end, reason in self._ending:
             await end(reason)
         self._ending = []
-        self.kept_jobs = await self.jobs.aclose()  # every other job's process group is gone
-        await self.wiring.aclose()  # the language servers
+        await self.wiring.aclose()  # the language servers, the extensions' services (jobs)
         if self.mcp is not None:
             await self.mcp.aclose()
+        from agent_cli.core.outside.watch import end_watchers  # not before the first request
+
         await end_watchers()
         if self._client is not None:
             if wait:

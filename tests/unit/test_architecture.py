@@ -37,6 +37,7 @@ FLOOR_NAMES = {
     4: "loop",
     5: "runtime",
     6: "front ends",
+    7: "extensions",
 }
 FLOORS: dict[str, int] = {
     "agent_cli": 1,  # the package itself (its __init__: the version); matches only itself
@@ -49,7 +50,6 @@ FLOORS: dict[str, int] = {
     "agent_cli.context": 2,  # the pipeline, and the loop's ports its stages implement
     "agent_cli.todo": 2,
     "agent_cli.session": 2,
-    "agent_cli.ext.jobs": 2,  # background shells: process groups, output files, the watcher
     "agent_cli.ext.sandbox": 2,  # confinement of shell commands: bwrap/seatbelt argv, the probe
     "agent_cli.ext.worktrees": 2,  # git worktrees per task: create, diff, conflicts, remove
     "agent_cli.ext.lsp": 2,  # language servers: JSON-RPC, one process each, diagnostics on edits
@@ -73,6 +73,8 @@ FLOORS: dict[str, int] = {
     "agent_cli.ui": 6,
     "agent_cli.serve": 6,  # protocol servers (ACP, MCP) over stdio: they only drive the Runtime
     "agent_cli.__main__": 6,
+    # 7 the extensions: plugged in through the contract, imported by no floor below
+    "agent_cli.ext.jobs": 7,  # background jobs: board, job, ledger, tools, service, /jobs
 }
 
 

@@ -34,9 +34,17 @@ from agent_cli.runtime.extensions.discovery import (
 
 log = logging.getLogger(__name__)
 
-BUILTINS: tuple[Declared, ...] = ()
+BUILTINS: tuple[Declared, ...] = (
+    Declared(
+        "jobs",
+        "agent_cli.ext.jobs:EXTENSION",
+        BUILTIN,
+        lambda a: a.command in ("run", "chat"),
+        ports=("jobs",),
+    ),
+)
 """This repository's features that plug in through the contract, declared as a package's entry
-points are: `Declared(name, "module:attribute", BUILTIN)`. None has moved here yet."""
+points are: `Declared(name, "module:attribute", BUILTIN)`, alphabetical by name."""
 
 
 class Extensions:

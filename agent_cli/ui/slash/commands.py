@@ -13,7 +13,6 @@ from agent_cli.ui.screen.side_panel import todo_counts, todo_lines
 from agent_cli.ui.slash import context as context_ui
 from agent_cli.ui.slash import fork as fork_ui
 from agent_cli.ui.slash import goal as goal_ui
-from agent_cli.ui.slash import jobs as jobs_ui
 from agent_cli.ui.slash import lsp as lsp_ui
 from agent_cli.ui.slash import mcp as mcp_ui
 from agent_cli.ui.slash import plans as plans_ui
@@ -43,7 +42,6 @@ HELP = {
     "/diff [N]": "what the last N turns changed (default 1)",
     **think.HELP,
     **plans_ui.HELP,
-    **jobs_ui.HELP,
     **lsp_ui.HELP,
     **goal_ui.HELP,
     **sandbox_ui.HELP,
@@ -258,7 +256,6 @@ COMMANDS: dict[str, Command] = {
     "/think": think.think_command,
     "/plan": plans_ui.plan_command,
     "/plans": plans_ui.plans_command,
-    "/jobs": jobs_ui.jobs_command,
     "/lsp": lsp_ui.lsp_command,
     "/goal": goal_ui.goal_command,
     "/sandbox": sandbox_ui.sandbox_command,
