@@ -49,8 +49,6 @@ class JobBoard:
     def __init__(self, paths: Paths, settings: JobsSettings) -> None:
         self.paths, self.settings = paths, settings
         self.jobs: dict[str, Job] = {}
-        # a foreground command still running after this many seconds goes to the background
-        self.move_after_s: float | None = settings.background_after_s or None
         self.listeners: list[Callable[[], None]] = []  # a job started or ended (the panel)
         self._count = 0
         self._guard: int | None = None  # the write end of the watcher's pipe

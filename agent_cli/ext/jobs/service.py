@@ -61,18 +61,23 @@ def made(run: Any) -> JobsService:
     def board() -> JobBoard:
         from agent_cli.ext.jobs.board import JobBoard
 
-        settings = run.settings.jobs
-        made = JobBoard(run.paths, settings)
-        if run.options.one_shot and not settings.move_in_run:
-            made.move_after_s = None  # `agent run` waits for its commands unless asked
-        return made
+        return JobBoard(run.paths, run.settings.jobs)
 
-    return JobsService(board, run)
+    settings = run.settings.jobs
+    waits = run.options.one_shot and not settings.move_in_run  # `agent run`, unless asked
+    return JobsService(board, run, None if waits else settings.background_after_s or None)
 
 
 class JobsService:
-    def __init__(self, board: Callable[[], JobBoard], run: Run | None = None) -> None:
+    def __init__(
+        self,
+        board: Callable[[], JobBoard],
+        run: Run | None = None,
+        move_after_s: float | None = None,
+    ) -> None:
         self._make, self.run = board, run
+        # bash's: a foreground command still running after this many seconds becomes a job
+        self.move_after_s = move_after_s
         self._board: JobBoard | None = None
         self.listeners: list[Callable[[], None]] = []  # a job started or ended (the panel)
         self.kept: list[Job] = []  # the user kept these running past the exit
@@ -81,7 +86,7 @@ class JobsService:
     @classmethod
     def over(cls, board: JobBoard) -> JobsService:
         """A service of a board made beforehand (a test's, a session's own)."""
-        return cls(lambda: board)
+        return cls(lambda: board, move_after_s=board.settings.background_after_s or None)
 
     @property
     def board(self) -> JobBoard:
@@ -95,10 +100,6 @@ class JobsService:
             listener()
 
     # -- bash's port "jobs" (tools/shell/bash_jobs.py) ------------------------------------------
-
-    @property
-    def move_after_s(self) -> float | None:
-        return self.board.move_after_s
 
     def foreground(self, pid: int) -> AbstractContextManager[asyncio.Event]:
         return self.board.foreground(pid)
@@ -154,10 +155,12 @@ class JobsService:
 
     def past_listing(self) -> str:
         """The previous run's jobs, as the model and the user are told of them; "" if none."""
+        past = self.past()
+        if not past:
+            return ""
         from agent_cli.ext.jobs.ledger import listing
 
-        past = self.past()
-        return listing(past) if past else ""
+        return listing(past)
 
     def kept_listing(self) -> str:
         """Said on the way out: what still runs because the user kept it; "" if nothing."""
