@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_cli.runtime.extensions.registry import discover
 from agent_cli.ui.slash.commands import HELP, KEYS
 from tests.e2e.pty_screen import ChatTerm
 from tests.fake_model import FakeAnthropic
@@ -26,7 +27,8 @@ def test_help_lists_the_keys_with_a_hanging_indent(
         term.close()
     block = shown[shown.index("you> /help") + 1 :]
     block = block[: next(n for n, line in enumerate(block) if "attach a file" in line) + 1]
-    names = [*HELP, *KEYS]
+    plugged = [c.usage or c.name for _, c in discover(path=[]).commands]  # built-in extensions'
+    names = [*HELP, *plugged, *KEYS]
     for name in ("Ctrl-B", "F2", "Ctrl-O", "Shift-Tab", "Ctrl-G", "Ctrl-R"):
         assert any(line.startswith(name + " ") for line in block), (name, block)
     keys = block.index("Keys")

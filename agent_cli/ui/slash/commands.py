@@ -7,6 +7,7 @@ import textwrap
 from agent_cli.core.errors import AgentError
 from agent_cli.core.payloads import Note
 from agent_cli.runtime.extensions.contract import SlashCommand
+from agent_cli.runtime.extensions.discovery import BUILTIN
 from agent_cli.runtime.extensions.registry import NO_EXTENSIONS, Extensions
 from agent_cli.ui.render.render import note_line, tokens
 from agent_cli.ui.screen.side_panel import todo_counts, todo_lines
@@ -121,11 +122,15 @@ def extension_notes(extensions: Extensions) -> list[str]:
 def help_lines(width: int, extensions: Extensions = NO_EXTENSIONS) -> list[str]:
     """The commands, the extensions' commands, then the keys: each description wrapped under
     itself (a hanging indent) at `width` columns."""
-    lines = _hanging(HELP, width)
-    added = {
-        (c.usage or c.name): f"{c.about} ({ext})"
-        for ext, c in extension_commands(extensions).values()
-    }
+    builtin = {i.extension.name for i in extensions.loaded if i.package == BUILTIN}
+    own, added = dict(HELP), {}
+    exit_line = own.pop("/exit")
+    for ext, c in extension_commands(extensions).values():
+        if ext in builtin:  # the agent's own feature: among its commands
+            own[c.usage or c.name] = c.about
+        else:
+            added[c.usage or c.name] = f"{c.about} ({ext})"
+    lines = _hanging({**own, "/exit": exit_line}, width)
     if added:
         lines += ["", "Extensions", *_hanging(added, width)]
     lines += ["", "Keys", *_hanging(KEYS, width)]
