@@ -17,7 +17,6 @@ from agent_cli.core.options import Options
 from agent_cli.core.prompts.system import build_system
 from agent_cli.core.tool_contract import AnyTool
 from agent_cli.ext.goals.budget import BudgetStage
-from agent_cli.ext.jobs.board import JobBoard
 from agent_cli.ext.project_files.instructions import project_instructions
 from agent_cli.ext.project_files.wire import ProjectPart, project_part
 from agent_cli.ext.web.fetch import WebFetch
@@ -52,21 +51,16 @@ from agent_cli.tools.present_plan import PlanModeTools, asking_tools
 from agent_cli.tools.read_file import ReadFile
 from agent_cli.tools.registry import ToolRegistry, ToolSource
 from agent_cli.tools.shell.bash import Bash
-from agent_cli.tools.shell.bash_jobs import BashKill, BashOutput
+from agent_cli.tools.shell.bash_jobs import PORT, Background
 from agent_cli.tools.todo_write import TodoWrite
 from agent_cli.tools.write_file import WriteFile
 
 log = logging.getLogger(__name__)
 
 
-def base_tools(jobs: JobBoard | None = None) -> list[AnyTool]:
-    """`jobs`: where background shells go; None offers no background jobs."""
-    shell: list[AnyTool] = [Bash(jobs)] if jobs is None else [Bash(jobs), *job_tools(jobs)]
-    return [ReadFile(), WriteFile(), EditFile(), *shell, Glob(), Grep(), Recall(search_notes)]
-
-
-def job_tools(jobs: JobBoard) -> list[AnyTool]:
-    return [BashOutput(jobs), BashKill(jobs)]
+def base_tools(jobs: Background | None = None) -> list[AnyTool]:
+    """`jobs`: where bash's background shells go (the port "jobs"); None offers none."""
+    return [ReadFile(), WriteFile(), EditFile(), Bash(jobs), Glob(), Grep(), Recall(search_notes)]
 
 
 class PlanHandOver:
@@ -110,29 +104,30 @@ def assemble(
     options: Options,
     approver: Approver | None = None,
     publish: Callable[[Event], None] | None = None,
-    jobs: JobBoard | None = None,
     extra_tools: Sequence[AnyTool] = (),
     extensions: Extensions = NO_EXTENSIONS,
     services: Callable[[str], object | None] = lambda name: None,
 ) -> Assembly:
     """The agent of a session with everything wired: tools, gate, subagents, context pipeline,
     todo reminder, hooks and episodic memory. `approver` answers permission questions (the
-    REPL's; None denies them, headless); `publish` hears what happens outside a turn. `jobs`: the
-    run's background jobs (None: a board of this session's own). `extra_tools`: the session's
-    alone (a subagent never gets them), e.g. `--json-schema`'s final tool. `extensions`: the
-    run's; their tools come after the agent's own (subagents get them too), their stages,
-    guides, observers and middleware after the spine's (their turn wrappers outside it all);
-    the tools that come and go between
-    requests (MCP servers') are the port "tool_source". `services`: the run's extension
+    REPL's; None denies them, headless); `publish` hears what happens outside a turn.
+    `extra_tools`: the session's alone (a subagent never gets them), e.g. `--json-schema`'s
+    final tool. `extensions`: the run's; their tools come after the agent's own (subagents get
+    them too), their stages, guides, observers and middleware after the spine's (their turn
+    wrappers outside it all); the tools that come and go between requests (MCP servers') are
+    the port "tool_source"; the port "jobs" is bash's background jobs (none without it).
+    `services`: the run's extension
     services by name (the Runtime's `extension`)."""
     settings, workspace = session.settings, options.workspace
-    jobs = jobs or JobBoard(session.paths, settings.jobs)
     hooks = Hooks(settings.hooks, session.id, workspace)
     project = project_part(session, workspace, resumed=bool(session.messages))
     permissions = _permissions(session, options, approver, project)
     gate = PolicyGate(permissions, hooks, project.gate_hooks())
     server_tools = declarations(settings.web)
-    before_task = [*base_tools(jobs), TodoWrite(session.todos, session.record)]
+    context = contexts(session, workspace, services)
+    jobs = extensions.port(PORT, context)  # background jobs, if an extension provides them
+    bash_jobs = jobs if isinstance(jobs, Background) else None
+    before_task = [*base_tools(bash_jobs), TodoWrite(session.todos, session.record)]
     after_task = [Compact(session), *asking_tools(), *project.tools(permissions)]
     after_task += [WebFetch()] if settings.web.fetch else []
     own = ["task", *(t.name for t in [*before_task, *after_task, *extra_tools])]
@@ -191,7 +186,7 @@ def assemble(
         outbox=outbox,
         wrappers=extensions.made("around_turn", context),
     )
-    return Assembly(agent, memory, jobs, on_end=[project.session_end], meter=meter)
+    return Assembly(agent, memory, on_end=[project.session_end], meter=meter)
 
 
 def contexts(

@@ -21,7 +21,6 @@ from agent_cli.core.options import Options
 from agent_cli.core.outside import spawn
 from agent_cli.core.settings.schema import Settings, layer_keys, load_settings
 from agent_cli.core.tool_contract import AnyTool
-from agent_cli.ext.jobs.board import JobBoard
 from agent_cli.model.call_log import CallLog, key_last4
 from agent_cli.model.client import ModelClient
 from agent_cli.model.credentials import require_credentials
@@ -131,7 +130,6 @@ class CompositionRoot:
     ) -> None:
         self.settings, self.paths, self.call_log = settings, paths, call_log
         self.extensions = extensions if extensions is not None else NO_EXTENSIONS
-        self.jobs = JobBoard(paths, settings.jobs)
         self.extra_tools = tuple(extra_tools)
 
     def open_session(self, options: Options) -> tuple[Session, RestoredSession | None]:
@@ -147,11 +145,10 @@ class CompositionRoot:
         options: Options,
         approver: Approver | None,
         publish: Callable[[Event], None],
-        jobs: JobBoard | None = None,
         services: Callable[[str], object | None] = lambda name: None,
     ) -> Assembly:
         return assemble(
-            session, client, options, approver, publish, jobs, self.extra_tools,
+            session, client, options, approver, publish, self.extra_tools,
             self.extensions, services,
         )  # fmt: skip
 
@@ -182,7 +179,5 @@ def build_runtime(
     if options.one_shot:  # `agent run` stops at a turn limit: `--max-turns` or the settings'
         options = replace(options, max_turns=options.max_turns or settings.max_turns)
     root = CompositionRoot(settings, paths, call_log, extra_tools, extensions)
-    if options.one_shot and not settings.jobs.move_in_run:
-        root.jobs.move_after_s = None  # `agent run` waits for its commands unless asked
     session, restored = root.open_session(options)
     return Runtime(root, options, session, restored, approver)

@@ -13,7 +13,6 @@ if TYPE_CHECKING:
     from agent_cli.core.files.paths import Paths
     from agent_cli.core.options import Options
     from agent_cli.core.settings.schema import Settings
-    from agent_cli.ext.jobs.board import JobBoard
     from agent_cli.loop.agent import Agent
     from agent_cli.memory.manager import EpisodeManager
     from agent_cli.model.call_log import CallLog
@@ -35,7 +34,6 @@ class Assembly:
 
     agent: Agent
     memory: EpisodeManager
-    jobs: JobBoard | None = None
     # run when the session ends (SessionEnd hooks), told why: "exit", "clear"
     on_end: list[Callable[[str], Awaitable[None]]] = field(default_factory=list)
     meter: ContextMeter | None = None  # where the context goes (/context, run's "context")
@@ -45,7 +43,6 @@ class Composer(Protocol):
     settings: Settings
     paths: Paths
     call_log: CallLog
-    jobs: JobBoard  # the background jobs of the whole run, whichever session started them
     extensions: Extensions  # the run's: built-in and installed, loaded
 
     def open_session(self, options: Options) -> tuple[Session, RestoredSession | None]: ...
@@ -59,7 +56,6 @@ class Composer(Protocol):
         options: Options,
         approver: Approver | None,
         publish: Callable[[Event], None],
-        jobs: JobBoard | None = None,
         services: Callable[[str], object | None] = lambda name: None,
     ) -> Assembly: ...
 

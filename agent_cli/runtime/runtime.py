@@ -24,8 +24,6 @@ from agent_cli.core.diagnosing import Diagnoser
 from agent_cli.core.events import Event
 from agent_cli.core.messages import Block
 from agent_cli.core.options import Options, PermissionMode
-from agent_cli.ext.jobs.ledger import PastJob
-from agent_cli.ext.jobs.watch import end_watchers
 from agent_cli.ext.sandbox.confine import Confinement
 from agent_cli.loop.user_input import user_shell, with_files
 from agent_cli.memory.setup import finish, listing
@@ -42,8 +40,6 @@ from agent_cli.session.state import Session
 if TYPE_CHECKING:
     from agent_cli.core.files.paths import Paths
     from agent_cli.core.settings.schema import Settings
-    from agent_cli.ext.jobs.board import JobBoard
-    from agent_cli.ext.jobs.job import Job
     from agent_cli.loop.agent import Agent
     from agent_cli.memory.episode import Episode
     from agent_cli.memory.manager import EpisodeManager
@@ -81,8 +77,6 @@ class Runtime(LongWork, Planning, Tuning, Goals):
         self._memories: list[EpisodeManager] = []  # every session's of this run, for the exit
         self._turn_task: asyncio.Task[object] | None = None
         self._ending: list[tuple[Callable[[str], Awaitable[None]], str]] = []
-        self.past_jobs: list[PastJob] = []  # the resumed session's previous run left these
-        self.kept_jobs: list[Job] = []  # the user kept these running past the exit
         self.inbox_listeners: list[Callable[[], None]] = []
         self._adopt(session, restored, options)
 
@@ -120,10 +114,6 @@ class Runtime(LongWork, Planning, Tuning, Goals):
         return mode
 
     @property
-    def jobs(self) -> JobBoard:
-        return self.wiring.jobs
-
-    @property
     def remembering(self) -> bool:
         """Episode work of this run is still going on (the exit will wait for it)."""
         return any(m.busy for m in self._memories)
@@ -140,7 +130,6 @@ class Runtime(LongWork, Planning, Tuning, Goals):
         self._wire_asking(session)  # the front end's dialogs, if it has any
         checks = self.port("after_edit")  # language servers: what an edit broke
         session.tool_ctx.diagnoser = checks if isinstance(checks, Diagnoser) else None
-        self.adopt_jobs(self.paths, session, restored is not None)
 
     def switch(self, resume: str | None = None, fork: bool = False) -> None:
         """A new session (None), or the one `resume` names (UsageError if none matches);
@@ -185,7 +174,6 @@ class Runtime(LongWork, Planning, Tuning, Goals):
                 self.options,
                 self.approver,
                 self.publish,
-                self.jobs,
                 self.extension,
             )
             self._assembly.memory.on_saved = self.on_episode
@@ -297,8 +285,9 @@ class Runtime(LongWork, Planning, Tuning, Goals):
         for end, reason in self._ending:
             await end(reason)
         self._ending = []
-        self.kept_jobs = await self.jobs.aclose()  # every other job's process group is gone
-        await self.wiring.aclose()  # the extensions' services: language and MCP servers
+        await self.wiring.aclose()  # the extensions' services: jobs, language and MCP servers
+        from agent_cli.core.outside.watch import end_watchers  # not before the first request
+
         await end_watchers()
         if self._client is not None:
             if wait:

@@ -13,9 +13,9 @@ from agent_cli.core.errors import AgentError
 from agent_cli.core.events import CompactionDone, Event
 from agent_cli.memory.episode import Episode
 from agent_cli.runtime.runtime import Runtime
+from agent_cli.runtime.work import background_jobs
 from agent_cli.ui.screen.side_panel import PanelState
 from agent_cli.ui.slash import commands as slash
-from agent_cli.ui.slash import jobs as jobs_ui
 
 if TYPE_CHECKING:
     from agent_cli.ui.input.terminal import ScreenTerminal
@@ -63,6 +63,7 @@ class ChatCore:
 
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
+        self.jobs = background_jobs(runtime.extension)  # held past the run's end: what it kept
         self.panel_state = restored_panel(runtime)
         self.busy = False
         self._task: asyncio.Task[None] | None = None
@@ -207,5 +208,6 @@ class ChatCore:
 
     def exit_message(self) -> str:
         sid = self.runtime.session.id
-        kept = jobs_ui.kept_listing(self.runtime.kept_jobs) + "\n" if self.runtime.kept_jobs else ""
+        kept = self.jobs.kept_listing() if self.jobs is not None else ""
+        kept += "\n" if kept else ""
         return f"{kept}Session {sid}. Resume it with: agent chat --resume {sid}"

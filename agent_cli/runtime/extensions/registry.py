@@ -84,6 +84,7 @@ BUILTINS: tuple[Declared, ...] = (
         ),
     ),
     Declared("daily", "agent_cli.ext.daily:EXTENSION", BUILTIN, lambda a: a.command == "chat"),
+    Declared("jobs", "agent_cli.ext.jobs:EXTENSION", BUILTIN, _takes_turns, ports=("jobs",)),
     Declared(
         "lsp",
         "agent_cli.ext.lsp:EXTENSION",

@@ -13,7 +13,6 @@ from agent_cli.ui.screen.side_panel import todo_counts, todo_lines
 from agent_cli.ui.slash import context as context_ui
 from agent_cli.ui.slash import fork as fork_ui
 from agent_cli.ui.slash import goal as goal_ui
-from agent_cli.ui.slash import jobs as jobs_ui
 from agent_cli.ui.slash import plans as plans_ui
 from agent_cli.ui.slash import project as project_slash
 from agent_cli.ui.slash import sandbox as sandbox_ui
@@ -36,7 +35,6 @@ HELP = {
     "/remember": "write an episode of this session now (in the background)",
     **think.HELP,
     **plans_ui.HELP,
-    **jobs_ui.HELP,
     **goal_ui.HELP,
     **sandbox_ui.HELP,
     **project_slash.HELP,
@@ -263,7 +261,6 @@ COMMANDS: dict[str, Command] = {
     "/think": think.think_command,
     "/plan": plans_ui.plan_command,
     "/plans": plans_ui.plans_command,
-    "/jobs": jobs_ui.jobs_command,
     "/goal": goal_ui.goal_command,
     "/sandbox": sandbox_ui.sandbox_command,
     "/exit": _exit,

@@ -179,7 +179,7 @@ def test_broken_packages_are_named_in_a_line_each_and_skipped(site: Path):
         install(site, f"{name}-ext", "0.1", {name: f"{name}_ext:extension"},
                 {f"{name}_ext.py": text})  # fmt: skip
     install(site, "twin-ext", "2.0", {"good": "good_ext:extension"}, {})
-    extensions = discover([str(site)], builtins=())
+    extensions = discover([str(site)], builtins=())  # the packages alone
     assert extensions.names() == ["good"]
     pre = {name: f"extension '{name}' (package {name}_ext 0.1): " for name in cases}
     assert lines(extensions) == [  # in the folders' order

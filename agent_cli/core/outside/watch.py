@@ -1,12 +1,12 @@
 """The process groups of this agent process that are not jobs (hooks, MCP stdio servers), in
-the care of a watcher of their own (jobs/guard.py): if the agent dies, however it dies, the
+the care of a watcher of their own (guard.py): if the agent dies, however it dies, the
 watcher kills them.
 
 One watcher per process, started with the first group. A warm child is forked from the warm
 server: it forgets whatever the server had (its pipe is the server's), so a child's groups
 are watched by a watcher whose pipe only that child holds.
 
-`spawn_watched` is how such a process is started: behind a start gate (jobs/gate.py), opened
+`spawn_watched` is how such a process is started: behind a start gate (gate.py), opened
 only once the watcher knows its group, so a `kill -9` at any moment leaves nothing behind.
 It runs outside the sandbox, through the gate (core/outside): the gate's shell is started by
 its absolute path, and an asyncio start goes through `spawn.start`."""
@@ -18,18 +18,22 @@ import contextlib
 import logging
 import os
 import signal
+import sys
 import threading
 from asyncio.subprocess import Process
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager as AsyncContextManager
+from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from agent_cli.core import snapshot_hold
 from agent_cli.core.outside import reap, spawn
-from agent_cli.ext.jobs.board import start_guard
-from agent_cli.ext.jobs.gate import StartGate
+from agent_cli.core.outside.gate import StartGate
 
 log = logging.getLogger(__name__)
+
+# the watcher's program, run by its path: nothing of it is imported here
+GUARD = Path(__file__).with_name("guard.py")
 
 
 class GroupWatch:
@@ -68,6 +72,27 @@ class GroupWatch:
                 log.warning("process watcher unavailable: %s", e)
                 return False
         return True
+
+
+def start_guard() -> int:
+    """The watcher, reading the pipe whose write end (returned; not inherited by any other
+    child) only the agent holds. It forks away at once; a thread reaps its first process."""
+    read_end, write_end = os.pipe()
+    try:
+        proc = spawn.popen(  # the gate's environment: the watcher needs no credential
+            [sys.executable, "-S", "-E", str(GUARD)],
+            stdin=read_end,
+            stdout=spawn.DEVNULL,
+            stderr=spawn.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError:
+        os.close(write_end)
+        raise
+    finally:
+        os.close(read_end)
+    threading.Thread(target=proc.wait, daemon=True).start()
+    return write_end
 
 
 WATCH = GroupWatch()

@@ -7,6 +7,16 @@ import contextlib
 import os
 import signal
 
+from agent_cli.core.outside.spawn import Popen
+
+# a background job's shell is a plain Popen: nothing of asyncio kills it when the run ends (a
+# kept job lives on); a foreground command moved to the background stays asyncio's
+Shell = Popen[bytes] | asyncio.subprocess.Process
+
+
+def exit_code(proc: Shell) -> int | None:
+    return proc.poll() if isinstance(proc, Popen) else proc.returncode
+
 
 def kill_group(proc: asyncio.subprocess.Process) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):

@@ -1,7 +1,7 @@
 """No command runs before the watcher knows its group. A command is started behind a gate: a
 shell that first reads one line from a pipe only the agent can write, and runs the command
 (`exec bash -c COMMAND`, the same process and group) only on "go". The agent says go once it
-has told the watcher the group (jobs/guard.py reads every line written before its pipe
+has told the watcher the group (guard.py reads every line written before its pipe
 closes, so a line once written is never lost). An agent killed before that closes the pipe
 by dying: the gate reads the end of input and exits 125 without running anything."""
 
