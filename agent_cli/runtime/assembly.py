@@ -8,20 +8,20 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import cast
 
 from agent_cli.context.breakdown import metered
 from agent_cli.context.pipeline import build_pipeline, request_overhead
 from agent_cli.core.asking import PlanDecisionResult
 from agent_cli.core.events import Event, WarningEvent
 from agent_cli.core.options import Options
+from agent_cli.core.prompts.instructions import project_instructions
 from agent_cli.core.prompts.system import build_system
 from agent_cli.core.tool_contract import AnyTool
 from agent_cli.ext.goals.budget import BudgetStage
 from agent_cli.ext.jobs.board import JobBoard
 from agent_cli.ext.mcp.manager import McpManager
 from agent_cli.ext.mcp.setup import start_mcp
-from agent_cli.ext.project_files.instructions import project_instructions
-from agent_cli.ext.project_files.wire import ProjectPart, project_part
 from agent_cli.ext.web.fetch import WebFetch
 from agent_cli.loop.agent import Agent
 from agent_cli.loop.outbox import Outbox
@@ -40,6 +40,7 @@ from agent_cli.policy.turn_hooks import TurnHooksChain
 from agent_cli.runtime.extensions.contract import ExtensionContext
 from agent_cli.runtime.extensions.registry import NO_EXTENSIONS, Extensions, log_problems
 from agent_cli.runtime.ports import Assembly
+from agent_cli.runtime.workspace_part import PORT, NoWorkspacePart, WorkspacePart, WorkspaceParts
 from agent_cli.session.state import Session
 from agent_cli.subagent.runner import SubagentRunner
 from agent_cli.subagent.store import NoteStore
@@ -87,7 +88,7 @@ class PlanHandOver:
 
 
 def _permissions(
-    session: Session, options: Options, approver: Approver | None, project: ProjectPart
+    session: Session, options: Options, approver: Approver | None, project: WorkspacePart
 ) -> Permissions:
     """The session's permissions: settings, project rules, and in chat the rules the user
     approved here before ("don't ask again in this project")."""
@@ -130,7 +131,8 @@ def assemble(
     settings, workspace = session.settings, options.workspace
     jobs = jobs or JobBoard(session.paths, settings.jobs)
     hooks = Hooks(settings.hooks, session.id, workspace)
-    project = project_part(session, workspace, resumed=bool(session.messages))
+    context = contexts(session, workspace, services)
+    project = workspace_part(session, extensions, context)
     permissions = _permissions(session, options, approver, project)
     if mcp is None:  # in the background: the first request does not wait for any server
         mcp = start_mcp(settings, workspace, session.paths.logs, _mode(permissions))
@@ -142,7 +144,6 @@ def assemble(
     after_task += [Diagnostics()] if session.tool_ctx.diagnoser is not None else []
     own = ["task", *(t.name for t in [*before_task, *after_task, *extra_tools])]
     own += [str(t["name"]) for t in server_tools]
-    context = contexts(session, workspace, services)
     after_task += _extension_tools(extensions, context, own, publish)
     # subagents get the complete set minus `task` (and what the runner leaves out itself)
     children = ToolRegistry([*before_task, *after_task], gate, mcp, server_tools)
@@ -194,6 +195,17 @@ def assemble(
         outbox=outbox,
     )
     return Assembly(agent, memory, jobs, on_end=[project.session_end], meter=meter)
+
+
+def workspace_part(
+    session: Session, extensions: Extensions, context: Callable[[str], ExtensionContext]
+) -> WorkspacePart:
+    """What the workspace's own files add to this session (project files, when an extension
+    answers the port); nothing but the built-in subagent type otherwise."""
+    parts = cast("WorkspaceParts | None", extensions.port(PORT, context))
+    if parts is None:
+        return NoWorkspacePart(session)
+    return parts(session, resumed=bool(session.messages))
 
 
 def contexts(

@@ -15,6 +15,7 @@ from typing import Any
 
 from agent_cli.core.files.logs import FILE_ONLY
 from agent_cli.core.tool_contract import AnyTool
+from agent_cli.runtime.extensions import asked
 from agent_cli.runtime.extensions.checks import Loaded, commands_of, in_order, tool_problem
 from agent_cli.runtime.extensions.contract import (
     Extension,
@@ -34,9 +35,22 @@ from agent_cli.runtime.extensions.discovery import (
 
 log = logging.getLogger(__name__)
 
-BUILTINS: tuple[Declared, ...] = ()
+BUILTINS: tuple[Declared, ...] = (
+    Declared(
+        "project_files",
+        "agent_cli.ext.project_files:EXTENSION",
+        BUILTIN,
+        asked=asked.project_files,  # not its port: a workspace without such files needs none
+        commands=(
+            ("agents", "List the subagent types task can run."),
+            ("commands", "List the slash commands of this workspace."),
+            ("skills", "List skills; `why PROMPT` shows which match."),
+            ("trust", "Trust this workspace's hooks, allow rules, MCP servers and commands."),
+        ),
+    ),
+)
 """This repository's features that plug in through the contract, declared as a package's entry
-points are: `Declared(name, "module:attribute", BUILTIN)`. None has moved here yet."""
+points are: `Declared(name, "module:attribute", BUILTIN)`."""
 
 
 class Extensions:

@@ -1,0 +1,104 @@
+"""Project files plug in (issue 58): a plain run in an empty workspace leaves the extension
+dormant (never imported) and still offers `task`'s built-in `explore` type; with the extension
+gone from the registry a run works the same; a workspace with project files asks for it."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_cli.core.events import Event, TurnEnd
+from agent_cli.core.options import Options
+from agent_cli.runtime.build import asking, build_runtime, overrides_of
+from agent_cli.runtime.extensions import asked
+from agent_cli.runtime.extensions.discovery import Asking, Declared
+from agent_cli.runtime.extensions.registry import BUILTINS, Extensions, discover
+from agent_cli.runtime.runtime import Runtime
+from tests.e2e.runtime_support import drive
+from tests.fake_model import FakeAnthropic
+
+pytestmark = pytest.mark.usefixtures("sdk_env", "fresh_logging")
+
+NAME = "project_files"
+EXPLORE_LINE = "- explore: Read-only exploration: finds files, reads code and answers"
+
+
+def a_run(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch, builtins: tuple[Declared, ...]
+) -> tuple[Runtime, Extensions]:
+    monkeypatch.setenv("HOME", str(workspace / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(workspace / "config"))
+    options = Options(workspace=workspace, one_shot=True, quiet=True)
+    extensions = discover([], builtins, asking(options, overrides_of(options)))
+    return build_runtime(options, quiet=True, extensions=extensions), extensions
+
+
+def task_description(fake_model: FakeAnthropic) -> str:
+    tools: list[dict[str, Any]] = fake_model.bodies()[-1]["tools"]
+    return str(next(t for t in tools if t["name"] == "task")["description"])
+
+
+def answered(runtime: Runtime, prompt: str = "hi") -> str:
+    events: list[Event] = asyncio.run(drive(runtime, prompt))
+    assert isinstance(events[-1], TurnEnd)
+    return events[-1].text
+
+
+def test_a_plain_run_leaves_project_files_dormant_and_offers_explore(
+    fake_model: FakeAnthropic, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    fake_model.script.text("hello")
+    runtime, extensions = a_run(tmp_path, monkeypatch, BUILTINS)
+    assert answered(runtime) == "hello"
+    assert NAME in extensions.dormant  # not woken by the turn either
+    assert NAME not in extensions.names()
+    assert EXPLORE_LINE in task_description(fake_model)
+
+
+def test_a_run_without_project_files_in_the_registry_works_and_offers_explore(
+    fake_model: FakeAnthropic, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    (tmp_path / ".claude" / "agents").mkdir(parents=True)  # would ask for it, were it there
+    fake_model.script.text("hello")
+    kept = tuple(d for d in BUILTINS if d.name != NAME)
+    runtime, extensions = a_run(tmp_path, monkeypatch, kept)
+    assert answered(runtime) == "hello"
+    assert NAME not in {*extensions.names(), *extensions.dormant}
+    assert EXPLORE_LINE in task_description(fake_model)
+
+
+def test_a_workspace_agent_file_loads_the_extension_and_task_lists_its_type(
+    fake_model: FakeAnthropic, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    agents = tmp_path / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "reviewer.md").write_text("---\ndescription: Reviews a diff\n---\nReview it.\n")
+    fake_model.script.text("hello")
+    runtime, extensions = a_run(tmp_path, monkeypatch, BUILTINS)
+    assert answered(runtime) == "hello"
+    assert NAME in extensions.names()
+    description = task_description(fake_model)
+    assert EXPLORE_LINE in description
+    assert "- reviewer: Reviews a diff" in description
+
+
+def test_what_asks_for_project_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    home, repo = tmp_path / "home", tmp_path / "repo"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    workspace = repo / "pkg"
+    workspace.mkdir(parents=True)
+    (repo / ".git").mkdir()
+    (workspace / ".claude").mkdir()  # an empty folder asks for nothing
+    (tmp_path / ".claude" / "commands").mkdir(parents=True)  # above the repository: not read
+    here = Asking(workspace=workspace, command="run")
+    assert not asked.project_files(here)
+    (repo / ".agents" / "skills").mkdir(parents=True)  # the repository's root is read
+    assert asked.project_files(here)
+    (repo / ".agents" / "skills").rmdir()
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "settings.json").write_text("{}")  # the user's Claude Code settings
+    assert asked.project_files(here)
