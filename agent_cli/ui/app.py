@@ -30,13 +30,21 @@ def history_file(workspace: Path, state_dir: Path | None) -> Path | None:
     return path
 
 
-def _slash_names(workspace: Path) -> list[str | tuple[str, str]]:
-    # loaded with the REPL, after the first frame
+def _slash_names(booted: dict[str, Any]) -> list[str | tuple[str, str]]:
+    # loaded with the REPL, after the first frame; the extensions' once it has booted
     slash = sys.modules.get("agent_cli.ui.slash.commands")
     if slash is None:
         return []
-    project = sys.modules["agent_cli.ui.slash.project"]  # imported by slash
-    return [*slash.names(), *project.completion_items(workspace)]
+    repl = booted.get("repl")
+    if repl is None:
+        return list(slash.names())
+    extensions = slash.extension_commands(repl.runtime.wiring.extensions).values()
+    workspace = sys.modules["agent_cli.ui.slash.workspace_commands"]  # imported by slash
+    return [
+        *slash.names(),
+        *((command.name, command.about) for _, command in extensions),
+        *workspace.completion_items(repl.runtime),
+    ]
 
 
 def _mcp(booted: dict[str, Any], what: str) -> list[str]:
@@ -60,7 +68,7 @@ def run_screen(options: Options) -> None:
     booted: dict[str, Any] = {}
     completer = ChatCompleter(
         workspace,
-        lambda: [*_slash_names(workspace), *_mcp(booted, "commands")],
+        lambda: [*_slash_names(booted), *_mcp(booted, "commands")],
         lambda: _mcp(booted, "mentions"),
         _slash_description,
     )

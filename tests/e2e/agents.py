@@ -14,6 +14,7 @@ from agent_cli.loop.agent import Agent
 from agent_cli.model.call_log import CallLog
 from agent_cli.runtime.assembly import assemble
 from agent_cli.runtime.build import make_client
+from agent_cli.runtime.extensions.registry import discover
 from agent_cli.runtime.opening import open_session
 from agent_cli.runtime.ports import Assembly
 from tests.conftest import FAKE_API_KEY
@@ -39,7 +40,8 @@ def make_assembly(
     paths = Paths(workspace)
     session, _ = open_session(options, settings, paths)
     client = make_client(settings, CallLog(paths.llm_calls, FAKE_API_KEY[-4:]))
-    return assemble(session, client, options)
+    # every built-in, as `agent run` loads those its workspace and settings ask for
+    return assemble(session, client, options, extensions=discover([]))
 
 
 def make_agent(

@@ -17,8 +17,9 @@ from agent_cli.core.settings.schema import Settings
 from agent_cli.ext.mcp.manager import McpManager
 from agent_cli.loop.agent import Agent
 from agent_cli.model.call_log import CallLog
-from agent_cli.runtime.assembly import build_agent
+from agent_cli.runtime.assembly import assemble
 from agent_cli.runtime.build import make_client
+from agent_cli.runtime.extensions.registry import discover
 from agent_cli.runtime.opening import open_session
 from agent_cli.tools.present_plan import PlanModeTools
 
@@ -54,7 +55,8 @@ def make_agent(workspace: Path, settings: dict[str, Any]) -> Agent:
     options = Options(workspace=workspace)
     parsed = Settings.model_validate(settings)
     session, _ = open_session(options, parsed, Paths(workspace))
-    return build_agent(session, make_client(parsed, CallLog(None, None)), options)
+    client = make_client(parsed, CallLog(None, None))
+    return assemble(session, client, options, extensions=discover([])).agent  # every built-in
 
 
 def manager(agent: Agent) -> McpManager:

@@ -17,12 +17,12 @@ from agent_cli.ui.slash import jobs as jobs_ui
 from agent_cli.ui.slash import lsp as lsp_ui
 from agent_cli.ui.slash import mcp as mcp_ui
 from agent_cli.ui.slash import plans as plans_ui
-from agent_cli.ui.slash import project as project_slash
 from agent_cli.ui.slash import rewind, think
 from agent_cli.ui.slash import sandbox as sandbox_ui
 from agent_cli.ui.slash import sessions as sessions_ui
 from agent_cli.ui.slash.daily import table as daily
 from agent_cli.ui.slash.host import Command, Host, run_extension
+from agent_cli.ui.slash.workspace_commands import run_workspace_command
 
 HELP = {
     "/help": "this list",
@@ -47,7 +47,6 @@ HELP = {
     **lsp_ui.HELP,
     **goal_ui.HELP,
     **sandbox_ui.HELP,
-    **project_slash.HELP,
     **daily.HELP,
     "/exit": "leave (Ctrl-D does too)",
 }
@@ -65,7 +64,7 @@ def run(host: Host, line: str) -> None:
     """Run one slash command line; an unknown one says so and lists the known ones."""
     name, _, arg = line.strip().partition(" ")
     command = COMMANDS.get(name)
-    if name in daily.YIELDING and project_slash.handle(host, name, arg.strip()):
+    if name in daily.YIELDING and run_workspace_command(host, name, arg.strip()):
         return  # the workspace's own /review or /init says what that repository wants
     found = extension_commands(host.runtime.wiring.extensions).get(name)
     if command is None and found is not None:  # an installed extension's
@@ -73,7 +72,7 @@ def run(host: Host, line: str) -> None:
         return
     if command is None and name.startswith("/mcp__") and mcp_ui.run_prompt(host, name, arg):
         return  # a server's prompt, expanded into a turn
-    if command is None and project_slash.handle(host, name, arg.strip()):
+    if command is None and run_workspace_command(host, name, arg.strip()):
         return
     if command is None:
         known = [*names(), *extension_commands(host.runtime.wiring.extensions)]

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Protocol
 
 from agent_cli.runtime.extensions.contract import ExtensionContext
+from agent_cli.ui.slash.workspace_commands import context_of
 
 if TYPE_CHECKING:
     from agent_cli.core.events import Event
@@ -76,12 +77,7 @@ class ExtensionPort:
 def run_extension(host: Host, extension: str, command: SlashCommand, arg: str) -> None:
     """An extension's command: what it raises is said in one line; a coroutine it returns
     runs as the chat's current work (Ctrl-C stops it)."""
-    runtime, name = host.runtime, command.name
-    session = runtime.session
-    context = ExtensionContext(
-        extension, runtime.options.workspace, session.paths, runtime.settings, session.id,
-        runtime.extension,
-    )  # fmt: skip
+    name, context = command.name, context_of(host.runtime, extension)
     try:
         work = command.run(ExtensionPort(host, context), arg)
     except Exception as e:  # the chat outlives an extension's bug

@@ -5,6 +5,7 @@ gone from the registry a run works the same; a workspace with project files asks
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -102,3 +103,34 @@ def test_what_asks_for_project_files(tmp_path: Path, monkeypatch: pytest.MonkeyP
     (home / ".claude").mkdir(parents=True)
     (home / ".claude" / "settings.json").write_text("{}")  # the user's Claude Code settings
     assert asked.project_files(here)
+
+
+@pytest.mark.parametrize("session_mode", ["plan", "default", "bypass"])
+def test_the_spines_explore_is_the_extensions_explore(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, session_mode: str
+):
+    """Project files or not, `task` lists `explore` alike and runs it with the same profile."""
+    from agent_cli.core.settings.schema import HooksSettings, PermissionSettings, Settings
+    from agent_cli.ext.project_files.agent_types import AgentTypes
+    from agent_cli.ext.project_files.catalog import load_project_files
+    from agent_cli.policy.gate import PolicyGate
+    from agent_cli.policy.hooks import Hooks
+    from agent_cli.policy.permissions import Permissions
+    from agent_cli.subagent.explore import ExploreOnly
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    permissions = Permissions(PermissionSettings(mode=session_mode))
+    hooks = Hooks(HooksSettings(), "s", tmp_path)
+    files = load_project_files(tmp_path)
+    theirs = AgentTypes(files, Settings(), lambda: "m", permissions, hooks, [])
+    ours = ExploreOnly(Settings(), lambda: "m", permissions, hooks)
+    assert (ours.names(), ours.listing()) == (theirs.names(), theirs.listing())
+    mine, other = ours.profile("explore"), theirs.profile("explore")
+    assert mine is not None and other is not None
+    assert mine.gate is None if session_mode == "plan" else isinstance(mine.gate, PolicyGate)
+    assert type(mine.gate) is type(other.gate)
+    if isinstance(mine.gate, PolicyGate) and isinstance(other.gate, PolicyGate):
+        assert mine.gate.permissions.mode == other.gate.permissions.mode == "plan"
+    assert replace(mine, gate=None) == replace(other, gate=None)
+    assert ours.profile("reviewer") is None
