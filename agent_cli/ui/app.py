@@ -31,20 +31,23 @@ def history_file(workspace: Path, state_dir: Path | None) -> Path | None:
 
 
 def _slash_names(booted: dict[str, Any]) -> list[str | tuple[str, str]]:
-    # loaded with the REPL, after the first frame; the extensions' once it has booted
+    # loaded with the REPL, after the first frame; the extensions' and the workspace's own
+    # commands once it has booted
     slash = sys.modules.get("agent_cli.ui.slash.commands")
     if slash is None:
         return []
     repl = booted.get("repl")
     if repl is None:
         return list(slash.names())
-    extensions = slash.extension_commands(repl.runtime.wiring.extensions).values()
     workspace = sys.modules["agent_cli.ui.slash.workspace_commands"]  # imported by slash
-    return [
-        *slash.names(),
-        *((command.name, command.about) for _, command in extensions),
-        *workspace.completion_items(repl.runtime),
-    ]
+    own = slash.names(repl.runtime.wiring.extensions)
+    return [*own, *workspace.completion_items(repl.runtime)]
+
+
+def _extensions(booted: dict[str, Any]) -> list[Any]:
+    """The run's extensions once the REPL has booted (their commands complete too)."""
+    repl = booted.get("repl")
+    return [repl.runtime.wiring.extensions] if repl is not None else []
 
 
 def _mcp(booted: dict[str, Any], what: str) -> list[str]:
@@ -57,9 +60,9 @@ def _mcp(booted: dict[str, Any], what: str) -> list[str]:
     return list(mcp_prompts.resource_mentions(repl.runtime.mcp))
 
 
-def _slash_description(name: str) -> str:
+def _slash_description(name: str, booted: dict[str, Any]) -> str:
     slash = sys.modules.get("agent_cli.ui.slash.commands")
-    return slash.describe(name) if slash is not None else ""
+    return slash.describe(name, *_extensions(booted)) if slash is not None else ""
 
 
 def run_screen(options: Options) -> None:
@@ -70,7 +73,7 @@ def run_screen(options: Options) -> None:
         workspace,
         lambda: [*_slash_names(booted), *_mcp(booted, "commands")],
         lambda: _mcp(booted, "mentions"),
-        _slash_description,
+        lambda name: _slash_description(name, booted),
     )
     screen = ChatScreen(history_file(workspace, options.state_dir), completer)
 

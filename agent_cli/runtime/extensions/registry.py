@@ -147,6 +147,10 @@ class Extensions:
                 await close()
         self._services.clear()
 
+    def builtin(self, name: str) -> bool:
+        """`name` is one of the agent's own features (not a package's)."""
+        return any(i.extension.name == name and i.package == BUILTIN for i in self.loaded)
+
     def names(self) -> list[str]:
         return [item.extension.name for item in self.loaded]
 

@@ -52,11 +52,14 @@ HELP = {
 }
 
 
-def names() -> list[str]:
-    return [key.split()[0] for key in HELP]
+def names(extensions: Extensions = NO_EXTENSIONS) -> list[str]:
+    return [*(key.split()[0] for key in HELP), *extension_commands(extensions)]
 
 
-def describe(name: str) -> str:
+def describe(name: str, extensions: Extensions = NO_EXTENSIONS) -> str:
+    found = extension_commands(extensions).get(name)
+    if found is not None:
+        return found[1].about
     return next((text for key, text in HELP.items() if key.split()[0] == name), "")
 
 
@@ -122,11 +125,13 @@ def extension_notes(extensions: Extensions) -> list[str]:
 def help_lines(width: int, extensions: Extensions = NO_EXTENSIONS) -> list[str]:
     """The commands, the extensions' commands, then the keys: each description wrapped under
     itself (a hanging indent) at `width` columns."""
-    lines = _hanging(HELP, width)
-    added = {
-        (c.usage or c.name): f"{c.about} ({ext})"
-        for ext, c in extension_commands(extensions).values()
-    }
+    own, added = dict(HELP), {}
+    for ext, c in extension_commands(extensions).values():
+        if extensions.builtin(ext):  # the agent's own features, listed with its commands
+            own[c.usage or c.name] = c.about
+        else:
+            added[c.usage or c.name] = f"{c.about} ({ext})"
+    lines = _hanging(own, width)
     if added:
         lines += ["", "Extensions", *_hanging(added, width)]
     lines += ["", "Keys", *_hanging(KEYS, width)]
