@@ -16,12 +16,13 @@ CLAUDE_SETTINGS = ("settings.json", "settings.local.json")
 
 
 def project_files(asking: Asking) -> bool:
-    """The workspace (or a folder above it, up to its repository's root) or the user's own
-    folders hold commands, agents, skills or Claude Code settings."""
-    if asking.workspace is None:
+    """A chat (its /commands, /agents, /skills answer even where there are none), or the
+    workspace (or a folder above it, up to its repository's root) or the user's own folders
+    hold commands, agents, skills or Claude Code settings."""
+    if asking.workspace is None or asking.command == "chat":
         return True
-    home = Path.home()
-    roots = [*_workspace_roots(asking.workspace), user_config_dir(), home / ".agents"]
+    home, workspace = Path.home(), asking.workspace.expanduser().resolve()
+    roots = [*_workspace_roots(workspace), user_config_dir(), home / ".agents"]
     return any(map(_holds_files, [*roots, home / ".claude"]))
 
 

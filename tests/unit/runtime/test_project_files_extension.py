@@ -127,10 +127,18 @@ def test_the_spines_explore_is_the_extensions_explore(
     ours = ExploreOnly(Settings(), lambda: "m", permissions, hooks)
     assert (ours.names(), ours.listing()) == (theirs.names(), theirs.listing())
     mine, other = ours.profile("explore"), theirs.profile("explore")
-    assert mine is not None and other is not None
+    assert mine is not None
+    assert other is not None
     assert mine.gate is None if session_mode == "plan" else isinstance(mine.gate, PolicyGate)
     assert type(mine.gate) is type(other.gate)
     if isinstance(mine.gate, PolicyGate) and isinstance(other.gate, PolicyGate):
         assert mine.gate.permissions.mode == other.gate.permissions.mode == "plan"
     assert replace(mine, gate=None) == replace(other, gate=None)
     assert ours.profile("reviewer") is None
+
+
+def test_a_chat_asks_for_project_files_in_an_empty_workspace(tmp_path: Path):
+    """Its /commands, /agents and /skills say there are none rather than being unknown."""
+    assert asked.project_files(Asking(workspace=tmp_path, command="chat"))
+    options = Options(workspace=tmp_path)  # agent chat
+    assert NAME in discover([], BUILTINS, asking(options, overrides_of(options))).names()

@@ -8,10 +8,10 @@ from pathlib import Path
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
-from agent_cli.ui.input.completion import ChatCompleter
-from agent_cli.ui.slash import commands as slash
 from agent_cli.ext.project_files import EXTENSION
 from agent_cli.ext.project_files.chat import completion_items
+from agent_cli.ui.input.completion import ChatCompleter
+from agent_cli.ui.slash import commands as slash
 
 
 def test_project_commands_complete_with_hint_and_description(tmp_path: Path):
