@@ -37,6 +37,7 @@ FLOOR_NAMES = {
     4: "loop",
     5: "runtime",
     6: "front ends",
+    7: "extensions",
 }
 FLOORS: dict[str, int] = {
     "agent_cli": 1,  # the package itself (its __init__: the version); matches only itself
@@ -59,7 +60,6 @@ FLOORS: dict[str, int] = {
     "agent_cli.memory": 3,
     "agent_cli.ext.checkpoints": 3,
     "agent_cli.ext.mcp": 3,
-    "agent_cli.ext.project_files": 3,
     "agent_cli.ext.goals": 3,  # the evidence ledger and the claims checker (done means proven)
     "agent_cli.ext.web": 2,  # web_fetch: rules, HTTP, conversion
     "agent_cli.ext": 1,  # the package of the built-in extensions (its __init__ only)
@@ -73,6 +73,8 @@ FLOORS: dict[str, int] = {
     "agent_cli.ui": 6,
     "agent_cli.serve": 6,  # protocol servers (ACP, MCP) over stdio: they only drive the Runtime
     "agent_cli.__main__": 6,
+    # 7 the extensions: plugged in through the contract, imported by no floor below
+    "agent_cli.ext.project_files": 7,  # .claude/ commands, agent types, skills, hooks; trust
 }
 
 
@@ -170,7 +172,16 @@ def is_front_end(name: str) -> bool:
 
 
 def core_to_front_end(imports: list[Import]) -> list[Import]:
-    return [i for i in imports if not is_front_end(i.source) and is_front_end(i.target)]
+    """An extension (floor 7, above the front ends) brings its own commands: it may."""
+    return [
+        i
+        for i in imports
+        if not is_front_end(i.source) and is_front_end(i.target) and not is_extension(i.source)
+    ]
+
+
+def is_extension(name: str) -> bool:
+    return (floor_of(name, FLOORS) or 0) > max(FLOORS[f] for f in FRONT_ENDS)
 
 
 def back_edges(imports: list[Import], floors: dict[str, int] = FLOORS) -> list[Import]:

@@ -28,7 +28,7 @@ def project_files(workspace: Path) -> ProjectFiles:
     return hit[1]
 
 
-class WorkspaceCommands:
+class ProjectCommands:
     """The port: the workspace's commands and user-invocable skills, by name."""
 
     def __init__(self, workspace: Path) -> None:
@@ -41,8 +41,8 @@ class WorkspaceCommands:
         return completion_items(self.workspace)
 
 
-def workspace_commands(context: ExtensionContext) -> WorkspaceCommands:
-    return WorkspaceCommands(context.workspace)
+def workspace_commands(context: ExtensionContext) -> ProjectCommands:
+    return ProjectCommands(context.workspace)
 
 
 def show_listing(port: CommandPort, kind: Kind) -> None:

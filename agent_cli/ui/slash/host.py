@@ -8,7 +8,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Protocol
 
 from agent_cli.runtime.extensions.contract import ExtensionContext
-from agent_cli.ui.slash.workspace_commands import context_of
 
 if TYPE_CHECKING:
     from agent_cli.core.events import Event
@@ -72,6 +71,15 @@ class ExtensionPort:
     @property
     def front(self) -> Host:
         return self.host
+
+
+def context_of(runtime: Runtime, extension: str) -> ExtensionContext:
+    """The context an extension's chat code runs with: the current session's."""
+    session = runtime.session
+    return ExtensionContext(
+        extension, runtime.options.workspace, session.paths, runtime.settings, session.id,
+        runtime.extension,
+    )  # fmt: skip
 
 
 def run_extension(host: Host, extension: str, command: SlashCommand, arg: str) -> None:

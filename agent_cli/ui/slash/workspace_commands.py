@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol, cast
 
-from agent_cli.runtime.extensions.contract import ExtensionContext
+from agent_cli.ui.slash.host import Host, context_of
 
 if TYPE_CHECKING:
     from agent_cli.runtime.runtime import Runtime
-    from agent_cli.ui.slash.host import Host
 
 PORT = "workspace_commands"
 
@@ -24,15 +23,6 @@ class WorkspaceCommands(Protocol):
     def completions(self) -> list[tuple[str, str]]:
         """(`/name`, what Tab shows beside it) of each one."""
         ...
-
-
-def context_of(runtime: Runtime, extension: str) -> ExtensionContext:
-    """The context an extension's chat code runs with: the current session's."""
-    session = runtime.session
-    return ExtensionContext(
-        extension, runtime.options.workspace, session.paths, runtime.settings, session.id,
-        runtime.extension,
-    )  # fmt: skip
 
 
 def workspace_commands(runtime: Runtime) -> WorkspaceCommands | None:
