@@ -11,11 +11,9 @@ from agent_cli.cli.chat import CHAT_CONTEXT, chat
 from agent_cli.cli.chat_start import DESCRIPTION
 from agent_cli.cli.commands.memory import memory_app
 from agent_cli.cli.commands.notes import notes_app
-from agent_cli.cli.commands.project_files import agents_app, commands_app, skills_app
 from agent_cli.cli.commands.server import server_app
 from agent_cli.cli.commands.serving import acp
 from agent_cli.cli.commands.sessions import sessions_app
-from agent_cli.cli.commands.trust import trust
 from agent_cli.cli.extension_commands import ExtensionGroup
 from agent_cli.cli.run import run
 
@@ -53,13 +51,7 @@ app.command("run", help="Run one prompt non-interactively and exit.")(run)
 app.add_typer(sessions_app, name="sessions", help="List and show recorded sessions.")
 app.add_typer(notes_app, name="notes", help="List, show and search subagent notes.")
 app.add_typer(memory_app, name="memory", help="List, show and search episodic memory.")
-app.command("trust", help="Trust this workspace's hooks, allow rules, MCP servers and commands.")(
-    trust
-)
-app.add_typer(commands_app, name="commands", help="List the slash commands of this workspace.")
-app.add_typer(agents_app, name="agents", help="List the subagent types task can run.")
 app.add_typer(server_app, name="server", help="The warm process `agent run` uses: status, stop.")
-app.add_typer(skills_app, name="skills", help="List skills; `why PROMPT` shows which match.")
 app.command("acp", help="Serve editors over the Agent Client Protocol (stdio).")(acp)
 
 

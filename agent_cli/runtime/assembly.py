@@ -8,17 +8,17 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import cast
 
 from agent_cli.context.breakdown import metered
 from agent_cli.context.pipeline import build_pipeline, request_overhead
 from agent_cli.core.asking import PlanDecisionResult
 from agent_cli.core.events import Event, WarningEvent
 from agent_cli.core.options import Options
+from agent_cli.core.prompts.instructions import project_instructions
 from agent_cli.core.prompts.system import build_system
 from agent_cli.core.tool_contract import AnyTool
 from agent_cli.ext.goals.budget import BudgetStage
-from agent_cli.ext.project_files.instructions import project_instructions
-from agent_cli.ext.project_files.wire import ProjectPart, project_part
 from agent_cli.ext.web.fetch import WebFetch
 from agent_cli.loop.agent import Agent
 from agent_cli.loop.outbox import Outbox
@@ -37,6 +37,8 @@ from agent_cli.policy.turn_hooks import TurnHooksChain
 from agent_cli.runtime.extensions.contract import ExtensionContext
 from agent_cli.runtime.extensions.registry import NO_EXTENSIONS, Extensions, log_problems
 from agent_cli.runtime.ports import Assembly
+from agent_cli.runtime.workspace_part import PORT as WORKSPACE_PART
+from agent_cli.runtime.workspace_part import NoWorkspacePart, WorkspacePart, WorkspaceParts
 from agent_cli.session.state import Session
 from agent_cli.subagent.isolating import PORT as ISOLATION
 from agent_cli.subagent.runner import SubagentRunner
@@ -51,7 +53,8 @@ from agent_cli.tools.present_plan import PlanModeTools, asking_tools
 from agent_cli.tools.read_file import ReadFile
 from agent_cli.tools.registry import ToolRegistry, ToolSource
 from agent_cli.tools.shell.bash import Bash
-from agent_cli.tools.shell.bash_jobs import PORT, Background
+from agent_cli.tools.shell.bash_jobs import PORT as JOBS
+from agent_cli.tools.shell.bash_jobs import Background
 from agent_cli.tools.todo_write import TodoWrite
 from agent_cli.tools.write_file import WriteFile
 
@@ -79,7 +82,7 @@ class PlanHandOver:
 
 
 def _permissions(
-    session: Session, options: Options, approver: Approver | None, project: ProjectPart
+    session: Session, options: Options, approver: Approver | None, project: WorkspacePart
 ) -> Permissions:
     """The session's permissions: settings, project rules, and in chat the rules the user
     approved here before ("don't ask again in this project")."""
@@ -116,16 +119,15 @@ def assemble(
     them too), their stages, guides, observers and middleware after the spine's (their turn
     wrappers outside it all); the tools that come and go between requests (MCP servers') are
     the port "tool_source"; the port "jobs" is bash's background jobs (none without it).
-    `services`: the run's extension
-    services by name (the Runtime's `extension`)."""
+    `services`: the run's extension services by name (the Runtime's `extension`)."""
     settings, workspace = session.settings, options.workspace
     hooks = Hooks(settings.hooks, session.id, workspace)
-    project = project_part(session, workspace, resumed=bool(session.messages))
+    context = contexts(session, workspace, services)
+    project = workspace_part(session, extensions, context)
     permissions = _permissions(session, options, approver, project)
     gate = PolicyGate(permissions, hooks, project.gate_hooks())
     server_tools = declarations(settings.web)
-    context = contexts(session, workspace, services)
-    jobs = extensions.port(PORT, context)  # background jobs, if an extension provides them
+    jobs = extensions.port(JOBS, context)  # background jobs, if an extension provides them
     bash_jobs = jobs if isinstance(jobs, Background) else None
     before_task = [*base_tools(bash_jobs), TodoWrite(session.todos, session.record)]
     after_task = [Compact(session), *asking_tools(), *project.tools(permissions)]
@@ -187,6 +189,17 @@ def assemble(
         wrappers=extensions.made("around_turn", context),
     )
     return Assembly(agent, memory, on_end=[project.session_end], meter=meter)
+
+
+def workspace_part(
+    session: Session, extensions: Extensions, context: Callable[[str], ExtensionContext]
+) -> WorkspacePart:
+    """What the workspace's own files add to this session (project files, when an extension
+    answers the port); nothing but the built-in subagent type otherwise."""
+    parts = cast("WorkspaceParts | None", extensions.port(WORKSPACE_PART, context))
+    if parts is None:
+        return NoWorkspacePart(session)
+    return parts(session, resumed=bool(session.messages))
 
 
 def contexts(

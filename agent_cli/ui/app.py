@@ -30,13 +30,18 @@ def history_file(workspace: Path, state_dir: Path | None) -> Path | None:
     return path
 
 
-def _slash_names(workspace: Path, booted: dict[str, Any]) -> list[str | tuple[str, str]]:
-    # loaded with the REPL, after the first frame
+def _slash_names(booted: dict[str, Any]) -> list[str | tuple[str, str]]:
+    # loaded with the REPL, after the first frame; the extensions' and the workspace's own
+    # commands once it has booted
     slash = sys.modules.get("agent_cli.ui.slash.commands")
     if slash is None:
         return []
-    project = sys.modules["agent_cli.ui.slash.project"]  # imported by slash
-    return [*slash.names(*_extensions(booted)), *project.completion_items(workspace)]
+    repl = booted.get("repl")
+    if repl is None:
+        return list(slash.names())
+    workspace = sys.modules["agent_cli.ui.slash.workspace_commands"]  # imported by slash
+    own = slash.names(repl.runtime.wiring.extensions)
+    return [*own, *workspace.completion_items(repl.runtime)]
 
 
 def _extensions(booted: dict[str, Any]) -> list[Any]:
@@ -66,7 +71,7 @@ def run_screen(options: Options) -> None:
     booted: dict[str, Any] = {}
     completer = ChatCompleter(
         workspace,
-        lambda: [*_slash_names(workspace, booted), *_mcp(booted, "commands")],
+        lambda: [*_slash_names(booted), *_mcp(booted, "commands")],
         lambda: _mcp(booted, "mentions"),
         lambda name: _slash_description(name, booted),
     )

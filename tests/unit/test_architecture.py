@@ -434,46 +434,27 @@ EXT = f"{ROOT}.ext"
 WELDS: dict[str, frozenset[str]] = {
     f"{ROOT}.{source}": frozenset(targets)
     for source, targets in {
-        "cli.commands.batch": {"batch", "worktrees"},
-        "cli.commands.project_files": {"project_files"},
-        "cli.commands.trust": {"project_files"},
-        "cli.commands.worktree_merge": {"checkpoints", "worktrees"},
-        "cli.commands.worktrees": {"worktrees"},
         "cli.goal_options": {"goals"},
-        "cli.run": {"jobs"},
         "cli.warm.warmup": {"sandbox"},
-        "cli.workspace_trust": {"project_files", "sandbox"},
-        "cli.worktree_session": {"worktrees"},
-        "policy.hooks": {"jobs"},
+        "cli.workspace_trust": {"sandbox"},
         "policy.patterns": {"web"},
-        "runtime.assembly": {"goals", "jobs", "project_files", "web"},
-        "runtime.build": {"jobs"},
-        "runtime.changes": {"worktrees"},
+        "runtime.assembly": {"goals", "web"},
         "runtime.goals": {"checkpoints", "goals"},
-        "runtime.ports": {"jobs"},
-        "runtime.runtime": {"jobs", "sandbox"},
-        "runtime.work": {"jobs"},
-        "subagent.isolation.lanes": {"worktrees"},
-        "subagent.isolation.settle": {"worktrees"},
-        "tools.shell.bash": {"jobs", "sandbox"},
-        "tools.shell.bash_jobs": {"jobs"},
-        "tools.shell.confined": {"jobs", "sandbox"},
+        "runtime.runtime": {"sandbox"},
+        "runtime.trust_items": {"mcp"},
+        "tools.shell.bash": {"sandbox"},
+        "tools.shell.confined": {"sandbox"},
         "tools.shell.net_rules": {"web"},
         "ui.plain": {"sandbox"},
-        "ui.repl": {"jobs", "sandbox"},
-        "ui.slash.jobs": {"jobs"},
-        "ui.slash.project": {"project_files"},
+        "ui.repl": {"sandbox"},
         "ui.slash.sandbox": {"sandbox"},
-        "ui.slash.trust_offer": {"project_files"},
     }.items()
 }
 # Extensions importing another they do not (yet) declare in `requires`: folder -> folders.
 # The same rule: the target is empty, entries only go.
 CROSS_WELDS: dict[str, frozenset[str]] = {
     "batch": frozenset({"goals", "sandbox", "worktrees"}),
-    "goals": frozenset({"jobs", "sandbox"}),
-    "mcp": frozenset({"jobs"}),
-    "project_files": frozenset({"mcp"}),
+    "goals": frozenset({"sandbox"}),
 }
 
 

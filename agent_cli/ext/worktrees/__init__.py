@@ -41,6 +41,7 @@ def _cli() -> typer.Typer:
 EXTENSION = Extension(
     name="worktrees",
     about="Git worktrees: `agent worktrees`, `--worktree`, isolated subagents.",
+    requires=("checkpoints",),  # a merge takes a checkpoint of the workspace first
     cli=_cli,
     ports={"isolation": _isolation, "worktree_session": _sessions},
 )

@@ -15,6 +15,7 @@ from typing import Any
 
 from agent_cli.core.files.logs import FILE_ONLY
 from agent_cli.core.tool_contract import AnyTool
+from agent_cli.runtime.extensions import asked
 from agent_cli.runtime.extensions.checks import Loaded, commands_of, in_order, tool_problem
 from agent_cli.runtime.extensions.contract import (
     Extension,
@@ -98,6 +99,18 @@ BUILTINS: tuple[Declared, ...] = (
         BUILTIN,
         mcp_asked,
         commands=(("mcp", "Add, remove, list and inspect MCP servers."),),
+    ),
+    Declared(
+        "project_files",
+        "agent_cli.ext.project_files:EXTENSION",
+        BUILTIN,
+        asked=asked.project_files,  # not its port: a workspace without such files needs none
+        commands=(
+            ("agents", "List the subagent types task can run."),
+            ("commands", "List the slash commands of this workspace."),
+            ("skills", "List skills; `why PROMPT` shows which match."),
+            ("trust", "Trust this workspace's hooks, allow rules, MCP servers and commands."),
+        ),
     ),
     Declared(
         "worktrees",

@@ -14,11 +14,11 @@ from agent_cli.ui.slash import context as context_ui
 from agent_cli.ui.slash import fork as fork_ui
 from agent_cli.ui.slash import goal as goal_ui
 from agent_cli.ui.slash import plans as plans_ui
-from agent_cli.ui.slash import project as project_slash
 from agent_cli.ui.slash import sandbox as sandbox_ui
 from agent_cli.ui.slash import sessions as sessions_ui
 from agent_cli.ui.slash import think
 from agent_cli.ui.slash.host import ChatPart, Command, Host, run_extension
+from agent_cli.ui.slash.workspace_commands import run_workspace_command
 
 HELP = {
     "/help": "this list",
@@ -37,7 +37,6 @@ HELP = {
     **plans_ui.HELP,
     **goal_ui.HELP,
     **sandbox_ui.HELP,
-    **project_slash.HELP,
     "/exit": "leave (Ctrl-D does too)",
 }
 
@@ -68,7 +67,7 @@ def run(host: Host, line: str) -> None:
     """Run one slash command line; an unknown one says so and lists the known ones."""
     name, _, arg = line.strip().partition(" ")
     command = COMMANDS.get(name)
-    if name in YIELDING and project_slash.handle(host, name, arg.strip()):
+    if name in YIELDING and run_workspace_command(host, name, arg.strip()):
         return  # the workspace's own /review or /init says what that repository wants
     found = extension_commands(host.runtime.wiring.extensions).get(name)
     if command is None and found is not None:  # an installed extension's
@@ -77,7 +76,7 @@ def run(host: Host, line: str) -> None:
     part = host.runtime.port("chat_part") if command is None else None
     if isinstance(part, ChatPart) and part.run(host, name, arg):
         return  # an extension's own (an MCP server's prompt, expanded into a turn)
-    if command is None and project_slash.handle(host, name, arg.strip()):
+    if command is None and run_workspace_command(host, name, arg.strip()):
         return
     if command is None:
         known = names(host.runtime.wiring.extensions)

@@ -89,15 +89,19 @@ class ExtensionPort:
         return self.host
 
 
-def run_extension(host: Host, extension: str, command: SlashCommand, arg: str) -> None:
-    """An extension's command: what it raises is said in one line; a coroutine it returns
-    runs as the chat's current work (Ctrl-C stops it)."""
-    runtime, name = host.runtime, command.name
+def context_of(runtime: Runtime, extension: str) -> ExtensionContext:
+    """The context an extension's chat code runs with: the current session's."""
     session = runtime.session
-    context = ExtensionContext(
+    return ExtensionContext(
         extension, runtime.options.workspace, session.paths, runtime.settings, session.id,
         runtime.extension,
     )  # fmt: skip
+
+
+def run_extension(host: Host, extension: str, command: SlashCommand, arg: str) -> None:
+    """An extension's command: what it raises is said in one line; a coroutine it returns
+    runs as the chat's current work (Ctrl-C stops it)."""
+    name, context = command.name, context_of(host.runtime, extension)
     try:
         work = command.run(ExtensionPort(host, context), arg)
     except AgentError as e:  # a usage error says itself, as the chat's own commands' do

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_cli.ext.project_files.trust_items import widening_items
 from agent_cli.policy.trust import TrustStore, grant_items
+from agent_cli.runtime.trust_items import widening_items
 from agent_cli.ui.slash.host import ChatPart
 
 if TYPE_CHECKING:

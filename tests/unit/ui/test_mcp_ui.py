@@ -13,8 +13,8 @@ import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
-from agent_cli.ext.project_files.trust_items import widening_items
 from agent_cli.policy.trust import TrustStore
+from agent_cli.runtime.trust_items import widening_items
 from agent_cli.ui.input.completion import ChatCompleter
 from agent_cli.ui.slash.trust_offer import offer_trust
 

@@ -1,5 +1,6 @@
 """`agent commands list`, `agent agents list`, `agent skills list` (each `[--json]`) and
-`agent skills why PROMPT`: the project files this workspace loads, read without the SDK."""
+`agent skills why PROMPT`: the project files this workspace loads, read without the SDK; and
+`agent trust [--revoke] [--list]`: let this workspace's own files widen what runs unasked."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from agent_cli.cli.common import guarded
 if TYPE_CHECKING:
     from agent_cli.core.settings.schema import Settings
     from agent_cli.ext.project_files.catalog import ProjectFiles
+    from agent_cli.policy.trust import TrustStore
 
 Kind = Literal["command", "agent", "skill"]
 
@@ -110,3 +112,63 @@ def skills_why(
         typer.echo(f"{mark} {m.score:4.2f}  {m.name}: {m.reason}")
     if hidden:
         typer.echo(f"never offered to the model (disable-model-invocation): {', '.join(hidden)}")
+
+
+@guarded
+def trust(
+    revoke: bool = typer.Option(False, "--revoke", help="Stop trusting this workspace."),
+    list_all: bool = typer.Option(False, "--list", help="List every trusted workspace."),
+    as_json: bool = typer.Option(False, "--json", help="With --list: one JSON array."),
+    workspace: Path = opt.WORKSPACE,
+) -> None:
+    """Trust the workspace: its hooks, allow rules, permission mode, MCP servers and commands'
+    allowed tools take effect. Deny rules always apply, trusted or not."""
+    from agent_cli.ext.project_files.catalog import project_trust_items
+    from agent_cli.policy.trust import TrustStore, grant_items
+    from agent_cli.runtime.build import resolve_workspace
+    from agent_cli.runtime.trust_items import widening_items
+
+    store = TrustStore()
+    if list_all:
+        _list_trusted(store, as_json)
+        return
+    root = resolve_workspace(workspace)
+    if revoke:
+        removed = store.revoke(root)
+        typer.echo(f"{'no longer trusted' if removed else 'was not trusted'}: {root}")
+        return
+    items = widening_items(root, [project_trust_items])
+    store.trust(root, grant_items(items))
+    typer.echo(f"trusted: {root}")
+    for item in items:
+        typer.echo(f"  {item.description}  ({Path(item.source).name})")
+    if not items:
+        typer.echo("  (it asks for nothing that needs trust today)")
+
+
+def _list_trusted(store: TrustStore, as_json: bool) -> None:
+    grants = store.trusted()
+    if as_json:
+        rows = [{"workspace": k, "trusted_at": g.trusted_at} for k, g in grants.items()]
+        typer.echo(json.dumps(rows, indent=2))
+    for path, grant in grants.items():
+        if not as_json:
+            typer.echo(f"{grant.trusted_at}  {path}")
+
+
+HELP = {  # the registry line says the same, so `agent --help` lists them unimported
+    "commands": "List the slash commands of this workspace.",
+    "agents": "List the subagent types task can run.",
+    "skills": "List skills; `why PROMPT` shows which match.",
+    "trust": "Trust this workspace's hooks, allow rules, MCP servers and commands.",
+}
+
+
+def app() -> typer.Typer:
+    """The extension's commands: `agent commands|agents|skills|trust`."""
+    made = typer.Typer(add_completion=False, rich_markup_mode=None)
+    made.add_typer(commands_app, name="commands", help=HELP["commands"])
+    made.add_typer(agents_app, name="agents", help=HELP["agents"])
+    made.add_typer(skills_app, name="skills", help=HELP["skills"])
+    made.command("trust", help=HELP["trust"])(trust)
+    return made

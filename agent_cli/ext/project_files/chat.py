@@ -1,6 +1,6 @@
 """Project files in `agent chat`: `/commands`, `/agents`, `/skills` list them; `/name args`
 runs a project command (or a skill) as a turn; Tab completes their names with the description
-and argument hint."""
+and argument hint (the chat's port `"workspace_commands"`)."""
 
 from __future__ import annotations
 
@@ -11,14 +11,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from agent_cli.ext.project_files.catalog import ProjectFiles
     from agent_cli.ext.project_files.definitions import Kind
-    from agent_cli.ui.slash.host import Host
+    from agent_cli.runtime.extensions.contract import CommandPort, ExtensionContext
 
-LISTINGS: dict[str, Kind] = {"/commands": "command", "/agents": "agent", "/skills": "skill"}
-HELP = {
-    "/commands": "this workspace's slash commands (.claude/commands, ...)",
-    "/agents": "subagent types task can run",
-    "/skills": "skills offered to the model",
-}
 CACHE_S = 3.0  # completion runs on every key press: the files are read again at most this often
 _cache: dict[Path, tuple[float, ProjectFiles]] = {}
 
@@ -34,26 +28,32 @@ def project_files(workspace: Path) -> ProjectFiles:
     return hit[1]
 
 
-def handle(host: Host, name: str, arg: str) -> bool:
-    """True when `name` was ours (a listing, or a project command now running)."""
-    workspace = host.runtime.options.workspace
-    if name in LISTINGS:
-        host.say(_listing(host, LISTINGS[name]))
-        return True
-    files = project_files(workspace)
-    if files.resolve_command(name[1:]) is None:
-        return False
-    host.send(f"{name} {arg}".strip())
-    return True
+class ProjectCommands:
+    """The port: the workspace's commands and user-invocable skills, by name."""
+
+    def __init__(self, workspace: Path) -> None:
+        self.workspace = workspace
+
+    def resolves(self, name: str) -> bool:
+        return project_files(self.workspace).resolve_command(name) is not None
+
+    def completions(self) -> list[tuple[str, str]]:
+        return completion_items(self.workspace)
 
 
-def _listing(host: Host, kind: Kind) -> str:
+def workspace_commands(context: ExtensionContext) -> ProjectCommands:
+    return ProjectCommands(context.workspace)
+
+
+def show_listing(port: CommandPort, kind: Kind) -> None:
+    """`/commands`, `/agents`, `/skills`: what `agent <kind>s list` shows."""
     from agent_cli.ext.project_files.listing import rows, text_lines
 
-    files = project_files(host.runtime.options.workspace)
-    lines = text_lines(rows(files, kind, host.runtime.settings))
+    context = port.context
+    files = project_files(context.workspace)
+    lines = text_lines(rows(files, kind, context.settings))
     lines += [f"warning: {w}" for w in files.warnings]
-    return "\n".join(lines) or f"No {kind}s here. The README shows the formats."
+    port.say("\n".join(lines) or f"No {kind}s here. The README shows the formats.")
 
 
 def completion_items(workspace: Path) -> list[tuple[str, str]]:
