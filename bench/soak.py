@@ -12,6 +12,8 @@
 (c) Malformed tool calls in one session (wrong types, missing fields, unknown tools, string-encoded
     lists, eval bait): count crashes and state changes (workspace files, todo list).
 (d) SIGKILL in a command's first 100 ms, in-process and warm (bench/command_kills.py).
+(e) Streams silent before their first event and inside a tool call, and 429s asking
+    `retry-after: 20` (bench/soak_stalls.py): sessions completed, side effects once, waits as asked.
 Exits 1 when a target is missed.
 """
 
@@ -32,6 +34,7 @@ from typing import Any
 
 from command_kills import rows as command_kill_rows
 from common import AGENT, REPO, agent_env, run_agent
+from soak_stalls import stall_rows
 
 from tests.fake_model import FakeAnthropic
 from tests.fake_model.routing import has_tools
@@ -257,6 +260,7 @@ PARTS: dict[str, Callable[[argparse.Namespace, random.Random], list[Row]]] = {
     "b": fault_rows,
     "c": malformed_rows,
     "d": lambda args, rng: command_kill_rows(args.command_kills, rng),
+    "e": lambda args, rng: stall_rows(args.sessions, rng),
 }
 
 
@@ -267,15 +271,15 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, default=20)
     parser.add_argument("--malformed", type=int, default=500)
     parser.add_argument("--command-kills", type=int, default=100)
-    parser.add_argument("--parts", default="abcd", help="which parts to run, e.g. d")
+    parser.add_argument("--parts", default="abcde", help="which parts to run, e.g. d")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     started = time.monotonic()
-    rows = [row for part in "abcd" if part in args.parts for row in PARTS[part](args, rng)]
+    rows = [row for part in "abcde" if part in args.parts for row in PARTS[part](args, rng)]
     elapsed = time.monotonic() - started
     for name, value, ok in rows:
         print(f"{name:<72} {value:>8}  {'ok' if ok else 'MISSED'}")
-    if args.parts == "abcd":  # the doc holds the whole soak
+    if args.parts == "abcde":  # the doc holds the whole soak
         write_doc(rows, args, elapsed)
     return 0 if all(ok for *_, ok in rows) else 1
 

@@ -5,11 +5,15 @@ The SDK's own accumulator completes a tool call's JSON with a partial parser (a 
 run. Here each tool input is parsed strictly once its block is complete: invalid, truncated or
 absurdly nested JSON leaves the call in history with an empty input and a reason, and the loop
 answers it with an error result instead of running it. A `tool_use` id already used in the
-reply is renamed (ids must be unique in every later request, SPEC §16) and not run either.
+reply is renamed (ids must be unique in every later request, SPEC §16) and not run either. A
+call streamed with an empty or missing id (some Anthropic-compatible servers) gets one of ours:
+its result must name it.
 """
 
 from __future__ import annotations
 
+import re
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +25,7 @@ from agent_cli.model.client import TextChunk, ThinkingChunk
 from agent_cli.model.usage import Usage
 
 _TOOL_TYPES = ("tool_use", "server_tool_use")
+_ID = re.compile(r"^[a-zA-Z0-9_-]+$")  # what the API accepts as a tool_use id
 _USAGE_FIELDS = (
     "input_tokens",
     "output_tokens",
@@ -83,7 +88,9 @@ class ReplyBuilder:
         elif kind == "thinking":
             block = {"type": "thinking", "thinking": "", "signature": ""}
         elif kind in _TOOL_TYPES:
-            block["id"] = self._unique(str(block.get("id", "")), str(block.get("name")))
+            given = block.get("id")
+            own = given if isinstance(given, str) and _ID.match(given) else _own_id(kind)
+            block["id"] = self._unique(own, str(block.get("name")))
             self._json[index] = []
         self.blocks[index] = block
 
@@ -158,6 +165,11 @@ class ReplyBuilder:
     def usage_totals(self) -> Usage:
         names = (*_USAGE_FIELDS, "web_search_requests")
         return Usage(**{name: self.usage.get(name, 0) or 0 for name in names})
+
+
+def _own_id(kind: str) -> str:
+    prefix = "srvtoolu" if kind == "server_tool_use" else "toolu"
+    return f"{prefix}_agent_{uuid.uuid4().hex[:24]}"
 
 
 def _kept(block: Block) -> bool:

@@ -3,7 +3,9 @@
 Requests that fail before a reply opens (429/5xx/529, a connection that never opened) are retried
 here, `max_retries` times, each announced (model/retry.py). A stream that breaks mid-reply is
 retried as a whole request; nothing of the broken reply is returned. With this SDK a cut stream
-surfaces either as `anthropic.APIConnectionError` or as a raw `httpx2` transport error.
+surfaces either as `anthropic.APIConnectionError` or as a raw `httpx2` transport error. A stream
+silent for `stream_idle_timeout_s` (httpx's read timeout, the gap between two bytes: the SDK's
+own bound, set below) is abandoned and asked again as a retry, before or inside the reply.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from agent_cli.model.client import (
     ThinkingChunk,
 )
 from agent_cli.model.credentials import require_credentials
+from agent_cli.model.endpoint import EndpointGaps
 from agent_cli.model.server_tools import is_server_result, is_server_tool, markers, sources
 from agent_cli.model.usage import Usage
 from agent_cli.model.wire_params import build_params
@@ -68,6 +71,8 @@ def map_status_error(e: anthropic.APIStatusError) -> errors.AgentError:
     text = e.api_message or str(e)
     if e.status_code in (400, 413) and "prompt is too long" in text.lower():
         return errors.PromptTooLongError(f"The prompt is too long for the model: {text}")
+    if e.status_code == 429:
+        return errors.ModelError(f"Rate limited (429) after retries: {text}")
     if e.status_code == 529 or e.type == "overloaded_error":
         return errors.OverloadedError(f"The model is overloaded (529) after retries: {text}")
     if e.status_code in (401, 403):
@@ -115,10 +120,11 @@ class AnthropicClient:
         self._log = call_log
         self._client = anthropic.AsyncAnthropic(  # retried here, visibly: model/retry.py
             max_retries=0,
-            timeout=settings.request_timeout_s,
+            timeout=httpx2.Timeout(settings.request_timeout_s, read=settings.stream_idle_timeout_s),
             http_client=anthropic.DefaultAsyncHttpxClient(verify=trust_store()),
         )
         self.endpoint_host = self._client.base_url.host
+        self._gaps = EndpointGaps(self.endpoint_host)
         self._web_search: dict[str, bool] = {}  # model -> does the endpoint offer web search
         self._told: set[str] = set()  # models the user was told search is not offered for
 
@@ -153,14 +159,22 @@ class AnthropicClient:
         tools = [t for t in request.tools if not is_server_tool(t)]
         return dataclasses.replace(request, tools=tools)
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        offered = await self._offered(request)
-        if offered is not request and request.model not in self._told:
-            self._told.add(request.model)
-            yield Notice(
+    def _search_notice(self, request: ModelRequest, offered: ModelRequest) -> list[Notice]:
+        if offered is request or request.model in self._told:
+            return []
+        self._told.add(request.model)
+        return [
+            Notice(
                 f"web.search is on, but {self.endpoint_host} offers no web search for "
                 f"{request.model}: search is not offered."
             )
+        ]
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        offered = await self._offered(request)
+        for notice in self._search_notice(request, offered):
+            yield notice
+        offered = self._gaps.fitted(offered)
         params = build_params(offered)
         tries = _Tries()
         while True:
@@ -173,6 +187,11 @@ class AnthropicClient:
                 async for item in self._events(params, builder, tries):
                     yield item
             except anthropic.APIStatusError as e:
+                if (told := self._gaps.refused_thinking(e, offered)) is not None:
+                    yield Notice(told)
+                    offered = self._gaps.fitted(offered)
+                    params = build_params(offered)
+                    continue
                 pause = self._after_status_error(e, tries)
                 yield pause
                 await asyncio.sleep(pause.delay_s)
@@ -183,16 +202,19 @@ class AnthropicClient:
                 if isinstance(again, Retry):
                     await asyncio.sleep(again.delay_s)
                 continue
-            reply = ModelReply(
-                content=redact_blocks(builder.content(), self._secrets),
-                stop_reason=builder.stop_reason,
-                usage=builder.usage_totals(),
-                model=builder.model or request.model,
-                not_run=builder.not_run,
-            )
+            reply = self._reply(builder, request.model)
             self._finish(tries.record, usage=reply.usage, stop_reason=reply.stop_reason)
             yield Final(reply)
             return
+
+    def _reply(self, builder: ReplyBuilder, model: str) -> ModelReply:
+        return ModelReply(
+            content=redact_blocks(builder.content(), self._secrets),
+            stop_reason=builder.stop_reason,
+            usage=builder.usage_totals(),
+            model=builder.model or model,
+            not_run=builder.not_run,
+        )
 
     async def _events(
         self, params: dict[str, Any], builder: ReplyBuilder, tries: _Tries
@@ -222,19 +244,27 @@ class AnthropicClient:
         ):
             self._finish(tries.record, error=f"{e.status_code} {e.type}")
             raise map_status_error(e) from e
+        asked = self._client._parse_retry_after_header(e.response.headers)  # the SDK's reading
+        wait = retry.delay_s(tries.retries + 1, asked)
+        if wait > self._settings.max_retry_wait_s:
+            self._finish(tries.record, error=f"{e.status_code} {e.type}: asked to wait {wait:g} s")
+            why = retry.too_long(retry.status_reason(e), wait, self._settings.max_retry_wait_s)
+            raise errors.ModelError(why) from e
         tries.retries += 1
-        return self._retry(retry.status_reason(e), tries.retries, retry.retry_after(e))
+        return Retry(retry.status_reason(e), wait, tries.retries, self._settings.max_retries)
 
     def _after_broken_stream(self, e: Exception, tries: _Tries) -> Retry | Restart:
         """Unreached: retried like a status error. Broken mid-reply: restarted, as a new call,
         up to `stream_retries` times."""
         assert tries.record is not None
+        if retry.silent(e):
+            return self._after_silence(e, tries)
         if not tries.opened:
             if tries.retries >= self._settings.max_retries:
                 self._finish(tries.record, error=f"unreachable: {type(e).__name__}")
                 raise self._unreachable(e, tries.retries + 1) from e
             tries.retries += 1
-            return self._retry(retry.connection_cause(e), tries.retries, None)
+            return self._retry(retry.connection_cause(e), tries.retries)
         self._finish(tries.record, error=f"stream broken: {type(e).__name__}")
         tries.record = None
         tries.breaks += 1
@@ -244,9 +274,27 @@ class AnthropicClient:
             ) from e
         return Restart(attempt=tries.breaks, reason=f"{type(e).__name__}: {e}")
 
-    def _retry(self, reason: str, attempt: int, retry_after: str | None) -> Retry:
-        wait = retry.delay_s(attempt, retry_after)
-        return Retry(reason, wait, attempt, self._settings.max_retries)
+    def _after_silence(self, e: Exception, tries: _Tries) -> Retry:
+        """Nothing came for `stream_idle_timeout_s`: what came of the reply is dropped (a new
+        builder) and the request is asked again at once, as one of `max_retries`."""
+        assert tries.record is not None
+        idle = self._settings.stream_idle_timeout_s
+        if tries.retries >= self._settings.max_retries:
+            self._finish(tries.record, error=f"stream silent for {idle:g} s")
+            raise errors.StreamBrokenError(
+                f"The model's stream was silent for {idle:g} s, {tries.retries + 1} times "
+                f"(stream_idle_timeout_s; {retry.HINT})."
+            ) from e
+        if tries.opened:  # that reply is over: its record ends, the next attempt has its own
+            self._finish(tries.record, error=f"stream silent for {idle:g} s")
+            tries.record = None
+        tries.retries += 1
+        return Retry(
+            f"stream silent for {idle:g} s", 0.0, tries.retries, self._settings.max_retries
+        )
+
+    def _retry(self, reason: str, attempt: int) -> Retry:
+        return Retry(reason, retry.delay_s(attempt, None), attempt, self._settings.max_retries)
 
     def _unreachable(self, e: BaseException, attempts: int) -> errors.ConnectionFailedError:
         endpoint = str(self._client.base_url).rstrip("/")

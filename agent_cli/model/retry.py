@@ -3,6 +3,10 @@
 The SDK's own retries are off (`max_retries=0` on the client): retrying here lets the user see
 each one (`529 overloaded: retrying in 2 s (1/4)`) and lets a connection that never opened fail
 with its endpoint and cause instead of a generic "Connection error." after every back-off.
+A wait the server asks for (`retry-after-ms`, `retry-after`, read by the SDK's own parser) is
+honoured exactly, up to `max_retry_wait_s`; a longer one ends the call with one line instead of
+trying early. A stream silent for `stream_idle_timeout_s` (httpx's read timeout: the gap between
+bytes, and the API sends pings) is asked again at once, counted as a retry.
 """
 
 from __future__ import annotations
@@ -18,27 +22,23 @@ MAX_DELAY_S = 8.0
 HINT = "check ANTHROPIC_BASE_URL and the network"
 
 
-def delay_s(attempt: int, retry_after: str | None) -> float:
-    """The server's retry-after when it gives one (capped), else 0.5 s doubling per attempt."""
-    if retry_after:
-        try:
-            return min(max(float(retry_after), 0.0), MAX_DELAY_S)
-        except ValueError:
-            pass
+def delay_s(attempt: int, asked_s: float | None) -> float:
+    """The wait the server asked for, exactly; else 0.5 s doubling per attempt, up to 8 s."""
+    if asked_s is not None and asked_s > 0:
+        return asked_s
     return min(0.5 * float(2 ** max(attempt - 1, 0)), MAX_DELAY_S)
 
 
-def retry_after(e: anthropic.APIStatusError) -> str | None:
-    """The server's wait, in seconds: retry-after-ms wins over retry-after."""
-    headers = e.response.headers
-    millis = headers.get("retry-after-ms")
-    if millis:
-        try:
-            return str(float(millis) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    return str(value) if value is not None else None
+def too_long(reason: str, wait_s: float, max_wait_s: float) -> str:
+    return (
+        f"{reason}: the server asks to wait {wait_s:g} s, longer than max_retry_wait_s "
+        f"({max_wait_s:g} s); try again later or raise max_retry_wait_s."
+    )
+
+
+def silent(e: BaseException) -> bool:
+    """The read timeout fired: no byte for `stream_idle_timeout_s`, before or inside the reply."""
+    return any(isinstance(c, httpx2.ReadTimeout) for c in _chain(e))
 
 
 def retryable_status(e: anthropic.APIStatusError) -> bool:
@@ -55,11 +55,7 @@ def status_reason(e: anthropic.APIStatusError) -> str:
 
 def connection_cause(e: BaseException) -> str:
     """refused, DNS, TLS, timeout, or the transport's own words."""
-    chain: list[BaseException] = []
-    current: BaseException | None = e
-    while current is not None and current not in chain:
-        chain.append(current)
-        current = current.__cause__ or current.__context__
+    chain = _chain(e)
     text = " ".join(str(c) for c in chain).lower()
     if any(isinstance(c, (anthropic.APITimeoutError, httpx2.TimeoutException)) for c in chain):
         return "timed out"
@@ -76,3 +72,12 @@ def connection_cause(e: BaseException) -> str:
 def connection_message(endpoint: str, cause: str, attempts: int) -> str:
     tries = "once" if attempts == 1 else f"{attempts} times"
     return f"Cannot reach the model at {endpoint}: {cause} (tried {tries}; {HINT})."
+
+
+def _chain(e: BaseException) -> list[BaseException]:
+    chain: list[BaseException] = []
+    current: BaseException | None = e
+    while current is not None and current not in chain:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain

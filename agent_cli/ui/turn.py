@@ -79,6 +79,7 @@ class TurnView:
     _cache: tuple[str, int, str] | None = None
     thinking: str = ""  # the thinking being streamed (folded to one line until it ends)
     _thought_at: float = 0.0  # monotonic: when it began
+    _retry: tuple[str, float] | None = None  # a retry's reason and when it is sent (monotonic)
 
     def begin(self) -> None:
         self.turn = Stopwatch(self.now)
@@ -130,6 +131,7 @@ class TurnView:
         return [render.info_line(line, self.width, self.color, "dim italic")]
 
     def _feed(self, event: Any) -> list[str]:
+        self._retry = None
         if isinstance(event, TextDelta):
             self.waiting = False
             self.text += event.text
@@ -146,8 +148,9 @@ class TurnView:
                     "yellow",
                 )
             ]
-        if isinstance(event, Retrying):
-            self.waiting = True
+        if isinstance(event, Retrying):  # what streamed of a reply gone silent is dropped
+            self.text, self.waiting, self.streamed, self.thinking = "", True, 0, ""
+            self._retry = (event.reason, self.now() + event.delay_s)
             return [render.info_line(f"↻ {event.line()}", self.width, self.color, "yellow")]
         if isinstance(event, ToolStart):
             return self._started(event)
@@ -222,8 +225,15 @@ class TurnView:
             done = "" if calls is None else f" · {calls} tool call{'s' if calls != 1 else ''}"
             lines.append(render.spinner_line(f"{label}{done}  {took:.0f}s", self.frame, self.color))
         if self.waiting and not lines:
-            lines.append(render.spinner_line(f"thinking…  {self.status()}", self.frame, self.color))
+            lines.append(render.spinner_line(self._waiting_line(), self.frame, self.color))
         return "\n".join(lines)
+
+    def _waiting_line(self) -> str:
+        """`thinking…`, or a retry's countdown (a rate limit may ask minutes; Esc ends it)."""
+        left = self._retry[1] - self.now() if self._retry is not None else 0.0
+        if self._retry is None or left < 0.5:
+            return f"thinking…  {self.status()}"
+        return f"{self._retry[0]}: retrying in {left:.0f} s · Esc stops  {self.status()}"
 
     def elapsed(self) -> float:
         """The turn's seconds so far, less what its questions waited for the user."""

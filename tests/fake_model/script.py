@@ -14,8 +14,9 @@ so calls chain, and takes these keywords:
   event counts, in order: message_start=1, ping=2, the first content_block_start=3, ...; so
   ``script.text("partial answer", drop_after=4)`` delivers one text chunk and breaks. A
   non-streaming request gets half of the JSON body, then the cut.
-- ``stall_after`` (text replies): stream that many SSE events, then wait ``delay`` seconds
-  before the rest (a reply that stops mid-sentence: what a user interrupts).
+- ``stall_after``: stream that many SSE events, then wait ``delay`` seconds before the rest (a
+  reply that stops mid-sentence: what a user interrupts; with 0, a stream that sends its
+  headers and then nothing; inside a tool_use's deltas, a call that never finishes).
 
 Errors: ``script.error(529)`` answers with the API's error body and tiny retry-after headers so the
 SDK's own retry is fast; ``script.error(529, mid_stream=True)`` breaks a stream with an
@@ -130,12 +131,18 @@ class Script:
         usage: Mapping[str, int] | None = None,
         delay: float = 0.0,
         drop_after: int | None = None,
+        stall_after: int | None = None,
         **kwargs: Any,
     ) -> Script:
         """One tool_use block; input from the mapping and/or keywords (stop_reason "tool_use")."""
         args = {**(input or {}), **kwargs}
         return self.tool_uses(
-            (name, args), stop_reason=stop_reason, usage=usage, delay=delay, drop_after=drop_after
+            (name, args),
+            stop_reason=stop_reason,
+            usage=usage,
+            delay=delay,
+            drop_after=drop_after,
+            stall_after=stall_after,
         )
 
     def tool_uses(
@@ -146,12 +153,18 @@ class Script:
         usage: Mapping[str, int] | None = None,
         delay: float = 0.0,
         drop_after: int | None = None,
+        stall_after: int | None = None,
     ) -> Script:
         """Several tool_use blocks in one reply, optionally after a text block."""
         blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
         blocks += [{"type": "tool_use", "name": n, "input": dict(i)} for n, i in calls]
         return self.reply(
-            blocks, stop_reason=stop_reason, usage=usage, delay=delay, drop_after=drop_after
+            blocks,
+            stop_reason=stop_reason,
+            usage=usage,
+            delay=delay,
+            drop_after=drop_after,
+            stall_after=stall_after,
         )
 
     def reply(
@@ -163,12 +176,22 @@ class Script:
         delay: float = 0.0,
         drop_after: int | None = None,
         chunks: int = 3,
+        stall_after: int | None = None,
     ) -> Script:
         """General form: blocks like {"type": "text", "text": ...}, {"type": "tool_use", "name":
         ..., "input": {...}} (id optional; an input given as a string is streamed verbatim, as
         a model's invalid JSON would be), {"type": "thinking", "thinking": ..., "signature":
         ...}. Text and thinking are streamed in `chunks` deltas each."""
-        step = Reply([dict(b) for b in blocks], stop_reason, usage, delay, drop_after, chunks)
+        step = Reply(
+            [dict(b) for b in blocks],
+            stop_reason,
+            usage,
+            delay,
+            drop_after,
+            chunks,
+            0.0,
+            stall_after,
+        )
         return self.add(step)
 
     def error(

@@ -37,6 +37,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import re
 import socket
 import socketserver
 import threading
@@ -50,6 +51,7 @@ from urllib.parse import urlsplit
 
 from agent_cli.core.messages import validate_request
 
+from .endpoint import ANTHROPIC, THINKING_REFUSED, Endpoint
 from .script import Body, ErrorReply, Reply, Script
 from .thinking import Signatures
 from .usage import PromptCache, estimate_tokens
@@ -67,6 +69,7 @@ COUNT_TOKENS_PATH = "/v1/messages/count_tokens"
 MODELS_PATH = "/v1/models/"
 DEFAULT_MODEL = "claude-fake"
 Predicate = Callable[[Body], bool]
+TOOL_ID = re.compile(r"^[a-zA-Z0-9_-]+$")  # the API refuses any other tool_use id
 
 
 @dataclass(frozen=True)
@@ -123,6 +126,7 @@ class FakeAnthropic:
         # what GET /v1/models/{id} says about web search: None = no models API (404)
         self.web_search_supported: bool | None = None
         self.models_error: int | None = None  # answer GET /v1/models/{id} with this status
+        self.endpoint: Endpoint = ANTHROPIC  # what it lacks or refuses (endpoint.OLLAMA_LIKE)
         self._message_ids = itertools.count(1)
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -208,7 +212,9 @@ class FakeAnthropic:
             return self._fail(
                 index, 400, "invalid_request_error", "body is not a JSON object", request_id
             )
-        problems = validate_request(body) + self.signatures.check(body)
+        if (refused := self._refused(path, body, index, request_id)) is not None:
+            return refused
+        problems = validate_request(body) + self.signatures.check(body) + _bad_tool_ids(body)
         if problems:
             return self._fail(
                 index,
@@ -249,6 +255,15 @@ class FakeAnthropic:
             return _error_answer(step, request_id)
         return self._reply_answer(step, body, request_id)
 
+    def _refused(self, path: str, body: Body, index: int, request_id: str) -> Answer | None:
+        """What this endpoint lacks or refuses: answered as such, not a violation."""
+        if path == COUNT_TOKENS_PATH and not self.endpoint.count_tokens:
+            return self._fail(index, 404, "not_found_error", f"no {path}", request_id, [])
+        if body.get("thinking") and not self.endpoint.thinking:
+            kind = "invalid_request_error"
+            return self._fail(index, 400, kind, THINKING_REFUSED, request_id, [])
+        return None
+
     def _script_for(self, body: Body) -> Script:
         with self._lock:
             routes = list(self._routes)
@@ -272,6 +287,7 @@ class FakeAnthropic:
         }
         usage.update(server_tool_usage(blocks))
         usage.update(reply.usage or {})
+        usage = self.endpoint.usage(usage)
         if delivered and not reply.drop_after:  # a reply cut mid-stream is never accounted
             with self._lock:
                 self.served_usage.append(dict(usage))
@@ -307,8 +323,13 @@ class FakeAnthropic:
         for block in map(dict, blocks):
             kind = block.get("type")
             if kind == "tool_use":
-                block.setdefault("id", f"toolu_fake_{next(self._tool_ids):04d}")
+                number = next(self._tool_ids)
+                block.setdefault("id", f"toolu_fake_{number:04d}")
                 block.setdefault("input", {})
+                if not self.endpoint.tool_ids:  # empty, then missing, by turns
+                    block["id"] = ""
+                    if number % 2 == 0:
+                        del block["id"]
             elif kind == "server_tool_use":
                 block.setdefault("id", f"srvtoolu_fake_{next(self._tool_ids):04d}")
                 block.setdefault("input", {})
@@ -345,6 +366,19 @@ class FakeAnthropic:
             self._violate(index, problem)
         headers = {**_ids(request_id), "x-should-retry": "false"}
         return Answer(status, error_object(error_type, message, request_id), headers=headers)
+
+
+def _bad_tool_ids(body: Body) -> list[str]:
+    """tool_use ids the API would refuse (its pattern); tool_result ids are checked against them."""
+    return [
+        f"tool_use id {block.get('id')!r} does not match {TOOL_ID.pattern}"
+        for message in body.get("messages") or []
+        if isinstance(message, dict) and isinstance(message.get("content"), list)
+        for block in message["content"]
+        if isinstance(block, dict)
+        and block.get("type") == "tool_use"
+        and not TOOL_ID.match(str(block.get("id", "")))
+    ]
 
 
 def _ids(request_id: str) -> dict[str, str]:

@@ -200,6 +200,20 @@ class Settings(StrictSettings):
         "language and MCP servers, checks, the status line) still get; the agent's own key "
         "never. A workspace's own settings may name them only once it is trusted.",
     )
+    stream_idle_timeout_s: float = Field(
+        default=120,
+        gt=0,
+        le=3_600,
+        description="A model stream silent this long (before its first event or between two; "
+        "the API sends pings) is abandoned and asked again, as a retry.",
+    )
+    max_retry_wait_s: float = Field(
+        default=300,
+        ge=0,
+        le=86_400,
+        description="Longest wait a 429/529's retry-after is honoured for (exactly); a longer "
+        "one ends the request with one line.",
+    )
 
     @model_validator(mode="after")
     def _thinking_fits(self) -> Settings:
