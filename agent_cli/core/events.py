@@ -51,6 +51,8 @@ class Retrying(BaseModel):
     attempts: int = Field(description="Retries allowed (settings: max_retries).")
 
     def line(self) -> str:
+        if not self.delay_s:  # asked again at once (a silent or dropped stream)
+            return f"{self.reason}: asking again ({self.attempt}/{self.attempts})"
         return f"{self.reason}: retrying in {self.delay_s:g} s ({self.attempt}/{self.attempts})"
 
 

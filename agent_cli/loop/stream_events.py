@@ -70,10 +70,10 @@ class ShownStream:
             if item.redacted:
                 return [*shown, ThinkingDelta(text="", redacted=True)]
             return [*shown, *_thought(self.thinking.feed(item.text))]
-        if isinstance(item, ServerToolCall | Restart | Final):
+        if isinstance(item, ServerToolCall | Restart | Retry | Final):
             shown = self._cut(text=True, thinking=True)
-            if isinstance(item, Restart):
-                self.streamed.clear()  # the reply starts over
+            if isinstance(item, Restart | Retry):
+                self.streamed.clear()  # the reply starts over (a silent one is dropped too)
             return [*shown, *as_events(item)]
         return as_events(item)
 

@@ -38,7 +38,7 @@ def test_a_stream_silent_before_its_first_event_is_asked_again(
     proc = run_agent(env, tmp_path, "run", "-p", "hi")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "the answer"
-    assert retry_lines(proc.stderr) == ["↻ stream silent for 1 s: retrying in 0 s (1/4)"]
+    assert retry_lines(proc.stderr) == ["↻ stream silent for 1 s: asking again (1/4)"]
     assert len(message_times(fake_model)) == 2
 
 
@@ -56,7 +56,7 @@ def test_a_tool_call_whose_stream_went_silent_never_runs(
     assert len(bodies) == 3
     # the request asked again carries nothing of the half reply
     assert bodies[1]["messages"] == bodies[0]["messages"]
-    assert retry_lines(proc.stderr) == ["↻ stream silent for 1 s: retrying in 0 s (1/4)"]
+    assert retry_lines(proc.stderr) == ["↻ stream silent for 1 s: asking again (1/4)"]
 
 
 def test_retry_after_is_waited_exactly_as_asked(
