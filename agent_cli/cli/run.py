@@ -145,7 +145,7 @@ def _say_how_it_starts(runtime: Runtime, quiet: bool) -> None:
     warn_untrusted(runtime.options.workspace)
     if runtime.restored is not None and runtime.restored.forked:
         sys.stderr.write(f"agent: {runtime.restored.forked}\n")
-    warn_unconfined(runtime.settings)
+    warn_unconfined(runtime.extension)
     if runtime.past_jobs and not quiet:
         from agent_cli.ext.jobs.ledger import listing
 

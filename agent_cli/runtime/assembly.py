@@ -53,17 +53,22 @@ from agent_cli.tools.grep import Grep
 from agent_cli.tools.present_plan import PlanModeTools, asking_tools
 from agent_cli.tools.read_file import ReadFile
 from agent_cli.tools.registry import ToolRegistry
-from agent_cli.tools.shell.bash import Bash
+from agent_cli.tools.shell.bash import Bash, no_wrapper
 from agent_cli.tools.shell.bash_jobs import BashKill, BashOutput
+from agent_cli.tools.shell.confined import SHELL_WRAPPER
 from agent_cli.tools.todo_write import TodoWrite
 from agent_cli.tools.write_file import WriteFile
 
 log = logging.getLogger(__name__)
 
 
-def base_tools(jobs: JobBoard | None = None) -> list[AnyTool]:
-    """`jobs`: where background shells go; None offers no background jobs."""
-    shell: list[AnyTool] = [Bash(jobs)] if jobs is None else [Bash(jobs), *job_tools(jobs)]
+def base_tools(
+    jobs: JobBoard | None = None, shell_wrapper: Callable[[], object | None] = no_wrapper
+) -> list[AnyTool]:
+    """`jobs`: where background shells go; None offers no background jobs. `shell_wrapper`:
+    the session's port that confines each command (none: they run as they are)."""
+    bash = Bash(jobs, shell_wrapper)
+    shell: list[AnyTool] = [bash] if jobs is None else [bash, *job_tools(jobs)]
     return [ReadFile(), WriteFile(), EditFile(), *shell, Glob(), Grep(), Recall(search_notes)]
 
 
@@ -136,13 +141,14 @@ def assemble(
         mcp = start_mcp(settings, workspace, session.paths.logs, _mode(permissions))
     gate = PolicyGate(permissions, hooks, project.gate_hooks())
     server_tools = declarations(settings.web)
-    before_task = [*base_tools(jobs), TodoWrite(session.todos, session.record)]
+    context = contexts(session, workspace, services)
+    wrapper = port_when_asked(extensions, SHELL_WRAPPER, context)
+    before_task = [*base_tools(jobs, wrapper), TodoWrite(session.todos, session.record)]
     after_task = [Compact(session), *asking_tools(), *project.tools(permissions)]
     after_task += [WebFetch()] if settings.web.fetch else []
     after_task += [Diagnostics()] if session.tool_ctx.diagnoser is not None else []
     own = ["task", *(t.name for t in [*before_task, *after_task, *extra_tools])]
     own += [str(t["name"]) for t in server_tools]
-    context = contexts(session, workspace, services)
     after_task += _extension_tools(extensions, context, own, publish)
     # subagents get the complete set minus `task` (and what the runner leaves out itself)
     children = ToolRegistry([*before_task, *after_task], gate, mcp, server_tools)
@@ -206,6 +212,21 @@ def contexts(
         return ExtensionContext(name, workspace, session.paths, settings, session.id, services)
 
     return context
+
+
+def port_when_asked(
+    extensions: Extensions, name: str, context: Callable[[str], ExtensionContext]
+) -> Callable[[], object | None]:
+    """The session's port `name`, made the first time it is asked for (a plain turn that runs
+    no command never makes the shell's wrapper, nor imports what provides it)."""
+    made: list[object | None] = []
+
+    def port() -> object | None:
+        if not made:
+            made.append(extensions.port(name, context))
+        return made[0]
+
+    return port
 
 
 def _extension_tools(

@@ -25,7 +25,6 @@ from agent_cli.core.options import Options, PermissionMode
 from agent_cli.ext.jobs.ledger import PastJob
 from agent_cli.ext.jobs.watch import end_watchers
 from agent_cli.ext.mcp.prompts import attach_resources
-from agent_cli.ext.sandbox.confine import Confinement
 from agent_cli.loop.user_input import user_shell, with_files
 from agent_cli.memory.setup import finish, listing
 from agent_cli.policy.approval import Approver
@@ -98,13 +97,6 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Goals, Daily, Aside):
     @property
     def paths(self) -> Paths:
         return self.wiring.paths
-
-    def sandbox(self) -> Confinement:
-        """How this session's shell commands are confined (the status bar, /sandbox)."""
-        added, later = self.options.add_dirs, self.session.tool_ctx.run_later
-        return Confinement(
-            self.settings.sandbox, self.options.workspace, self.paths.state_dir, added, later
-        )
 
     @property
     def call_log(self) -> CallLog:

@@ -34,9 +34,19 @@ from agent_cli.runtime.extensions.discovery import (
 
 log = logging.getLogger(__name__)
 
-BUILTINS: tuple[Declared, ...] = ()
+
+def runs_commands(asking: Asking) -> bool:
+    """`agent run` and `agent chat`: the model's shell commands run there."""
+    return asking.command in {"run", "chat"}
+
+
+BUILTINS: tuple[Declared, ...] = (
+    Declared(
+        "sandbox", "agent_cli.ext.sandbox:EXTENSION", BUILTIN, runs_commands, ("shell_wrapper",)
+    ),
+)
 """This repository's features that plug in through the contract, declared as a package's entry
-points are: `Declared(name, "module:attribute", BUILTIN)`. None has moved here yet."""
+points are: `Declared(name, "module:attribute", BUILTIN)`, in the order of their names."""
 
 
 class Extensions:

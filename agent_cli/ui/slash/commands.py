@@ -19,7 +19,6 @@ from agent_cli.ui.slash import mcp as mcp_ui
 from agent_cli.ui.slash import plans as plans_ui
 from agent_cli.ui.slash import project as project_slash
 from agent_cli.ui.slash import rewind, think
-from agent_cli.ui.slash import sandbox as sandbox_ui
 from agent_cli.ui.slash import sessions as sessions_ui
 from agent_cli.ui.slash.daily import table as daily
 from agent_cli.ui.slash.host import Command, Host, run_extension
@@ -46,7 +45,6 @@ HELP = {
     **jobs_ui.HELP,
     **lsp_ui.HELP,
     **goal_ui.HELP,
-    **sandbox_ui.HELP,
     **project_slash.HELP,
     **daily.HELP,
     "/exit": "leave (Ctrl-D does too)",
@@ -261,7 +259,6 @@ COMMANDS: dict[str, Command] = {
     "/jobs": jobs_ui.jobs_command,
     "/lsp": lsp_ui.lsp_command,
     "/goal": goal_ui.goal_command,
-    "/sandbox": sandbox_ui.sandbox_command,
     **daily.COMMANDS,
     "/exit": _exit,
 }

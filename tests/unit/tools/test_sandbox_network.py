@@ -24,6 +24,7 @@ from agent_cli.runtime.assembly import base_tools
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.shell.net_proxy import NetworkProxy
 from agent_cli.tools.shell.net_rules import HostRules
+from tests.sandbox_support import shell_wrapper
 from tests.unit.tool_helpers import call, make_ctx
 from tests.waiting import until
 
@@ -117,7 +118,9 @@ def test_chat_asks_once_per_host_and_the_answer_holds(
     ctx.ask = user = _User(label)
     url = f"http://127.0.0.1:{port}/"
     command = f"curl -sS {url}; curl -sS {url}"
-    result = call(ToolRegistry(base_tools()), ctx, "bash", command=command)
+    result = call(
+        ToolRegistry(base_tools(shell_wrapper=shell_wrapper)), ctx, "bash", command=command
+    )
     assert len(user.asked) == 1  # the second request had its answer
     assert f"127.0.0.1:{port}" in user.asked[0].question
     assert command in user.asked[0].question
@@ -133,7 +136,12 @@ def test_chat_asks_once_per_host_and_the_answer_holds(
         assert not stored.exists()
         return
     assert result.content.startswith("hello\nhello\n"), result.content
-    again = call(ToolRegistry(base_tools()), ctx, "bash", command=f"curl -sS {url}")
+    again = call(
+        ToolRegistry(base_tools(shell_wrapper=shell_wrapper)),
+        ctx,
+        "bash",
+        command=f"curl -sS {url}",
+    )
     if label == "Allow once":
         assert len(user.asked) == 2
         assert not stored.exists()
@@ -151,7 +159,7 @@ def test_a_background_job_keeps_its_proxy_until_it_ends(tmp_path: Path, port: in
     )
     ctx = make_ctx(tmp_path, settings)
     board = JobBoard(ctx.paths, settings.jobs)
-    registry = ToolRegistry(base_tools(board))
+    registry = ToolRegistry(base_tools(board, shell_wrapper))
 
     async def go() -> str:
         try:
