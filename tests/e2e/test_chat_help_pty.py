@@ -26,11 +26,11 @@ def test_help_lists_the_keys_with_a_hanging_indent(
         term.close()
     block = shown[shown.index("you> /help") + 1 :]
     block = block[: next(n for n, line in enumerate(block) if "attach a file" in line) + 1]
-    names = [*HELP, *KEYS]
+    names = [*HELP, *KEYS, "/sandbox"]  # the built-in extensions' commands too
     for name in ("Ctrl-B", "F2", "Ctrl-O", "Shift-Tab", "Ctrl-G", "Ctrl-R"):
         assert any(line.startswith(name + " ") for line in block), (name, block)
-    keys = block.index("Keys")
-    for part in (block[:keys], block[keys + 1 :]):
+    added, keys = block.index("Extensions"), block.index("Keys")  # each laid out on its own
+    for part in (block[:added], block[added + 1 : keys], block[keys + 1 :]):
         column = len(part[0]) - len(part[0].split("  ")[-1].lstrip())  # where texts start
         for line in part:
             if line and not any(line.startswith(name) for name in names):
