@@ -10,7 +10,7 @@ from pathlib import Path
 
 from agent_cli.ext.project_files.trust_items import widening_items
 from agent_cli.policy.trust import ENV_TRUST, TrustItem, TrustStore, grant_items
-from agent_cli.tools.shell.confined import status_of
+from agent_cli.tools.shell.confined import notice_of
 
 
 def untrusted_items(workspace: Path, store: TrustStore | None = None) -> list[TrustItem]:
@@ -39,8 +39,7 @@ def warn_untrusted(workspace: Path) -> None:
 def warn_unconfined(extension: Callable[[str], object | None]) -> None:
     """Once a run: shell commands will not be confined (auto's fallback, or required's refusal).
     `extension`: the Runtime's, which has the run's sandbox."""
-    sandbox = status_of(extension)
-    line = sandbox.notice() if sandbox is not None else None
+    line = notice_of(extension)
     if line:
         sys.stderr.write(f"agent: {line}\n")
         sys.stderr.flush()

@@ -116,7 +116,10 @@ def _shell_wrapper() -> None:
     from agent_cli.tools.shell.confined import SHELL_WRAPPER, ShellWrapper
 
     here = Path.cwd()
-    context = lambda name: ExtensionContext(name, here, Paths(here), Settings(), "warm")  # noqa: E731
+
+    def context(name: str) -> ExtensionContext:
+        return ExtensionContext(name, here, Paths(here), Settings(), "warm")
+
     wrapper = discover(path=(), asking=Asking(command="run")).port(SHELL_WRAPPER, context)
     if isinstance(wrapper, ShellWrapper):
         wrapper.prepare()

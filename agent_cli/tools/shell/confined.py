@@ -93,6 +93,12 @@ def status_of(extension: Callable[[str], object | None]) -> ShellStatus | None:
     return found if isinstance(found, ShellStatus) else None
 
 
+def notice_of(extension: Callable[[str], object | None]) -> str | None:
+    """The line a run says at its start when its commands will not be confined."""
+    sandbox = status_of(extension)
+    return sandbox.notice() if sandbox is not None else None
+
+
 def required(settings: Settings) -> bool:
     """Must every command be confined? Then one with no wrapper does not run."""
     return settings.sandbox.mode == "required"
