@@ -8,8 +8,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from agent_cli.ext.project_files.trust_items import widening_items
 from agent_cli.policy.trust import ENV_TRUST, TrustItem, TrustStore, grant_items
+from agent_cli.runtime.trust_items import widening_items
 from agent_cli.tools.shell.confined import notice_of
 
 

@@ -38,7 +38,7 @@ from agent_cli.loop.stream_events import ShownStream
 from agent_cli.loop.turn_state import TurnState, goes_on
 from agent_cli.model.client import ModelClient, ModelReply, ModelRequest
 from agent_cli.model.usage import Usage
-from agent_cli.policy.turn_hooks import TurnHooks
+from agent_cli.policy.turn_hooks import TurnHooks, TurnWrapper
 from agent_cli.session.state import Session
 from agent_cli.tools.registry import ToolRegistry
 
@@ -62,6 +62,8 @@ class Agent:
     stop_after_round: Callable[[], bool] | None = None
     # user_prompt_submit (may veto the turn) and stop hooks (SPEC §12)
     turn_hooks: TurnHooks | None = None
+    # what wraps each turn's events (an extension's checkpoint), the first the outermost
+    wrappers: Sequence[TurnWrapper] = ()
     outbox: Outbox = field(default_factory=Outbox)  # where memory and stages emit too
     _last_usage: Usage | None = None
     _last_request_messages: int = 0
@@ -88,8 +90,16 @@ class Agent:
             last_request_messages=self._last_request_messages,
         )
 
-    async def run_turn(self, prompt: str | list[Block]) -> AsyncIterator[Event]:
-        blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else prompt
+    def run_turn(self, prompt: str | list[Block]) -> AsyncIterator[Event]:
+        blocks: list[Block] = (
+            [{"type": "text", "text": prompt}] if isinstance(prompt, str) else prompt
+        )
+        turn = self._run_turn(blocks)
+        for wrapper in reversed(self.wrappers):
+            turn = wrapper.around(blocks, turn)
+        return turn
+
+    async def _run_turn(self, blocks: list[Block]) -> AsyncIterator[Event]:
         text = "\n".join(b.get("text", "") for b in blocks)
         for observer in self.observers:
             observer.on_user_message(text)  # before it enters history (next-message triggers)

@@ -1,9 +1,11 @@
 """The port through which the loop runs hooks around a turn (SPEC §12): `user_prompt_submit`
 may veto the prompt before anything is stored (or add blocks to it); `stop` runs when the turn
-ends and may give a reason to keep working (the loop bounds how often)."""
+ends and may give a reason to keep working (the loop bounds how often). A `TurnWrapper` wraps
+the whole turn's events (a checkpoint before it, what it changed before its end)."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Protocol
 
 from agent_cli.core.events import ErrorEvent, Event, TurnEnd
@@ -18,6 +20,14 @@ class TurnHooks(Protocol):
 
     async def after_turn(self, end: TurnEnd) -> str | None:
         """None to end the turn; a reason (sent to the model) to keep it working."""
+        ...
+
+
+class TurnWrapper(Protocol):
+    def around(self, prompt: list[Block], turn: AsyncIterator[Event]) -> AsyncIterator[Event]:
+        """`turn`'s events with what this adds. Called as the turn starts, before any hook and
+        before `prompt` (the user's blocks, as sent: read them before iterating `turn`, which
+        may rewrite them) enters history."""
         ...
 
 

@@ -13,9 +13,7 @@ from agent_cli.core.events import ErrorEvent, Event, FilesChanged, TurnEnd
 from agent_cli.core.messages import Block
 from agent_cli.core.verify_events import ClaimMark, ClaimsChecked, GoalChecked
 from agent_cli.ext.checkpoints.rewind import open_store
-from agent_cli.ext.checkpoints.turn import checkpointed
 from agent_cli.ext.goals import evaluator
-from agent_cli.ext.goals.check_run import run_check
 from agent_cli.ext.goals.claims import check
 from agent_cli.ext.goals.goal import Goal, Limits, gave_up
 from agent_cli.ext.goals.ledger import EvidenceLedger, exit_code_of
@@ -82,14 +80,12 @@ class Goals:
         return event
 
     async def _one_turn(self, text: str, content: str | list[Block] | None) -> AsyncIterator[Event]:
-        """After a checkpoint of the workspace; its answer's claims marked against the evidence."""
+        """Its answer's claims marked against the evidence (the agent's turn wrappers take a
+        checkpoint of the workspace first)."""
         agent = await self.agent()
-        store = open_store(self.paths, self.options.workspace, self.settings.checkpoints)
-        transcript = self.session.transcript.path if self.session.transcript else None
         with self._running():
             turn = agent.run_turn(text if content is None else content)
-            checked = checkpointed(store, self.session.id, transcript, text, turn)
-            async for event in self.verified(checked):
+            async for event in self.verified(turn):
                 yield event
 
     async def verified(self, events: AsyncIterator[Event]) -> AsyncIterator[Event]:
@@ -145,6 +141,8 @@ class Goals:
 
     async def _check(self, goal: Goal, files: list[str], checkpoint: str) -> AsyncIterator[Event]:
         if goal.kind == "command":
+            from agent_cli.ext.goals.check_run import run_check  # the sandbox's, when one runs
+
             settings = self.settings.goal
             run = await run_check(goal.check, self.options.workspace, self.settings.sandbox,
                                   settings.check_timeout_s, settings.output_chars)  # fmt: skip

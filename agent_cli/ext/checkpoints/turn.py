@@ -1,21 +1,53 @@
-"""The turn hook: a checkpoint before the turn's prompt enters history, and what the turn
-changed once it ends. A store that fails warns and never stops the turn."""
+"""The turn's checkpoint (the extension's turn wrapper): a checkpoint before the turn's prompt
+enters history, and what the turn changed once it ends. A store that fails warns and never
+stops the turn. The store's own modules are imported in the snapshot's thread, beside the
+turn's first request, not before it."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+import shutil
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_cli.core.events import CheckpointSaved, Event, FilesChanged, TurnEnd, WarningEvent
 from agent_cli.core.snapshot_hold import holding
-from agent_cli.ext.checkpoints.conversation import transcript_size
-from agent_cli.ext.checkpoints.git import GitError
-from agent_cli.ext.checkpoints.records import Checkpoint
-from agent_cli.ext.checkpoints.store import CheckpointStore
+
+if TYPE_CHECKING:
+    from agent_cli.core.messages import Block
+    from agent_cli.ext.checkpoints.records import Checkpoint
+    from agent_cli.ext.checkpoints.store import CheckpointStore
+    from agent_cli.runtime.extensions.contract import ExtensionContext
 
 log = logging.getLogger(__name__)
+
+Opened = tuple["CheckpointStore", "Checkpoint"]
+
+
+class TurnCheckpoints:
+    """Each turn of a session after a checkpoint of the workspace (`agent rewind` takes it
+    back); nothing when checkpoints are off or git is not installed."""
+
+    def __init__(self, context: ExtensionContext) -> None:
+        self.context = context
+
+    def around(self, prompt: list[Block], turn: AsyncIterator[Event]) -> AsyncIterator[Event]:
+        context = self.context
+        settings = context.settings.checkpoints
+        if not settings.enabled or shutil.which("git") is None:
+            return turn
+        text = next((str(b.get("text", "")) for b in prompt if b.get("type") == "text"), "")
+        transcript = context.paths.transcript(context.session_id)
+
+        def take(size: int) -> Opened:
+            from agent_cli.ext.checkpoints.store import CheckpointStore
+
+            store = CheckpointStore(context.paths, context.workspace, settings)
+            return store, store.take(context.session_id, text, size)
+
+        return checkpointed(take, transcript, turn)
 
 
 def turn_files(store: CheckpointStore, checkpoint: Checkpoint) -> FilesChanged:
@@ -38,43 +70,38 @@ def session_files(store: CheckpointStore, session_id: str) -> int | None:
 
 
 async def checkpointed(
-    store: CheckpointStore | None,
-    session_id: str,
-    transcript: Path | None,
-    prompt: str,
-    turn: AsyncIterator[Event],
+    take: Callable[[int], Opened], transcript: Path | None, turn: AsyncIterator[Event]
 ) -> AsyncIterator[Event]:
     """`turn`'s events, after a CheckpointSaved; a FilesChanged comes just before TurnEnd.
+    `take(transcript size)` opens the store and takes the checkpoint, in a thread.
 
     The snapshot is taken beside the turn's start (its first model request goes out meanwhile:
     in a new store it is several git calls) and waited for before the turn's first event is
     passed on, so before any tool of the turn can run; a process the turn starts before then
     (a hook, an MCP server) waits for it too (core/snapshot_hold)."""
-    if store is None:
-        async for event in turn:
-            yield event
-        return
-    checkpoint: Checkpoint | None = None
-    size = transcript_size(transcript)
-    pending = asyncio.ensure_future(asyncio.to_thread(store.take, session_id, prompt, size))
+    from agent_cli.ext.checkpoints.conversation import transcript_size
+
+    opened: Opened | None = None
+    pending = asyncio.ensure_future(asyncio.to_thread(take, transcript_size(transcript)))
     with holding(pending):
         reported = False
         async for event in turn:
             if not reported:
                 reported = True
-                checkpoint = await _taken(pending)
-                yield _saved(checkpoint, pending)
-            if isinstance(event, TurnEnd) and checkpoint is not None:
-                try:
-                    yield await asyncio.to_thread(turn_files, store, checkpoint)
-                except (GitError, OSError) as e:
-                    log.warning("the end of the turn was not snapshotted: %s", e)
+                opened = await _taken(pending)
+                yield _saved(opened, pending)
+            if isinstance(event, TurnEnd) and opened is not None:
+                ended = await _ended(*opened)
+                if ended is not None:
+                    yield ended
             yield event
         if not reported:
             yield _saved(await _taken(pending), pending)
 
 
-async def _taken(pending: asyncio.Future[Checkpoint]) -> Checkpoint | None:
+async def _taken(pending: asyncio.Future[Opened]) -> Opened | None:
+    from agent_cli.ext.checkpoints.git import GitError
+
     try:
         return await pending
     except (GitError, OSError) as e:
@@ -82,8 +109,19 @@ async def _taken(pending: asyncio.Future[Checkpoint]) -> Checkpoint | None:
         return None
 
 
-def _saved(checkpoint: Checkpoint | None, pending: asyncio.Future[Checkpoint]) -> Event:
-    if checkpoint is None:
+async def _ended(store: CheckpointStore, checkpoint: Checkpoint) -> FilesChanged | None:
+    from agent_cli.ext.checkpoints.git import GitError
+
+    try:
+        return await asyncio.to_thread(turn_files, store, checkpoint)
+    except (GitError, OSError) as e:
+        log.warning("the end of the turn was not snapshotted: %s", e)
+        return None
+
+
+def _saved(opened: Opened | None, pending: asyncio.Future[Opened]) -> Event:
+    if opened is None:
         return WarningEvent(message=f"no checkpoint for this turn ({pending.exception()})")
+    checkpoint = opened[1]
     skipped = [s.path for s in checkpoint.skipped]
     return CheckpointSaved(id=checkpoint.id, turn=checkpoint.turn, skipped=skipped)

@@ -12,14 +12,13 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from agent_cli.core.outside import spawn
+from agent_cli.core.outside.gate import StartGate
+from agent_cli.core.outside.groups import exited as _exited
+from agent_cli.core.outside.groups import kill_group
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
-from agent_cli.ext.jobs.board import JobBoard
-from agent_cli.ext.jobs.gate import StartGate
-from agent_cli.ext.jobs.spawn import exited as _exited
-from agent_cli.ext.jobs.spawn import kill_group
 from agent_cli.model.credentials import CREDENTIAL_VARS
 from agent_cli.tools.shell import git_guard
-from agent_cli.tools.shell.bash_jobs import move_to_background, start_background
+from agent_cli.tools.shell.bash_jobs import Background, move_to_background, start_background
 from agent_cli.tools.shell.confined import (
     NO_WRAPPER,
     Confined,
@@ -100,9 +99,11 @@ class Bash(Tool[BashInput]):
     input_model = BashInput
 
     def __init__(
-        self, jobs: JobBoard | None = None, shell_wrapper: Callable[[], object | None] = no_wrapper
+        self,
+        jobs: Background | None = None,
+        shell_wrapper: Callable[[], object | None] = no_wrapper,
     ) -> None:
-        self.jobs = jobs  # None: no background jobs (no board wired)
+        self.jobs = jobs  # None: no background jobs (no extension provides the port)
         self.shell_wrapper = shell_wrapper  # the session's port, made when first asked for
 
     def wrapper(self) -> ShellWrapper | None:

@@ -8,11 +8,10 @@ refuses every command instead (nothing is there to confine it)."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from agent_cli.core.outside.spawn import Popen
+from agent_cli.core.outside.groups import Shell
 from agent_cli.core.tool_contract import ToolContext, ToolResult
 
 if TYPE_CHECKING:
@@ -24,8 +23,6 @@ NO_WRAPPER = (
     "sandbox.mode is required, but no sandbox is there to confine commands (the sandbox "
     "extension is not loaded); nothing runs"
 )
-
-Shell = Popen[bytes] | asyncio.subprocess.Process
 
 
 class ShellRefused(Exception):

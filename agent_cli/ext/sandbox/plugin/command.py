@@ -7,23 +7,18 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-from agent_cli.core.outside.spawn import Popen
+from agent_cli.core.outside.groups import Shell, exit_code
 from agent_cli.core.tool_contract import ToolContext, ToolResult
 from agent_cli.ext.sandbox.confine import Confinement
 from agent_cli.ext.sandbox.created import Watch
 from agent_cli.ext.sandbox.handoff import Handoff
 from agent_cli.ext.sandbox.protect import guarded
 from agent_cli.ext.sandbox.wrap import denial_note, offline_note, socket_note
-from agent_cli.tools.shell.confined import Shell
 from agent_cli.tools.shell.net_access import network_notes, open_proxy
 from agent_cli.tools.shell.net_proxy import NetworkProxy
 
 POLL_S = 0.25
 _closing: set[asyncio.Task[None]] = set()
-
-
-def exit_code(proc: Shell) -> int | None:
-    return proc.poll() if isinstance(proc, Popen) else proc.returncode
 
 
 @dataclass
