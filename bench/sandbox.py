@@ -32,6 +32,7 @@ from agent_cli.policy.hooks import Hooks
 from agent_cli.policy.permissions import Permissions
 from agent_cli.runtime.assembly import base_tools
 from agent_cli.tools.registry import ToolRegistry
+from tests.sandbox_support import shell_wrapper
 
 PY = sys.executable
 # a typical fix: look around, run the tests, edit, build, test again, commit
@@ -101,10 +102,10 @@ def _setup(
     settings = Settings.model_validate({"sandbox": {"mode": mode, "network": network}})
     ctx = ToolContext(workspace=ws, paths=Paths(ws), session_id="bench", settings=settings)
     if approver is None:
-        return ToolRegistry(base_tools()), ctx
+        return ToolRegistry(base_tools(shell_wrapper=shell_wrapper)), ctx
     permissions = Permissions(settings.permissions, approver)
     gate = PolicyGate(permissions, Hooks(settings.hooks, ctx.session_id, ws))
-    return ToolRegistry(base_tools(), gate), ctx
+    return ToolRegistry(base_tools(shell_wrapper=shell_wrapper), gate), ctx
 
 
 async def _session(mode: str) -> tuple[list[str], list[str]]:

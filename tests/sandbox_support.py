@@ -14,3 +14,11 @@ def sandbox_workspace(tmp_path: Path) -> Path:
     (ws / ".agent").mkdir()
     (ws / ".agent" / "settings.json").write_text("{}\n")
     return ws
+
+
+def shell_wrapper() -> object | None:
+    """The sandbox extension's shell wrapper, as a session's bash asks for it: tools built
+    by hand confine their commands as a run's do."""
+    from agent_cli.ext.sandbox.plugin.wrapper import ShellSandbox
+
+    return ShellSandbox()

@@ -146,7 +146,7 @@ def _say_how_it_starts(runtime: Runtime, quiet: bool) -> None:
     warn_untrusted(runtime.options.workspace)
     if runtime.restored is not None and runtime.restored.forked:
         sys.stderr.write(f"agent: {runtime.restored.forked}\n")
-    warn_unconfined(runtime.settings)
+    warn_unconfined(runtime.extension)
     jobs = background_jobs(runtime.extension)
     if jobs is not None and not quiet and (past := jobs.past_listing()):
         sys.stderr.write(past + "\n")

@@ -8,10 +8,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from agent_cli.core.settings.schema import Settings
-from agent_cli.ext.sandbox.confine import startup_notice
 from agent_cli.policy.trust import ENV_TRUST, TrustItem, TrustStore, grant_items
 from agent_cli.runtime.trust_items import widening_items
+from agent_cli.tools.shell.confined import notice_of
 
 
 def untrusted_items(workspace: Path, store: TrustStore | None = None) -> list[TrustItem]:
@@ -37,9 +36,10 @@ def warn_untrusted(workspace: Path) -> None:
         sys.stderr.flush()
 
 
-def warn_unconfined(settings: Settings) -> None:
-    """Once a run: shell commands will not be confined (auto's fallback, or required's refusal)."""
-    line = startup_notice(settings.sandbox)
+def warn_unconfined(extension: Callable[[str], object | None]) -> None:
+    """Once a run: shell commands will not be confined (auto's fallback, or required's refusal).
+    `extension`: the Runtime's, which has the run's sandbox."""
+    line = notice_of(extension)
     if line:
         sys.stderr.write(f"agent: {line}\n")
         sys.stderr.flush()

@@ -88,7 +88,6 @@ def in_worktree(options: Options, name: str | None, base: str | None) -> Iterato
 def sessions(workspace: Path, state: Path) -> WorktreeSessions:
     """The port, from the built-in extension that provides it (made before the run's settings
     are read: its context has the defaults); UsageError when none does."""
-    from dataclasses import replace
 
     from agent_cli.core.files.paths import Paths
     from agent_cli.core.settings.schema import Settings

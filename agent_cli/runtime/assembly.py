@@ -52,18 +52,24 @@ from agent_cli.tools.grep import Grep
 from agent_cli.tools.present_plan import PlanModeTools, asking_tools
 from agent_cli.tools.read_file import ReadFile
 from agent_cli.tools.registry import ToolRegistry, ToolSource
-from agent_cli.tools.shell.bash import Bash
+from agent_cli.tools.shell.bash import Bash, no_wrapper
 from agent_cli.tools.shell.bash_jobs import PORT as JOBS
 from agent_cli.tools.shell.bash_jobs import Background
+from agent_cli.tools.shell.confined import SHELL_WRAPPER
 from agent_cli.tools.todo_write import TodoWrite
 from agent_cli.tools.write_file import WriteFile
 
 log = logging.getLogger(__name__)
 
 
-def base_tools(jobs: Background | None = None) -> list[AnyTool]:
-    """`jobs`: where bash's background shells go (the port "jobs"); None offers none."""
-    return [ReadFile(), WriteFile(), EditFile(), Bash(jobs), Glob(), Grep(), Recall(search_notes)]
+def base_tools(
+    jobs: Background | None = None, shell_wrapper: Callable[[], object | None] = no_wrapper
+) -> list[AnyTool]:
+    """`jobs`: where bash's background shells go (the port "jobs"); None offers none.
+    `shell_wrapper`: the session's port that confines each command (none: they run as they
+    are)."""
+    bash = Bash(jobs, shell_wrapper)
+    return [ReadFile(), WriteFile(), EditFile(), bash, Glob(), Grep(), Recall(search_notes)]
 
 
 class PlanHandOver:
@@ -129,12 +135,12 @@ def assemble(
     server_tools = declarations(settings.web)
     jobs = extensions.port(JOBS, context)  # background jobs, if an extension provides them
     bash_jobs = jobs if isinstance(jobs, Background) else None
-    before_task = [*base_tools(bash_jobs), TodoWrite(session.todos, session.record)]
+    wrapper = port_when_asked(extensions, SHELL_WRAPPER, context)
+    before_task = [*base_tools(bash_jobs, wrapper), TodoWrite(session.todos, session.record)]
     after_task = [Compact(session), *asking_tools(), *project.tools(permissions)]
     after_task += [WebFetch()] if settings.web.fetch else []
     own = ["task", *(t.name for t in [*before_task, *after_task, *extra_tools])]
     own += [str(t["name"]) for t in server_tools]
-    context = contexts(session, workspace, services)
     source = _tool_source(extensions, context)
     after_task += _extension_tools(extensions, context, own, publish)
     # subagents get the complete set minus `task` (and what the runner leaves out itself)
@@ -212,6 +218,21 @@ def contexts(
         return ExtensionContext(name, workspace, session.paths, settings, session.id, services)
 
     return context
+
+
+def port_when_asked(
+    extensions: Extensions, name: str, context: Callable[[str], ExtensionContext]
+) -> Callable[[], object | None]:
+    """The session's port `name`, made the first time it is asked for (a plain turn that runs
+    no command never makes the shell's wrapper, nor imports what provides it)."""
+    made: list[object | None] = []
+
+    def port() -> object | None:
+        if not made:
+            made.append(extensions.port(name, context))
+        return made[0]
+
+    return port
 
 
 def _extension_tools(

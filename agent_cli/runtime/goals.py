@@ -14,7 +14,6 @@ from agent_cli.core.messages import Block
 from agent_cli.core.verify_events import ClaimMark, ClaimsChecked, GoalChecked
 from agent_cli.ext.checkpoints.rewind import open_store
 from agent_cli.ext.goals import evaluator
-from agent_cli.ext.goals.check_run import run_check
 from agent_cli.ext.goals.claims import check
 from agent_cli.ext.goals.goal import Goal, Limits, gave_up
 from agent_cli.ext.goals.ledger import EvidenceLedger, exit_code_of
@@ -142,6 +141,8 @@ class Goals:
 
     async def _check(self, goal: Goal, files: list[str], checkpoint: str) -> AsyncIterator[Event]:
         if goal.kind == "command":
+            from agent_cli.ext.goals.check_run import run_check  # the sandbox's, when one runs
+
             settings = self.settings.goal
             run = await run_check(goal.check, self.options.workspace, self.settings.sandbox,
                                   settings.check_timeout_s, settings.output_chars)  # fmt: skip

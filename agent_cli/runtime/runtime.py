@@ -24,7 +24,6 @@ from agent_cli.core.diagnosing import Diagnoser
 from agent_cli.core.events import Event
 from agent_cli.core.messages import Block
 from agent_cli.core.options import Options, PermissionMode
-from agent_cli.ext.sandbox.confine import Confinement
 from agent_cli.loop.user_input import user_shell, with_files
 from agent_cli.memory.setup import finish, listing
 from agent_cli.policy.approval import Approver
@@ -87,13 +86,6 @@ class Runtime(LongWork, Planning, Tuning, Goals):
     @property
     def paths(self) -> Paths:
         return self.wiring.paths
-
-    def sandbox(self) -> Confinement:
-        """How this session's shell commands are confined (the status bar, /sandbox)."""
-        added, later = self.options.add_dirs, self.session.tool_ctx.run_later
-        return Confinement(
-            self.settings.sandbox, self.options.workspace, self.paths.state_dir, added, later
-        )
 
     @property
     def call_log(self) -> CallLog:

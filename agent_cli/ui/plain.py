@@ -12,9 +12,9 @@ import sys
 
 from agent_cli.core.events import Event, TextDelta, TodosUpdated, ToolEnd, ToolStart, TurnEnd
 from agent_cli.core.options import Options
-from agent_cli.ext.sandbox.confine import startup_notice
 from agent_cli.policy.approval import HeadlessApprover
 from agent_cli.runtime.runtime import Runtime, preload_sdk
+from agent_cli.tools.shell.confined import notice_of
 from agent_cli.ui.core import ChatCore
 from agent_cli.ui.render import render
 from agent_cli.ui.screen.side_panel import todo_counts, todo_lines
@@ -112,7 +112,7 @@ def run_plain(options: Options) -> None:
     repl = PlainRepl(runtime)
     if runtime.restored is not None and runtime.restored.forked:
         sys.stderr.write(f"agent: {runtime.restored.forked}\n")
-    unconfined = startup_notice(runtime.settings.sandbox)  # auto's fallback, once
+    unconfined = notice_of(runtime.extension)  # auto's fallback, once
     if unconfined:
         sys.stderr.write(f"agent: {unconfined}\n")
     asyncio.run(repl.main())

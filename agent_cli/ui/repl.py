@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from agent_cli.core.events import Event, Steered
-from agent_cli.ext.sandbox.confine import startup_notice
 from agent_cli.runtime.runtime import Runtime, preload_sdk
+from agent_cli.tools.shell.confined import notice_of
 from agent_cli.ui.approver import ScreenApprover, use_color
 from agent_cli.ui.attention import Attention
 from agent_cli.ui.core import ChatCore
@@ -67,7 +67,7 @@ class Repl(ChatCore):
         repl.say(f"{verb} session {runtime.session.id}. /help lists commands.", "dim")
         if runtime.restored is not None and runtime.restored.forked:
             repl.say(runtime.restored.forked, "yellow")
-        unconfined = startup_notice(runtime.settings.sandbox)  # auto's fallback, once
+        unconfined = notice_of(runtime.extension)  # auto's fallback, once
         if unconfined:
             repl.say(f"agent: {unconfined}", "yellow")
         for line in slash.extension_notes(extensions):

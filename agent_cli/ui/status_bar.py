@@ -14,8 +14,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from agent_cli import __version__
+from agent_cli.tools.shell.confined import status_of
 from agent_cli.ui.screen.status_fit import SEPARATOR, fit_parts
-from agent_cli.ui.slash import sandbox as sandbox_ui
 from agent_cli.ui.slash.host import ChatPart
 from agent_cli.ui.status_line import CONTROL, StatusLine
 
@@ -130,6 +130,11 @@ class StatusBar:
             await self.line.aclose()
         self.screen.ping(POP_TITLE)  # the terminal's own title back
 
+    def _sandbox(self) -> str:
+        """`sandbox bwrap`, `no sandbox` or `sandbox off`; nothing without the extension."""
+        sandbox = status_of(self.runtime.extension)
+        return sandbox.state() if sandbox is not None else ""
+
     def _extension_part(self) -> str:
         """An extension's part (the MCP servers' "mcp 2/3"), "" with none."""
         part = self.runtime.port("chat_part")
@@ -151,7 +156,7 @@ class StatusBar:
             (f"{queued} queued" if queued else "", 8),
             (f"mode {self.runtime.permission_mode}", 7),
             *info,
-            (sandbox_ui.status_part(self.runtime), 6),
+            (self._sandbox(), 6),
         ]
         if not mine:
             return fit_parts(parts, width)

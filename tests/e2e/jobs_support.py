@@ -13,12 +13,14 @@ from agent_cli.ext.jobs.board import JobBoard
 from agent_cli.ext.jobs.service import JobsService
 from agent_cli.ext.jobs.tools import BashKill, BashOutput
 from agent_cli.runtime.assembly import base_tools
+from tests.sandbox_support import shell_wrapper
 
 
 def board_tools(board: JobBoard) -> list[AnyTool]:
-    """The base tools with bash's background jobs on `board`, and the job tools."""
+    """The base tools with bash's background jobs on `board`, and the job tools; bash confines
+    its commands as a run's does (the sandbox extension's wrapper)."""
     jobs = JobsService.over(board)
-    return [*base_tools(jobs), BashOutput(jobs), BashKill(jobs)]
+    return [*base_tools(jobs, shell_wrapper), BashOutput(jobs), BashKill(jobs)]
 
 
 def group_members(pgid: int) -> list[int]:

@@ -18,6 +18,7 @@ from agent_cli.tools.registry import ToolRegistry, input_schema
 from agent_cli.tools.todo_write import TodoWrite
 from tests.e2e.agents import make_assembly
 from tests.fake_model import FakeAnthropic, Script, has_tools, system_contains
+from tests.sandbox_support import shell_wrapper
 
 GENERATOR_MARK = "You write episodic memory"
 
@@ -59,7 +60,9 @@ def memory_agent(
     assembly = make_assembly(workspace, settings, resume=resume)
     session = assembly.agent.session
     todo = TodoWrite(session.todos, session.record)
-    assembly.agent.registry = PlainRegistry([*base_tools(), todo, FakeWrite()])
+    assembly.agent.registry = PlainRegistry(
+        [*base_tools(shell_wrapper=shell_wrapper), todo, FakeWrite()]
+    )
     return assembly.agent, assembly.memory
 
 

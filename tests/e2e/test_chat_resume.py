@@ -96,9 +96,9 @@ def test_without_a_terminal_lines_are_messages(
         "It prints hi.",
         proc.stdout.splitlines()[4],
         "Unknown command /bogus. Known: /help /todos /notes /compact /clear /sessions /resume "
-        "/fork /cost /context /model /memory /remember /mcp /think /plan "
-        "/plans /jobs /lsp /goal /sandbox /commands /agents /skills /rename /export /copy "
-        "/add-dir /init /review /btw /vim /exit /undo /rewind /diff",
+        "/fork /cost /context /model /memory /remember /think /plan /plans /goal /undo /rewind "
+        "/diff /rename /export /copy /add-dir /init /review /btw /vim /jobs /lsp /mcp /commands "
+        "/agents /skills /sandbox /exit",  # the agent's own features' commands before /exit
         "welcome",
     ]
     assert proc.stdout.splitlines()[4].startswith("2 calls  in ")

@@ -435,19 +435,11 @@ WELDS: dict[str, frozenset[str]] = {
     f"{ROOT}.{source}": frozenset(targets)
     for source, targets in {
         "cli.goal_options": {"goals"},
-        "cli.warm.warmup": {"sandbox"},
-        "cli.workspace_trust": {"sandbox"},
         "policy.patterns": {"web"},
         "runtime.assembly": {"goals", "web"},
         "runtime.goals": {"checkpoints", "goals"},
-        "runtime.runtime": {"sandbox"},
         "runtime.trust_items": {"mcp"},
-        "tools.shell.bash": {"sandbox"},
-        "tools.shell.confined": {"sandbox"},
         "tools.shell.net_rules": {"web"},
-        "ui.plain": {"sandbox"},
-        "ui.repl": {"sandbox"},
-        "ui.slash.sandbox": {"sandbox"},
     }.items()
 }
 # Extensions importing another they do not (yet) declare in `requires`: folder -> folders.

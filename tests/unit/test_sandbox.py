@@ -148,7 +148,7 @@ def test_the_probe_is_made_again_only_when_what_decides_it_changed(
 ) -> None:
     """A warm process probes once for all its children; a child still sees bubblewrap
     installed, or the user-namespace sysctl the notice names changed."""
-    from agent_cli.ext.sandbox import confine
+    from agent_cli.ext.sandbox import probe as mechanism
 
     probes: list[str | None] = []
 
@@ -160,20 +160,20 @@ def test_the_probe_is_made_again_only_when_what_decides_it_changed(
     switch.write_text("0\n")
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    monkeypatch.setattr(confine, "probe", counted)
-    monkeypatch.setattr(confine, "USERNS_SWITCHES", (str(switch),))
+    monkeypatch.setattr(mechanism, "probe", counted)
+    monkeypatch.setattr(mechanism, "USERNS_SWITCHES", (str(switch),))
     monkeypatch.setenv("PATH", str(bin_dir))
-    confine.found()  # PATH and switch are this test's: nothing cached for them yet
-    confine.found()
+    mechanism.found()  # PATH and switch are this test's: nothing cached for them yet
+    mechanism.found()
     assert probes == [str(bin_dir)]  # nothing changed: probed once
     switch.write_text("1\n")  # `sysctl -w kernel.unprivileged_userns_clone=1`
-    confine.found()
+    mechanism.found()
     assert len(probes) == 2
     fake = bin_dir / "bwrap"  # bubblewrap installed
     fake.write_text("#!/bin/sh\n")
     fake.chmod(0o755)
-    confine.found()
-    confine.found()
+    mechanism.found()
+    mechanism.found()
     assert len(probes) == 3
 
 

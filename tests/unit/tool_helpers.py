@@ -15,6 +15,7 @@ from agent_cli.policy.hooks import Hooks
 from agent_cli.policy.permissions import Permissions
 from agent_cli.runtime.assembly import base_tools
 from agent_cli.tools.registry import ToolRegistry
+from tests.sandbox_support import shell_wrapper
 from tests.waiting import wait_until
 
 
@@ -56,7 +57,7 @@ def gated_registry(
     ctx.settings = settings
     permissions = Permissions(settings.permissions, approver or HeadlessApprover())
     hooks = Hooks(settings.hooks, ctx.session_id, ctx.workspace)
-    return ToolRegistry(base_tools(), PolicyGate(permissions, hooks))
+    return ToolRegistry(base_tools(shell_wrapper=shell_wrapper), PolicyGate(permissions, hooks))
 
 
 def call(registry: ToolRegistry, ctx: ToolContext, name: str, **args: Any) -> ToolResult:

@@ -102,6 +102,29 @@ def _tool_schemas() -> int:
     return made
 
 
+def _shell_wrapper() -> None:
+    """The shell wrapper's port, as a run asks the registry for it, made ready: bwrap tried
+    once here, not in every child (kept while what decides it holds), and what confines a
+    command imported."""
+    from pathlib import Path
+
+    from agent_cli.core.files.paths import Paths
+    from agent_cli.core.settings.schema import Settings
+    from agent_cli.runtime.extensions.contract import ExtensionContext
+    from agent_cli.runtime.extensions.discovery import Asking
+    from agent_cli.runtime.extensions.registry import discover
+    from agent_cli.tools.shell.confined import SHELL_WRAPPER, ShellWrapper
+
+    here = Path.cwd()
+
+    def context(name: str) -> ExtensionContext:
+        return ExtensionContext(name, here, Paths(here), Settings(), "warm")
+
+    wrapper = discover(path=(), asking=Asking(command="run")).port(SHELL_WRAPPER, context)
+    if isinstance(wrapper, ShellWrapper):
+        wrapper.prepare()
+
+
 def _parse_run() -> None:
     """`agent run` parsed once without running: typer builds each option's coercion (a pydantic
     TypeAdapter) and the help options when they are first used, so each child would build them
@@ -128,8 +151,6 @@ def warm_up() -> int:
     command()  # the click command tree, built once for every child
     _parse_run()
     _tool_schemas()
-    from agent_cli.ext.sandbox.confine import found
-
-    found()  # bwrap tried once here, not in every child (kept while what decides it holds)
+    _shell_wrapper()
     asyncio.run(_transport())
     return asyncio.run(_one_request())

@@ -12,25 +12,11 @@ from pathlib import Path
 from agent_cli.ext.sandbox.environment import unset_args
 from agent_cli.ext.sandbox.handoff import Handoff
 from agent_cli.ext.sandbox.policy import SandboxPolicy
+from agent_cli.ext.sandbox.probe import NAMESPACES
 from agent_cli.ext.sandbox.protect import Spot, binds, spots, writable
 from agent_cli.ext.sandbox.seccomp import filter_path, native_known
 
 FORWARDER = Path(__file__).with_name("forwarder.py")
-# its own user namespace with no capability at all (root inside keeps uid 0 but can neither
-# remount nor set the clock), a session of its own (no TIOCSTI into a terminal), and its own
-# network, processes, IPC, host name and cgroup view; it dies with the agent
-NAMESPACES = (
-    "--unshare-user",
-    "--cap-drop",
-    "ALL",
-    "--unshare-net",
-    "--unshare-pid",
-    "--unshare-ipc",
-    "--unshare-uts",
-    "--unshare-cgroup-try",
-    "--new-session",
-    "--die-with-parent",
-)
 
 
 def _binds(option: str, paths: list[str]) -> list[str]:

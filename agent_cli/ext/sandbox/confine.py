@@ -1,59 +1,17 @@
-"""The sandbox of one run: its settings, the probe done once, and the argv of each command."""
+"""The sandbox of one run: its settings, the probe done once (probe.found), and the argv of
+each command."""
 
 from __future__ import annotations
 
-import functools
-import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_cli.core.outside.paths import program
 from agent_cli.core.settings.sandbox import SandboxSettings
 from agent_cli.ext.sandbox.handoff import Handoff
 from agent_cli.ext.sandbox.policy import SandboxPolicy
-from agent_cli.ext.sandbox.probe import SandboxProbe, probe
+from agent_cli.ext.sandbox.probe import SandboxProbe, startup_notice
+from agent_cli.ext.sandbox.probe import found as found  # a goal's check takes it from here
 from agent_cli.ext.sandbox.wrap import SandboxUnavailable, wrap
-
-# the kernel's switches for unprivileged user namespaces, which bwrap needs
-USERNS_SWITCHES = (
-    "/proc/sys/kernel/unprivileged_userns_clone",
-    "/proc/sys/user/max_user_namespaces",
-    "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
-)
-
-
-@functools.cache
-def _probe_for(path: str | None, _state: tuple[str, ...]) -> SandboxProbe:
-    return probe(path)
-
-
-def found() -> SandboxProbe:
-    """The platform's mechanism, looked for once per PATH and per state of what decides it
-    (the mechanism's file, the kernel's user-namespace switches): the probe starts bwrap once
-    in a process, and once for all the children of a warm process (warmup.py), which still
-    sees bubblewrap installed or the sysctl its notice names changed."""
-    path = os.environ.get("PATH")
-    return _probe_for(path, _state(path))
-
-
-def _state(path: str | None) -> tuple[str, ...]:
-    """What a probe's outcome depends on, read in well under a millisecond."""
-    name = "sandbox-exec" if sys.platform == "darwin" else "bwrap"
-    executable = program(name, Path.cwd(), path)
-    parts = [executable or "-"]
-    if executable is not None:
-        try:
-            info = Path(executable).stat()
-            parts.append(f"{info.st_dev}:{info.st_ino}:{info.st_mtime_ns}:{info.st_mode}")
-        except OSError:
-            parts.append("-")
-    for switch in USERNS_SWITCHES:
-        try:
-            parts.append(Path(switch).read_text(encoding="ascii").strip())
-        except OSError:
-            parts.append("-")
-    return tuple(parts)
 
 
 @dataclass(frozen=True)
@@ -136,18 +94,6 @@ class Confinement:
         if mechanism is None:
             return "sandbox unavailable" if self.settings.mode == "required" else "no sandbox"
         return f"sandbox {mechanism}"
-
-
-def startup_notice(settings: SandboxSettings) -> str | None:
-    """The one line a run says when it cannot confine: auto's fallback, or required's refusal."""
-    if settings.mode == "off":
-        return None
-    probed = found()
-    if probed.mechanism is not None:
-        return None
-    if settings.mode == "required":
-        return f"{probed.refusal()}; shell commands will not run"
-    return probed.notice()
 
 
 def _home_relative(path: Path) -> str:

@@ -113,6 +113,9 @@ BUILTINS: tuple[Declared, ...] = (
         ),
     ),
     Declared(
+        "sandbox", "agent_cli.ext.sandbox:EXTENSION", BUILTIN, _takes_turns, ("shell_wrapper",)
+    ),
+    Declared(
         "worktrees",
         "agent_cli.ext.worktrees:EXTENSION",
         BUILTIN,

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import os
 import time
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import Field, field_validator
@@ -15,12 +16,16 @@ from agent_cli.core.outside.gate import StartGate
 from agent_cli.core.outside.groups import exited as _exited
 from agent_cli.core.outside.groups import kill_group
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
-from agent_cli.ext.sandbox.confine import Confinement
-from agent_cli.ext.sandbox.wrap import SandboxUnavailable
 from agent_cli.model.credentials import CREDENTIAL_VARS
 from agent_cli.tools.shell import git_guard
 from agent_cli.tools.shell.bash_jobs import Background, move_to_background, start_background
-from agent_cli.tools.shell.confined import Confined
+from agent_cli.tools.shell.confined import (
+    NO_WRAPPER,
+    Confined,
+    ShellRefused,
+    ShellWrapper,
+    required,
+)
 from agent_cli.tools.shell.rules import is_read_only
 
 # output kept in memory; the registry saves anything over the per-result limit to a file
@@ -85,38 +90,45 @@ class _Output:
         return text
 
 
+def no_wrapper() -> object | None:
+    return None
+
+
 class Bash(Tool[BashInput]):
     name = "bash"
     input_model = BashInput
 
-    def __init__(self, jobs: Background | None = None) -> None:
+    def __init__(
+        self,
+        jobs: Background | None = None,
+        shell_wrapper: Callable[[], object | None] = no_wrapper,
+    ) -> None:
         self.jobs = jobs  # None: no background jobs (no extension provides the port)
+        self.shell_wrapper = shell_wrapper  # the session's port, made when first asked for
+
+    def wrapper(self) -> ShellWrapper | None:
+        """What confines the commands; None: they run as they are (or not at all: required)."""
+        found = self.shell_wrapper()
+        return found if isinstance(found, ShellWrapper) else None
 
     def describe_call(self, args: BashInput) -> str:
         return f"bash {args.command}"
 
     def unconfined(self, args: BashInput, ctx: ToolContext) -> bool:
         """Would this call run outside the sandbox? (Only then are its writes asked.)"""
-        return confinement(ctx).unconfined(args.unsandboxed)
+        wrapper = self.wrapper()
+        if wrapper is None:
+            return not required(ctx.settings)
+        return wrapper.unconfined(ctx, args.unsandboxed)
 
     async def run(self, args: BashInput, ctx: ToolContext) -> ToolResult:
         env = clean_env()
         if "git" in args.command and is_read_only(args.command, ctx.workspace):
             env = await git_guard.neutral_env(ctx.workspace, env)  # it may have run unasked
-        argv, sandbox = ["bash", "-c", args.command], confinement(ctx)
         try:
-            confines = sandbox.confines(args.unsandboxed) is not None
-        except SandboxUnavailable as e:
+            argv, confined = await self._confined(args, ctx)
+        except ShellRefused as e:
             return ToolResult(f"Not run: {e}", is_error=True, summary=f"bash {args.command}")
-        confined = None
-        if confines:  # its network goes through a proxy, and its result is told more
-            networked = sandbox.networked(args.unsandboxed)
-            confined = await Confined.open(ctx, sandbox, args.command, networked)
-            try:
-                argv = sandbox.argv(argv, args.unsandboxed, confined.channel, confined.handoff)
-            except BaseException:
-                confined.when_ended(None)  # its proxy and descriptors are let go
-                raise
         if args.run_in_background:
             return await start_background(self.jobs, args.command, ctx, env, argv, confined)
         gate = StartGate()  # the command waits until the watcher knows its group
@@ -133,6 +145,17 @@ class Bash(Tool[BashInput]):
                 later = proc is not None and (proc.returncode is None or result is None)
                 confined.when_ended(proc, settle=later)
         return confined.tell(result) if confined is not None else result
+
+    async def _confined(
+        self, args: BashInput, ctx: ToolContext
+    ) -> tuple[list[str], Confined | None]:
+        """The argv to start and what its wrapper holds for it (None: it runs as it is)."""
+        argv, wrapper = ["bash", "-c", args.command], self.wrapper()
+        if wrapper is not None:
+            return await wrapper.confine(ctx, args.command, argv, args.unsandboxed)
+        if required(ctx.settings):
+            raise ShellRefused(NO_WRAPPER)
+        return argv, None
 
     async def _foreground(
         self,
@@ -205,15 +228,6 @@ async def _within(proc: asyncio.subprocess.Process, seconds: float) -> bool:
     except TimeoutError:
         return False
     return True
-
-
-def confinement(ctx: ToolContext) -> Confinement:
-    """The sandbox of `ctx`'s commands: its workspace, /add-dir's folders, and the workspace
-    files the agent runs outside later (read-only inside)."""
-    roots = tuple(ctx.extra_roots)
-    return Confinement(
-        ctx.settings.sandbox, ctx.workspace, ctx.paths.state_dir, roots, ctx.run_later
-    )
 
 
 async def _spawn(

@@ -1,84 +1,101 @@
-"""What a sandboxed command holds while it runs, and what its result is told afterwards: its
-network proxy (closed once the shell has ended: a job's, or a command moved to the background,
-lives on), the protected paths as they stood before it, and the denial it may have hit."""
+"""What the bash tool asks of a shell wrapper: the port `"shell_wrapper"` (the sandbox
+extension provides it, made per session when the first command runs). The wrapper turns a
+command into its confined argv and holds what that command needs while it runs (a network
+proxy, descriptors), then tells its result what happened and settles what it left.
+
+With no wrapper a command runs as it is, as `sandbox.mode: off` runs it; a `required` sandbox
+refuses every command instead (nothing is there to confine it)."""
 
 from __future__ import annotations
 
-import asyncio
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from agent_cli.core.outside.groups import Shell, exit_code
+from agent_cli.core.outside.groups import Shell
 from agent_cli.core.tool_contract import ToolContext, ToolResult
-from agent_cli.ext.sandbox.confine import Confinement
-from agent_cli.ext.sandbox.created import Watch
-from agent_cli.ext.sandbox.handoff import Handoff
-from agent_cli.ext.sandbox.protect import guarded
-from agent_cli.ext.sandbox.wrap import denial_note, offline_note, socket_note
-from agent_cli.tools.shell.net_access import network_notes, open_proxy
-from agent_cli.tools.shell.net_proxy import NetworkProxy
 
-POLL_S = 0.25
-_closing: set[asyncio.Task[None]] = set()
+if TYPE_CHECKING:
+    from agent_cli.core.settings.schema import Settings
+
+SHELL_WRAPPER = "shell_wrapper"  # the port's name
+SANDBOX = "sandbox"  # the extension whose run-wide service says how commands are confined
+NO_WRAPPER = (
+    "sandbox.mode is required, but no sandbox is there to confine commands (the sandbox "
+    "extension is not loaded); nothing runs"
+)
 
 
-@dataclass
-class Confined:
-    watch: Watch
-    proxy: NetworkProxy | None = None
-    handoff: Handoff = field(default_factory=Handoff)
+class ShellRefused(Exception):
+    """The wrapper will not run the command at all; the message says why."""
 
-    @classmethod
-    async def open(
-        cls, ctx: ToolContext, confinement: Confinement, command: str, networked: bool
-    ) -> Confined:
-        """The protected paths as they stand once the missing protected folders are made."""
-        policy = confinement.policy()
-        policy.prepare()
-        found = guarded(policy)  # looked up once: for the watch, and for bwrap's binds
-        proxy = await open_proxy(ctx, command) if networked else None
-        return cls(Watch.before(policy, found), proxy, Handoff(found))
 
-    @property
-    def channel(self) -> int | None:
-        return self.proxy.channel if self.proxy is not None else None
+class Confined(Protocol):
+    """One confined command: what it inherits, and what happens once it has started and ended."""
 
     @property
     def pass_fds(self) -> tuple[int, ...]:
-        """What the command inherits: its end of the proxy's channel, what bwrap binds."""
-        channel = (self.proxy.channel,) if self.proxy is not None else ()
-        return (*channel, *self.handoff.fds)
+        """Descriptors the command inherits (its proxy's channel, what the wrapper binds)."""
+        ...
 
     def started(self) -> None:
-        """The command has its own copies of the descriptors handed to it."""
-        self.handoff.close()
+        """The command holds its own copies of the descriptors now."""
+        ...
 
     def tell(self, result: ToolResult) -> ToolResult:
-        """The result with what the sandbox did to the command, one line each."""
-        notes = network_notes(self.proxy) + self.watch.settle()
-        if result.is_error:
-            notes.append(denial_note(result.content) or "")
-            if not self.watch.policy.unix_sockets:
-                notes.append(socket_note(result.content) or "")
-            notes.append("" if self.proxy else offline_note(result.content) or "")
-        for note in filter(None, notes):
-            result.content += f"\n{note}"
-        return result
+        """The result with what the wrapper did to the command (a line each)."""
+        ...
 
     def when_ended(self, proc: Shell | None, settle: bool = False) -> None:
-        """Once `proc` has ended (at once without one): the proxy closes; `settle`: a job's
-        protected files are moved aside too."""
-        task = asyncio.ensure_future(self._after(proc, settle))
-        _closing.add(task)
-        task.add_done_callback(_closing.discard)
+        """Once `proc` has ended (at once without one): what it held is let go; `settle`: what
+        it left is settled too (a job's, or one stopped before it ended)."""
+        ...
 
-    async def _after(self, proc: Shell | None, settle: bool) -> None:
-        self.handoff.close()
-        try:
-            while proc is not None and exit_code(proc) is None:
-                await asyncio.sleep(POLL_S)
-        finally:
-            if settle:
-                self.watch.settle()
-            if self.proxy is not None:
-                self.proxy.stop_accepting()  # even when the run's loop ends first
-                await self.proxy.aclose()
+
+@runtime_checkable
+class ShellWrapper(Protocol):
+    """The port `"shell_wrapper"`: how the commands of a session run."""
+
+    def unconfined(self, ctx: ToolContext, unsandboxed: bool) -> bool:
+        """Would the command run with all of the user's rights? (Only then is it asked.)"""
+        ...
+
+    async def confine(
+        self, ctx: ToolContext, command: str, argv: list[str], unsandboxed: bool
+    ) -> tuple[list[str], Confined | None]:
+        """The argv to start and what it holds; None: it runs as it is. ShellRefused when it
+        must not run at all."""
+        ...
+
+    def prepare(self) -> None:
+        """What every command needs, done now (the warm process does it once before it forks)."""
+        ...
+
+
+@runtime_checkable
+class ShellStatus(Protocol):
+    """What the run's sandbox (the extension `"sandbox"`'s service) tells the user."""
+
+    def state(self) -> str:
+        """The status bar's word: `sandbox bwrap`, `no sandbox`, `sandbox off`."""
+        ...
+
+    def notice(self) -> str | None:
+        """The one line a run says when it cannot confine; None when it can (or is off)."""
+        ...
+
+
+def status_of(extension: Callable[[str], object | None]) -> ShellStatus | None:
+    """The run's sandbox service from the Runtime's `extension`; None when it is not there."""
+    found = extension(SANDBOX)
+    return found if isinstance(found, ShellStatus) else None
+
+
+def notice_of(extension: Callable[[str], object | None]) -> str | None:
+    """The line a run says at its start when its commands will not be confined."""
+    sandbox = status_of(extension)
+    return sandbox.notice() if sandbox is not None else None
+
+
+def required(settings: Settings) -> bool:
+    """Must every command be confined? Then one with no wrapper does not run."""
+    return settings.sandbox.mode == "required"

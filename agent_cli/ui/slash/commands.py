@@ -14,7 +14,6 @@ from agent_cli.ui.slash import context as context_ui
 from agent_cli.ui.slash import fork as fork_ui
 from agent_cli.ui.slash import goal as goal_ui
 from agent_cli.ui.slash import plans as plans_ui
-from agent_cli.ui.slash import sandbox as sandbox_ui
 from agent_cli.ui.slash import sessions as sessions_ui
 from agent_cli.ui.slash import think
 from agent_cli.ui.slash.host import ChatPart, Command, Host, run_extension
@@ -36,7 +35,6 @@ HELP = {
     **think.HELP,
     **plans_ui.HELP,
     **goal_ui.HELP,
-    **sandbox_ui.HELP,
     "/exit": "leave (Ctrl-D does too)",
 }
 
@@ -261,6 +259,5 @@ COMMANDS: dict[str, Command] = {
     "/plan": plans_ui.plan_command,
     "/plans": plans_ui.plans_command,
     "/goal": goal_ui.goal_command,
-    "/sandbox": sandbox_ui.sandbox_command,
     "/exit": _exit,
 }

@@ -17,6 +17,7 @@ from agent_cli.subagent.ledger import KEPT_OUTPUT, CallLedger, RecordingGate, ex
 from agent_cli.tools.read_file import ReadFile
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.shell.bash import Bash
+from tests.sandbox_support import shell_wrapper
 from tests.unit.tool_helpers import make_ctx, unconfined
 
 LOCATION_FORMS = {
@@ -202,7 +203,7 @@ def test_secrets_never_reach_a_check(workspace: Path):
 
 def bash(workspace: Path, command: str) -> ToolResult:
     """Unsandboxed: inside bubblewrap a signal's death comes back as exit code 128+n."""
-    tool = Bash()
+    tool = Bash(shell_wrapper=shell_wrapper)
     ctx = make_ctx(workspace, unconfined())
     return asyncio.run(tool.run(tool.input_model(command=command), ctx))
 
@@ -212,7 +213,7 @@ def test_the_exit_status_is_read_from_the_real_bash_result(workspace: Path):
     assert exit_code_of(bash(workspace, "exit 7").content) == 7
     assert exit_code_of(bash(workspace, "kill -9 $$").content) == -9
     timed_out = asyncio.run(
-        Bash().run(
+        Bash(shell_wrapper=shell_wrapper).run(
             Bash.input_model(command="sleep 5", timeout_s=0.2), make_ctx(workspace, unconfined())
         )
     )
@@ -267,7 +268,9 @@ class Deny:
 
 def test_the_gate_records_what_ran_and_nothing_it_refused(workspace: Path):
     ledger = CallLedger()
-    registry = ToolRegistry([ReadFile(), Bash()], RecordingGate(Deny(), ledger))
+    registry = ToolRegistry(
+        [ReadFile(), Bash(shell_wrapper=shell_wrapper)], RecordingGate(Deny(), ledger)
+    )
     ctx = make_ctx(workspace)
 
     async def calls() -> None:

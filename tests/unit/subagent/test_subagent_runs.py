@@ -36,6 +36,7 @@ from tests.e2e.agents import collect, make_agent
 from tests.fake_model import FakeAnthropic
 from tests.fake_model.routing import system_contains
 from tests.fake_model.script import Script
+from tests.sandbox_support import shell_wrapper
 from tests.waiting import until
 
 SUBAGENT = system_contains("You are a subagent")
@@ -242,7 +243,9 @@ def test_the_subagent_goes_through_the_parents_gate(fake_model: FakeAnthropic, t
     client = make_client(settings, CallLog(None, None))
     store = NoteStore(session.paths)
     runner = SubagentRunner(parent=session, client=client, store=store, spawn=Agent)
-    registry = ToolRegistry([ReadFile(), Bash(), Task(runner)], DenyBash())
+    registry = ToolRegistry(
+        [ReadFile(), Bash(shell_wrapper=shell_wrapper), Task(runner)], DenyBash()
+    )
     runner.bind(registry)
     agent = Agent(session, client, registry, build_system(tmp_path, "system.md", []))
     child = delegate(fake_model)

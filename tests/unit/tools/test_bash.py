@@ -6,6 +6,7 @@ from pathlib import Path
 
 from agent_cli.runtime.assembly import base_tools
 from agent_cli.tools.registry import ToolRegistry
+from tests.sandbox_support import shell_wrapper
 from tests.unit.tool_helpers import call, make_ctx, running, unconfined
 
 
@@ -13,7 +14,13 @@ def test_background_child_is_killed_and_does_not_hold_the_command(tmp_path: Path
     ctx = make_ctx(tmp_path, unconfined())  # the pid it prints is the host's
     command = "sleep 30 & echo $! > bg.pid; echo started"
     # were the pipe waited for, this would run into its timeout instead of finishing
-    result = call(ToolRegistry(base_tools()), ctx, "bash", command=command, timeout_s=20)
+    result = call(
+        ToolRegistry(base_tools(shell_wrapper=shell_wrapper)),
+        ctx,
+        "bash",
+        command=command,
+        timeout_s=20,
+    )
     assert result.content == "started\n\nexit code: 0"
     pid = int((tmp_path / "bg.pid").read_text())
     assert not running(pid)
@@ -21,7 +28,7 @@ def test_background_child_is_killed_and_does_not_hold_the_command(tmp_path: Path
 
 def test_exit_code_and_signal_are_reported(tmp_path: Path):
     ctx = make_ctx(tmp_path, unconfined())  # sandboxed, bwrap reports a signal as 128+n
-    registry = ToolRegistry(base_tools())
+    registry = ToolRegistry(base_tools(shell_wrapper=shell_wrapper))
     failed = call(registry, ctx, "bash", command="echo oops >&2; exit 3")
     assert failed.is_error
     assert failed.content == "oops\n\nexit code: 3"

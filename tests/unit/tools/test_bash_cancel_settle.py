@@ -11,7 +11,7 @@ import pytest
 
 from agent_cli.core.settings.schema import Settings
 from agent_cli.tools.shell.bash import Bash, BashInput
-from tests.sandbox_support import sandbox_workspace
+from tests.sandbox_support import sandbox_workspace, shell_wrapper
 from tests.unit.tool_helpers import make_ctx
 from tests.waiting import until
 
@@ -25,7 +25,9 @@ def test_a_stopped_command_is_settled(tmp_path: Path) -> None:
     command = "echo ../evil > .git/commondir; sleep 30"
 
     async def stop_it() -> None:
-        task = asyncio.ensure_future(Bash().run(BashInput(command=command), ctx))
+        task = asyncio.ensure_future(
+            Bash(shell_wrapper=shell_wrapper).run(BashInput(command=command), ctx)
+        )
         await until(planted.exists, 20, "the command planted its commondir")
         task.cancel()
         with pytest.raises(asyncio.CancelledError):

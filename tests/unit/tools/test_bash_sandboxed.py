@@ -11,6 +11,7 @@ import pytest
 
 from agent_cli.runtime.assembly import base_tools
 from agent_cli.tools.registry import ToolRegistry
+from tests.sandbox_support import shell_wrapper
 from tests.unit.tool_helpers import ScriptedApprover, call, gated_registry, make_ctx
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
@@ -33,7 +34,13 @@ def test_background_children_die_with_the_sandboxed_command(tmp_path: Path) -> N
     ctx = make_ctx(tmp_path)
     started = time.monotonic()
     command = "sleep 30 & echo started; echo pid=$$"
-    result = call(ToolRegistry(base_tools()), ctx, "bash", command=command, timeout_s=20)
+    result = call(
+        ToolRegistry(base_tools(shell_wrapper=shell_wrapper)),
+        ctx,
+        "bash",
+        command=command,
+        timeout_s=20,
+    )
     assert time.monotonic() - started < 15  # the child did not hold the command open
     assert result.content.splitlines()[:2] == ["started", "pid=2"]  # the namespace's pid
     deadline = time.monotonic() + 5
@@ -44,7 +51,7 @@ def test_background_children_die_with_the_sandboxed_command(tmp_path: Path) -> N
 
 def test_exit_codes_come_through_and_a_denial_is_named(tmp_path: Path) -> None:
     ctx = make_ctx(tmp_path)
-    registry = ToolRegistry(base_tools())
+    registry = ToolRegistry(base_tools(shell_wrapper=shell_wrapper))
     failed = call(registry, ctx, "bash", command="echo oops >&2; exit 3")
     assert failed.content == "oops\n\nexit code: 3"
     denied = call(registry, ctx, "bash", command="echo x > /etc/agent-test")
@@ -74,7 +81,7 @@ def test_a_sandboxed_write_is_not_asked_an_unsandboxed_one_is(tmp_path: Path) ->
 
 def test_a_protected_file_the_command_creates_is_moved_aside_and_said(tmp_path: Path) -> None:
     ctx = make_ctx(tmp_path)
-    registry = ToolRegistry(base_tools())
+    registry = ToolRegistry(base_tools(shell_wrapper=shell_wrapper))
     command = "mkdir -p .claude && echo '{\"hooks\": {}}' > .claude/settings.json"
     result = call(registry, ctx, "bash", command=command)
     assert not (tmp_path / ".claude" / "settings.json").exists()
@@ -95,7 +102,12 @@ def test_a_claude_folder_the_command_links_elsewhere_is_moved_aside_not_its_targ
     other.mkdir()
     (other / "settings.json").write_text("theirs")
     ctx = make_ctx(ws)
-    result = call(ToolRegistry(base_tools()), ctx, "bash", command=f"ln -s {other} .claude")
+    result = call(
+        ToolRegistry(base_tools(shell_wrapper=shell_wrapper)),
+        ctx,
+        "bash",
+        command=f"ln -s {other} .claude",
+    )
     assert (other / "settings.json").read_text() == "theirs"
     assert not (ws / ".claude").exists()
     assert (ws / ".claude.sandbox-rejected").is_symlink()

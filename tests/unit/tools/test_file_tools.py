@@ -15,6 +15,7 @@ from agent_cli.tools.edit_file import replace_text
 from agent_cli.tools.glob import compile_glob
 from agent_cli.tools.read_file import split_lines
 from agent_cli.tools.registry import ToolRegistry
+from tests.sandbox_support import shell_wrapper
 from tests.unit.tool_helpers import call, make_ctx
 
 
@@ -24,7 +25,7 @@ def ctx(tmp_path: Path) -> ToolContext:
 
 
 def run(ctx: ToolContext, name: str, **args: object) -> ToolResult:
-    return call(ToolRegistry(base_tools()), ctx, name, **args)
+    return call(ToolRegistry(base_tools(shell_wrapper=shell_wrapper)), ctx, name, **args)
 
 
 def test_write_creates_parents_and_counts_as_read(ctx: ToolContext):

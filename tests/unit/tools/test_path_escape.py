@@ -10,6 +10,7 @@ import pytest
 from agent_cli.core.tool_contract import ToolContext
 from agent_cli.runtime.assembly import base_tools
 from agent_cli.tools.registry import ToolRegistry
+from tests.sandbox_support import shell_wrapper
 from tests.unit.tool_helpers import ScriptedApprover, call, gated_registry, make_ctx
 
 MODES = ["default", "accept-edits", "bypass", "plan", "no-gate"]
@@ -58,7 +59,7 @@ def snapshot(root: Path) -> dict[str, str]:
 
 def registry_for(mode: str, ctx: ToolContext) -> ToolRegistry:
     if mode == "no-gate":
-        return ToolRegistry(base_tools())
+        return ToolRegistry(base_tools(shell_wrapper=shell_wrapper))
     return gated_registry(ctx, mode, ScriptedApprover("always"))
 
 

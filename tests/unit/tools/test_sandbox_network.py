@@ -25,6 +25,7 @@ from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.shell.net_proxy import NetworkProxy
 from agent_cli.tools.shell.net_rules import HostRules
 from tests.e2e.jobs_support import board_tools
+from tests.sandbox_support import shell_wrapper
 from tests.unit.tool_helpers import call, make_ctx
 from tests.waiting import until
 
@@ -118,7 +119,9 @@ def test_chat_asks_once_per_host_and_the_answer_holds(
     ctx.ask = user = _User(label)
     url = f"http://127.0.0.1:{port}/"
     command = f"curl -sS {url}; curl -sS {url}"
-    result = call(ToolRegistry(base_tools()), ctx, "bash", command=command)
+    result = call(
+        ToolRegistry(base_tools(shell_wrapper=shell_wrapper)), ctx, "bash", command=command
+    )
     assert len(user.asked) == 1  # the second request had its answer
     assert f"127.0.0.1:{port}" in user.asked[0].question
     assert command in user.asked[0].question
@@ -134,7 +137,12 @@ def test_chat_asks_once_per_host_and_the_answer_holds(
         assert not stored.exists()
         return
     assert result.content.startswith("hello\nhello\n"), result.content
-    again = call(ToolRegistry(base_tools()), ctx, "bash", command=f"curl -sS {url}")
+    again = call(
+        ToolRegistry(base_tools(shell_wrapper=shell_wrapper)),
+        ctx,
+        "bash",
+        command=f"curl -sS {url}",
+    )
     if label == "Allow once":
         assert len(user.asked) == 2
         assert not stored.exists()
