@@ -38,7 +38,7 @@ from agent_cli.loop.stream_events import ShownStream
 from agent_cli.loop.turn_state import TurnState, goes_on
 from agent_cli.model.client import ModelClient, ModelReply, ModelRequest
 from agent_cli.model.usage import Usage
-from agent_cli.policy.turn_hooks import TurnHooks
+from agent_cli.policy.turn_hooks import FollowUp, TurnEnds, TurnHooks
 from agent_cli.session.state import Session
 from agent_cli.tools.registry import ToolRegistry
 
@@ -67,6 +67,8 @@ class Agent:
     _last_request_messages: int = 0
     _thinking: int | None = None  # the turn's thinking budget: one mode a whole turn (the API's)
     _shown: ShownStream = field(init=False)  # text and thinking as shown: secrets masked
+    _ended: TurnEnd | None = None  # how the newest turn ended, and what it failed with
+    _error: ErrorEvent | None = None
 
     def __post_init__(self) -> None:
         self._shown = ShownStream(self.session.tool_ctx.secrets)
@@ -91,10 +93,12 @@ class Agent:
     async def run_turn(self, prompt: str | list[Block]) -> AsyncIterator[Event]:
         blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else prompt
         text = "\n".join(b.get("text", "") for b in blocks)
+        self._ended, self._error = None, None
         for observer in self.observers:
             observer.on_user_message(text)  # before it enters history (next-message triggers)
         if self.turn_hooks and (vetoed := await self.turn_hooks.before_turn(blocks)):
             for event in vetoed:
+                self._seen(event)
                 yield event
             return
         self.session.current_request = text  # §8
@@ -109,11 +113,44 @@ class Agent:
                         self.session.append(history.user_text(reason))
                         self.session.messages = history.repair(self.session.messages)
                         break
-                for observer in self.observers:
-                    observer.on_event(event)
+                    for told in await self._at_end(event):
+                        yield told
+                self.hear(event)
                 yield event
             else:
                 return
+
+    async def follow_up(self) -> FollowUp | None:
+        """Once a turn is over: what its hooks add (events), and the next message they send
+        (a goal not yet met); None when there is nothing."""
+        hooks = self.turn_hooks
+        if self._ended is None or not isinstance(hooks, TurnEnds):
+            return None
+        return await hooks.follow_up(self._ended, self._error)
+
+    async def _at_end(self, end: TurnEnd) -> list[Event]:
+        """The hooks' events of the turn's end, each heard by the observers as it is told."""
+        told: list[Event] = []
+        if isinstance(self.turn_hooks, TurnEnds):
+
+            def tell(event: Event) -> None:
+                self.hear(event)
+                told.append(event)
+
+            await self.turn_hooks.at_end(end, tell)
+        return told
+
+    def hear(self, event: Event) -> None:
+        """Every observer hears `event` (the turn's, or a `!command` the user ran)."""
+        self._seen(event)
+        for observer in self.observers:
+            observer.on_event(event)
+
+    def _seen(self, event: Event) -> None:
+        if isinstance(event, TurnEnd):
+            self._ended = event
+        elif isinstance(event, ErrorEvent):
+            self._error = event
 
     async def compact_now(self, focus: str | None) -> AsyncIterator[Event]:
         """/compact [focus] between turns."""

@@ -11,12 +11,12 @@ from pathlib import Path
 
 from agent_cli.context.breakdown import metered
 from agent_cli.context.pipeline import build_pipeline, request_overhead
+from agent_cli.context.spending import BudgetStage
 from agent_cli.core.asking import PlanDecisionResult
 from agent_cli.core.events import Event, WarningEvent
 from agent_cli.core.options import Options
 from agent_cli.core.prompts.system import build_system
 from agent_cli.core.tool_contract import AnyTool
-from agent_cli.context.spending import BudgetStage
 from agent_cli.ext.jobs.board import JobBoard
 from agent_cli.ext.mcp.manager import McpManager
 from agent_cli.ext.mcp.setup import start_mcp

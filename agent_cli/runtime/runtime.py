@@ -19,9 +19,11 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from agent_cli.core.events import Event
+from agent_cli.core.events import Event, FilesChanged
 from agent_cli.core.messages import Block
 from agent_cli.core.options import Options, PermissionMode
+from agent_cli.ext.checkpoints.rewind import open_store
+from agent_cli.ext.checkpoints.turn import checkpointed
 from agent_cli.ext.jobs.ledger import PastJob
 from agent_cli.ext.jobs.watch import end_watchers
 from agent_cli.ext.mcp.prompts import attach_resources
@@ -31,7 +33,6 @@ from agent_cli.memory.setup import finish, listing
 from agent_cli.policy.approval import Approver
 from agent_cli.runtime.aside import Aside
 from agent_cli.runtime.daily import Daily
-from agent_cli.runtime.goals import Goals
 from agent_cli.runtime.planning import Planning
 from agent_cli.runtime.ports import Assembly, Composer
 from agent_cli.runtime.rewinding import Rewinding
@@ -66,7 +67,7 @@ def preload_sdk() -> threading.Thread:
 MODE_CYCLE: tuple[PermissionMode, ...] = ("default", "accept-edits", "plan")
 
 
-class Runtime(LongWork, Rewinding, Planning, Tuning, Goals, Daily, Aside):
+class Runtime(LongWork, Rewinding, Planning, Tuning, Daily, Aside):
     def __init__(
         self,
         wiring: Composer,
@@ -232,29 +233,46 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Goals, Daily, Aside):
 
     # -- what front ends call ------------------------------------------------------------------
 
-    async def submit(self, text: str) -> AsyncIterator[Event]:
+    def submit(self, text: str) -> AsyncIterator[Event]:
         """What the user typed: `!command` runs in the shell (through the permission gate, into
         the conversation); anything else is a turn with its `@server:uri` resources and `@path`
         files attached (read as read_file reads them: capped, gated, remembered as read)."""
+        return self._turns(text, None, typed=True)
+
+    def turn(self, text: str, content: str | list[Block] | None = None) -> AsyncIterator[Event]:
+        """One user turn taken as written (`agent run`) after a checkpoint of the workspace
+        (`agent rewind` takes it back), and the turns its hooks follow it with (a goal's).
+        `content`: what the model is sent when it is more than `text`."""
+        return self._turns(text, content)
+
+    async def _turns(
+        self, text: str, content: str | list[Block] | None, typed: bool = False
+    ) -> AsyncIterator[Event]:
+        """The one generator between the loop and the front end (each layer costs every event)."""
         agent = await self.agent()
         stripped = text.strip()
-        command = stripped[1:].strip() if stripped.startswith("!") else ""
-        if command:
-            yield self.observe_shell(command, await user_shell(agent, command))
+        if typed and stripped.startswith("!") and (command := stripped[1:].strip()):
+            yield await user_shell(agent, command)
             return
-        request = await attach_resources(self.mcp, text)
-        blocks = await with_files(agent, text, request, self.options.workspace)
-        async for event in self.turn(text, blocks):
-            yield event
-
-    async def turn(
-        self, text: str, content: str | list[Block] | None = None
-    ) -> AsyncIterator[Event]:
-        """One user turn taken as written (`agent run`) after a checkpoint of the workspace
-        (`agent rewind` takes it back), or the turns a goal takes (goals.py). `content`: what
-        the model is sent when it is more than `text`."""
-        async for event in self.pursue(text, content):
-            yield event
+        if typed:
+            request = await attach_resources(self.mcp, text)
+            content = await with_files(agent, text, request, self.options.workspace)
+        message = text if content is None else content
+        store = open_store(self.paths, self.options.workspace, self.settings.checkpoints)
+        transcript = self.session.transcript.path if self.session.transcript else None
+        with self._running():
+            while True:
+                turn = agent.run_turn(message)
+                async for event in checkpointed(store, self.session.id, transcript, text, turn):
+                    if isinstance(event, FilesChanged):  # told outside the loop: heard here
+                        agent.hear(event)
+                    yield event
+                followed = await agent.follow_up()
+                for event in followed.events if followed else []:
+                    yield event
+                if followed is None or followed.message is None:
+                    return
+                text = message = followed.message
 
     async def compact(self, focus: str | None) -> AsyncIterator[Event]:
         """Compaction now, between turns. Yields nothing when nothing was compacted."""

@@ -39,6 +39,12 @@ def _slash_names(workspace: Path) -> list[str | tuple[str, str]]:
     return [*slash.names(), *project.completion_items(workspace)]
 
 
+def _extension_commands(booted: dict[str, Any]) -> list[str]:
+    """The extensions' slash commands, once the REPL has booted."""
+    repl = booted.get("repl")
+    return [] if repl is None else [c.name for _, c in repl.runtime.wiring.extensions.commands]
+
+
 def _mcp(booted: dict[str, Any], what: str) -> list[str]:
     """MCP prompt commands or resource mentions, once the REPL has booted."""
     repl, mcp_prompts = booted.get("repl"), sys.modules.get("agent_cli.ext.mcp.prompts")
@@ -60,7 +66,7 @@ def run_screen(options: Options) -> None:
     booted: dict[str, Any] = {}
     completer = ChatCompleter(
         workspace,
-        lambda: [*_slash_names(workspace), *_mcp(booted, "commands")],
+        lambda: [*_slash_names(workspace), *_extension_commands(booted), *_mcp(booted, "commands")],
         lambda: _mcp(booted, "mentions"),
         _slash_description,
     )

@@ -97,8 +97,8 @@ def test_without_a_terminal_lines_are_messages(
         proc.stdout.splitlines()[4],
         "Unknown command /bogus. Known: /help /todos /notes /compact /clear /sessions /resume "
         "/fork /cost /context /model /memory /remember /mcp /undo /rewind /diff /think /plan "
-        "/plans /jobs /lsp /goal /sandbox /commands /agents /skills /rename /export /copy "
-        "/add-dir /init /review /btw /vim /exit",
+        "/plans /jobs /lsp /sandbox /commands /agents /skills /rename /export /copy "
+        "/add-dir /init /review /btw /vim /exit /goal",  # the extensions' commands come last
         "welcome",
     ]
     assert proc.stdout.splitlines()[4].startswith("2 calls  in ")

@@ -37,6 +37,7 @@ FLOOR_NAMES = {
     4: "loop",
     5: "runtime",
     6: "front ends",
+    7: "extensions",
 }
 FLOORS: dict[str, int] = {
     "agent_cli": 1,  # the package itself (its __init__: the version); matches only itself
@@ -60,7 +61,6 @@ FLOORS: dict[str, int] = {
     "agent_cli.ext.checkpoints": 3,
     "agent_cli.ext.mcp": 3,
     "agent_cli.ext.project_files": 3,
-    "agent_cli.ext.goals": 3,  # the evidence ledger and the claims checker (done means proven)
     "agent_cli.ext.web": 2,  # web_fetch: rules, HTTP, conversion
     "agent_cli.ext": 1,  # the package of the built-in extensions (its __init__ only)
     "agent_cli.ext.batch": 3,  # agent batch: task file, trees, engines (local, Ray), results
@@ -73,6 +73,8 @@ FLOORS: dict[str, int] = {
     "agent_cli.ui": 6,
     "agent_cli.serve": 6,  # protocol servers (ACP, MCP) over stdio: they only drive the Runtime
     "agent_cli.__main__": 6,
+    # 7 the extensions: plugged in through the contract, imported by no floor below
+    "agent_cli.ext.goals": 7,  # done means proven: ledger, claims, goals, /goal
 }
 
 

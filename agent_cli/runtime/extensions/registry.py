@@ -34,9 +34,17 @@ from agent_cli.runtime.extensions.discovery import (
 
 log = logging.getLogger(__name__)
 
-BUILTINS: tuple[Declared, ...] = ()
+
+def _turns(asking: Asking) -> bool:
+    """A run that takes turns (`agent run`, `agent chat` and what serves a client)."""
+    return asking.command in {"run", "chat"}
+
+
+BUILTINS: tuple[Declared, ...] = (
+    Declared("goals", "agent_cli.ext.goals:EXTENSION", BUILTIN, _turns),  # claims: every turn
+)
 """This repository's features that plug in through the contract, declared as a package's entry
-points are: `Declared(name, "module:attribute", BUILTIN)`. None has moved here yet."""
+points are: `Declared(name, "module:attribute", BUILTIN)`."""
 
 
 class Extensions:

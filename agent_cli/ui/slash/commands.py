@@ -12,7 +12,6 @@ from agent_cli.ui.render.render import note_line, tokens
 from agent_cli.ui.screen.side_panel import todo_counts, todo_lines
 from agent_cli.ui.slash import context as context_ui
 from agent_cli.ui.slash import fork as fork_ui
-from agent_cli.ui.slash import goal as goal_ui
 from agent_cli.ui.slash import jobs as jobs_ui
 from agent_cli.ui.slash import lsp as lsp_ui
 from agent_cli.ui.slash import mcp as mcp_ui
@@ -45,7 +44,6 @@ HELP = {
     **plans_ui.HELP,
     **jobs_ui.HELP,
     **lsp_ui.HELP,
-    **goal_ui.HELP,
     **sandbox_ui.HELP,
     **project_slash.HELP,
     **daily.HELP,
@@ -260,7 +258,6 @@ COMMANDS: dict[str, Command] = {
     "/plans": plans_ui.plans_command,
     "/jobs": jobs_ui.jobs_command,
     "/lsp": lsp_ui.lsp_command,
-    "/goal": goal_ui.goal_command,
     "/sandbox": sandbox_ui.sandbox_command,
     **daily.COMMANDS,
     "/exit": _exit,
