@@ -92,6 +92,31 @@ class Agent:
 
     async def run_turn(self, prompt: str | list[Block]) -> AsyncIterator[Event]:
         blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else prompt
+        if vetoed := await self._begin(blocks):
+            for event in vetoed:
+                yield event
+            return
+        going_on = True
+        while going_on:  # the outbox is drained here: one generator less for every event
+            going_on = False
+            async for item in self._turn():
+                for event in self.outbox.passed(item):
+                    told = await self._ending(event) if isinstance(event, TurnEnd) else []
+                    if told is None:  # a Stop hook keeps the turn working
+                        going_on = True
+                        break
+                    for each in told:
+                        yield each
+                    self.hear(event)
+                    yield event
+                if going_on:
+                    break
+            for event in [] if going_on else self.outbox.pending():
+                self.hear(event)
+                yield event
+
+    async def _begin(self, blocks: list[Block]) -> list[Event]:
+        """The user's message into history, unless a hook vetoes it (its events, then)."""
         text = "\n".join(b.get("text", "") for b in blocks)
         self._ended, self._error = None, None
         for observer in self.observers:
@@ -99,26 +124,24 @@ class Agent:
         if self.turn_hooks and (vetoed := await self.turn_hooks.before_turn(blocks)):
             for event in vetoed:
                 self._seen(event)
-                yield event
-            return
+            return vetoed
         self.session.current_request = text  # §8
         self.session.append({"role": "user", "content": blocks})
         # after an interrupt the history ends with a user message of results: merge, as resume does
         self.session.messages = history.repair(self.session.messages)
-        while True:
-            async for event in self.outbox.drain(self._turn()):
-                if isinstance(event, TurnEnd) and self.turn_hooks:
-                    reason = await self.turn_hooks.after_turn(event)
-                    if reason and event.stop == "done":  # a Stop hook keeps it working
-                        self.session.append(history.user_text(reason))
-                        self.session.messages = history.repair(self.session.messages)
-                        break
-                    for told in await self._at_end(event):
-                        yield told
-                self.hear(event)
-                yield event
-            else:
-                return
+        return []
+
+    async def _ending(self, end: TurnEnd) -> list[Event] | None:
+        """What the hooks tell before `end` (heard as told); None when a Stop hook keeps the
+        turn working (its reason is the next message)."""
+        if self.turn_hooks is None:
+            return []
+        reason = await self.turn_hooks.after_turn(end)
+        if reason and end.stop == "done":
+            self.session.append(history.user_text(reason))
+            self.session.messages = history.repair(self.session.messages)
+            return None
+        return await self._at_end(end)
 
     async def follow_up(self) -> FollowUp | None:
         """Once a turn is over: what its hooks add (events), and the next message they send

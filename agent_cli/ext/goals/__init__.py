@@ -110,7 +110,7 @@ class GoalTurns:
     async def at_end(self, end: TurnEnd, tell: Callable[[Event], None]) -> None:
         """The final answer's claims, marked against the evidence, just before the TurnEnd."""
         if end.text.strip():
-            from agent_cli.ext.goals.pursuit import claims_checked
+            from agent_cli.ext.goals.claims import claims_checked
 
             extra = self.context.settings.verify.commands
             if (checked := claims_checked(end.text, self.ledger, extra)) is not None:

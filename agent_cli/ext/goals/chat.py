@@ -9,7 +9,7 @@ if TYPE_CHECKING:
     from agent_cli.runtime.extensions.contract import CommandPort
 
 
-class Goals(Protocol):
+class GoalHolder(Protocol):
     """The run's goal (the extension's service)."""
 
     goal: Goal | None
@@ -17,7 +17,7 @@ class Goals(Protocol):
     def set_goal(self, check: str | None, kind: str = "command") -> Goal | None: ...
 
 
-def goal_command(port: CommandPort, goals: Goals, arg: str) -> None:
+def goal_command(port: CommandPort, goals: GoalHolder, arg: str) -> None:
     if not arg:
         goal = goals.goal
         port.say(goal.status.line() + f"  ({goal.kind}: {goal.check})" if goal else "No goal.")

@@ -1,18 +1,16 @@
-"""A goal's work between turns: the check after each turn (a command, or a reviewer model judging
-the words from evidence alone), the limits that end the pursuit, and the marks of an answer's
-claims. Imported when a turn first needs it."""
+"""A goal's work between turns: the check after each turn (a command, or a reviewer model
+judging the words from evidence alone) and the limits that end the pursuit. Imported when a
+goal is first set."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from agent_cli.core.events import ErrorEvent, Event, FilesChanged, TurnEnd
-from agent_cli.core.verify_events import ClaimMark, ClaimsChecked, GoalChecked
+from agent_cli.core.verify_events import GoalChecked
 from agent_cli.ext.goals import evaluator
 from agent_cli.ext.goals.check_run import run_check
-from agent_cli.ext.goals.claims import check
 from agent_cli.ext.goals.goal import Goal, Limits, gave_up
 from agent_cli.ext.goals.ledger import EvidenceLedger
 from agent_cli.model.client import Final, ModelRequest
@@ -39,13 +37,6 @@ def new_goal(runtime: Runtime, check: str | None, kind: str, limits: Limits | No
     goal = Goal(check.strip(), "words" if kind == "words" else "command", limits)
     goal.cost_at_start = runtime.session.priced_usd
     return goal
-
-
-def claims_checked(
-    answer: str, ledger: EvidenceLedger, extra: Mapping[str, Sequence[str]]
-) -> ClaimsChecked | None:
-    marks = [ClaimMark(**c.as_json()) for c in check(answer, ledger, extra)]
-    return ClaimsChecked(claims=marks) if marks else None
 
 
 async def after_turn(

@@ -179,7 +179,7 @@ def test_broken_packages_are_named_in_a_line_each_and_skipped(site: Path):
         install(site, f"{name}-ext", "0.1", {name: f"{name}_ext:extension"},
                 {f"{name}_ext.py": text})  # fmt: skip
     install(site, "twin-ext", "2.0", {"good": "good_ext:extension"}, {})
-    extensions = discover([str(site)])
+    extensions = discover([str(site)], builtins=())  # the packages alone
     assert extensions.names() == ["good"]
     pre = {name: f"extension '{name}' (package {name}_ext 0.1): " for name in cases}
     assert lines(extensions) == [  # in the folders' order
@@ -199,7 +199,7 @@ def test_broken_packages_are_named_in_a_line_each_and_skipped(site: Path):
 def test_nothing_is_imported_unless_a_package_declares_the_group(site: Path):
     dist = install(site, "other", "1.0", {}, {"other_mod.py": "raise SystemExit('imported')"})
     (dist / "entry_points.txt").write_text("[console_scripts]\nother = other_mod:main\n")
-    assert discover([str(site)]).names() == []
+    assert discover([str(site)], builtins=()).names() == []
     assert "other_mod" not in sys.modules
 
 
