@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.ui.slash.commands import HELP, KEYS
+from agent_cli.runtime.extensions.discovery import Asking
+from agent_cli.runtime.extensions.registry import discover
+from agent_cli.ui.slash.commands import HELP, KEYS, extension_commands
 from tests.e2e.pty_screen import ChatTerm
 from tests.fake_model import FakeAnthropic
 
@@ -26,11 +28,14 @@ def test_help_lists_the_keys_with_a_hanging_indent(
         term.close()
     block = shown[shown.index("you> /help") + 1 :]
     block = block[: next(n for n, line in enumerate(block) if "attach a file" in line) + 1]
-    names = [*HELP, *KEYS]
-    for name in ("Ctrl-B", "F2", "Ctrl-O", "Shift-Tab", "Ctrl-G", "Ctrl-R"):
+    chat = discover(path=[], asking=Asking(command="chat"))  # the built-in extensions' too
+    added = [c.usage or c.name for _, c in extension_commands(chat).values()]
+    names = [*HELP, *KEYS, *added]
+    for name in ("Ctrl-B", "F2", "Ctrl-O", "Shift-Tab", "Ctrl-G", "Ctrl-R", *added):
         assert any(line.startswith(name + " ") for line in block), (name, block)
-    keys = block.index("Keys")
-    for part in (block[:keys], block[keys + 1 :]):
+    heads = [n for n, line in enumerate(block) if line in ("Extensions", "Keys")]
+    bounds = zip([-1, *heads], [*heads, len(block)], strict=True)
+    for part in (block[start + 1 : end] for start, end in bounds):  # each section's own column
         column = len(part[0]) - len(part[0].split("  ")[-1].lstrip())  # where texts start
         for line in part:
             if line and not any(line.startswith(name) for name in names):
