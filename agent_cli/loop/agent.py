@@ -35,10 +35,11 @@ from agent_cli.loop.outbox import Outbox, Passed
 from agent_cli.loop.rounds import not_run_calls, run_round
 from agent_cli.loop.shown import record_shown
 from agent_cli.loop.stream_events import ShownStream
+from agent_cli.loop.turn_edges import TurnEdges
 from agent_cli.loop.turn_state import TurnState, goes_on
 from agent_cli.model.client import ModelClient, ModelReply, ModelRequest
 from agent_cli.model.usage import Usage
-from agent_cli.policy.turn_hooks import FollowUp, TurnEnds, TurnHooks
+from agent_cli.policy.turn_hooks import FollowUp, TurnHooks
 from agent_cli.session.state import Session
 from agent_cli.tools.registry import ToolRegistry
 
@@ -67,11 +68,11 @@ class Agent:
     _last_request_messages: int = 0
     _thinking: int | None = None  # the turn's thinking budget: one mode a whole turn (the API's)
     _shown: ShownStream = field(init=False)  # text and thinking as shown: secrets masked
-    _ended: TurnEnd | None = None  # how the newest turn ended, and what it failed with
-    _error: ErrorEvent | None = None
+    _edges: TurnEdges = field(init=False)  # the message in, the observers, the hooks at its end
 
     def __post_init__(self) -> None:
         self._shown = ShownStream(self.session.tool_ctx.secrets)
+        self._edges = TurnEdges(self.session, self.observers, self.turn_hooks)
         self.session.tool_ctx.emit = self.emit
         if self.session.usage_sink is None:  # the runtime may route usage elsewhere
             self.session.usage_sink = self.emit
@@ -92,7 +93,7 @@ class Agent:
 
     async def run_turn(self, prompt: str | list[Block]) -> AsyncIterator[Event]:
         blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else prompt
-        if vetoed := await self._begin(blocks):
+        if vetoed := await self._edges.begin(blocks):
             for event in vetoed:
                 yield event
             return
@@ -101,7 +102,7 @@ class Agent:
             going_on = False
             async for item in self._turn():
                 for event in self.outbox.passed(item):
-                    told = await self._ending(event) if isinstance(event, TurnEnd) else []
+                    told = await self._edges.ending(event) if isinstance(event, TurnEnd) else []
                     if told is None:  # a Stop hook keeps the turn working
                         going_on = True
                         break
@@ -115,65 +116,14 @@ class Agent:
                 self.hear(event)
                 yield event
 
-    async def _begin(self, blocks: list[Block]) -> list[Event]:
-        """The user's message into history, unless a hook vetoes it (its events, then)."""
-        text = "\n".join(b.get("text", "") for b in blocks)
-        self._ended, self._error = None, None
-        for observer in self.observers:
-            observer.on_user_message(text)  # before it enters history (next-message triggers)
-        if self.turn_hooks and (vetoed := await self.turn_hooks.before_turn(blocks)):
-            for event in vetoed:
-                self._seen(event)
-            return vetoed
-        self.session.current_request = text  # §8
-        self.session.append({"role": "user", "content": blocks})
-        # after an interrupt the history ends with a user message of results: merge, as resume does
-        self.session.messages = history.repair(self.session.messages)
-        return []
-
-    async def _ending(self, end: TurnEnd) -> list[Event] | None:
-        """What the hooks tell before `end` (heard as told); None when a Stop hook keeps the
-        turn working (its reason is the next message)."""
-        if self.turn_hooks is None:
-            return []
-        reason = await self.turn_hooks.after_turn(end)
-        if reason and end.stop == "done":
-            self.session.append(history.user_text(reason))
-            self.session.messages = history.repair(self.session.messages)
-            return None
-        return await self._at_end(end)
-
     async def follow_up(self) -> FollowUp | None:
         """Once a turn is over: what its hooks add (events), and the next message they send
         (a goal not yet met); None when there is nothing."""
-        hooks = self.turn_hooks
-        if self._ended is None or not isinstance(hooks, TurnEnds):
-            return None
-        return await hooks.follow_up(self._ended, self._error)
-
-    async def _at_end(self, end: TurnEnd) -> list[Event]:
-        """The hooks' events of the turn's end, each heard by the observers as it is told."""
-        told: list[Event] = []
-        if isinstance(self.turn_hooks, TurnEnds):
-
-            def tell(event: Event) -> None:
-                self.hear(event)
-                told.append(event)
-
-            await self.turn_hooks.at_end(end, tell)
-        return told
+        return await self._edges.follow_up()
 
     def hear(self, event: Event) -> None:
         """Every observer hears `event` (the turn's, or a `!command` the user ran)."""
-        self._seen(event)
-        for observer in self.observers:
-            observer.on_event(event)
-
-    def _seen(self, event: Event) -> None:
-        if isinstance(event, TurnEnd):
-            self._ended = event
-        elif isinstance(event, ErrorEvent):
-            self._error = event
+        self._edges.hear(event)
 
     async def compact_now(self, focus: str | None) -> AsyncIterator[Event]:
         """/compact [focus] between turns."""
