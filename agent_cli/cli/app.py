@@ -9,19 +9,11 @@ import typer
 
 from agent_cli.cli.chat import CHAT_CONTEXT, chat
 from agent_cli.cli.chat_start import DESCRIPTION
-from agent_cli.cli.commands.batch import batch
-from agent_cli.cli.commands.checkpoints import checkpoints_app
-from agent_cli.cli.commands.lsp import lsp_app
-from agent_cli.cli.commands.mcp import mcp_app
 from agent_cli.cli.commands.memory import memory_app
 from agent_cli.cli.commands.notes import notes_app
-from agent_cli.cli.commands.project_files import agents_app, commands_app, skills_app
-from agent_cli.cli.commands.rewind import rewind
 from agent_cli.cli.commands.server import server_app
 from agent_cli.cli.commands.serving import acp
 from agent_cli.cli.commands.sessions import sessions_app
-from agent_cli.cli.commands.trust import trust
-from agent_cli.cli.commands.worktrees import worktrees_app
 from agent_cli.cli.extension_commands import ExtensionGroup
 from agent_cli.cli.run import run
 
@@ -59,19 +51,7 @@ app.command("run", help="Run one prompt non-interactively and exit.")(run)
 app.add_typer(sessions_app, name="sessions", help="List and show recorded sessions.")
 app.add_typer(notes_app, name="notes", help="List, show and search subagent notes.")
 app.add_typer(memory_app, name="memory", help="List, show and search episodic memory.")
-app.add_typer(mcp_app, name="mcp", help="Add, remove, list and inspect MCP servers.")
-app.add_typer(lsp_app, name="lsp", help="The language servers that check edits: status.")
-app.add_typer(checkpoints_app, name="checkpoints", help="List and diff workspace checkpoints.")
-app.command("rewind", help="Take code and/or conversation back to a checkpoint.")(rewind)
-app.command("trust", help="Trust this workspace's hooks, allow rules, MCP servers and commands.")(
-    trust
-)
-app.add_typer(commands_app, name="commands", help="List the slash commands of this workspace.")
-app.add_typer(agents_app, name="agents", help="List the subagent types task can run.")
 app.add_typer(server_app, name="server", help="The warm process `agent run` uses: status, stop.")
-app.command("batch", help="Run many tasks (TASKS.jsonl), each isolated; local or on Ray.")(batch)
-app.add_typer(skills_app, name="skills", help="List skills; `why PROMPT` shows which match.")
-app.add_typer(worktrees_app, name="worktrees", help="Agent worktrees: list, diff, merge, remove.")
 app.command("acp", help="Serve editors over the Agent Client Protocol (stdio).")(acp)
 
 

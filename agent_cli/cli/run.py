@@ -175,15 +175,15 @@ def _read_input(
 def _say_how_it_starts(runtime: Runtime, quiet: bool) -> None:
     """What the user should know before the first request: trust, a fork, no sandbox, old jobs."""
     from agent_cli.cli.workspace_trust import warn_unconfined, warn_untrusted
+    from agent_cli.runtime.work import background_jobs
 
     warn_untrusted(runtime.options.workspace)
     if runtime.restored is not None and runtime.restored.forked:
         sys.stderr.write(f"agent: {runtime.restored.forked}\n")
     warn_unconfined(runtime.settings)
-    if runtime.past_jobs and not quiet:
-        from agent_cli.ext.jobs.ledger import listing
-
-        sys.stderr.write(listing(runtime.past_jobs) + "\n")
+    jobs = background_jobs(runtime.extension)
+    if jobs is not None and not quiet and (past := jobs.past_listing()):
+        sys.stderr.write(past + "\n")
 
 
 def _execute(
@@ -246,6 +246,15 @@ async def _one(text: str) -> AsyncIterator[tuple[str, list[Block] | None]]:
     yield text, None
 
 
+async def _wait_jobs(runtime: Runtime) -> None:
+    """`--wait-jobs`: until every background job has ended by itself."""
+    from agent_cli.runtime.work import background_jobs
+
+    jobs = background_jobs(runtime.extension)
+    if jobs is not None:
+        await jobs.wait_all()
+
+
 async def _drive(
     runtime: Runtime,
     reporter: RunReporter,
@@ -278,7 +287,7 @@ async def _drive(
                 reporter.finish(outcome.totalled(runtime.session))
                 outcome.next_turn()
         if runtime.options.wait_jobs:
-            await runtime.wait_jobs()
+            await _wait_jobs(runtime)
         finished = True
     finally:  # episode work finishes (bounded) before the client closes, unless interrupted
         await runtime.aclose(wait=finished)

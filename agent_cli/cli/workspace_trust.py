@@ -9,9 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agent_cli.core.settings.schema import Settings
-from agent_cli.ext.project_files.trust_items import widening_items
 from agent_cli.ext.sandbox.confine import startup_notice
 from agent_cli.policy.trust import ENV_TRUST, TrustItem, TrustStore, grant_items
+from agent_cli.runtime.trust_items import widening_items
 
 
 def untrusted_items(workspace: Path, store: TrustStore | None = None) -> list[TrustItem]:

@@ -1,12 +1,13 @@
 """The port through which an edit learns what it broke: language-server diagnostics (and a
 formatter's pass) after `edit_file` / `write_file`, and the `diagnostics` tool's look-up.
-`lsp/` implements it; the composition root puts it on the ToolContext."""
+An extension provides it as the port "after_edit" (language servers); the Runtime puts it
+on each session's ToolContext."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 
 @dataclass(frozen=True)
@@ -16,6 +17,7 @@ class EditReport:
     formatted: bool = False  # a formatter rewrote the file after the edit
 
 
+@runtime_checkable
 class Diagnoser(Protocol):
     async def after_edit(self, path: Path) -> EditReport: ...
 

@@ -37,9 +37,9 @@ from agent_cli.loop.shown import record_shown
 from agent_cli.loop.stream_events import ShownStream
 from agent_cli.loop.turn_edges import TurnEdges
 from agent_cli.loop.turn_state import TurnState, goes_on
-from agent_cli.model.client import ModelClient, ModelReply, ModelRequest
+from agent_cli.model.client import Final, ModelClient, ModelReply, ModelRequest
 from agent_cli.model.usage import Usage
-from agent_cli.policy.turn_hooks import FollowUp, TurnHooks
+from agent_cli.policy.turn_hooks import FollowUp, TurnHooks, TurnWrapper
 from agent_cli.session.state import Session
 from agent_cli.tools.registry import ToolRegistry
 
@@ -63,6 +63,8 @@ class Agent:
     stop_after_round: Callable[[], bool] | None = None
     # user_prompt_submit (may veto the turn) and stop hooks (SPEC §12)
     turn_hooks: TurnHooks | None = None
+    # what wraps each turn's events (an extension's checkpoint), the first the outermost
+    wrappers: Sequence[TurnWrapper] = ()
     outbox: Outbox = field(default_factory=Outbox)  # where memory and stages emit too
     _last_usage: Usage | None = None
     _last_request_messages: int = 0
@@ -72,7 +74,7 @@ class Agent:
 
     def __post_init__(self) -> None:
         self._shown = ShownStream(self.session.tool_ctx.secrets)
-        self._edges = TurnEdges(self.session, self.observers, self.turn_hooks)
+        self._edges = TurnEdges(self.session, self.observers, self.turn_hooks, self.wrappers)
         self.session.tool_ctx.emit = self.emit
         if self.session.usage_sink is None:  # the runtime may route usage elsewhere
             self.session.usage_sink = self.emit
@@ -91,8 +93,16 @@ class Agent:
             last_request_messages=self._last_request_messages,
         )
 
-    async def run_turn(self, prompt: str | list[Block]) -> AsyncIterator[Event]:
-        blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else prompt
+    def run_turn(self, prompt: str | list[Block]) -> AsyncIterator[Event]:
+        blocks: list[Block] = (
+            [{"type": "text", "text": prompt}] if isinstance(prompt, str) else prompt
+        )
+        turn = self._run_turn(blocks)
+        for wrapper in reversed(self.wrappers):
+            turn = wrapper.around(blocks, turn)
+        return turn
+
+    async def _run_turn(self, blocks: list[Block]) -> AsyncIterator[Event]:
         if vetoed := await self._edges.begin(blocks):
             for event in vetoed:
                 yield event
@@ -202,8 +212,9 @@ class Agent:
         turn.reply = reply
 
     async def _request(self) -> AsyncIterator[Event | ModelReply]:
-        """One model request, with at most one reactive compaction on prompt-too-long."""
-        recovered = False
+        """One model request, with at most one reactive compaction on prompt-too-long. Its
+        stream is shown here, item by item: one generator less for every delta."""
+        recovered, shown = False, self._shown
         while True:
             if self.caller == "main" and (steered := steering.deliver(self.session)):
                 record_shown(self.session, steered)
@@ -211,21 +222,34 @@ class Agent:
             async for event in self._prepare():
                 yield event
             request = self._build_request()
+            shown.streamed.clear()
             try:
-                async for item in self._shown.stream(self.client.stream(request)):
-                    if isinstance(item, ModelReply):
+                async for item in self.client.stream(request):
+                    for event in shown.events(item):
+                        yield event
+                    if isinstance(item, Final):
                         self._last_request_messages = len(request.messages)
-                    yield item
+                        yield item.reply
                 return
-            except errors.PromptTooLongError as e:
-                compacted = None
-                if not recovered and self.compactor is not None:  # once per request (§8)
-                    recovered = True
-                    messages, ctx = self.session.messages, self.stage_context()
-                    compacted = await self.compactor.recover(messages, ctx)
-                if compacted is None:
-                    raise errors.PromptTooLongError(f"{e} {errors.TOO_LONG_HINT}") from e
+            except errors.AgentError as e:
+                for event in shown.cut():  # the request failed: what was held back is shown
+                    yield event
+                if not isinstance(e, errors.PromptTooLongError):
+                    raise
+                compacted = await self._recover(e, recovered)
+                recovered = True
                 yield self._replace_history(compacted)
+
+    async def _recover(self, e: errors.PromptTooLongError, recovered: bool) -> Compacted:
+        """The history compacted after a prompt too long, once per request (§8); else the
+        error, with what to do about it."""
+        compacted = None
+        if not recovered and self.compactor is not None:
+            messages, ctx = self.session.messages, self.stage_context()
+            compacted = await self.compactor.recover(messages, ctx)
+        if compacted is None:
+            raise errors.PromptTooLongError(f"{e} {errors.TOO_LONG_HINT}") from e
+        return compacted
 
     def _build_request(self) -> ModelRequest:
         messages = self.session.messages

@@ -11,7 +11,7 @@ from agent_cli.context.ports import TurnObserver
 from agent_cli.core import history
 from agent_cli.core.events import ErrorEvent, Event, TurnEnd
 from agent_cli.core.messages import Block
-from agent_cli.policy.turn_hooks import FollowUp, TurnEnds, TurnHooks
+from agent_cli.policy.turn_hooks import FollowUp, TurnEnds, TurnHooks, TurnWrapper
 from agent_cli.session.state import Session
 
 
@@ -20,6 +20,7 @@ class TurnEdges:
     session: Session
     observers: Sequence[TurnObserver]
     hooks: TurnHooks | None
+    wrappers: Sequence[TurnWrapper] = ()  # a wrapper's end is told first (what the turn changed)
     ended: TurnEnd | None = None  # how the newest turn ended, and what it failed with
     error: ErrorEvent | None = None
 
@@ -40,23 +41,23 @@ class TurnEdges:
         return []
 
     async def ending(self, end: TurnEnd) -> list[Event] | None:
-        """What the hooks tell before `end` (heard as told); None when a Stop hook keeps the
-        turn working (its reason is the next message)."""
-        if self.hooks is None:
-            return []
-        reason = await self.hooks.after_turn(end)
-        if reason and end.stop == "done":
-            self.session.append(history.user_text(reason))
-            self.session.messages = history.repair(self.session.messages)
-            return None
+        """What the wrappers, then the hooks tell before `end` (heard as told); None when a
+        Stop hook keeps the turn working (its reason is the next message)."""
+        if self.hooks is not None:
+            reason = await self.hooks.after_turn(end)
+            if reason and end.stop == "done":
+                self.session.append(history.user_text(reason))
+                self.session.messages = history.repair(self.session.messages)
+                return None
         told: list[Event] = []
-        if isinstance(self.hooks, TurnEnds):
 
-            def tell(event: Event) -> None:
-                self.hear(event)
-                told.append(event)
+        def tell(event: Event) -> None:
+            self.hear(event)
+            told.append(event)
 
-            await self.hooks.at_end(end, tell)
+        for ends in [*self.wrappers, self.hooks]:
+            if isinstance(ends, TurnEnds):
+                await ends.at_end(end, tell)
         return told
 
     async def follow_up(self) -> FollowUp | None:

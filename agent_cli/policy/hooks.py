@@ -21,7 +21,6 @@ from agent_cli.core.events import Event, TurnEnd
 from agent_cli.core.messages import Block
 from agent_cli.core.outside.spawn import default_env
 from agent_cli.core.settings.schema import HookSpec, HooksSettings
-from agent_cli.ext.jobs.watch import spawn_watched
 from agent_cli.policy.turn_hooks import prompt_text, veto_events
 
 log = logging.getLogger(__name__)
@@ -110,6 +109,8 @@ async def run_process(
 ) -> tuple[int | None, str, str] | None:
     """(exit code, stdout, stderr) of a hook command; None when it could not start or timed
     out (logged: the event passes)."""
+    from agent_cli.core.outside.watch import spawn_watched  # not needed by a run without hooks
+
     spawned = spawn_watched(
         ["/bin/sh", "-c", command],
         cwd=cwd,

@@ -1,14 +1,15 @@
 """The port through which the loop runs hooks around a turn (SPEC §12): `user_prompt_submit`
 may veto the prompt before anything is stored (or add blocks to it); `stop` runs when the turn
-ends and may give a reason to keep working (the loop bounds how often).
+ends and may give a reason to keep working (the loop bounds how often). A `TurnWrapper` wraps
+the whole turn's events (a checkpoint before it).
 
-A hook may also be `TurnEnds` (an extension's middleware: claims, goals, checkpoints): it tells
-events as the turn ends, before its TurnEnd, and once the end was told it may follow the turn
-with another message, a turn of its own (a goal's check failed: what it said is sent)."""
+A hook or a wrapper may also be `TurnEnds` (an extension's: claims, goals, checkpoints): it
+tells events as the turn ends, before its TurnEnd, and once the end was told it may follow the
+turn with another message, a turn of its own (a goal's check failed: what it said is sent)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -44,6 +45,14 @@ class TurnEnds(Protocol):
 
     async def follow_up(self, end: TurnEnd, error: ErrorEvent | None) -> FollowUp | None:
         """After the turn (`error`: what it failed with, if it did): None when it is over."""
+        ...
+
+
+class TurnWrapper(Protocol):
+    def around(self, prompt: list[Block], turn: AsyncIterator[Event]) -> AsyncIterator[Event]:
+        """`turn`'s events with what this adds. Called as the turn starts, before any hook and
+        before `prompt` (the user's blocks, as sent: read them before iterating `turn`, which
+        may rewrite them) enters history."""
         ...
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import cast
 
 from agent_cli.context.breakdown import metered
 from agent_cli.context.pipeline import build_pipeline, request_overhead
@@ -15,13 +16,9 @@ from agent_cli.context.spending import BudgetStage
 from agent_cli.core.asking import PlanDecisionResult
 from agent_cli.core.events import Event, WarningEvent
 from agent_cli.core.options import Options
+from agent_cli.core.prompts.instructions import project_instructions
 from agent_cli.core.prompts.system import build_system
 from agent_cli.core.tool_contract import AnyTool
-from agent_cli.ext.jobs.board import JobBoard
-from agent_cli.ext.mcp.manager import McpManager
-from agent_cli.ext.mcp.setup import start_mcp
-from agent_cli.ext.project_files.instructions import project_instructions
-from agent_cli.ext.project_files.wire import ProjectPart, project_part
 from agent_cli.ext.web.fetch import WebFetch
 from agent_cli.loop.agent import Agent
 from agent_cli.loop.outbox import Outbox
@@ -40,35 +37,33 @@ from agent_cli.policy.turn_hooks import TurnHooksChain
 from agent_cli.runtime.extensions.contract import ExtensionContext
 from agent_cli.runtime.extensions.registry import NO_EXTENSIONS, Extensions, log_problems
 from agent_cli.runtime.ports import Assembly
+from agent_cli.runtime.workspace_part import PORT as WORKSPACE_PART
+from agent_cli.runtime.workspace_part import NoWorkspacePart, WorkspacePart, WorkspaceParts
 from agent_cli.session.state import Session
+from agent_cli.subagent.isolating import PORT as ISOLATION
 from agent_cli.subagent.runner import SubagentRunner
 from agent_cli.subagent.store import NoteStore
 from agent_cli.subagent.task import Task
 from agent_cli.todo.reminder import TodoReminder
 from agent_cli.tools.compact import Compact
-from agent_cli.tools.diagnostics import Diagnostics
 from agent_cli.tools.edit_file import EditFile
 from agent_cli.tools.glob import Glob
 from agent_cli.tools.grep import Grep
 from agent_cli.tools.present_plan import PlanModeTools, asking_tools
 from agent_cli.tools.read_file import ReadFile
-from agent_cli.tools.registry import ToolRegistry
+from agent_cli.tools.registry import ToolRegistry, ToolSource
 from agent_cli.tools.shell.bash import Bash
-from agent_cli.tools.shell.bash_jobs import BashKill, BashOutput
+from agent_cli.tools.shell.bash_jobs import PORT as JOBS
+from agent_cli.tools.shell.bash_jobs import Background
 from agent_cli.tools.todo_write import TodoWrite
 from agent_cli.tools.write_file import WriteFile
 
 log = logging.getLogger(__name__)
 
 
-def base_tools(jobs: JobBoard | None = None) -> list[AnyTool]:
-    """`jobs`: where background shells go; None offers no background jobs."""
-    shell: list[AnyTool] = [Bash(jobs)] if jobs is None else [Bash(jobs), *job_tools(jobs)]
-    return [ReadFile(), WriteFile(), EditFile(), *shell, Glob(), Grep(), Recall(search_notes)]
-
-
-def job_tools(jobs: JobBoard) -> list[AnyTool]:
-    return [BashOutput(jobs), BashKill(jobs)]
+def base_tools(jobs: Background | None = None) -> list[AnyTool]:
+    """`jobs`: where bash's background shells go (the port "jobs"); None offers none."""
+    return [ReadFile(), WriteFile(), EditFile(), Bash(jobs), Glob(), Grep(), Recall(search_notes)]
 
 
 class PlanHandOver:
@@ -87,7 +82,7 @@ class PlanHandOver:
 
 
 def _permissions(
-    session: Session, options: Options, approver: Approver | None, project: ProjectPart
+    session: Session, options: Options, approver: Approver | None, project: WorkspacePart
 ) -> Permissions:
     """The session's permissions: settings, project rules, and in chat the rules the user
     approved here before ("don't ask again in this project")."""
@@ -112,47 +107,46 @@ def assemble(
     options: Options,
     approver: Approver | None = None,
     publish: Callable[[Event], None] | None = None,
-    mcp: McpManager | None = None,
-    jobs: JobBoard | None = None,
     extra_tools: Sequence[AnyTool] = (),
     extensions: Extensions = NO_EXTENSIONS,
     services: Callable[[str], object | None] = lambda name: None,
 ) -> Assembly:
     """The agent of a session with everything wired: tools, gate, subagents, context pipeline,
     todo reminder, hooks and episodic memory. `approver` answers permission questions (the
-    REPL's; None denies them, headless); `publish` hears what happens outside a turn. `mcp`:
-    servers already started by the runtime; None starts the configured ones here. `jobs`: the
-    run's background jobs (None: a board of this session's own). `extra_tools`: the session's
-    alone (a subagent never gets them), e.g. `--json-schema`'s final tool. `extensions`: the
-    run's; their tools come after the agent's own (subagents get them too), their stages,
-    guides, observers and middleware after the spine's. `services`: the run's extension
-    services by name (the Runtime's `extension`)."""
+    REPL's; None denies them, headless); `publish` hears what happens outside a turn.
+    `extra_tools`: the session's alone (a subagent never gets them), e.g. `--json-schema`'s
+    final tool. `extensions`: the run's; their tools come after the agent's own (subagents get
+    them too), their stages, guides, observers and middleware after the spine's (their turn
+    wrappers outside it all); the tools that come and go between requests (MCP servers') are
+    the port "tool_source"; the port "jobs" is bash's background jobs (none without it).
+    `services`: the run's extension services by name (the Runtime's `extension`)."""
     settings, workspace = session.settings, options.workspace
-    jobs = jobs or JobBoard(session.paths, settings.jobs)
     hooks = Hooks(settings.hooks, session.id, workspace)
-    project = project_part(session, workspace, resumed=bool(session.messages))
+    context = contexts(session, workspace, services)
+    project = workspace_part(session, extensions, context)
     permissions = _permissions(session, options, approver, project)
-    if mcp is None:  # in the background: the first request does not wait for any server
-        mcp = start_mcp(settings, workspace, session.paths.logs, _mode(permissions))
     gate = PolicyGate(permissions, hooks, project.gate_hooks())
     server_tools = declarations(settings.web)
-    before_task = [*base_tools(jobs), TodoWrite(session.todos, session.record)]
+    jobs = extensions.port(JOBS, context)  # background jobs, if an extension provides them
+    bash_jobs = jobs if isinstance(jobs, Background) else None
+    before_task = [*base_tools(bash_jobs), TodoWrite(session.todos, session.record)]
     after_task = [Compact(session), *asking_tools(), *project.tools(permissions)]
     after_task += [WebFetch()] if settings.web.fetch else []
-    after_task += [Diagnostics()] if session.tool_ctx.diagnoser is not None else []
     own = ["task", *(t.name for t in [*before_task, *after_task, *extra_tools])]
     own += [str(t["name"]) for t in server_tools]
     context = contexts(session, workspace, services)
+    source = _tool_source(extensions, context)
     after_task += _extension_tools(extensions, context, own, publish)
     # subagents get the complete set minus `task` (and what the runner leaves out itself)
-    children = ToolRegistry([*before_task, *after_task], gate, mcp, server_tools)
+    children = ToolRegistry([*before_task, *after_task], gate, source, server_tools)
     runner = SubagentRunner(
         parent=session, client=client, store=NoteStore(session.paths), spawn=Agent,
         tools=children, child_hooks=project.child_hooks(),
     )  # fmt: skip
-    task = Task(runner, project.agent_types(permissions, hooks))
+    isolation = lambda: extensions.port(ISOLATION, context)  # noqa: E731 - asked when used
+    task = Task(runner, project.agent_types(permissions, hooks), isolation)
     tools = [*before_task, task, *after_task, *extra_tools]
-    registry = ToolRegistry(tools, gate, PlanModeTools(_mode(permissions), mcp), server_tools)
+    registry = ToolRegistry(tools, gate, PlanModeTools(_mode(permissions), source), server_tools)
     commands = project.commands(registry, permissions)  # they expand before the turn
     instructions = project_instructions(workspace, settings.instructions_max_chars)
     if instructions:
@@ -192,8 +186,20 @@ def assemble(
             [*project.turn_hooks(hooks, commands), *extensions.made("middleware", context)]
         ),
         outbox=outbox,
+        wrappers=extensions.made("around_turn", context),
     )
-    return Assembly(agent, memory, jobs, on_end=[project.session_end], meter=meter)
+    return Assembly(agent, memory, on_end=[project.session_end], meter=meter)
+
+
+def workspace_part(
+    session: Session, extensions: Extensions, context: Callable[[str], ExtensionContext]
+) -> WorkspacePart:
+    """What the workspace's own files add to this session (project files, when an extension
+    answers the port); nothing but the built-in subagent type otherwise."""
+    parts = cast("WorkspaceParts | None", extensions.port(WORKSPACE_PART, context))
+    if parts is None:
+        return NoWorkspacePart(session)
+    return parts(session, resumed=bool(session.messages))
 
 
 def contexts(
@@ -226,12 +232,26 @@ def _extension_tools(
     return tools
 
 
+def _tool_source(
+    extensions: Extensions, context: Callable[[str], ExtensionContext]
+) -> ToolSource | None:
+    """The tools that come and go (an extension's port "tool_source", e.g. MCP servers'),
+    starting in the background: the first request does not wait for them."""
+    source = extensions.port("tool_source", context)
+    return source if isinstance(source, ToolSource) else None
+
+
 def _mode(permissions: Permissions) -> Callable[[], str]:
-    return lambda: permissions.mode  # read at each request: plan mode narrows the MCP tools
+    return lambda: permissions.mode  # read at each request: plan mode offers present_plan
 
 
 def build_agent(
-    session: Session, client: ModelClient, options: Options, approver: Approver | None = None
+    session: Session,
+    client: ModelClient,
+    options: Options,
+    approver: Approver | None = None,
+    extensions: Extensions = NO_EXTENSIONS,
 ) -> Agent:
-    """The agent alone (tests that drive the loop directly)."""
-    return assemble(session, client, options, approver).agent
+    """The agent alone (tests that drive the loop directly), with `extensions` (none: the
+    spine's own tools)."""
+    return assemble(session, client, options, approver, extensions=extensions).agent

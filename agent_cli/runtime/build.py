@@ -21,10 +21,6 @@ from agent_cli.core.options import Options
 from agent_cli.core.outside import spawn
 from agent_cli.core.settings.schema import Settings, layer_keys, load_settings
 from agent_cli.core.tool_contract import AnyTool
-from agent_cli.ext.jobs.board import JobBoard
-from agent_cli.ext.lsp.manager import LspManager
-from agent_cli.ext.mcp.manager import McpManager
-from agent_cli.ext.mcp.setup import start_mcp
 from agent_cli.model.call_log import CallLog, key_last4
 from agent_cli.model.client import ModelClient
 from agent_cli.model.credentials import require_credentials
@@ -62,9 +58,11 @@ def installed(asking: Asking = EVERYTHING) -> Extensions:
 
 
 def asking(options: Options, overrides: dict[str, Any] | None = None) -> Asking:
-    """What this run asks for, before any extension is imported."""
-    keys = layer_keys(options.workspace, overrides)
-    return Asking(keys, options.workspace, "run" if options.one_shot else "chat")
+    """What this run asks for, before any extension is imported: `agent run` what its settings,
+    workspace and command line name; a chat everything."""
+    if not options.one_shot:  # a chat offers every feature's slash commands from its start
+        return EVERYTHING
+    return Asking(layer_keys(options.workspace, overrides), options.workspace, "run")
 
 
 def overrides_of(options: Options) -> dict[str, Any]:
@@ -128,18 +126,14 @@ class CompositionRoot:
         paths: Paths,
         call_log: CallLog,
         extra_tools: Sequence[AnyTool] = (),
-        lsp: LspManager | None = None,
         extensions: Extensions | None = None,
     ) -> None:
         self.settings, self.paths, self.call_log = settings, paths, call_log
         self.extensions = extensions if extensions is not None else NO_EXTENSIONS
-        self.jobs = JobBoard(paths, settings.jobs)
         self.extra_tools = tuple(extra_tools)
-        self.lsp = lsp  # the run's language servers, shared by its sessions
 
     def open_session(self, options: Options) -> tuple[Session, RestoredSession | None]:
-        lsp = self.lsp if self.lsp is not None and self.lsp.any_server() else None
-        return open_session(options, self.settings, self.paths, lsp)
+        return open_session(options, self.settings, self.paths)
 
     def make_client(self, on_sent: Callable[[], None] | None = None) -> ModelClient:
         return make_client(self.settings, self.call_log, on_sent)
@@ -151,23 +145,15 @@ class CompositionRoot:
         options: Options,
         approver: Approver | None,
         publish: Callable[[Event], None],
-        mcp: McpManager | None = None,
-        jobs: JobBoard | None = None,
         services: Callable[[str], object | None] = lambda name: None,
     ) -> Assembly:
         return assemble(
-            session, client, options, approver, publish, mcp, jobs, self.extra_tools,
+            session, client, options, approver, publish, self.extra_tools,
             self.extensions, services,
         )  # fmt: skip
 
-    def start_mcp(self, workspace: Path, mode: Callable[[], str], eager: bool) -> McpManager | None:
-        return start_mcp(self.settings, workspace, self.paths.logs, mode, eager)
-
     async def aclose(self) -> None:
-        """What the root started for the whole run ends with it: the language servers, the
-        extensions' services."""
-        if self.lsp is not None:
-            await self.lsp.aclose()
+        """What the root started for the whole run ends with it: the extensions' services."""
         await self.extensions.aclose()
 
 
@@ -192,10 +178,6 @@ def build_runtime(
     log_problems(extensions.problems)
     if options.one_shot:  # `agent run` stops at a turn limit: `--max-turns` or the settings'
         options = replace(options, max_turns=options.max_turns or settings.max_turns)
-    workspace = options.workspace
-    lsp = LspManager(settings.lsp, workspace, lambda: TrustStore().is_trusted(workspace))
-    root = CompositionRoot(settings, paths, call_log, extra_tools, lsp, extensions)
-    if options.one_shot and not settings.jobs.move_in_run:
-        root.jobs.move_after_s = None  # `agent run` waits for its commands unless asked
+    root = CompositionRoot(settings, paths, call_log, extra_tools, extensions)
     session, restored = root.open_session(options)
     return Runtime(root, options, session, restored, approver)

@@ -8,15 +8,21 @@ from pathlib import Path
 
 from agent_cli.core.errors import UsageError
 from agent_cli.core.outside.git import UnsafeRepository, neutral_env
-from agent_cli.ext.worktrees.git import run_git
+from agent_cli.core.outside.git_cli import run_git
 
 
 def working_changes(workspace: Path) -> tuple[str, list[str]]:
     """(the diff of tracked files against HEAD, the untracked files); UsageError outside git."""
     try:
         env = neutral_env(workspace)
+        return _changes(workspace, env)
     except UnsafeRepository as e:
         raise UsageError(f"/review: {e}") from e
+    except FileNotFoundError as e:
+        raise UsageError("/review: git is not installed; nothing to diff.") from e
+
+
+def _changes(workspace: Path, env: dict[str, str]) -> tuple[str, list[str]]:
     inside = run_git(workspace, "rev-parse", "--is-inside-work-tree", env=env)
     if inside.returncode != 0:
         raise UsageError("/review: this workspace is not a git repository; nothing to diff.")

@@ -1,5 +1,5 @@
 """What the Runtime asks of the composition root (`runtime/build.py`), which it never imports:
-a session opened, a model client made, a session's agent assembled, the MCP servers started."""
+a session opened, a model client made, a session's agent assembled."""
 
 from __future__ import annotations
 
@@ -8,16 +8,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from agent_cli.context.breakdown import ContextMeter
     from agent_cli.core.events import Event
     from agent_cli.core.files.paths import Paths
     from agent_cli.core.options import Options
     from agent_cli.core.settings.schema import Settings
-    from agent_cli.ext.jobs.board import JobBoard
-    from agent_cli.ext.lsp.manager import LspManager
-    from agent_cli.ext.mcp.manager import McpManager
     from agent_cli.loop.agent import Agent
     from agent_cli.memory.manager import EpisodeManager
     from agent_cli.model.call_log import CallLog
@@ -28,13 +23,17 @@ if TYPE_CHECKING:
     from agent_cli.session.state import Session
 
 
+Attach = Callable[[str], Awaitable[str]]
+"""The port "attachments": what the user typed, with what it mentions attached (an MCP
+server's `@server:uri` resources)."""
+
+
 @dataclass
 class Assembly:
     """A session's agent and its episodic memory, as the composition root wired them."""
 
     agent: Agent
     memory: EpisodeManager
-    jobs: JobBoard | None = None
     # run when the session ends (SessionEnd hooks), told why: "exit", "clear"
     on_end: list[Callable[[str], Awaitable[None]]] = field(default_factory=list)
     meter: ContextMeter | None = None  # where the context goes (/context, run's "context")
@@ -44,8 +43,6 @@ class Composer(Protocol):
     settings: Settings
     paths: Paths
     call_log: CallLog
-    jobs: JobBoard  # the background jobs of the whole run, whichever session started them
-    lsp: LspManager | None  # the run's language servers
     extensions: Extensions  # the run's: built-in and installed, loaded
 
     def open_session(self, options: Options) -> tuple[Session, RestoredSession | None]: ...
@@ -59,13 +56,7 @@ class Composer(Protocol):
         options: Options,
         approver: Approver | None,
         publish: Callable[[Event], None],
-        mcp: McpManager | None = None,
-        jobs: JobBoard | None = None,
         services: Callable[[str], object | None] = lambda name: None,
     ) -> Assembly: ...
 
-    def start_mcp(
-        self, workspace: Path, mode: Callable[[], str], eager: bool
-    ) -> McpManager | None: ...
-
-    async def aclose(self) -> None: ...  # what it started for the run (language servers)
+    async def aclose(self) -> None: ...  # what it started for the run (extensions' services)

@@ -3,8 +3,9 @@ whatever comes later). Built by the composition root (`build.build_runtime`) alo
 
 It owns the session, the lazily made model client, the agent and its episodic memory, and
 what a resumed session restored. Front ends call `submit()` (or `turn()` for text taken as it
-is), `compact()`, `remember()`, `interrupt()`, `switch()`, the steering inbox's, the
-checkpoints' and the tuning's methods (work.py, rewinding.py, tuning.py) and `aclose()`, and
+is), `compact()`, `remember()`, `interrupt()`, `switch()`, the steering inbox's and the
+tuning's methods (work.py, tuning.py), `extension(name)` (an extension's run-wide service, e.g.
+checkpoints' rewinds) and `aclose()`, and
 render the events: during a turn they come out of `turn()`; what happens between turns (usage
 and warnings of background episode writing) reaches `listeners`.
 """
@@ -17,25 +18,19 @@ import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
-from agent_cli.core.events import Event, FilesChanged
+from agent_cli.core.diagnosing import Diagnoser
+from agent_cli.core.events import Event
 from agent_cli.core.messages import Block
 from agent_cli.core.options import Options, PermissionMode
-from agent_cli.ext.checkpoints.rewind import open_store
-from agent_cli.ext.checkpoints.turn import checkpointed
-from agent_cli.ext.jobs.ledger import PastJob
-from agent_cli.ext.jobs.watch import end_watchers
-from agent_cli.ext.mcp.prompts import attach_resources
 from agent_cli.ext.sandbox.confine import Confinement
 from agent_cli.loop.user_input import user_shell, with_files
 from agent_cli.memory.setup import finish, listing
 from agent_cli.policy.approval import Approver
-from agent_cli.runtime.aside import Aside
-from agent_cli.runtime.daily import Daily
+from agent_cli.runtime.extensions.contract import ExtensionContext
 from agent_cli.runtime.planning import Planning
-from agent_cli.runtime.ports import Assembly, Composer
-from agent_cli.runtime.rewinding import Rewinding
+from agent_cli.runtime.ports import Assembly, Attach, Composer
 from agent_cli.runtime.tuning import Tuning
 from agent_cli.runtime.work import LongWork
 from agent_cli.session.resume import RestoredSession
@@ -44,10 +39,6 @@ from agent_cli.session.state import Session
 if TYPE_CHECKING:
     from agent_cli.core.files.paths import Paths
     from agent_cli.core.settings.schema import Settings
-    from agent_cli.ext.jobs.board import JobBoard
-    from agent_cli.ext.jobs.job import Job
-    from agent_cli.ext.lsp.manager import ServerRow
-    from agent_cli.ext.mcp.manager import McpManager
     from agent_cli.loop.agent import Agent
     from agent_cli.memory.episode import Episode
     from agent_cli.memory.manager import EpisodeManager
@@ -67,7 +58,7 @@ def preload_sdk() -> threading.Thread:
 MODE_CYCLE: tuple[PermissionMode, ...] = ("default", "accept-edits", "plan")
 
 
-class Runtime(LongWork, Rewinding, Planning, Tuning, Daily, Aside):
+class Runtime(LongWork, Planning, Tuning):
     def __init__(
         self,
         wiring: Composer,
@@ -84,11 +75,7 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Daily, Aside):
         self._assembly: Assembly | None = None
         self._memories: list[EpisodeManager] = []  # every session's of this run, for the exit
         self._turn_task: asyncio.Task[object] | None = None
-        self.mcp: McpManager | None = None  # the MCP servers, shared by every session of the run
-        self._mcp_started = False
         self._ending: list[tuple[Callable[[str], Awaitable[None]], str]] = []
-        self.past_jobs: list[PastJob] = []  # the resumed session's previous run left these
-        self.kept_jobs: list[Job] = []  # the user kept these running past the exit
         self.inbox_listeners: list[Callable[[], None]] = []
         self._adopt(session, restored, options)
 
@@ -126,10 +113,6 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Daily, Aside):
         return mode
 
     @property
-    def jobs(self) -> JobBoard:
-        return self.wiring.jobs
-
-    @property
     def remembering(self) -> bool:
         """Episode work of this run is still going on (the exit will wait for it)."""
         return any(m.busy for m in self._memories)
@@ -144,7 +127,8 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Daily, Aside):
         self._assembly = None
         session.tool_ctx.inbox.listeners.extend(self.inbox_listeners)  # they follow the session
         self._wire_asking(session)  # the front end's dialogs, if it has any
-        self.adopt_jobs(self.paths, session, restored is not None)
+        checks = self.port("after_edit")  # language servers: what an edit broke
+        session.tool_ctx.diagnoser = checks if isinstance(checks, Diagnoser) else None
 
     def switch(self, resume: str | None = None, fork: bool = False) -> None:
         """A new session (None), or the one `resume` names (UsageError if none matches);
@@ -167,17 +151,15 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Daily, Aside):
     # -- the agent -----------------------------------------------------------------------------
 
     def start_servers(self, eager: bool = True) -> None:
-        """Start the configured MCP servers in the background: the REPL calls it as the prompt
-        is drawn; otherwise once the first request is on the wire (importing `mcp` takes a
-        second of CPU, which must not compete with building that request; a server could not
-        serve it anyway). Nothing ever waits for them: a server is offered from the first
-        request after it is ready."""
-        if self.mcp is None and not self._mcp_started:
-            self._mcp_started = True
-            mode = lambda: self.permission_mode  # noqa: E731
-            self.mcp = self.wiring.start_mcp(self.options.workspace, mode, eager)
-        elif eager and self.mcp is not None:
-            self.mcp.start()
+        """Start the run's servers (an extension's port "run_start": MCP servers) in the
+        background: the REPL calls it as the prompt is drawn; otherwise once the first request
+        is on the wire (importing `mcp` takes a second of CPU, which must not compete with
+        building that request; a server could not serve it anyway). Nothing ever waits for
+        them: a server is offered from the first request after it is ready. `eager`: False
+        makes them ready to start when first asked for tools."""
+        start = self.port("run_start")
+        if callable(start):
+            start(eager)
 
     async def agent(self) -> Agent:
         if self._client is None:
@@ -191,8 +173,6 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Daily, Aside):
                 self.options,
                 self.approver,
                 self.publish,
-                self.mcp,
-                self.jobs,
                 self.extension,
             )
             self._assembly.memory.on_saved = self.on_episode
@@ -204,14 +184,24 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Daily, Aside):
         such extension is there. Callers check the type they expect (`isinstance`)."""
         return self.wiring.extensions.service(name, self)
 
+    def port(self, name: str) -> object | None:
+        """The port `name` for the current session, made by the first loaded extension that
+        provides it (none is woken for it); None when none does. Callers check its type."""
+        session, workspace = self.session, self.options.workspace
+
+        def context(extension: str) -> ExtensionContext:
+            return ExtensionContext(
+                extension, workspace, session.paths, self.settings, session.id, self.extension
+            )
+
+        for item in self.wiring.extensions.loaded:
+            if name in item.extension.ports:
+                return item.extension.ports[name](context(item.extension.name))
+        return None
+
     async def tool_names(self) -> list[str]:
         """The tools the model is offered now (MCP servers' as they are ready)."""
         return (await self.agent()).registry.names()
-
-    def language_servers(self) -> list[ServerRow]:
-        """/lsp: the run's language servers (none started until a file of theirs is edited)."""
-        lsp = self.wiring.lsp
-        return lsp.rows() if lsp is not None else []
 
     def episodes(self) -> str:
         """/memory: the workspace's newest episodes, a line each."""
@@ -240,39 +230,36 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Daily, Aside):
         return self._turns(text, None, typed=True)
 
     def turn(self, text: str, content: str | list[Block] | None = None) -> AsyncIterator[Event]:
-        """One user turn taken as written (`agent run`) after a checkpoint of the workspace
-        (`agent rewind` takes it back), and the turns its hooks follow it with (a goal's).
+        """One user turn taken as written (`agent run`) through the extensions' turn wrappers
+        (a checkpoint of the workspace), and the turns its hooks follow it with (a goal's).
         `content`: what the model is sent when it is more than `text`."""
         return self._turns(text, content)
 
     async def _turns(
         self, text: str, content: str | list[Block] | None, typed: bool = False
     ) -> AsyncIterator[Event]:
-        """The one generator between the loop and the front end (each layer costs every event)."""
+        """The one generator between the loop and the front end (each layer costs every event):
+        each turn is the agent's (its wrappers' checkpoint too), its follow-up a turn of its own."""
         agent = await self.agent()
         stripped = text.strip()
         if typed and stripped.startswith("!") and (command := stripped[1:].strip()):
             yield await user_shell(agent, command)
             return
         if typed:
-            request = await attach_resources(self.mcp, text)
+            attach = self.port("attachments")  # `@server:uri`: an MCP server's resources
+            request = await cast(Attach, attach)(text) if callable(attach) else text
             content = await with_files(agent, text, request, self.options.workspace)
         message = text if content is None else content
-        store = open_store(self.paths, self.options.workspace, self.settings.checkpoints)
-        transcript = self.session.transcript.path if self.session.transcript else None
         with self._running():
             while True:
-                turn = agent.run_turn(message)
-                async for event in checkpointed(store, self.session.id, transcript, text, turn):
-                    if isinstance(event, FilesChanged):  # told outside the loop: heard here
-                        agent.hear(event)
+                async for event in agent.run_turn(message):
                     yield event
                 followed = await agent.follow_up()
                 for event in followed.events if followed else []:
                     yield event
                 if followed is None or followed.message is None:
                     return
-                text = message = followed.message
+                message = followed.message
 
     async def compact(self, focus: str | None) -> AsyncIterator[Event]:
         """Compaction now, between turns. Yields nothing when nothing was compacted."""
@@ -310,10 +297,9 @@ class Runtime(LongWork, Rewinding, Planning, Tuning, Daily, Aside):
         for end, reason in self._ending:
             await end(reason)
         self._ending = []
-        self.kept_jobs = await self.jobs.aclose()  # every other job's process group is gone
-        await self.wiring.aclose()  # the language servers
-        if self.mcp is not None:
-            await self.mcp.aclose()
+        await self.wiring.aclose()  # the extensions' services: jobs, language and MCP servers
+        from agent_cli.core.outside.watch import end_watchers  # not before the first request
+
         await end_watchers()
         if self._client is not None:
             if wait:

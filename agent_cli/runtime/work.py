@@ -1,23 +1,68 @@
-"""The Runtime's part for work that takes a while: background jobs (a resumed session's old
-ones, waiting for them), steering a running turn (the session's inbox, which front ends reach
-only through these methods, across session switches), and the `notification` hooks."""
+"""The Runtime's part for work that takes a while: steering a running turn (the session's
+inbox, which front ends reach only through these methods, across session switches), the
+`notification` hooks, and what front ends ask of the run's background jobs (a Protocol of the
+spine's: the "jobs" extension's service provides it)."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from agent_cli.core.text.redaction import redact
-from agent_cli.ext.jobs.ledger import listing, past_jobs
 from agent_cli.policy.hooks import Hooks
 
 if TYPE_CHECKING:
-    from agent_cli.core.files.paths import Paths
     from agent_cli.core.options import Options
-    from agent_cli.ext.jobs.board import JobBoard
-    from agent_cli.ext.jobs.ledger import PastJob
     from agent_cli.session.state import Session
+
+JOBS = "jobs"  # the extension whose service the front ends ask for
+
+
+class RunningJob(Protocol):
+    """A running job as a front end shows it (its last line already redacted)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def command(self) -> str: ...
+    @property
+    def elapsed_s(self) -> int: ...
+    @property
+    def last_line(self) -> str: ...
+    @property
+    def kept(self) -> bool: ...
+
+
+@runtime_checkable
+class BackgroundJobs(Protocol):
+    """What front ends ask of the run's background jobs (`runtime.extension("jobs")`)."""
+
+    listeners: list[Callable[[], None]]  # told when a job starts or ends
+
+    def past_listing(self) -> str:
+        """A resumed session's previous run's jobs (all ended), or ""."""
+        ...
+
+    def kept_listing(self) -> str:
+        """After the run's end: the jobs the user kept running, or ""."""
+        ...
+
+    def rows(self) -> Sequence[RunningJob]: ...
+
+    def move_foreground(self) -> bool:
+        """The running foreground command(s) to the background; False if none runs."""
+        ...
+
+    async def wait_all(self) -> None:
+        """Until every job has ended by itself."""
+        ...
+
+
+def background_jobs(extension: Callable[[str], object | None]) -> BackgroundJobs | None:
+    """The run's background jobs through `extension` (the Runtime's); None without them."""
+    found = extension(JOBS)
+    return found if isinstance(found, BackgroundJobs) else None
 
 
 class LongWork:
@@ -25,22 +70,9 @@ class LongWork:
 
     session: Session
     options: Options
-    past_jobs: list[PastJob]
     _turn_task: asyncio.Task[object] | None
     # told whenever the inbox changes, whichever session is current
     inbox_listeners: list[Callable[[], None]]
-
-    @property
-    def jobs(self) -> JobBoard:
-        raise NotImplementedError
-
-    def adopt_jobs(self, paths: Paths, session: Session, resumed: bool) -> None:
-        """A resumed session's previous run left jobs: listed as ended, and the model hears
-        of them at its next request (it must not guess)."""
-        self.past_jobs = past_jobs(paths, session.id) if resumed else []
-        if self.past_jobs:
-            self.jobs.skip_past(self.past_jobs)
-            session.tool_ctx.inbox.notice(listing(self.past_jobs))
 
     @property
     def turn_running(self) -> bool:
@@ -83,10 +115,6 @@ class LongWork:
     def redact(self, text: str) -> str:
         """`text` with the session's secrets masked (what a front end shows of a job)."""
         return redact(text, self.session.tool_ctx.secrets)
-
-    async def wait_jobs(self) -> None:
-        """`agent run --wait-jobs`: until every background job has ended by itself."""
-        await self.jobs.wait_all()
 
     async def notify(self, kind: str, message: str) -> None:
         """The `notification` hooks: a long turn ended ("turn_done"), or an "approval" or

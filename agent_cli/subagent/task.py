@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, field_validator
@@ -12,8 +13,7 @@ from pydantic import Field, field_validator
 from agent_cli.core.payloads import Note, NoteDisplay
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult, current_call_id
 from agent_cli.subagent.grounding import verified_count
-from agent_cli.subagent.isolation.gate import decider_for, isolated_profile
-from agent_cli.subagent.isolation.lanes import Isolation
+from agent_cli.subagent.isolating import Isolating, IsolationFailed
 from agent_cli.subagent.note_render import render
 
 if TYPE_CHECKING:
@@ -55,10 +55,18 @@ class Task(Tool[TaskInput]):
     input_model = TaskInput
     concurrent = True
 
-    def __init__(self, runner: SubagentRunner, types: SubagentTypes | None = None) -> None:
+    def __init__(
+        self,
+        runner: SubagentRunner,
+        types: SubagentTypes | None = None,
+        isolation: Callable[[], object | None] = lambda: None,
+    ) -> None:
+        """`isolation`: asks for the port "isolation" (subagent/isolating.py), the first time
+        a task wants it; None when no extension provides it."""
         self._runner = runner
         self._types = types
-        self._isolation = Isolation()
+        self._ask_isolation = isolation
+        self._isolation: Isolating | None = None
 
     def description_extra(self) -> str:
         return self._types.listing() if self._types is not None else ""
@@ -83,27 +91,34 @@ class Task(Tool[TaskInput]):
     async def _isolated(
         self, args: TaskInput, ctx: ToolContext, call_id: str, profile: SubagentProfile | None
     ) -> ToolResult:
-        """In a worktree of its own; the note comes back with what became of its diff."""
-        joined, lane = self._isolation.join(args.description)
+        """In a place of its own; the note comes back with what became of its edits."""
+        isolation = self._isolating()
+        if isolation is None:
+            message = "isolation worktree is not available here (no worktrees extension)"
+            return ToolResult(message, is_error=True, summary=f"task: {message}")
         parent_gate = self._runner.tools.gate if self._runner.tools is not None else None
-        decider = decider_for(parent_gate, ctx.settings.permissions.mode)
-        profile = isolated_profile(profile, parent_gate)
+
+        async def work(inside: ToolContext, chosen: SubagentProfile) -> Note:
+            return await self._runner.run(args.description, args.prompt, inside, call_id, chosen)
+
         try:
-            inside = await self._isolation.open(joined, lane, ctx)
-        except Exception as e:  # no worktree: the round still settles without this lane
-            await self._isolation.finish(joined, lane, decider)
+            note, outcome = await isolation.isolated(
+                args.description, ctx, profile, parent_gate, work
+            )
+        except IsolationFailed as e:
             message = f"isolation worktree: {e}"
             return ToolResult(message, is_error=True, summary=f"task: {message}")
-        try:
-            note = await self._runner.run(args.description, args.prompt, inside, call_id, profile)
-        except BaseException:  # cancelled: nobody is asked, the worktrees are kept
-            self._isolation.abandon(joined)
-            raise
-        outcome = await self._isolation.finish(joined, lane, decider)
         result = self._result(args, note)
         result.content = "\n".join([str(result.content), "", *outcome])
         result.summary += f"; {outcome[0]}" if outcome else ""
         return result
+
+    def _isolating(self) -> Isolating | None:
+        """The port, asked for once (before any await: the calls of one round share it)."""
+        if self._isolation is None:
+            port = self._ask_isolation()
+            self._isolation = port if isinstance(port, Isolating) else None
+        return self._isolation
 
     def _result(self, args: TaskInput, note: Note) -> ToolResult:
         f = note.figures

@@ -9,7 +9,7 @@ import copy
 import logging
 from collections.abc import Callable, Iterable
 from functools import cached_property
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ValidationError
 
@@ -64,6 +64,7 @@ def format_validation_error(tool_name: str, error: ValidationError) -> str:
     return "\n".join(lines)
 
 
+@runtime_checkable
 class ToolSource(Protocol):
     """Tools that come and go between requests (an MCP server's), offered after the fixed ones.
     They change only when `offered()` is asked, before a request, so the cached prefix holds."""

@@ -30,34 +30,39 @@ def history_file(workspace: Path, state_dir: Path | None) -> Path | None:
     return path
 
 
-def _slash_names(workspace: Path) -> list[str | tuple[str, str]]:
-    # loaded with the REPL, after the first frame
+def _slash_names(booted: dict[str, Any]) -> list[str | tuple[str, str]]:
+    # loaded with the REPL, after the first frame; the extensions' and the workspace's own
+    # commands once it has booted
     slash = sys.modules.get("agent_cli.ui.slash.commands")
     if slash is None:
         return []
-    project = sys.modules["agent_cli.ui.slash.project"]  # imported by slash
-    return [*slash.names(), *project.completion_items(workspace)]
-
-
-def _extension_commands(booted: dict[str, Any]) -> list[str]:
-    """The extensions' slash commands, once the REPL has booted."""
     repl = booted.get("repl")
-    return [] if repl is None else [c.name for _, c in repl.runtime.wiring.extensions.commands]
+    if repl is None:
+        return list(slash.names())
+    workspace = sys.modules["agent_cli.ui.slash.workspace_commands"]  # imported by slash
+    own = slash.names(repl.runtime.wiring.extensions)
+    return [*own, *workspace.completion_items(repl.runtime)]
+
+
+def _extensions(booted: dict[str, Any]) -> list[Any]:
+    """The run's extensions once the REPL has booted (their commands complete too)."""
+    repl = booted.get("repl")
+    return [repl.runtime.wiring.extensions] if repl is not None else []
 
 
 def _mcp(booted: dict[str, Any], what: str) -> list[str]:
-    """MCP prompt commands or resource mentions, once the REPL has booted."""
-    repl, mcp_prompts = booted.get("repl"), sys.modules.get("agent_cli.ext.mcp.prompts")
-    if repl is None or mcp_prompts is None:
+    """An extension's commands or mentions (MCP prompts, resources), once the REPL has
+    booted."""
+    repl, host = booted.get("repl"), sys.modules.get("agent_cli.ui.slash.host")
+    if repl is None or host is None:
         return []
-    if what == "commands":
-        return sorted(mcp_prompts.prompt_commands(repl.runtime.mcp))
-    return list(mcp_prompts.resource_mentions(repl.runtime.mcp))
+    part = repl.runtime.port("chat_part")
+    return list(part.completions(what)) if isinstance(part, host.ChatPart) else []
 
 
-def _slash_description(name: str) -> str:
+def _slash_description(name: str, booted: dict[str, Any]) -> str:
     slash = sys.modules.get("agent_cli.ui.slash.commands")
-    return slash.describe(name) if slash is not None else ""
+    return slash.describe(name, *_extensions(booted)) if slash is not None else ""
 
 
 def run_screen(options: Options) -> None:
@@ -66,9 +71,9 @@ def run_screen(options: Options) -> None:
     booted: dict[str, Any] = {}
     completer = ChatCompleter(
         workspace,
-        lambda: [*_slash_names(workspace), *_extension_commands(booted), *_mcp(booted, "commands")],
+        lambda: [*_slash_names(booted), *_mcp(booted, "commands")],
         lambda: _mcp(booted, "mentions"),
-        _slash_description,
+        lambda name: _slash_description(name, booted),
     )
     screen = ChatScreen(history_file(workspace, options.state_dir), completer)
 

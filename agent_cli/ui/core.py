@@ -7,20 +7,27 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from agent_cli.core.errors import AgentError
 from agent_cli.core.events import CompactionDone, Event
 from agent_cli.memory.episode import Episode
 from agent_cli.runtime.runtime import Runtime
+from agent_cli.runtime.work import background_jobs
 from agent_cli.ui.screen.side_panel import PanelState
 from agent_cli.ui.slash import commands as slash
-from agent_cli.ui.slash import jobs as jobs_ui
 
 if TYPE_CHECKING:
     from agent_cli.ui.input.terminal import ScreenTerminal
 
 log = logging.getLogger(__name__)
+
+
+@runtime_checkable
+class SessionFiles(Protocol):
+    """What the panel asks of the checkpoints extension's service, when it is there."""
+
+    def session_files(self) -> int | None: ...
 
 
 def restored_panel(runtime: Runtime) -> PanelState:
@@ -42,7 +49,9 @@ def restored_panel(runtime: Runtime) -> PanelState:
         state.context_tokens = restored.context_tokens
     elif restored.messages:  # after a compaction: an estimate until the next request reports
         state.context_tokens = len(json.dumps(restored.messages)) // 4
-    state.files_changed = runtime.session_files()
+    checkpoints = runtime.extension("checkpoints")
+    if isinstance(checkpoints, SessionFiles):
+        state.files_changed = checkpoints.session_files()
     return state
 
 
@@ -54,6 +63,7 @@ class ChatCore:
 
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
+        self.jobs = background_jobs(runtime.extension)  # held past the run's end: what it kept
         self.panel_state = restored_panel(runtime)
         self.busy = False
         self._task: asyncio.Task[None] | None = None
@@ -198,5 +208,6 @@ class ChatCore:
 
     def exit_message(self) -> str:
         sid = self.runtime.session.id
-        kept = jobs_ui.kept_listing(self.runtime.kept_jobs) + "\n" if self.runtime.kept_jobs else ""
+        kept = self.jobs.kept_listing() if self.jobs is not None else ""
+        kept += "\n" if kept else ""
         return f"{kept}Session {sid}. Resume it with: agent chat --resume {sid}"

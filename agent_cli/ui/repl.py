@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from agent_cli.core.events import Event, Steered
-from agent_cli.ext.jobs.ledger import listing
 from agent_cli.ext.sandbox.confine import startup_notice
 from agent_cli.runtime.runtime import Runtime, preload_sdk
 from agent_cli.ui.approver import ScreenApprover, use_color
@@ -21,8 +20,8 @@ from agent_cli.ui.render.history import history_lines
 from agent_cli.ui.render.tool_log import ToolLog
 from agent_cli.ui.screen.live import ChatScreen
 from agent_cli.ui.screen.panel_fit import fit_panel
+from agent_cli.ui.screen.side_panel import JobRow
 from agent_cli.ui.slash import commands as slash
-from agent_cli.ui.slash import jobs as jobs_ui
 from agent_cli.ui.slash.trust_offer import offer_trust
 from agent_cli.ui.status_bar import StatusBar
 from agent_cli.ui.turn import TurnView
@@ -40,7 +39,8 @@ class Repl(ChatCore):
         self.screen, self.color = screen, color
         self.view = TurnView(color=color)
         self.attention = Attention(runtime, screen.ping)
-        runtime.jobs.listeners.append(self._jobs_changed)
+        if self.jobs is not None:
+            self.jobs.listeners.append(self._jobs_changed)
         runtime.watch_inbox(self._inbox_changed)
         self._jobs_ticker: asyncio.Task[None] | None = None
         self.tools = ToolLog()  # what Ctrl-O shows
@@ -82,8 +82,9 @@ class Repl(ChatCore):
         if self.runtime.restored is not None:
             for line in history_lines(self.runtime.restored, self.screen.columns(), self.color):
                 self.screen.commit(line)
-        if self.runtime.past_jobs:  # all ended with the previous run; their output stays
-            self.say(listing(self.runtime.past_jobs), "dim")
+        past = self.jobs.past_listing() if self.jobs is not None else ""
+        if past:  # all ended with the previous run; their output stays
+            self.say(past, "dim")
 
     def switched(self, message: str) -> None:
         self.redraw_history()
@@ -163,7 +164,7 @@ class Repl(ChatCore):
         return self.runtime.recall_queued()
 
     def to_background(self) -> None:
-        if not self.runtime.jobs.move_foreground():
+        if self.jobs is None or not self.jobs.move_foreground():
             self.say("No command is running in the foreground.", "dim")
 
     def _inbox_changed(self) -> None:
@@ -185,7 +186,10 @@ class Repl(ChatCore):
             self._refresh_jobs()
 
     def _refresh_jobs(self) -> None:
-        self.panel_state.jobs = jobs_ui.job_rows(self.runtime.jobs, self.runtime.redact)
+        rows = self.jobs.rows() if self.jobs is not None else []
+        self.panel_state.jobs = [
+            JobRow(row.id, row.command, row.elapsed_s, row.last_line, row.kept) for row in rows
+        ]
         self.screen.invalidate()
 
     def on_interrupt(self) -> None:

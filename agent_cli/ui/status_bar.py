@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli import __version__
 from agent_cli.ui.screen.status_fit import SEPARATOR, fit_parts
-from agent_cli.ui.slash import mcp as mcp_ui
 from agent_cli.ui.slash import sandbox as sandbox_ui
+from agent_cli.ui.slash.host import ChatPart
 from agent_cli.ui.status_line import CONTROL, StatusLine
 
 if TYPE_CHECKING:
@@ -130,6 +130,11 @@ class StatusBar:
             await self.line.aclose()
         self.screen.ping(POP_TITLE)  # the terminal's own title back
 
+    def _extension_part(self) -> str:
+        """An extension's part (the MCP servers' "mcp 2/3"), "" with none."""
+        part = self.runtime.port("chat_part")
+        return (part.status() or "") if isinstance(part, ChatPart) else ""
+
     def text(self, busy: bool, queued: int, width: int) -> str:
         asyncio.get_running_loop().call_soon(self.retitle)  # after the frame (/rename, say)
         panel = self.panel()
@@ -139,7 +144,7 @@ class StatusBar:
             (self.runtime.session.model, 3),
             (f"ctx {'-' if pct is None else f'{pct}%'}", 5),
             (panel.cost_label(), 6),
-            (mcp_ui.status_part(self.runtime) or "", 4),
+            (self._extension_part(), 4),
         ]  # fmt: skip
         parts = [  # (text, priority): a narrow screen leaves out the lowest first
             ("working… Ctrl-C stops" if busy else "", 9),

@@ -5,12 +5,26 @@ from __future__ import annotations
 import hashlib
 import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tests.fake_model import FakeAnthropic
+
+if TYPE_CHECKING:
+    from agent_cli.ext.checkpoints.service import CheckpointService
+    from agent_cli.runtime.runtime import Runtime
 
 B_PY = b"def f():\r\n    return 1\r\n"  # CRLF: no line-ending conversion either way
 D_TXT = bytes(range(256)) * 3 + b"\x00\r\n\x1a"  # binary
 GIT_ID = ("-c", "user.name=t", "-c", "user.email=t@t")
+
+
+def rewinds(runtime: Runtime) -> CheckpointService:
+    """The checkpoints extension's service, as a front end reaches it."""
+    from agent_cli.ext.checkpoints.service import CheckpointService
+
+    service = runtime.extension("checkpoints")
+    assert isinstance(service, CheckpointService)
+    return service
 
 
 def git(workspace: Path, *args: str) -> str:

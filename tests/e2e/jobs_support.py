@@ -8,6 +8,18 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agent_cli.core.tool_contract import AnyTool
+from agent_cli.ext.jobs.board import JobBoard
+from agent_cli.ext.jobs.service import JobsService
+from agent_cli.ext.jobs.tools import BashKill, BashOutput
+from agent_cli.runtime.assembly import base_tools
+
+
+def board_tools(board: JobBoard) -> list[AnyTool]:
+    """The base tools with bash's background jobs on `board`, and the job tools."""
+    jobs = JobsService.over(board)
+    return [*base_tools(jobs), BashOutput(jobs), BashKill(jobs)]
+
 
 def group_members(pgid: int) -> list[int]:
     """Live processes whose process group is `pgid` (zombies count as gone), from /proc."""

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.runtime.extensions.discovery import Asking
 from agent_cli.runtime.extensions.registry import discover
 from agent_cli.ui.slash.commands import HELP, KEYS, extension_commands
 from tests.e2e.pty_screen import ChatTerm
@@ -28,7 +27,7 @@ def test_help_lists_the_keys_with_a_hanging_indent(
         term.close()
     block = shown[shown.index("you> /help") + 1 :]
     block = block[: next(n for n, line in enumerate(block) if "attach a file" in line) + 1]
-    chat = discover(path=[], asking=Asking(command="chat"))  # the built-in extensions' too
+    chat = discover(path=[])  # every built-in extension's too, as a chat asks for them all
     added = [c.usage or c.name for _, c in extension_commands(chat).values()]
     names = [*HELP, *KEYS, *added]
     for name in ("Ctrl-B", "F2", "Ctrl-O", "Shift-Tab", "Ctrl-G", "Ctrl-R", *added):

@@ -96,9 +96,9 @@ def test_without_a_terminal_lines_are_messages(
         "It prints hi.",
         proc.stdout.splitlines()[4],
         "Unknown command /bogus. Known: /help /todos /notes /compact /clear /sessions /resume "
-        "/fork /cost /context /model /memory /remember /mcp /undo /rewind /diff /think /plan "
-        "/plans /jobs /lsp /sandbox /commands /agents /skills /rename /export /copy "
-        "/add-dir /init /review /btw /vim /exit /goal",  # the extensions' commands come last
+        "/fork /cost /context /model /memory /remember /think /plan /plans /sandbox "
+        "/undo /rewind /diff /rename /export /copy /add-dir /init /review /btw /vim /goal "
+        "/jobs /lsp /mcp /commands /agents /skills /exit",  # the built-ins' in their order
         "welcome",
     ]
     assert proc.stdout.splitlines()[4].startswith("2 calls  in ")

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from agent_cli.core.events import Event
+from agent_cli.ext.jobs.service import JobsService
 from agent_cli.runtime.ports import Assembly
-from tests.e2e.agents import bypass, make_assembly
+from tests.e2e.agents import bypass, make_assembly_with_jobs
 from tests.e2e.jobs_support import group_members, job_output, job_pid, results, wait_for_text
 from tests.fake_model import FakeAnthropic, Script
 
@@ -28,13 +29,14 @@ ENDED_RECORDED = (
 )
 
 
-def run(assembly: Assembly, prompt: str) -> list[Event]:
+def run(made: tuple[Assembly, JobsService], prompt: str) -> list[Event]:
+    assembly, jobs = made
+
     async def go() -> list[Event]:
         try:
             return [event async for event in assembly.agent.run_turn(prompt)]
         finally:
-            assert assembly.jobs is not None
-            await assembly.jobs.aclose()
+            await jobs.aclose()
             await assembly.agent.client.close()
 
     return asyncio.run(go())
@@ -61,8 +63,7 @@ def test_a_background_server_is_reached_read_and_killed(fake_model: FakeAnthropi
     fake_model.script.respond(read_port).respond(fetch)
     fake_model.script.tool_use("bash_output", id="j1").tool_use("bash_kill", id="j1")
     fake_model.script.text("served and stopped")
-    assembly = make_assembly(tmp_path, bypass())
-    run(assembly, "start a server and try it")
+    run(make_assembly_with_jobs(tmp_path, bypass()), "start a server and try it")
 
     final = results(fake_model.bodies()[-1])
     started, first_read, fetched, second_read, killed = final
@@ -81,9 +82,8 @@ def test_a_long_foreground_command_moves_to_the_background(
 ):
     command = "echo warming up; sleep 60"
     fake_model.script.tool_use("bash", command=command, timeout_s=120).text("it runs on")
-    assembly = make_assembly(tmp_path, bypass(jobs={"background_after_s": 0.5}))
-    assert assembly.jobs is not None
-    board = assembly.jobs
+    assembly, jobs = make_assembly_with_jobs(tmp_path, bypass(jobs={"background_after_s": 0.5}))
+    board = jobs.board
     pids: list[int] = []
 
     async def go() -> None:
@@ -111,7 +111,7 @@ def test_the_job_ended_notice_is_in_the_next_request(fake_model: FakeAnthropic, 
     job = f"{GO_WAIT}; echo tail-of-the-job; exit 3"
     fake_model.script.tool_use("bash", command=job, run_in_background=True)
     fake_model.script.tool_use("bash", command=f"touch go; {ENDED_RECORDED}").text("noted")
-    run(make_assembly(tmp_path, bypass()), "go")
+    run(make_assembly_with_jobs(tmp_path, bypass()), "go")
 
     bodies = fake_model.bodies()
     last = bodies[-1]["messages"][-1]["content"]
@@ -140,7 +140,9 @@ def test_a_resumed_session_lists_its_previous_jobs_as_ended(
     assert "hello" in output.read_text()
 
     again = make_runtime(tmp_path, monkeypatch, resume=first.session.id)
-    (past,) = again.past_jobs
+    jobs = again.extension("jobs")
+    assert isinstance(jobs, JobsService)
+    (past,) = jobs.past()
     assert (past.id, past.output, past.how) == ("j1", str(output), "stopped at exit")
     asyncio.run(drive(again, "what ran before?"))
     told = fake_model.bodies()[-1]["messages"][-1]["content"]
@@ -157,7 +159,7 @@ def test_the_notice_never_carries_the_api_key(fake_model: FakeAnthropic, tmp_pat
     job = f"{GO_WAIT}; cat leak.txt"
     fake_model.script.tool_use("bash", command=job, run_in_background=True)
     fake_model.script.tool_use("bash", command=f"touch go; {ENDED_RECORDED}").text("noted")
-    run(make_assembly(tmp_path, bypass()), "go")
+    run(make_assembly_with_jobs(tmp_path, bypass()), "go")
     notice = fake_model.bodies()[-1]["messages"][-1]["content"][1]["text"]
     assert "key=[redacted]" in notice
     assert FAKE_API_KEY not in json.dumps(fake_model.bodies())

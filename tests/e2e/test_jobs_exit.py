@@ -1,6 +1,7 @@
 """No job outlives `agent run`: after a normal end, SIGTERM, SIGHUP and `kill -9` of the agent,
 the process table holds nothing of any job's process group. `kill -9` leaves the agent no
-chance to clean up: the watcher (agent_cli/ext/jobs/guard.py) sees its pipe close and kills them."""
+chance to clean up: the watcher (agent_cli/core/outside/guard.py) sees its pipe close and
+kills them."""
 
 from __future__ import annotations
 

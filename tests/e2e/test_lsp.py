@@ -18,7 +18,8 @@ from agent_cli.core.settings.lsp import LspSettings
 from agent_cli.core.settings.schema import Settings, load_settings
 from agent_cli.core.tool_contract import ToolContext, ToolResult
 from agent_cli.ext.lsp.manager import LspManager
-from agent_cli.tools.diagnostics import Diagnostics, DiagnosticsInput
+from agent_cli.ext.lsp.service import LspService
+from agent_cli.ext.lsp.tool import Diagnostics, DiagnosticsInput
 from agent_cli.tools.edit_file import EditFile, EditFileInput
 from agent_cli.tools.read_file import ReadFile, ReadFileInput
 from agent_cli.tools.write_file import WriteFile, WriteFileInput
@@ -250,8 +251,9 @@ def test_a_turn_with_a_garbage_server_stays_valid_and_leaves_nothing_running(
     (config / "settings.json").write_text(json.dumps({"lsp": garbage}))
     fake_model.script.tool_use("write_file", path="a.py", content="x = 1\n").text("done")
     runtime = make_runtime(tmp_path, monkeypatch)
-    lsp = runtime.wiring.lsp
-    assert lsp is not None
+    service = runtime.extension("lsp")
+    assert isinstance(service, LspService)
+    lsp = service.manager
     events = asyncio.run(drive(runtime, "write a.py"))
     assert events
     tool_names = [t["name"] for t in fake_model.bodies()[0]["tools"]]
@@ -263,7 +265,7 @@ def test_a_turn_with_a_garbage_server_stays_valid_and_leaves_nothing_running(
     assert server.state == "failed"
     assert server.last_pid is not None
     assert not alive(server.last_pid)
-    (row,) = runtime.language_servers()  # what /lsp shows
+    (row,) = service.rows()  # what /lsp shows
     assert (row.name, row.state) == ("junk", "failed")
     assert "not an LSP header" in row.last_error
     log = (tmp_path / "logs" / "agent.log").read_text()

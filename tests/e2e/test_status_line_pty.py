@@ -151,7 +151,7 @@ def alive(pid: int) -> bool:
 
 def test_a_workspace_status_line_needs_trust(fake_env: dict[str, str], tmp_path: Path):
     from agent_cli.core.settings.schema import load_settings
-    from agent_cli.ext.project_files.trust_items import widening_items
+    from agent_cli.runtime.trust_items import widening_items
 
     (tmp_path / ".agent").mkdir()
     spec = {"status_line": {"command": "echo from the repository"}}

@@ -50,20 +50,10 @@ FLOORS: dict[str, int] = {
     "agent_cli.context": 2,  # the pipeline, and the loop's ports its stages implement
     "agent_cli.todo": 2,
     "agent_cli.session": 2,
-    "agent_cli.ext.jobs": 2,  # background shells: process groups, output files, the watcher
-    "agent_cli.ext.sandbox": 2,  # confinement of shell commands: bwrap/seatbelt argv, the probe
-    "agent_cli.ext.worktrees": 2,  # git worktrees per task: create, diff, conflicts, remove
-    "agent_cli.ext.lsp": 2,  # language servers: JSON-RPC, one process each, diagnostics on edits
     # 3 composites: built from capabilities
     "agent_cli.policy": 3,  # permissions, the gate, approvals, hooks, trust
     "agent_cli.subagent": 3,
     "agent_cli.memory": 3,
-    "agent_cli.ext.checkpoints": 3,
-    "agent_cli.ext.mcp": 3,
-    "agent_cli.ext.project_files": 3,
-    "agent_cli.ext.web": 2,  # web_fetch: rules, HTTP, conversion
-    "agent_cli.ext": 1,  # the package of the built-in extensions (its __init__ only)
-    "agent_cli.ext.batch": 3,  # agent batch: task file, trees, engines (local, Ray), results
     # 4 the loop
     "agent_cli.loop": 4,
     # 5 the runtime and the composition root
@@ -73,8 +63,9 @@ FLOORS: dict[str, int] = {
     "agent_cli.ui": 6,
     "agent_cli.serve": 6,  # protocol servers (ACP, MCP) over stdio: they only drive the Runtime
     "agent_cli.__main__": 6,
-    # 7 the extensions: plugged in through the contract, imported by no floor below
-    "agent_cli.ext.goals": 7,  # done means proven: ledger, claims, goals, /goal
+    # 7 the extensions: each feature in its folder, plugged in through the contract; the
+    # spine never imports them (WELDS below), and one imports another only if it requires it
+    "agent_cli.ext": 7,
 }
 
 
@@ -172,7 +163,16 @@ def is_front_end(name: str) -> bool:
 
 
 def core_to_front_end(imports: list[Import]) -> list[Import]:
-    return [i for i in imports if not is_front_end(i.source) and is_front_end(i.target)]
+    """An extension sits above the front ends (its slash and CLI commands are theirs)."""
+    return [
+        i
+        for i in imports
+        if not is_front_end(i.source) and not is_extension(i.source) and is_front_end(i.target)
+    ]
+
+
+def is_extension(name: str) -> bool:
+    return name.startswith(f"{ROOT}.ext.")
 
 
 def back_edges(imports: list[Import], floors: dict[str, int] = FLOORS) -> list[Import]:
@@ -180,6 +180,8 @@ def back_edges(imports: list[Import], floors: dict[str, int] = FLOORS) -> list[I
     edges = []
     for imp in imports:
         here, there = floor_of(imp.source, floors), floor_of(imp.target, floors)
+        if is_extension(imp.target) and not is_extension(imp.source):
+            continue  # the spine's imports of extensions: WELDS, which only shrinks, holds them
         if here is not None and there is not None and there > here:
             edges.append(imp)
     return edges
@@ -418,3 +420,156 @@ def test_the_longest_prefix_names_the_floor():
     assert floor_of("agent_cli") == 1
     assert floor_of("agent_cli.nowhere") is None
     assert floor_of("agent_cli.ui.app") == 6
+
+
+# ---- the spine and the extensions (issue 58): the spine imports none; an extension imports
+# another only when its Extension `requires` it
+
+EXT = f"{ROOT}.ext"
+# The spine's imports of extension code still to de-weld: spine module -> the extension folders
+# it imports (the names under agent_cli.ext). THE TARGET IS AN EMPTY TABLE. A de-weld deletes its
+# entries (an entry naming an import that is gone fails, so the table only shrinks); a new import
+# of an extension from the spine fails whatever this table says, unless it is added here, which
+# is the one thing not to do.
+WELDS: dict[str, frozenset[str]] = {
+    f"{ROOT}.{source}": frozenset(targets)
+    for source, targets in {
+        "cli.warm.warmup": {"sandbox"},
+        "cli.workspace_trust": {"sandbox"},
+        "policy.patterns": {"web"},
+        "runtime.assembly": {"web"},
+        "runtime.runtime": {"sandbox"},
+        "runtime.trust_items": {"mcp"},
+        "tools.shell.bash": {"sandbox"},
+        "tools.shell.confined": {"sandbox"},
+        "tools.shell.net_rules": {"web"},
+        "ui.plain": {"sandbox"},
+        "ui.repl": {"sandbox"},
+        "ui.slash.sandbox": {"sandbox"},
+    }.items()
+}
+# Extensions importing another they do not (yet) declare in `requires`: folder -> folders.
+# The same rule: the target is empty, entries only go.
+CROSS_WELDS: dict[str, frozenset[str]] = {
+    "batch": frozenset({"sandbox", "worktrees"}),
+    "goals": frozenset({"sandbox"}),
+}
+
+
+def extension_of(name: str) -> str | None:
+    """The extension folder `name` lies in ("" for the package agent_cli.ext itself); None for
+    the spine's modules."""
+    if name != EXT and not name.startswith(EXT + "."):
+        return None
+    return name.split(".")[2] if name.count(".") >= 2 else ""
+
+
+def spine_to_extensions(imports: list[Import]) -> list[Import]:
+    return [
+        i for i in imports if extension_of(i.source) is None and extension_of(i.target) is not None
+    ]
+
+
+def unlisted(pairs: set[tuple[str, str]], table: dict[str, frozenset[str]]) -> list[str]:
+    """(importer, imported) pairs the table does not list."""
+    return sorted(f"{a} -> {b}" for a, b in pairs if b not in table.get(a, frozenset()))
+
+
+def stale(pairs: set[tuple[str, str]], table: dict[str, frozenset[str]]) -> list[str]:
+    """Table entries no import makes any more."""
+    return sorted(f"{a} -> {b}" for a, bs in table.items() for b in bs if (a, b) not in pairs)
+
+
+def spine_welds(imports: list[Import]) -> set[tuple[str, str]]:
+    return {(i.source, extension_of(i.target) or EXT) for i in spine_to_extensions(imports)}
+
+
+def cross_extension(imports: list[Import]) -> set[tuple[str, str]]:
+    """(folder, folder) of every import from one extension's folder into another's."""
+    found = set()
+    for imp in imports:
+        here, there = extension_of(imp.source), extension_of(imp.target)
+        if here and there and here != there:
+            found.add((here, there))
+    return found
+
+
+def declared_requires(package_dir: Path = PACKAGE_DIR) -> dict[str, frozenset[str]]:
+    """Extension folder -> the folders its Extension `requires` (names mapped to folders by the
+    Extension each folder's package defines; a folder without one requires nothing). Importing
+    an extension's package is cheap by contract: its heavy parts load when called."""
+    import importlib
+
+    from agent_cli.runtime.extensions.contract import Extension
+
+    found: dict[str, Extension] = {}
+    for folder in sorted(p.parent.name for p in (package_dir / "ext").glob("*/__init__.py")):
+        module = importlib.import_module(f"{EXT}.{folder}")
+        made = [v for v in vars(module).values() if isinstance(v, Extension)]
+        if made:
+            found[folder] = made[0]
+    folder_of = {extension.name: folder for folder, extension in found.items()}
+    return {
+        folder: frozenset(folder_of.get(name, name) for name in extension.requires)
+        for folder, extension in found.items()
+    }
+
+
+def test_the_spine_imports_no_extension_beyond_the_shrinking_welds():
+    spine = spine_to_extensions(current_imports())
+    pairs = {(i.source, extension_of(i.target) or EXT): i for i in spine}
+    found = [
+        describe(imp)
+        for pair, imp in sorted(pairs.items())
+        if pair[1] not in WELDS.get(pair[0], frozenset())
+    ]
+    fail_on(found, "spine modules import extension code (plug it in through the contract)")
+
+
+def test_the_welds_tables_only_shrink():
+    found = stale(spine_welds(current_imports()), WELDS)
+    found += [
+        f"{line} (extensions)" for line in stale(cross_extension(current_imports()), CROSS_WELDS)
+    ]
+    fail_on(found, "welds that no longer exist: delete them from WELDS / CROSS_WELDS")
+
+
+def test_an_extension_imports_another_only_if_it_requires_it():
+    requires = declared_requires()
+    table = {
+        name: CROSS_WELDS.get(name, frozenset()) | requires.get(name, frozenset())
+        for name in {*CROSS_WELDS, *requires}
+    }
+    found = unlisted(cross_extension(current_imports()), table)
+    fail_on(found, "extensions import extensions they do not name in `requires`")
+
+
+def test_the_extension_checks_find_each_kind_of_violation(tmp_path: Path):
+    modules = make_package(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "ext/__init__.py": "",
+            "ext/goals/__init__.py": "from agent_cli.ext.checkpoints import turn\n",
+            "ext/goals/ledger.py": "def f():\n    from ..jobs import board\n",
+            "ext/checkpoints/__init__.py": "",
+            "ext/checkpoints/turn.py": "from agent_cli import ext\n",
+            "ext/jobs/__init__.py": "",
+            "ext/jobs/board.py": "",
+            "runtime/__init__.py": "",
+            "runtime/build.py": "from typing import TYPE_CHECKING\n"
+            "if TYPE_CHECKING:\n    from agent_cli.ext.jobs.board import Board\n",
+            "runtime/lazy.py": "def f():\n    import agent_cli.ext\n",
+        },
+    )
+    imports = all_imports(modules)
+    assert spine_welds(imports) == {
+        ("agent_cli.runtime.build", "jobs"),
+        ("agent_cli.runtime.lazy", EXT),
+    }
+    assert cross_extension(imports) == {("goals", "checkpoints"), ("goals", "jobs")}
+    table = {"agent_cli.runtime.build": frozenset({"jobs", "lsp"})}
+    assert unlisted(spine_welds(imports), table) == [f"agent_cli.runtime.lazy -> {EXT}"]
+    assert stale(spine_welds(imports), table) == ["agent_cli.runtime.build -> lsp"]
+    requires = {"goals": frozenset({"checkpoints"})}
+    assert unlisted(cross_extension(imports), requires) == ["goals -> jobs"]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.ext.project_files.instructions import project_instructions
+from agent_cli.core.prompts.instructions import project_instructions
 
 
 @pytest.fixture

@@ -17,12 +17,13 @@ ALLOWED: dict[str, str] = {
     "core/outside/spawn.py": "the gate",
     "ext/sandbox/forwarder.py": "runs inside the sandbox: it forks and execs the confined command",
     "ext/mcp/stdio.py": "anyio's process, whose streams the MCP bridge reads: started behind"
-    " jobs/watch.py's gate, by an absolute path, with the gate's environment",
+    " core/outside/watch.py's gate, by an absolute path, with the gate's environment",
 }
 FORK_ALLOWED: dict[str, str] = {
     "cli/warm/server.py": "the warm child: every request is checked against its peer first",
     "cli/warm/child.py": "the warm child itself, forked once its request passed that check",
-    "ext/jobs/guard.py": "the watcher leaves its parent, to be nobody's child; it execs nothing",
+    "core/outside/guard.py": "the watcher leaves its parent, to be nobody's child; it execs"
+    " nothing",
     "ext/sandbox/forwarder.py": "inside the sandbox",
 }
 STARTERS = {

@@ -95,7 +95,7 @@ def test_agent_trust_command(tmp_path: Path) -> None:
 
 
 def test_web_settings_that_widen_what_web_fetch_reaches_need_trust(tmp_path: Path) -> None:
-    from agent_cli.ext.project_files.trust_items import widening_items
+    from agent_cli.runtime.trust_items import widening_items
 
     (tmp_path / ".agent").mkdir()
     web = {"allow_private_hosts": True, "allow_credential_urls": True, "search": True}

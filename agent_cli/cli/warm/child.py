@@ -13,6 +13,7 @@ import select
 import signal
 import socket
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -81,7 +82,11 @@ def fork(
 ) -> tuple[int, str | None]:
     """In the server: a child for `request`'s client (`prepare` lets go of the server's own in
     it; it never returns there). Its pid, and why it could not take its client's scheduling
-    (None: it did, and runs; else it has ended)."""
+    (None: it did, and runs; else it has ended). RuntimeError, and no child, when the server
+    has any thread but its main one: a lock another thread held would stay held in the child."""
+    if threading.active_count() != 1:
+        alive = ", ".join(t.name for t in threading.enumerate())
+        raise RuntimeError(f"the warm process cannot fork with threads alive ({alive})")
     client = peer_pid(conn)
     ready_r, ready_w = os.pipe()
     try:

@@ -46,7 +46,10 @@ def through_server(argv: list[str]) -> int | None:
 
 def connect(path: str, uid: int | None = None) -> socket.socket | None:
     """A connection to the warm process, or None when none listens there. A socket served by
-    another user than `uid` (default: ours) is refused with PermissionError."""
+    another user than `uid` (default: ours) is refused with PermissionError. Elsewhere than
+    Linux none is ever started (nor could its peer be judged): None."""
+    if not supported():
+        return None
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(HANDSHAKE_S)
     try:

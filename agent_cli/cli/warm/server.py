@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from agent_cli.cli.warm.kinship import Kinship
-from agent_cli.cli.warm.place import LOG, SOCKET
+from agent_cli.cli.warm.place import LOG, SOCKET, supported
 from agent_cli.cli.warm.upkeep import rss_kib, take_lock, wait_for_exit
 from agent_cli.cli.warm.wire import peer_uid, recv_request, send_line
 
@@ -264,6 +264,8 @@ def _say(conn: socket.socket, message: dict[str, object]) -> None:
 
 
 def main(argv: list[str]) -> int:
+    if not supported():  # however it was started: no pidfds, no SO_PEERCRED there
+        return 0
     folder, key, idle_s = Path(argv[0]), argv[1], float(argv[2])
     if len(argv) > 3:
         wait_for_exit(int(argv[3]))

@@ -73,6 +73,7 @@ class GoalTurns:
         self.context = context
         self._ledger: EvidenceLedger | None = None
         self._following: Goal | None = None  # the goal whose feedback is the next message
+        self._changed: FilesChanged | None = None  # what the newest turn changed (checkpoints)
 
     @property
     def ledger(self) -> EvidenceLedger:
@@ -85,11 +86,13 @@ class GoalTurns:
     # -- the observer: every event of the session's turns (a `!command` the user ran too)
 
     def on_user_message(self, text: str) -> None:
-        pass
+        self._changed = None
 
     def on_event(self, event: Event) -> None:
         if isinstance(event, _LEDGER_EVENTS):
             self.ledger.feed(event)
+        if isinstance(event, FilesChanged):
+            self._changed = event
 
     def on_round_end(self) -> None:
         pass
@@ -123,7 +126,8 @@ class GoalTurns:
             return None
         from agent_cli.ext.goals.pursuit import after_turn
 
-        events = await after_turn(goal, end, error, self.goals.runtime, self.ledger)
+        runtime, changed = self.goals.runtime, self._changed
+        events = await after_turn(goal, end, error, runtime, self.ledger, changed)
         self._following = goal if goal.active else None
         return FollowUp(events, goal.feedback() if goal.active else None)
 

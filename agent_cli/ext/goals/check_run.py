@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_cli.core.outside import spawn
+from agent_cli.core.outside.groups import exited, kill_group
 from agent_cli.core.settings.sandbox import SandboxSettings
-from agent_cli.ext.jobs.spawn import exited, kill_group
 from agent_cli.ext.sandbox.confine import found
 from agent_cli.ext.sandbox.created import Watch
 from agent_cli.ext.sandbox.handoff import Handoff

@@ -40,10 +40,15 @@ def new_goal(runtime: Runtime, check: str | None, kind: str, limits: Limits | No
 
 
 async def after_turn(
-    goal: Goal, end: TurnEnd, error: ErrorEvent | None, runtime: Runtime, ledger: EvidenceLedger
+    goal: Goal,
+    end: TurnEnd,
+    error: ErrorEvent | None,
+    runtime: Runtime,
+    ledger: EvidenceLedger,
+    changed: FilesChanged | None,
 ) -> list[Event]:
     """The check of a turn that ended (unless it failed or the model gave up), then where the
-    goal stands."""
+    goal stands. `changed`: what the turn changed, as its checkpoint told."""
     session = runtime.session
     goal.tick(session.priced_usd)
     events: list[Event] = []
@@ -54,7 +59,7 @@ async def after_turn(
     elif (reason := gave_up(end.text)) is not None:
         goal.end("impossible", reason)
     else:
-        events += await _check(goal, runtime, ledger)
+        events += await _check(goal, runtime, ledger, changed)
         goal.tick(session.priced_usd)
         if goal.active and (why := goal.limit_reached(session.priced_usd)):
             budget = goal.limits.max_cost_usd is not None and "--max-cost" in why
@@ -62,7 +67,9 @@ async def after_turn(
     return [*events, GoalChecked(goal=goal.status.model_copy())]
 
 
-async def _check(goal: Goal, runtime: Runtime, ledger: EvidenceLedger) -> list[Event]:
+async def _check(
+    goal: Goal, runtime: Runtime, ledger: EvidenceLedger, changed: FilesChanged | None
+) -> list[Event]:
     settings, within = runtime.settings, runtime.settings.goal
     if goal.kind == "command":
         run = await run_check(goal.check, runtime.options.workspace, settings.sandbox,
@@ -70,8 +77,8 @@ async def _check(goal: Goal, runtime: Runtime, ledger: EvidenceLedger) -> list[E
         ledger.record_command(run.command, run.exit_code, run.output)
         goal.record(run.exit_code == 0, run.exit_code, run.output)
         return []
-    diff, files = await asyncio.to_thread(_turn_diff, runtime, _turn_checkpoint(runtime))
-    ledger.feed(FilesChanged(checkpoint_id="", files=files, session_files=0))  # bash edits too
+    files = changed.files if changed else []
+    diff = await _turn_diff(runtime, changed.checkpoint_id if changed else "")
     evidence = evaluator.evidence_text(goal.check, ledger.since_last_change(), diff, files)
     usage: list[Event] = []
     judged = await _evaluate(runtime, evidence, usage)
@@ -101,29 +108,10 @@ async def _evaluate(runtime: Runtime, evidence: str, usage: list[Event]) -> eval
     return evaluator.judge(reply.text()) if reply else evaluator.Judgement("not met", "no reply")
 
 
-def _turn_checkpoint(runtime: Runtime) -> str:
-    """The turn's checkpoint id, as the checkpoints extension tells it ("" without one)."""
-    checkpoints = runtime.extension("checkpoints")
-    last = getattr(checkpoints, "last_turn_checkpoint", None)
-    found = last() if callable(last) else ""
+async def _turn_diff(runtime: Runtime, checkpoint_id: str) -> str:
+    """What the turn changed, a diff from its checkpoint as the checkpoints extension tells it
+    ("" without one)."""
+    checkpoints = runtime.extension("checkpoints") if checkpoint_id else None
+    diff = getattr(checkpoints, "turn_diff", None)
+    found = await asyncio.to_thread(diff, checkpoint_id) if callable(diff) else ""
     return found if isinstance(found, str) else ""
-
-
-def _turn_diff(runtime: Runtime, checkpoint_id: str) -> tuple[str, list[str]]:
-    """What the turn changed: its diff and its files (the session's newest checkpoint when
-    the id is not known); nothing without checkpoints."""
-    from agent_cli.ext.checkpoints.rewind import open_store
-
-    store = open_store(runtime.paths, runtime.options.workspace, runtime.settings.checkpoints)
-    if store is None:
-        return "", []
-    try:
-        turns = store.session_checkpoints(runtime.session.id)
-        start = store.find(checkpoint_id) if checkpoint_id else turns[-1] if turns else None
-        end = None if start is None else store.after_tree(start)
-        if start is None or end is None:
-            return "", []
-        diff = store.git.run("diff", "--no-color", start.tree, end).decode("utf-8", "replace")
-        return diff, [c.path for c in store.changed(start.tree, end)]
-    except Exception:  # evidence is best effort: the commands run still say what happened
-        return "", []

@@ -11,8 +11,6 @@ import contextlib
 import logging
 import os
 import signal
-import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -20,10 +18,12 @@ from pathlib import Path
 
 from agent_cli.core.files.paths import Paths, ensure_state_folder
 from agent_cli.core.inbox import Inbox
-from agent_cli.core.outside import spawn
+from agent_cli.core.outside import guard
+from agent_cli.core.outside.groups import Shell, exit_code
+from agent_cli.core.outside.watch import start_guard
 from agent_cli.core.settings.features import JobsSettings
-from agent_cli.ext.jobs import guard, ledger
-from agent_cli.ext.jobs.job import Job, Shell, exit_code
+from agent_cli.ext.jobs import ledger
+from agent_cli.ext.jobs.job import Job
 
 log = logging.getLogger(__name__)
 
@@ -49,8 +49,6 @@ class JobBoard:
     def __init__(self, paths: Paths, settings: JobsSettings) -> None:
         self.paths, self.settings = paths, settings
         self.jobs: dict[str, Job] = {}
-        # a foreground command still running after this many seconds goes to the background
-        self.move_after_s: float | None = settings.background_after_s or None
         self.listeners: list[Callable[[], None]] = []  # a job started or ended (the panel)
         self._count = 0
         self._guard: int | None = None  # the write end of the watcher's pipe
@@ -213,27 +211,6 @@ class JobBoard:
     def _changed(self) -> None:
         for listener in list(self.listeners):
             listener()
-
-
-def start_guard() -> int:
-    """The watcher, reading the pipe whose write end (returned; not inherited by any other
-    child) only the agent holds. It forks away at once; a thread reaps its first process."""
-    read_end, write_end = os.pipe()
-    try:
-        proc = spawn.popen(  # the gate's environment: the watcher needs no credential
-            [sys.executable, "-S", "-E", guard.__file__],
-            stdin=read_end,
-            stdout=spawn.DEVNULL,
-            stderr=spawn.DEVNULL,
-            start_new_session=True,
-        )
-    except OSError:
-        os.close(write_end)
-        raise
-    finally:
-        os.close(read_end)
-    threading.Thread(target=proc.wait, daemon=True).start()
-    return write_end
 
 
 async def _pump(stream: asyncio.StreamReader, output: Path) -> None:

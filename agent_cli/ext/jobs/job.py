@@ -9,17 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_cli.core.inbox import Inbox
-from agent_cli.core.outside.spawn import Popen
+from agent_cli.core.outside.groups import Shell
 
 TAIL_BYTES = 8_192
-
-# a background job's shell is a plain Popen: nothing of asyncio kills it when the run ends (a
-# kept job lives on); a foreground command moved to the background stays asyncio's
-Shell = Popen[bytes] | asyncio.subprocess.Process
-
-
-def exit_code(proc: Shell) -> int | None:
-    return proc.poll() if isinstance(proc, Popen) else proc.returncode
 
 
 @dataclass

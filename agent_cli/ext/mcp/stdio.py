@@ -2,10 +2,10 @@
 
 The SDK's `stdio_client` starts the process itself, where nothing can stand between the start
 and the server's first instruction. Here it starts behind the agent's start gate
-(jobs/watch.py): the server runs only once the watcher knows its group, so a `kill -9` of the
-agent at any moment leaves no server behind. The rest follows the SDK's transport: a reader
-and a writer bridging the pipes to the session's streams, and the spec's shutdown (close
-stdin, wait, then end the group).
+(core/outside/watch.py): the server runs only once the watcher knows its group, so a
+`kill -9` of the agent at any moment leaves no server behind. The rest follows the SDK's
+transport: a reader and a writer bridging the pipes to the session's streams, and the spec's
+shutdown (close stdin, wait, then end the group).
 
 The server runs outside the sandbox: it gets the gate's environment (the user's, less
 credentials) plus its own configured `env`, and a bare command is found as the gate finds
@@ -32,7 +32,7 @@ from mcp.shared.message import SessionMessage
 
 from agent_cli.core.outside import reap, spawn
 from agent_cli.core.outside.paths import program
-from agent_cli.ext.jobs.watch import gated
+from agent_cli.core.outside.watch import gated
 
 log = logging.getLogger(__name__)
 

@@ -5,16 +5,15 @@ mapped and never wider than the session's, turn limit and colour."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 
 from agent_cli.core.settings.schema import Settings
 from agent_cli.ext.project_files import vocabulary as vocab
 from agent_cli.ext.project_files.catalog import ProjectFiles
 from agent_cli.ext.project_files.definitions import Definition
-from agent_cli.policy.approval import HeadlessApprover
 from agent_cli.policy.gate import PolicyGate, ToolHooks
 from agent_cli.policy.hooks import Hooks
 from agent_cli.policy.permissions import Permissions
+from agent_cli.subagent import explore
 from agent_cli.subagent.profile import SubagentProfile
 
 
@@ -39,18 +38,9 @@ class AgentTypes:
         return sorted(self.files.agents.items)
 
     def listing(self) -> str:
-        cap = self.settings.project_files.agent_types_chars
-        lines = ["Subagent types (`agent_type`; omit it for a general subagent):"]
-        used = len(lines[0])
-        for name in self.names():
-            description = self.files.agents.items[name].description
-            line = f"- {name}: {description[:300]}"
-            if used + len(line) > cap:
-                lines.append("- ... (more types: an unknown agent_type lists every name)")
-                break
-            lines.append(line)
-            used += len(line) + 1
-        return "\n".join(lines)
+        items = self.files.agents.items
+        types = [(name, items[name].description) for name in self.names()]
+        return explore.listing(types, self.settings.project_files.agent_types_chars)
 
     def profile(self, name: str) -> SubagentProfile | None:
         item = self.files.agents.items.get(name.strip())
@@ -72,15 +62,7 @@ class AgentTypes:
         )
 
     def _gate(self, item: Definition) -> PolicyGate | None:
-        session_mode = self.permissions.mode
-        mode, ask, _ = vocab.resolve_mode(item.meta.get("permission_mode"), session_mode)
+        mode, ask, _ = vocab.resolve_mode(item.meta.get("permission_mode"), self.permissions.mode)
         if not self.files.allows(item, "mode") and vocab.MODE_ORDER[mode] > 1:
             mode = "default"  # untrusted: a wider mode does not take effect
-        if mode == session_mode and ask:
-            return None
-        settings = self.permissions.settings.model_copy(update={"mode": mode})
-        approver = self.permissions.approver if ask else HeadlessApprover()
-        permissions = replace(
-            self.permissions, settings=settings, approver=approver, session_allow=[], turn_allow=[]
-        )
-        return PolicyGate(permissions, self.hooks, self.extra)
+        return explore.narrowed_gate(self.permissions, mode, ask, self.hooks, self.extra)

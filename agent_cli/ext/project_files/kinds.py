@@ -17,6 +17,7 @@ from agent_cli.ext.project_files.definitions import (
 )
 from agent_cli.ext.project_files.frontmatter import FrontMatter
 from agent_cli.ext.project_files.sources import Root, markdown_files
+from agent_cli.subagent import explore
 
 COMMAND_KEYS = frozenset(
     {"description", "argument-hint", "allowed-tools", "allowed_tools", "tools", "model", "name"}
@@ -118,22 +119,19 @@ AGENTS = KindReader("agent", "agents", markdown_files, agent_name, build_agent_t
 
 EXPLORE = Definition(
     kind="agent",
-    name="explore",
-    description="Read-only exploration: finds files, reads code and answers a question about "
-    "the repository without changing anything.",
+    name=explore.NAME,
+    description=explore.DESCRIPTION,
     path="(built in)",
     scope="builtin",
-    tools=["read_file", "glob", "grep"],
+    tools=list(explore.TOOLS),
     meta={
         "all_tools": False,
         "disallowed": [],
-        "permission_mode": "plan",
+        "permission_mode": explore.MODE,
         "max_turns": None,
-        "color": "cyan",
+        "color": explore.COLOR,
     },
-    body="You are an exploration subagent. You only read: search with glob and grep, open "
-    "files with read_file, and never change anything. Be quick and precise: answer the task "
-    "with file paths and line numbers as evidence.",
+    body=explore.BODY,
 )
 
 

@@ -1,14 +1,14 @@
-"""Everything project files give one agent, as values the composition root asks for in
-dependency order: permission rules and the approver's wrapper first (the permissions are built
-from them), then tools (`skill`), `task`'s subagent types, the gate's and the loop's hooks, the
-skills block of the system prompt. With project files off, `NoProjectFiles` answers every
-question with "nothing", so the root never checks for their absence."""
+"""Everything project files give one agent: the spine's port `"workspace_part"`
+(runtime/workspace_part.py), whose values the composition root asks for in dependency order:
+permission rules and the approver's wrapper first (the permissions are built from them), then
+tools (`skill`), `task`'s subagent types, the gate's and the loop's hooks, the skills block of
+the system prompt. With project files off, `NoProjectFiles` answers every question with
+"nothing"."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from agent_cli.core.tool_contract import AnyTool
 from agent_cli.ext.project_files.agent_types import AgentTypes
@@ -28,82 +28,26 @@ from agent_cli.policy.approval import Approver
 from agent_cli.policy.hooks import Hooks
 from agent_cli.policy.permissions import Permissions
 from agent_cli.policy.turn_hooks import TurnHooks
+from agent_cli.runtime.workspace_part import (
+    NoWorkspacePart,
+    WorkspacePart,
+    WorkspaceParts,
+    WorkspaceRules,
+)
 
 if TYPE_CHECKING:
     from agent_cli.context.ports import Compactor
     from agent_cli.policy.gate import ToolHooks
+    from agent_cli.runtime.extensions.contract import ExtensionContext
     from agent_cli.session.state import Session
     from agent_cli.tools.registry import ToolRegistry
 
 
-@dataclass(frozen=True)
-class ProjectRules:
-    """Permission rules of `.claude/settings.json` (and its peers)."""
-
-    allow: list[str] = field(default_factory=list)
-    deny: list[str] = field(default_factory=list)
-    ask: list[str] = field(default_factory=list)
-
-
-class ProjectPart(Protocol):
-    """What the composition root asks of project files, in the order it asks."""
-
-    rules: ProjectRules
-
-    def approver(self, inner: Approver) -> Approver: ...
-
-    def gate_hooks(self) -> list[ToolHooks]: ...
-
-    def tools(self, permissions: Permissions) -> list[AnyTool]: ...
-
-    def system_section(self) -> str: ...
-
-    def agent_types(self, permissions: Permissions, hooks: Hooks) -> AgentTypes | None: ...
-
-    def commands(self, registry: ToolRegistry, permissions: Permissions) -> CommandTurns | None: ...
-
-    def turn_hooks(self, ours: Hooks, commands: CommandTurns | None) -> list[TurnHooks]: ...
-
-    def child_hooks(self) -> TurnHooks | None: ...
-
-    def around_compaction(self, compactor: Compactor) -> Compactor: ...
-
-    async def session_end(self, reason: str) -> None: ...
-
-
-class NoProjectFiles:
-    """Project files are off (`project_files.enabled: false`): they give nothing."""
-
-    rules = ProjectRules()
-
-    def approver(self, inner: Approver) -> Approver:
-        return inner
-
-    def gate_hooks(self) -> list[ToolHooks]:
-        return []
-
-    def tools(self, permissions: Permissions) -> list[AnyTool]:
-        return []
-
-    def system_section(self) -> str:
-        return ""
+class NoProjectFiles(NoWorkspacePart):
+    """Project files are off (`project_files.enabled: false`): they give nothing, not even
+    the built-in `explore` type."""
 
     def agent_types(self, permissions: Permissions, hooks: Hooks) -> AgentTypes | None:
-        return None
-
-    def commands(self, registry: ToolRegistry, permissions: Permissions) -> CommandTurns | None:
-        return None
-
-    def turn_hooks(self, ours: Hooks, commands: CommandTurns | None) -> list[TurnHooks]:
-        return [ours]
-
-    def child_hooks(self) -> TurnHooks | None:
-        return None
-
-    def around_compaction(self, compactor: Compactor) -> Compactor:
-        return compactor
-
-    async def session_end(self, reason: str) -> None:
         return None
 
 
@@ -113,7 +57,7 @@ class LoadedProjectFiles:
     def __init__(self, session: Session, workspace: Path, resumed: bool) -> None:
         self.session, self.workspace = session, workspace
         self.files = load_project_files(workspace)
-        self.rules = ProjectRules(
+        self.rules = WorkspaceRules(
             self.files.rule_patterns("allow"),
             self.files.rule_patterns("deny"),
             self.files.rule_patterns("ask"),
@@ -181,10 +125,10 @@ class LoadedProjectFiles:
             self._gate_hooks,
         )
 
-    def commands(self, registry: ToolRegistry, permissions: Permissions) -> CommandTurns | None:
+    def commands(self, registry: ToolRegistry, permissions: Permissions) -> TurnHooks | None:
         return CommandTurns(self.files, self.session, registry, permissions, self.skills)
 
-    def turn_hooks(self, ours: Hooks, commands: CommandTurns | None) -> list[TurnHooks]:
+    def turn_hooks(self, ours: Hooks, commands: TurnHooks | None) -> list[TurnHooks]:
         """In order: the command's expansion, our hooks, Claude Code's."""
         hooks: list[TurnHooks] = [ours]
         if commands is not None:
@@ -209,7 +153,12 @@ class LoadedProjectFiles:
             await self.claude.fire("SessionEnd", reason=reason)
 
 
-def project_part(session: Session, workspace: Path, resumed: bool) -> ProjectPart:
+def project_part(session: Session, workspace: Path, resumed: bool) -> WorkspacePart:
     if not session.settings.project_files.enabled:
-        return NoProjectFiles()
+        return NoProjectFiles(session)
     return LoadedProjectFiles(session, workspace, resumed)
+
+
+def workspace_parts(context: ExtensionContext) -> WorkspaceParts:
+    """The port `"workspace_part"`: each session's part, from this workspace's files."""
+    return lambda session, resumed: project_part(session, context.workspace, resumed)

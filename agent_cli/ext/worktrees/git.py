@@ -1,29 +1,20 @@
 """The git CLI, run in one repository; a failure becomes a UsageError naming git's message.
 
-Every call goes through the gate (agent_cli/core/outside/git.py): no variables pointing git at
-another repository, and every program the repository's config names (hooks, fsmonitor, filters,
-diff and merge drivers) made harmless, so a `git worktree add` or a task's `git diff` runs none
-of what a confined command may have planted. Our own `-c` options keep output as we parse it:
-no colour, the usual a/ b/ prefixes (`git apply` needs them). A worktree the agent made is
-reached through the git directory it recorded, never through the `.git` file in it, which a
-command run there could have rewritten."""
+Every call goes through the gate (agent_cli/core/outside/git.py and git_cli.py): no variables
+pointing git at another repository, and every program the repository's config names (hooks,
+fsmonitor, filters, diff and merge drivers) made harmless, so a `git worktree add` or a task's
+`git diff` runs none of what a confined command may have planted. Our own `-c` options
+(git_cli.py) keep output as we parse it: no colour, the usual a/ b/ prefixes (`git apply`
+needs them). A worktree the agent made is reached through the git directory it recorded,
+never through the `.git` file in it, which a command run there could have rewritten."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from agent_cli.core.errors import UsageError
-from agent_cli.core.outside import spawn
+from agent_cli.core.outside import git_cli, spawn
 from agent_cli.core.outside.git import UnsafeRepository, neutral_env
-
-SAFE_CONFIG = (
-    "core.quotePath=false",
-    "color.ui=never",
-    "diff.noprefix=false",
-    "diff.mnemonicPrefix=false",
-    "advice.detachedHead=false",
-)
-GIT = ("git", *(part for option in SAFE_CONFIG for part in ("-c", option)))
 
 
 def git_env(repo: Path, gitdir: Path | None = None) -> dict[str, str]:
@@ -43,14 +34,7 @@ def run_git(
     gitdir: Path | None = None,
 ) -> spawn.CompletedProcess[bytes]:
     try:
-        return spawn.run(
-            [*GIT, *args],
-            cwd=cwd,
-            input=stdin,
-            capture_output=True,
-            timeout=120,
-            env=env or git_env(cwd, gitdir),
-        )
+        return git_cli.run_git(cwd, *args, stdin=stdin, env=env or git_env(cwd, gitdir))
     except FileNotFoundError as e:
         raise UsageError("git is not installed: worktrees need it.") from e
 

@@ -3,7 +3,8 @@ left (removed when nothing changed, else kept and named with the commands to bri
 
 The session's workspace is the worktree (at the same sub-folder the user started in); its
 state (transcripts, checkpoints, logs) stays with the user's checkout, so it outlives the
-worktree and `/resume` there lists it."""
+worktree and `/resume` there lists it. `WorktreeSessionsPort` is the port "worktree_session"
+that `--worktree` asks for (agent_cli/cli/worktree_session.py)."""
 
 from __future__ import annotations
 
@@ -38,6 +39,20 @@ class Entered:
     created: bool
     lock: IO[str]
     notes: list[str] = field(default_factory=list)  # what the user should know before it runs
+
+    @property
+    def name(self) -> str:
+        return self.record.name
+
+    def leave(self) -> list[str]:
+        return leave(self)
+
+
+class WorktreeSessionsPort:
+    """The port "worktree_session"."""
+
+    def enter(self, workspace: Path, name: str | None, base: str | None) -> Entered:
+        return enter(workspace, name, base)
 
 
 def generated_name() -> str:

@@ -5,9 +5,9 @@ name when a package brings it), the extensions it needs, and what it contributes
 calls the contributions of the extensions it was given and imports none of them.
 
 The spine calls: `settings` (and `narrow`), `tools`, `stages`, `guides`, `observers`,
-`middleware` (per session, in runtime/assembly.py), `service` (once per run, when first asked
-for), `ports` (by name, when the spine asks for one), `slash_commands` and `cli`. `panel_parts`
-is declared and shown by the chat's side panel.
+`middleware` and `around_turn` (per session, in runtime/assembly.py), `service` (once per run,
+when first asked for), `ports` (by name, when the spine asks for one), `slash_commands` and
+`cli`. `panel_parts` is declared and shown by the chat's side panel.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from agent_cli.context.ports import Guide, Stage, TurnObserver
     from agent_cli.core.files.paths import Paths
     from agent_cli.core.settings.schema import Settings
-    from agent_cli.policy.turn_hooks import TurnHooks
+    from agent_cli.policy.turn_hooks import TurnHooks, TurnWrapper
 
 SectionT = TypeVar("SectionT", bound=BaseModel)
 Made = TypeVar("Made")
@@ -155,6 +155,9 @@ class Extension:
     """Hear each turn's events."""
     middleware: Make[TurnHooks] | None = None
     """What wraps a turn (checkpoints, goals): before it, and after it with a reason to go on."""
+    around_turn: Make[TurnWrapper] | None = None
+    """What wraps a turn's events (checkpoints: one taken beside the first request and said
+    first, what the turn changed said before its end): outside the hooks, first one outermost."""
     service: Callable[[Any], object] | None = None
     """What it keeps for the whole run (a board of jobs, a manager of servers), made from the
     Runtime (`agent_cli.runtime.runtime.Runtime`: its argument) the first time anything asks

@@ -15,6 +15,7 @@ from typing import Any
 
 from agent_cli.core.files.logs import FILE_ONLY
 from agent_cli.core.tool_contract import AnyTool
+from agent_cli.runtime.extensions import asked
 from agent_cli.runtime.extensions.checks import Loaded, commands_of, in_order, tool_problem
 from agent_cli.runtime.extensions.contract import (
     Extension,
@@ -34,17 +35,95 @@ from agent_cli.runtime.extensions.discovery import (
 
 log = logging.getLogger(__name__)
 
+# ext/lsp/builtins.py's commands (a test holds it)
+LSP_PROGRAMS = (
+    *("ruff", "pylsp", "pyright-langserver", "typescript-language-server"),
+    *("gopls", "rust-analyzer", "clangd"),
+)
 
-def _turns(asking: Asking) -> bool:
-    """A run that takes turns (`agent run`, `agent chat` and what serves a client)."""
-    return asking.command in {"run", "chat"}
+
+def lsp_asked(asking: Asking) -> bool:
+    """A built-in language server is on PATH (the settings' `lsp` key asks by its name)."""
+    import os
+
+    from agent_cli.core.outside.paths import program
+
+    if os.environ.get("AGENT_LSP_BUILTIN") == "0":
+        return False
+    return any(program(name, asking.workspace) for name in LSP_PROGRAMS)
+
+
+def mcp_asked(asking: Asking) -> bool:
+    """Servers configured: `mcp_servers` (or `mcp`, by its name) in a settings layer, the
+    workspace's `.mcp.json`, the user's `mcp.json`."""
+    from agent_cli.core.settings.schema import user_config_dir
+
+    found = "mcp_servers" in asking.settings or asking.file(".mcp.json")
+    return found or (user_config_dir() / "mcp.json").is_file()
+
+
+def _takes_turns(asking: Asking) -> bool:
+    return asking.command in ("run", "chat")
 
 
 BUILTINS: tuple[Declared, ...] = (
-    Declared("goals", "agent_cli.ext.goals:EXTENSION", BUILTIN, _turns),  # claims: every turn
+    Declared(
+        "batch",
+        "agent_cli.ext.batch:EXTENSION",
+        BUILTIN,
+        asked=lambda _: False,
+        commands=(("batch", "Run many tasks (TASKS.jsonl), each isolated; local or on Ray."),),
+    ),
+    Declared(
+        "checkpoints",
+        "agent_cli.ext.checkpoints:EXTENSION",
+        BUILTIN,
+        asked=_takes_turns,
+        commands=(
+            ("checkpoints", "List and diff workspace checkpoints."),
+            ("rewind", "Take code and/or conversation back to a checkpoint."),
+        ),
+    ),
+    Declared("daily", "agent_cli.ext.daily:EXTENSION", BUILTIN, lambda a: a.command == "chat"),
+    Declared("goals", "agent_cli.ext.goals:EXTENSION", BUILTIN, _takes_turns),  # claims: every turn
+    Declared("jobs", "agent_cli.ext.jobs:EXTENSION", BUILTIN, _takes_turns, ports=("jobs",)),
+    Declared(
+        "lsp",
+        "agent_cli.ext.lsp:EXTENSION",
+        BUILTIN,
+        lsp_asked,
+        commands=(("lsp", "The language servers that check edits: status."),),
+    ),
+    Declared(
+        "mcp",
+        "agent_cli.ext.mcp:EXTENSION",
+        BUILTIN,
+        mcp_asked,
+        commands=(("mcp", "Add, remove, list and inspect MCP servers."),),
+    ),
+    Declared(
+        "project_files",
+        "agent_cli.ext.project_files:EXTENSION",
+        BUILTIN,
+        asked=asked.project_files,  # not its port: a workspace without such files needs none
+        commands=(
+            ("agents", "List the subagent types task can run."),
+            ("commands", "List the slash commands of this workspace."),
+            ("skills", "List skills; `why PROMPT` shows which match."),
+            ("trust", "Trust this workspace's hooks, allow rules, MCP servers and commands."),
+        ),
+    ),
+    Declared(
+        "worktrees",
+        "agent_cli.ext.worktrees:EXTENSION",
+        BUILTIN,
+        asked=lambda _: False,
+        ports=("isolation", "worktree_session"),
+        commands=(("worktrees", "Agent worktrees: list, diff, merge, remove."),),
+    ),
 )
 """This repository's features that plug in through the contract, declared as a package's entry
-points are: `Declared(name, "module:attribute", BUILTIN)`."""
+points are: `Declared(name, "module:attribute", BUILTIN)`, in the order of their names."""
 
 
 class Extensions:
@@ -117,7 +196,7 @@ class Extensions:
 
     def made(self, kind: str, context: Callable[[str], ExtensionContext]) -> list[Any]:
         """Every loaded extension's `kind` of contribution for a session ("stages", "guides",
-        "observers", "middleware", "panel_parts"), in order."""
+        "observers", "middleware", "around_turn", "panel_parts"), in order."""
         found: list[Any] = []
         for item in self.loaded:
             make = getattr(item.extension, kind)
@@ -125,7 +204,7 @@ class Extensions:
                 found.extend(make(context(item.extension.name)))
         return found
 
-    def clicommands_of(self) -> dict[str, tuple[str, str]]:
+    def cli_commands(self) -> dict[str, tuple[str, str]]:
         """command -> (extension, help line): the loaded ones' and the dormant built-ins'."""
         found: dict[str, tuple[str, str]] = {}
         for builtin in self.declarations:
@@ -140,6 +219,10 @@ class Extensions:
             if close is not None:
                 await close()
         self._services.clear()
+
+    def builtin(self, name: str) -> bool:
+        """`name` is one of the agent's own features (not a package's)."""
+        return any(i.extension.name == name and i.package == BUILTIN for i in self.loaded)
 
     def names(self) -> list[str]:
         return [item.extension.name for item in self.loaded]
@@ -202,14 +285,14 @@ def discover(
     """The installed packages' extensions (`path`: default sys.path) and the built-ins `asking`
     asks for; the other built-ins stay dormant."""
     asked = [d for d in builtins if d.wanted(asking)]
-    dormant = [d for d in builtins if not d.wanted(asking)]
+    dormant = {d.name: d for d in builtins if not d.wanted(asking)}
     found = [*asked, *declared(path)]
     if not found and not dormant:
         return NO_EXTENSIONS
     candidates: list[Loaded] = []
     problems: list[Problem] = []
     packages: dict[str, str] = {}
-    for item in found:
+    for item in found:  # grows by the dormant built-ins that what is loaded requires
         if item.name in packages:
             taken = f"the name is taken by package {packages[item.name]}"
             problems.append(Problem(f"{label(item.name, item.package)}: {taken}; skipped"))
@@ -218,10 +301,11 @@ def discover(
         result = load(item)
         if isinstance(result, Problem):
             problems.append(result)
-        else:
-            candidates.append(Loaded(result, item.package))
+            continue
+        candidates.append(Loaded(result, item.package))
+        found += [dormant.pop(need) for need in result.requires if need in dormant]
     ordered, unmet = in_order(candidates)
-    return Extensions(ordered, [*problems, *unmet], packages, dormant, builtins)
+    return Extensions(ordered, [*problems, *unmet], packages, list(dormant.values()), builtins)
 
 
 def say(problems: Iterable[Problem]) -> None:

@@ -11,16 +11,15 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from agent_cli.core.outside import spawn
+from agent_cli.core.outside.gate import StartGate
+from agent_cli.core.outside.groups import exited as _exited
+from agent_cli.core.outside.groups import kill_group
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
-from agent_cli.ext.jobs.board import JobBoard
-from agent_cli.ext.jobs.gate import StartGate
-from agent_cli.ext.jobs.spawn import exited as _exited
-from agent_cli.ext.jobs.spawn import kill_group
 from agent_cli.ext.sandbox.confine import Confinement
 from agent_cli.ext.sandbox.wrap import SandboxUnavailable
 from agent_cli.model.credentials import CREDENTIAL_VARS
 from agent_cli.tools.shell import git_guard
-from agent_cli.tools.shell.bash_jobs import move_to_background, start_background
+from agent_cli.tools.shell.bash_jobs import Background, move_to_background, start_background
 from agent_cli.tools.shell.confined import Confined
 from agent_cli.tools.shell.rules import is_read_only
 
@@ -90,8 +89,8 @@ class Bash(Tool[BashInput]):
     name = "bash"
     input_model = BashInput
 
-    def __init__(self, jobs: JobBoard | None = None) -> None:
-        self.jobs = jobs  # None: no background jobs (no board wired)
+    def __init__(self, jobs: Background | None = None) -> None:
+        self.jobs = jobs  # None: no background jobs (no extension provides the port)
 
     def describe_call(self, args: BashInput) -> str:
         return f"bash {args.command}"

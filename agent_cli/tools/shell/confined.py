@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
+from agent_cli.core.outside.groups import Shell, exit_code
 from agent_cli.core.tool_contract import ToolContext, ToolResult
-from agent_cli.ext.jobs.job import Shell, exit_code
 from agent_cli.ext.sandbox.confine import Confinement
 from agent_cli.ext.sandbox.created import Watch
 from agent_cli.ext.sandbox.handoff import Handoff

@@ -12,16 +12,12 @@ from agent_cli.ui.render.render import note_line, tokens
 from agent_cli.ui.screen.side_panel import todo_counts, todo_lines
 from agent_cli.ui.slash import context as context_ui
 from agent_cli.ui.slash import fork as fork_ui
-from agent_cli.ui.slash import jobs as jobs_ui
-from agent_cli.ui.slash import lsp as lsp_ui
-from agent_cli.ui.slash import mcp as mcp_ui
 from agent_cli.ui.slash import plans as plans_ui
-from agent_cli.ui.slash import project as project_slash
-from agent_cli.ui.slash import rewind, think
 from agent_cli.ui.slash import sandbox as sandbox_ui
 from agent_cli.ui.slash import sessions as sessions_ui
-from agent_cli.ui.slash.daily import table as daily
-from agent_cli.ui.slash.host import Command, Host, run_extension
+from agent_cli.ui.slash import think
+from agent_cli.ui.slash.host import ChatPart, Command, Host, run_extension
+from agent_cli.ui.slash.workspace_commands import run_workspace_command
 
 HELP = {
     "/help": "this list",
@@ -36,26 +32,32 @@ HELP = {
     "/model [M]": "show or change the model",
     "/memory": "the newest episodes of this workspace (episodic memory)",
     "/remember": "write an episode of this session now (in the background)",
-    "/mcp [reconnect NAME]": "MCP servers: states, tools, errors; reconnect one",
-    "/undo": "take the last turn back: code and conversation (asks first)",
-    "/rewind": "pick a turn of this session to go back to: code, conversation or both",
-    "/diff [N]": "what the last N turns changed (default 1)",
     **think.HELP,
     **plans_ui.HELP,
-    **jobs_ui.HELP,
-    **lsp_ui.HELP,
     **sandbox_ui.HELP,
-    **project_slash.HELP,
-    **daily.HELP,
     "/exit": "leave (Ctrl-D does too)",
 }
 
 
-def names() -> list[str]:
-    return [key.split()[0] for key in HELP]
+# prompts for the model rather than the REPL's own work: a project command of the same name
+# (.claude/commands/review.md is common) is run instead
+YIELDING = frozenset({"/review", "/init"})
+LAST = "/exit"
 
 
-def describe(name: str) -> str:
+def names(extensions: Extensions = NO_EXTENSIONS) -> list[str]:
+    """The commands' names as /help lists them: the agent's own (its features' included), /exit,
+    then the packages' extensions'."""
+    own = [key.split()[0] for key in HELP if key != LAST]
+    added = extension_commands(extensions)
+    features = [name for name, (ext, _) in added.items() if extensions.builtin(ext)]
+    return [*own, *features, LAST, *(name for name in added if name not in features)]
+
+
+def describe(name: str, extensions: Extensions = NO_EXTENSIONS) -> str:
+    found = extension_commands(extensions).get(name)
+    if found is not None:
+        return found[1].about
     return next((text for key, text in HELP.items() if key.split()[0] == name), "")
 
 
@@ -63,18 +65,19 @@ def run(host: Host, line: str) -> None:
     """Run one slash command line; an unknown one says so and lists the known ones."""
     name, _, arg = line.strip().partition(" ")
     command = COMMANDS.get(name)
-    if name in daily.YIELDING and project_slash.handle(host, name, arg.strip()):
+    if name in YIELDING and run_workspace_command(host, name, arg.strip()):
         return  # the workspace's own /review or /init says what that repository wants
     found = extension_commands(host.runtime.wiring.extensions).get(name)
     if command is None and found is not None:  # an installed extension's
         run_extension(host, found[0], found[1], arg.strip())
         return
-    if command is None and name.startswith("/mcp__") and mcp_ui.run_prompt(host, name, arg):
-        return  # a server's prompt, expanded into a turn
-    if command is None and project_slash.handle(host, name, arg.strip()):
+    part = host.runtime.port("chat_part") if command is None else None
+    if isinstance(part, ChatPart) and part.run(host, name, arg):
+        return  # an extension's own (an MCP server's prompt, expanded into a turn)
+    if command is None and run_workspace_command(host, name, arg.strip()):
         return
     if command is None:
-        known = [*names(), *extension_commands(host.runtime.wiring.extensions)]
+        known = names(host.runtime.wiring.extensions)
         host.say(f"Unknown command {name}. Known: {' '.join(known)}", "red")
         return
     try:
@@ -121,11 +124,14 @@ def extension_notes(extensions: Extensions) -> list[str]:
 def help_lines(width: int, extensions: Extensions = NO_EXTENSIONS) -> list[str]:
     """The commands, the extensions' commands, then the keys: each description wrapped under
     itself (a hanging indent) at `width` columns."""
-    lines = _hanging(HELP, width)
-    added = {
-        (c.usage or c.name): f"{c.about} ({ext})"
-        for ext, c in extension_commands(extensions).values()
-    }
+    own = {key: text for key, text in HELP.items() if key != LAST}
+    added: dict[str, str] = {}
+    for ext, c in extension_commands(extensions).values():
+        if extensions.builtin(ext):  # the agent's own features, listed with its commands
+            own[c.usage or c.name] = c.about
+        else:
+            added[c.usage or c.name] = f"{c.about} ({ext})"
+    lines = _hanging({**own, LAST: HELP[LAST]}, width)
     if added:
         lines += ["", "Extensions", *_hanging(added, width)]
     lines += ["", "Keys", *_hanging(KEYS, width)]
@@ -249,16 +255,9 @@ COMMANDS: dict[str, Command] = {
     "/model": _model,
     "/memory": _memory,
     "/remember": _remember,
-    "/mcp": mcp_ui.mcp_command,
-    "/undo": rewind.undo,
-    "/rewind": rewind.rewind_picker,
-    "/diff": rewind.diff,
     "/think": think.think_command,
     "/plan": plans_ui.plan_command,
     "/plans": plans_ui.plans_command,
-    "/jobs": jobs_ui.jobs_command,
-    "/lsp": lsp_ui.lsp_command,
     "/sandbox": sandbox_ui.sandbox_command,
-    **daily.COMMANDS,
     "/exit": _exit,
 }

@@ -5,8 +5,9 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from agent_cli.core.errors import AgentError
 from agent_cli.runtime.extensions.contract import ExtensionContext
 
 if TYPE_CHECKING:
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from agent_cli.ui.screen.side_panel import PanelState
 
 
+@runtime_checkable
 class Host(Protocol):
     runtime: Runtime
     panel_state: PanelState
@@ -50,6 +52,20 @@ class Host(Protocol):
 Command = Callable[[Host, str], None]
 
 
+@runtime_checkable
+class ChatPart(Protocol):
+    """What an extension adds to the chat beyond its slash commands: the port "chat_part"
+    (the MCP servers': their count in the status bar, their prompts as commands)."""
+
+    def status(self) -> str | None: ...  # its status-bar part; None: nothing to show
+
+    def watch(self, changed: Callable[[], None]) -> None: ...  # told when `status` changes
+
+    def completions(self, kind: str) -> list[str]: ...  # "commands" after /, "mentions" after @
+
+    def run(self, host: Host, name: str, arg: str) -> bool: ...  # False: not one of its own
+
+
 log = logging.getLogger(__name__)
 
 
@@ -73,17 +89,24 @@ class ExtensionPort:
         return self.host
 
 
-def run_extension(host: Host, extension: str, command: SlashCommand, arg: str) -> None:
-    """An extension's command: what it raises is said in one line; a coroutine it returns
-    runs as the chat's current work (Ctrl-C stops it)."""
-    runtime, name = host.runtime, command.name
+def context_of(runtime: Runtime, extension: str) -> ExtensionContext:
+    """The context an extension's chat code runs with: the current session's."""
     session = runtime.session
-    context = ExtensionContext(
+    return ExtensionContext(
         extension, runtime.options.workspace, session.paths, runtime.settings, session.id,
         runtime.extension,
     )  # fmt: skip
+
+
+def run_extension(host: Host, extension: str, command: SlashCommand, arg: str) -> None:
+    """An extension's command: what it raises is said in one line; a coroutine it returns
+    runs as the chat's current work (Ctrl-C stops it)."""
+    name, context = command.name, context_of(host.runtime, extension)
     try:
         work = command.run(ExtensionPort(host, context), arg)
+    except AgentError as e:  # a usage error says itself, as the chat's own commands' do
+        host.say(str(e), "red")
+        return
     except Exception as e:  # the chat outlives an extension's bug
         log.exception("%s (extension %s) failed", name, extension)
         host.say(f"{name} failed: {type(e).__name__}: {e}", "red")

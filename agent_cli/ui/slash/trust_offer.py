@@ -7,8 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_cli.ext.project_files.trust_items import widening_items
 from agent_cli.policy.trust import TrustStore, grant_items
+from agent_cli.runtime.trust_items import widening_items
+from agent_cli.ui.slash.host import ChatPart
 
 if TYPE_CHECKING:
     from agent_cli.ui.screen.live import ChatScreen
@@ -32,5 +33,6 @@ async def offer_trust(screen: ChatScreen, repl: Host, store: TrustStore | None =
         else:
             repl.say("Not trusted: its MCP servers stay off (trust later: agent trust).", "dim")
     runtime.start_servers()
-    if runtime.mcp is not None:  # the status line's count follows the servers
-        runtime.mcp.on_change = screen.invalidate
+    part = runtime.port("chat_part")
+    if isinstance(part, ChatPart):  # the status line's count follows the servers
+        part.watch(screen.invalidate)

@@ -15,8 +15,8 @@ import pytest
 
 from agent_cli.core.settings.schema import Settings
 from agent_cli.ext.jobs.board import JobBoard
-from agent_cli.runtime.assembly import base_tools
 from agent_cli.tools.registry import ToolRegistry
+from tests.e2e.jobs_support import board_tools
 from tests.e2e.security.test_sandbox_boundary import run_commands
 from tests.fake_model import FakeAnthropic
 from tests.unit.tool_helpers import make_ctx
@@ -231,7 +231,7 @@ def test_a_command_moved_to_the_background_is_settled_when_it_ends(tmp_path: Pat
     settings = Settings.model_validate({"jobs": {"background_after_s": 0.2}})
     ctx = make_ctx(ws, settings)
     board = JobBoard(ctx.paths, settings.jobs)
-    registry = ToolRegistry(base_tools(board))
+    registry = ToolRegistry(board_tools(board))
     plant = "mkdir -p .claude && echo '{\"hooks\": {}}' > .claude/settings.json"
     command = f"while [ ! -e go ]; do sleep 0.05; done; {plant}"
 

@@ -9,13 +9,12 @@ import signal
 import subprocess
 from pathlib import Path
 
+from agent_cli.core.outside.guard import watch
 from agent_cli.core.settings.schema import Settings
 from agent_cli.ext.jobs.board import JobBoard
-from agent_cli.ext.jobs.guard import watch
 from agent_cli.ext.jobs.job import Job
-from agent_cli.runtime.assembly import base_tools
 from agent_cli.tools.registry import ToolRegistry
-from tests.e2e.jobs_support import group_members
+from tests.e2e.jobs_support import board_tools, group_members
 from tests.unit.tool_helpers import make_ctx
 from tests.waiting import until
 
@@ -24,7 +23,7 @@ def test_the_cap_refuses_one_job_too_many_and_reads_are_incremental(tmp_path: Pa
     settings = Settings.model_validate({"jobs": {"max_jobs": 1}})
     ctx = make_ctx(tmp_path, settings)
     board = JobBoard(ctx.paths, settings.jobs)
-    registry = ToolRegistry(base_tools(board))
+    registry = ToolRegistry(board_tools(board))
 
     async def go() -> list[str]:
         try:
@@ -52,7 +51,7 @@ def test_the_cap_refuses_one_job_too_many_and_reads_are_incremental(tmp_path: Pa
 def test_a_kept_job_outlives_the_close_and_the_others_do_not(tmp_path: Path):
     ctx = make_ctx(tmp_path)
     board = JobBoard(ctx.paths, ctx.settings.jobs)
-    registry = ToolRegistry(base_tools(board))
+    registry = ToolRegistry(board_tools(board))
 
     async def go() -> list[Job]:
         for n in (1, 2):

@@ -1,6 +1,7 @@
 """Hooks and MCP stdio servers start behind the start gate and in the watcher's care
-(agent_cli/ext/jobs/watch.py): an agent killed with SIGKILL just after the start, before it could
-say go, leaves a process that never ran its command; killed after, the watcher ends the group."""
+(agent_cli/core/outside/watch.py): an agent killed with SIGKILL just after the start, before it
+could say go, leaves a process that never ran its command; killed after, the watcher ends the
+group."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from tests.waiting import wait_until
 AGENT = textwrap.dedent(
     """
     import asyncio, os, signal, sys
-    from agent_cli.ext.jobs.watch import gated, spawn_watched
+    from agent_cli.core.outside.watch import gated, spawn_watched
 
     command = ["sh", "-c", "echo $$ > started; touch ran; sleep 60"]
 

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from agent_cli.core.events import Event, ToolEnd, TurnEnd
-from agent_cli.runtime.rewinding import CheckpointsOff
+from agent_cli.ext.checkpoints.service import CheckpointsOff
 from agent_cli.runtime.runtime import Runtime
+from tests.e2e.checkpoint_support import rewinds
 from tests.e2e.runtime_support import make_runtime
 from tests.fake_model import FakeAnthropic
 
@@ -106,10 +107,10 @@ def test_undo_through_the_runtime_takes_code_and_conversation_back(
     async def go() -> tuple[list[str], str, list[str], bool]:
         try:
             await submitted(runtime, "make a file")
-            (turn,) = runtime.checkpoints()
-            changed = await runtime.changed_since(turn)
-            diff = await runtime.diff_since(turn)
-            lines, switched = await runtime.go_back(turn, "both")
+            (turn,) = rewinds(runtime).checkpoints()
+            changed = await rewinds(runtime).changed_since(turn)
+            diff = await rewinds(runtime).diff_since(turn)
+            lines, switched = await rewinds(runtime).go_back(turn, "both")
             return changed, diff, lines, switched
         finally:
             await runtime.aclose(wait=False)
@@ -122,7 +123,7 @@ def test_undo_through_the_runtime_takes_code_and_conversation_back(
     assert switched
     assert runtime.session.id != first
     assert not any(line.startswith("resume it") for line in lines)  # we are in it already
-    assert runtime.checkpoints() == []  # the new session has no turn of its own yet
+    assert rewinds(runtime).checkpoints() == []  # the new session has no turn of its own yet
 
 
 @pytest.mark.usefixtures("sdk_env")
@@ -131,6 +132,6 @@ def test_checkpoints_off_is_said_not_crashed(tmp_path: Path, monkeypatch):
     (tmp_path / ".agent" / "settings.json").write_text('{"checkpoints": {"enabled": false}}')
     runtime = make_runtime(tmp_path, monkeypatch)
     with pytest.raises(CheckpointsOff, match=r"checkpoints\.enabled is false"):
-        runtime.checkpoints()
-    assert runtime.session_files() is None
+        rewinds(runtime).checkpoints()
+    assert rewinds(runtime).session_files() is None
     asyncio.run(runtime.aclose(wait=False))

@@ -15,6 +15,7 @@ from agent_cli.core.errors import UsageError
 from agent_cli.core.events import CheckpointSaved, Event, ToolStart, TurnEnd, WarningEvent
 from agent_cli.core.history import INTERRUPTED
 from agent_cli.runtime.runtime import Runtime
+from tests.e2e.checkpoint_support import rewinds
 from tests.e2e.runtime_support import drive, make_runtime
 from tests.fake_model import FakeAnthropic
 from tests.waiting import until
@@ -37,7 +38,7 @@ def test_a_turn_is_checkpointed_and_ends_with_its_answer(
     assert saved.turn == 1
     assert isinstance(events[-1], TurnEnd)
     assert events[-1].text == "wrote it"
-    assert [c.id for c in runtime.checkpoints()] == [saved.id]
+    assert [c.id for c in rewinds(runtime).checkpoints()] == [saved.id]
     assert not runtime.turn_running
 
 

@@ -24,6 +24,7 @@ from agent_cli.runtime.assembly import base_tools
 from agent_cli.tools.registry import ToolRegistry
 from agent_cli.tools.shell.net_proxy import NetworkProxy
 from agent_cli.tools.shell.net_rules import HostRules
+from tests.e2e.jobs_support import board_tools
 from tests.unit.tool_helpers import call, make_ctx
 from tests.waiting import until
 
@@ -151,7 +152,7 @@ def test_a_background_job_keeps_its_proxy_until_it_ends(tmp_path: Path, port: in
     )
     ctx = make_ctx(tmp_path, settings)
     board = JobBoard(ctx.paths, settings.jobs)
-    registry = ToolRegistry(base_tools(board))
+    registry = ToolRegistry(board_tools(board))
 
     async def go() -> str:
         try:

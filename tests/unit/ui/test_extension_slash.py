@@ -27,6 +27,7 @@ class FakeHost:
             session=SimpleNamespace(paths=Paths(workspace), id="s-1"),
             settings=Settings(),
             extension=lambda name: None,  # no extension of this test keeps a run-wide service
+            port=lambda name: None,  # nor provides a port
         )
         self.busy = False
         self.said: list[tuple[str, str]] = []

@@ -13,8 +13,8 @@ import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
-from agent_cli.ext.project_files.trust_items import widening_items
 from agent_cli.policy.trust import TrustStore
+from agent_cli.runtime.trust_items import widening_items
 from agent_cli.ui.input.completion import ChatCompleter
 from agent_cli.ui.slash.trust_offer import offer_trust
 
@@ -23,7 +23,6 @@ from agent_cli.ui.slash.trust_offer import offer_trust
 class FakeRuntime:
     workspace: Path
     started: int = 0
-    mcp: Any = None
 
     @property
     def options(self) -> Any:
@@ -31,6 +30,9 @@ class FakeRuntime:
 
     def start_servers(self) -> None:
         self.started += 1
+
+    def port(self, name: str) -> Any:
+        return None  # no extension's chat part
 
 
 @dataclass
@@ -104,16 +106,15 @@ def test_resource_mentions_complete_after_at(tmp_path: Path):
 
 def test_status_line_counts_ready_servers(tmp_path: Path):
     from agent_cli.core.settings.schema import Settings
+    from agent_cli.ext.mcp.chat import status_part
     from agent_cli.ext.mcp.manager import McpManager
-    from agent_cli.ui.slash.mcp import status_part
 
     class Ready:
         ready = True
 
     manager = McpManager([], {"proj": "not started"}, Settings(), tmp_path, tmp_path)
-    runtime = type("R", (), {"mcp": manager})()
-    assert status_part(runtime) == "mcp 0/1"
+    assert status_part(manager) == "mcp 0/1"
     manager.connections["mine"] = Ready()  # type: ignore[assignment]
     manager.entries["mine"] = None  # type: ignore[assignment]
-    assert status_part(runtime) == "mcp 1/2"
-    assert status_part(type("R", (), {"mcp": None})()) is None
+    assert status_part(manager) == "mcp 1/2"
+    assert status_part(None) is None

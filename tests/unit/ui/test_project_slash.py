@@ -8,9 +8,10 @@ from pathlib import Path
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
+from agent_cli.ext.project_files import EXTENSION
+from agent_cli.ext.project_files.chat import completion_items
 from agent_cli.ui.input.completion import ChatCompleter
 from agent_cli.ui.slash import commands as slash
-from agent_cli.ui.slash import project as project_slash
 
 
 def test_project_commands_complete_with_hint_and_description(tmp_path: Path):
@@ -22,7 +23,8 @@ def test_project_commands_complete_with_hint_and_description(tmp_path: Path):
     (tmp_path / ".claude" / "commands" / "review.md").write_text("Review $ARGUMENTS\n")
 
     def items() -> list[str | tuple[str, str]]:
-        return [*slash.names(), *project_slash.completion_items(tmp_path)]
+        extension = [(c.name, c.about) for c in EXTENSION.slash_commands]  # as the chat lists
+        return [*slash.names(), *extension, *completion_items(tmp_path)]
 
     completer = ChatCompleter(tmp_path, items)
     found = list(completer.get_completions(Document("/git"), CompleteEvent()))

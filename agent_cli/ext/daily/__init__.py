@@ -1,0 +1,92 @@
+"""The daily extras of `agent chat`: /rename, /export, /copy, /add-dir, /init, /review, /btw and
+/vim. Nothing of it is imported until chat loads its commands; each command's module is imported
+when it first runs."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from agent_cli.runtime.extensions.contract import CommandPort, Extension, SlashCommand
+
+COMMANDS = (  # (name, usage, about, "module:function")
+    (
+        "/rename",
+        "/rename [TITLE]",
+        "give this session a title (shown in /sessions and agent sessions)",
+        "chat_session:rename",
+    ),
+    (
+        "/export",
+        "/export [FILE] [--json]",
+        "write the conversation to a file, Markdown or JSON",
+        "chat_session:export",
+    ),
+    (
+        "/copy",
+        "/copy",
+        "copy the last reply to the clipboard (through the terminal, OSC 52)",
+        "chat_session:copy",
+    ),
+    (
+        "/add-dir",
+        "/add-dir [PATH]",
+        "read and write another directory as the workspace (none: list them)",
+        "chat_workspace:add_dir",
+    ),
+    (
+        "/init",
+        "/init",
+        "write AGENTS.md from a look at the repository (the write is asked)",
+        "chat_workspace:init",
+    ),
+    (
+        "/review",
+        "/review [focus]",
+        "review the working tree's changes, findings ranked",
+        "chat_workspace:review",
+    ),
+    (
+        "/btw",
+        "/btw QUESTION",
+        "a side question, answered without tools and kept out of the history",
+        "chat_aside:btw",
+    ),
+    (
+        "/vim",
+        "/vim [on|off]",
+        "vi keys in the input box (Esc: normal mode; Ctrl-C stops a turn)",
+        "chat_editing:vim",
+    ),
+)
+
+
+def _runner(target: str) -> Any:
+    module, _, function = target.partition(":")
+
+    def run(port: CommandPort, arg: str) -> None:
+        from agent_cli.ui.slash.host import Host
+
+        host = port.front
+        if not isinstance(host, Host):
+            port.say("This command needs agent chat.", "red")
+            return
+        getattr(importlib.import_module(f"{__name__}.{module}"), function)(host, arg)
+
+    return run
+
+
+def _service(runtime: Any) -> object:
+    from agent_cli.ext.daily.service import Daily
+
+    return Daily(runtime)
+
+
+EXTENSION = Extension(
+    name="daily",
+    about="the daily extras of agent chat: rename, export, copy, add-dir, init, review, btw, vim",
+    slash_commands=tuple(
+        SlashCommand(name, about, _runner(target), usage) for name, usage, about, target in COMMANDS
+    ),
+    service=_service,
+)

@@ -1,1 +1,0 @@
-"""Isolated subagents: a worktree each, their diffs brought back together (issue 34)."""
