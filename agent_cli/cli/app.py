@@ -1,4 +1,5 @@
-"""The typer application: one module per command group, registered here."""
+"""The typer application: `run` and `chat` here; every other command (one module per command
+group) is imported when it runs (cli/extension_commands.py)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,6 @@ import typer
 
 from agent_cli.cli.chat import CHAT_CONTEXT, chat
 from agent_cli.cli.chat_start import DESCRIPTION
-from agent_cli.cli.commands.memory import memory_app
-from agent_cli.cli.commands.notes import notes_app
-from agent_cli.cli.commands.server import server_app
-from agent_cli.cli.commands.serving import acp
-from agent_cli.cli.commands.sessions import sessions_app
 from agent_cli.cli.extension_commands import ExtensionGroup
 from agent_cli.cli.run import run
 
@@ -48,11 +44,6 @@ def main(
 
 app.command("chat", help=DESCRIPTION, context_settings=CHAT_CONTEXT, add_help_option=False)(chat)
 app.command("run", help="Run one prompt non-interactively and exit.")(run)
-app.add_typer(sessions_app, name="sessions", help="List and show recorded sessions.")
-app.add_typer(notes_app, name="notes", help="List, show and search subagent notes.")
-app.add_typer(memory_app, name="memory", help="List, show and search episodic memory.")
-app.add_typer(server_app, name="server", help="The warm process `agent run` uses: status, stop.")
-app.command("acp", help="Serve editors over the Agent Client Protocol (stdio).")(acp)
 
 
 @functools.cache

@@ -1,10 +1,13 @@
-"""The extensions' commands on the command line (`agent <command>`): a built-in's are listed
-from its registry line and imported only when one of them runs (or `--help` lists them); an
-installed package's extension adds the command that bears its name."""
+"""The commands beyond `run` and `chat` on the command line (`agent <command>`), each imported
+only when it runs (or `--help` lists it): the agent's own (OWN below), a built-in extension's
+(listed from its registry line), and the one an installed package's extension adds under its
+name."""
 
 from __future__ import annotations
 
 import functools
+import importlib
+from typing import Any
 
 import typer
 from typer import _click as click
@@ -14,19 +17,56 @@ from agent_cli.runtime.extensions.contract import Extension
 from agent_cli.runtime.extensions.discovery import Problem, load
 from agent_cli.runtime.extensions.registry import BUILTINS, Extensions, discover, say
 
+HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}
+OWN = {  # command -> ("module:attribute" of its typer app or function, its help line)
+    "sessions": (
+        "agent_cli.cli.commands.sessions:sessions_app",
+        "List and show recorded sessions.",
+    ),
+    "notes": ("agent_cli.cli.commands.notes:notes_app", "List, show and search subagent notes."),
+    "memory": (
+        "agent_cli.cli.commands.memory:memory_app",
+        "List, show and search episodic memory.",
+    ),
+    "server": (
+        "agent_cli.cli.commands.server:server_app",
+        "The warm process `agent run` uses: status, stop.",
+    ),
+    "acp": (
+        "agent_cli.cli.commands.serving:acp",
+        "Serve editors over the Agent Client Protocol (stdio).",
+    ),
+}
+
 
 class ExtensionGroup(TyperGroup):
-    """The agent's command group, with the extensions' commands after its own."""
+    """The agent's command group: `run` and `chat`, its other commands, then the extensions'."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        own = super().list_commands(ctx)
+        own = [*super().list_commands(ctx), *OWN]
         return [*own, *(name for name in _declared() if name not in own)]
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         found = super().get_command(ctx, cmd_name)
-        if found is not None or cmd_name not in _declared():
+        if found is not None:
             return found
-        return _command(cmd_name)
+        if cmd_name in OWN:
+            return _own(cmd_name)
+        return _command(cmd_name) if cmd_name in _declared() else None
+
+
+def _own(name: str) -> click.Command | None:
+    target, about = OWN[name]
+    module, _, attribute = target.partition(":")
+    made: Any = getattr(importlib.import_module(module), attribute)
+    holder = typer.Typer(rich_markup_mode=None, context_settings=HELP_OPTIONS)  # as the app's
+    if isinstance(made, typer.Typer):
+        holder.add_typer(made, name=name, help=about)
+    else:
+        holder.command(name, help=about)(made)
+        holder.command("-")(lambda: None)  # two commands: typer keeps a group to look into
+    group = typer.main.get_command(holder)
+    return group.commands.get(name) if isinstance(group, TyperGroup) else None
 
 
 @functools.cache

@@ -88,14 +88,16 @@ def in_worktree(options: Options, name: str | None, base: str | None) -> Iterato
 def sessions(workspace: Path, state: Path) -> WorktreeSessions:
     """The port, from the built-in extension that provides it (made before the run's settings
     are read: its context has the defaults); UsageError when none does."""
+    from dataclasses import replace
+
     from agent_cli.core.files.paths import Paths
     from agent_cli.core.settings.schema import Settings
     from agent_cli.runtime.extensions.contract import ExtensionContext
     from agent_cli.runtime.extensions.discovery import Asking
     from agent_cli.runtime.extensions.registry import BUILTINS, discover
 
-    providers = [d for d in BUILTINS if PORT in d.ports]
-    found = discover(path=(), builtins=providers, asking=Asking(workspace=workspace))
+    asleep = [replace(d, asked=lambda asking: False) for d in BUILTINS]  # the port wakes its own
+    found = discover(path=(), builtins=asleep, asking=Asking(workspace=workspace))
     paths = Paths(state.expanduser().resolve())
     made = found.port(PORT, lambda n: ExtensionContext(n, workspace, paths, Settings(), ""))
     if not isinstance(made, WorktreeSessions):
