@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Literal
 
 import typer
 
-from agent_cli.cli import goal_options as gopt
 from agent_cli.cli import options as opt
 from agent_cli.cli.common import guarded
 from agent_cli.cli.failures import internal_error
@@ -66,15 +65,23 @@ def run(
     ),
     worktree: str | None = opt.WORKTREE,
     base: str | None = opt.BASE,
-    goal_check: str | None = gopt.GOAL_CHECK,
-    goal: str | None = gopt.GOAL,
-    max_cost: float | None = gopt.MAX_COST,
-    max_minutes: float | None = gopt.MAX_MINUTES,
+    goal_check: str | None = typer.Option(
+        None, "--goal-check", help="Keep working until this command exits 0 (run after each turn)."
+    ),
+    goal: str | None = typer.Option(
+        None, "--goal", help="Keep working until a reviewer model judges this met."
+    ),
+    max_cost: float | None = typer.Option(
+        None, "--max-cost", min=0.0, help="US dollars: stop before the request that would pass it."
+    ),
+    max_minutes: float | None = typer.Option(
+        None, "--max-minutes", min=0.0, help="Minutes a goal may take (default: settings)."
+    ),
 ) -> None:
     import gc
 
     gc.disable()  # importing makes classes, not garbage: collecting meanwhile is wasted work
-    from agent_cli.cli.run_output import RunOutcome, RunReporter
+    from agent_cli.cli.run_output import Reporting, RunOutcome, RunReporter
     from agent_cli.cli.worktree_session import in_worktree
     from agent_cli.core.options import Options
     from agent_cli.runtime.build import build_runtime, resolve_workspace
@@ -84,7 +91,7 @@ def run(
     reporter = RunReporter(output_format, quiet)
     with reporter.failure_reported():  # the json formats get a result object even now
         _check_flags(resume, continue_last, fork_session)
-        goal_spec = gopt.goal_spec(goal_check, goal, max_minutes)
+        goal_spec = _goal_spec(goal_check, goal, max_minutes)
         text = _read_input(input_format, output_format, prompt, json_schema)
         structured = None
         if json_schema is not None:
@@ -105,18 +112,45 @@ def run(
             quiet=quiet,
             one_shot=True,
             wait_jobs=wait_jobs,
+            goal=goal_spec[0] if goal_spec else None,  # the goals extension reads these four
+            goal_kind="words" if goal_spec and goal_spec[1] == "words" else "command",
+            goal_max_turns=max_turns,
+            goal_max_minutes=max_minutes,
         )
         # left (removed or kept) when the command's context closes, however the run ends
         options = ctx.with_resource(in_worktree(options, worktree, base))
         tools = [structured] if structured is not None else []  # the final tool: the user's schema
         runtime = build_runtime(options, quiet=quiet, extra_tools=tools)
-        if goal_spec is not None:
-            runtime.set_goal(goal_spec[0], goal_spec[1], gopt.goal_limits(runtime.settings,
-                             max_turns, max_minutes))  # fmt: skip
+        goals = runtime.extension("goals")  # made now: it outlives the run's end (aclose)
+        if goal_spec is not None and goals is None:
+            raise UsageError("goals are not available here (the goals extension is not loaded).")
         _say_how_it_starts(runtime, quiet)
-        outcome = RunOutcome(session_id=runtime.session.id, structured=structured is not None)
+        outcome = RunOutcome(
+            session_id=runtime.session.id,
+            structured=structured is not None,
+            goals=goals if isinstance(goals, Reporting) else None,
+        )
     _execute(runtime, reporter, outcome, input_format, text, structured)
     _finish(runtime, reporter, outcome, quiet)
+
+
+def _goal_spec(
+    check: str | None, words: str | None, minutes: float | None
+) -> tuple[str, str] | None:
+    """(the check, its kind) or None; a contradiction or an empty goal is a usage error."""
+    if check is not None and words is not None:
+        raise UsageError("--goal-check and --goal cannot be used together.")
+    if minutes is not None and check is None and words is None:
+        raise UsageError("--max-minutes limits a goal: give --goal-check or --goal.")
+    if minutes is not None and minutes <= 0:
+        raise UsageError("--max-minutes must be more than 0.")
+    given = check if check is not None else words
+    if given is None:
+        return None
+    if not given.strip():
+        flag = "--goal-check" if check is not None else "--goal"
+        raise UsageError(f"{flag}: the goal is empty.")
+    return given, "command" if check is not None else "words"
 
 
 def _check_flags(resume: str | None, continue_last: bool, fork_session: bool) -> None:
@@ -188,8 +222,7 @@ def _finish(runtime: Runtime, reporter: RunReporter, outcome: RunOutcome, quiet:
     from agent_cli.model.call_log import exit_summary
 
     session = runtime.session
-    if runtime.goal is not None:
-        outcome.take_goal(runtime.goal.status.result())
+    outcome.take_goal()
     if not outcome.reported or outcome.error:
         reporter.finish(outcome.totalled(session))
     if not quiet:
@@ -248,8 +281,7 @@ async def _drive(
                 reporter.event(event, outcome)
             if structured is not None:
                 outcome.take_structured(structured.valid, structured.value)
-            if runtime.goal is not None:
-                outcome.take_goal(runtime.goal.status.result())
+            outcome.take_goal()
             outcome.context = (await runtime.context_breakdown()).model_dump(mode="json")
             if each_result:  # its own result line; the next turn's outcome starts afresh
                 reporter.finish(outcome.totalled(runtime.session))

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from agent_cli.cli.common import fail
 from agent_cli.cli.failures import internal_error
@@ -26,6 +26,15 @@ from agent_cli.core.events import (
     UsageUpdate,
     WarningEvent,
 )
+
+
+@runtime_checkable
+class Reporting(Protocol):
+    """An extension's service with a part of the run's result (the goals': where the goal
+    ended, or None)."""
+
+    def result(self) -> dict[str, Any] | None: ...
+
 
 if TYPE_CHECKING:
     from agent_cli.session.state import Session
@@ -47,16 +56,20 @@ class RunOutcome:
     structured: bool = False  # --json-schema: the answer is `structured_output`
     structured_output: Any = None
     goal: dict[str, Any] | None = None  # --goal-check / --goal: where the goal ended
+    goals: Reporting | None = None  # the goals extension's service, when it is there
     claims: list[dict[str, Any]] = field(default_factory=list)  # the final answer's, checked
     context: dict[str, Any] | None = None  # where the context goes (/context's breakdown)
     _claims: list[dict[str, Any]] = field(default_factory=list)  # the turn's, until it ends
     reported: bool = False  # the result line of the last turn is out (stream-json input)
     earlier_exit: int = 0  # the first failing code of an earlier turn (stream-json input)
 
-    def take_goal(self, goal: dict[str, Any] | None) -> None:
-        """Exit 0 only when the goal was met."""
+    def take_goal(self) -> None:
+        """Where the goal stands (when there is one): exit 0 only when it was met."""
+        goal = self.goals.result() if self.goals is not None else None
+        if goal is None:
+            return
         self.goal = goal
-        if goal is not None and not goal["met"] and self.exit_code == 0:
+        if not goal["met"] and self.exit_code == 0:
             self.error = f"goal {goal['state']}: {goal['reason'] or 'the check did not pass'}"
             self.exit_code = 1
 

@@ -30,3 +30,8 @@ class Options:
     worktree: str | None = None  # `--worktree NAME`: the session works in that agent worktree
     sandbox: SandboxModeOpt | None = None  # `--sandbox MODE` (else AGENT_SANDBOX, settings)
     add_dirs: tuple[Path, ...] = ()  # /add-dir: read and written as the workspace is
+    # `agent run --goal-check CMD` / `--goal TEXT`: read by the goals extension as it starts
+    goal: str | None = None
+    goal_kind: Literal["command", "words"] = "command"
+    goal_max_turns: int | None = None  # --max-turns with a goal: the goal's turns
+    goal_max_minutes: float | None = None

@@ -35,10 +35,11 @@ from agent_cli.loop.outbox import Outbox, Passed
 from agent_cli.loop.rounds import not_run_calls, run_round
 from agent_cli.loop.shown import record_shown
 from agent_cli.loop.stream_events import ShownStream
+from agent_cli.loop.turn_edges import TurnEdges
 from agent_cli.loop.turn_state import TurnState, goes_on
-from agent_cli.model.client import ModelClient, ModelReply, ModelRequest
+from agent_cli.model.client import Final, ModelClient, ModelReply, ModelRequest
 from agent_cli.model.usage import Usage
-from agent_cli.policy.turn_hooks import TurnHooks, TurnWrapper
+from agent_cli.policy.turn_hooks import FollowUp, TurnHooks, TurnWrapper
 from agent_cli.session.state import Session
 from agent_cli.tools.registry import ToolRegistry
 
@@ -69,9 +70,11 @@ class Agent:
     _last_request_messages: int = 0
     _thinking: int | None = None  # the turn's thinking budget: one mode a whole turn (the API's)
     _shown: ShownStream = field(init=False)  # text and thinking as shown: secrets masked
+    _edges: TurnEdges = field(init=False)  # the message in, the observers, the hooks at its end
 
     def __post_init__(self) -> None:
         self._shown = ShownStream(self.session.tool_ctx.secrets)
+        self._edges = TurnEdges(self.session, self.observers, self.turn_hooks, self.wrappers)
         self.session.tool_ctx.emit = self.emit
         if self.session.usage_sink is None:  # the runtime may route usage elsewhere
             self.session.usage_sink = self.emit
@@ -100,30 +103,37 @@ class Agent:
         return turn
 
     async def _run_turn(self, blocks: list[Block]) -> AsyncIterator[Event]:
-        text = "\n".join(b.get("text", "") for b in blocks)
-        for observer in self.observers:
-            observer.on_user_message(text)  # before it enters history (next-message triggers)
-        if self.turn_hooks and (vetoed := await self.turn_hooks.before_turn(blocks)):
+        if vetoed := await self._edges.begin(blocks):
             for event in vetoed:
                 yield event
             return
-        self.session.current_request = text  # §8
-        self.session.append({"role": "user", "content": blocks})
-        # after an interrupt the history ends with a user message of results: merge, as resume does
-        self.session.messages = history.repair(self.session.messages)
-        while True:
-            async for event in self.outbox.drain(self._turn()):
-                if isinstance(event, TurnEnd) and self.turn_hooks:
-                    reason = await self.turn_hooks.after_turn(event)
-                    if reason and event.stop == "done":  # a Stop hook keeps it working
-                        self.session.append(history.user_text(reason))
-                        self.session.messages = history.repair(self.session.messages)
+        going_on = True
+        while going_on:  # the outbox is drained here: one generator less for every event
+            going_on = False
+            async for item in self._turn():
+                for event in self.outbox.passed(item):
+                    told = await self._edges.ending(event) if isinstance(event, TurnEnd) else []
+                    if told is None:  # a Stop hook keeps the turn working
+                        going_on = True
                         break
-                for observer in self.observers:
-                    observer.on_event(event)
+                    for each in told:
+                        yield each
+                    self.hear(event)
+                    yield event
+                if going_on:
+                    break
+            for event in [] if going_on else self.outbox.pending():
+                self.hear(event)
                 yield event
-            else:
-                return
+
+    async def follow_up(self) -> FollowUp | None:
+        """Once a turn is over: what its hooks add (events), and the next message they send
+        (a goal not yet met); None when there is nothing."""
+        return await self._edges.follow_up()
+
+    def hear(self, event: Event) -> None:
+        """Every observer hears `event` (the turn's, or a `!command` the user ran)."""
+        self._edges.hear(event)
 
     async def compact_now(self, focus: str | None) -> AsyncIterator[Event]:
         """/compact [focus] between turns."""
@@ -202,8 +212,9 @@ class Agent:
         turn.reply = reply
 
     async def _request(self) -> AsyncIterator[Event | ModelReply]:
-        """One model request, with at most one reactive compaction on prompt-too-long."""
-        recovered = False
+        """One model request, with at most one reactive compaction on prompt-too-long. Its
+        stream is shown here, item by item: one generator less for every delta."""
+        recovered, shown = False, self._shown
         while True:
             if self.caller == "main" and (steered := steering.deliver(self.session)):
                 record_shown(self.session, steered)
@@ -211,21 +222,34 @@ class Agent:
             async for event in self._prepare():
                 yield event
             request = self._build_request()
+            shown.streamed.clear()
             try:
-                async for item in self._shown.stream(self.client.stream(request)):
-                    if isinstance(item, ModelReply):
+                async for item in self.client.stream(request):
+                    for event in shown.events(item):
+                        yield event
+                    if isinstance(item, Final):
                         self._last_request_messages = len(request.messages)
-                    yield item
+                        yield item.reply
                 return
-            except errors.PromptTooLongError as e:
-                compacted = None
-                if not recovered and self.compactor is not None:  # once per request (§8)
-                    recovered = True
-                    messages, ctx = self.session.messages, self.stage_context()
-                    compacted = await self.compactor.recover(messages, ctx)
-                if compacted is None:
-                    raise errors.PromptTooLongError(f"{e} {errors.TOO_LONG_HINT}") from e
+            except errors.AgentError as e:
+                for event in shown.cut():  # the request failed: what was held back is shown
+                    yield event
+                if not isinstance(e, errors.PromptTooLongError):
+                    raise
+                compacted = await self._recover(e, recovered)
+                recovered = True
                 yield self._replace_history(compacted)
+
+    async def _recover(self, e: errors.PromptTooLongError, recovered: bool) -> Compacted:
+        """The history compacted after a prompt too long, once per request (§8); else the
+        error, with what to do about it."""
+        compacted = None
+        if not recovered and self.compactor is not None:
+            messages, ctx = self.session.messages, self.stage_context()
+            compacted = await self.compactor.recover(messages, ctx)
+        if compacted is None:
+            raise errors.PromptTooLongError(f"{e} {errors.TOO_LONG_HINT}") from e
+        return compacted
 
     def _build_request(self) -> ModelRequest:
         messages = self.session.messages

@@ -32,6 +32,10 @@ class Outbox:
             items.append(self._queue.get_nowait())
         return items
 
+    def passed(self, item: Event | Passed) -> list[Event]:
+        """A turn's item as drained: a passed event alone, its own after what was emitted."""
+        return [item.event] if isinstance(item, Passed) else [*self.pending(), item]
+
     async def drain(self, work: AsyncIterator[Event | Passed]) -> AsyncIterator[Event]:
         """The work's events, each preceded by whatever was emitted before it."""
         async for event in work:

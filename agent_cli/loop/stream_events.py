@@ -1,4 +1,5 @@
-"""The model client's stream, as the loop's events (the final reply is the loop's own).
+"""The model client's stream items, as the loop's events (the final reply is the loop's own:
+it iterates the stream and asks `events(item)` of each, a generator less for every delta).
 
 Text and thinking are shown through a `StreamRedactor` each, one for the agent's life: a secret
 split across deltas is masked as in the whole reply, and a reader joining every delta of a
@@ -7,9 +8,6 @@ ends: at the other kind's delta, a server tool call, a restart and the reply's e
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
-from agent_cli.core import errors
 from agent_cli.core.events import (
     Event,
     Retrying,
@@ -22,7 +20,6 @@ from agent_cli.core.text.stream_redaction import StreamRedactor
 from agent_cli.loop import server_turn
 from agent_cli.model.client import (
     Final,
-    ModelReply,
     Notice,
     Restart,
     Retry,
@@ -38,22 +35,6 @@ class ShownStream:
         self.text = StreamRedactor(secrets)
         self.thinking = StreamRedactor(secrets)
         self.streamed: list[str] = []  # the text shown of the reply being streamed
-
-    async def stream(
-        self, replies: AsyncIterator[StreamEvent]
-    ) -> AsyncIterator[Event | ModelReply]:
-        """One request's stream as events, then its reply."""
-        self.streamed.clear()
-        try:
-            async for item in replies:
-                for event in self.events(item):
-                    yield event
-                if isinstance(item, Final):
-                    yield item.reply
-        except errors.AgentError:  # the request failed: what was held back is shown
-            for event in self._cut(text=True, thinking=True):
-                yield event
-            raise
 
     def interrupted(self) -> str:
         """The text of a reply the user stopped, the part held back included."""
@@ -76,6 +57,10 @@ class ShownStream:
                 self.streamed.clear()  # the reply starts over (a silent one is dropped too)
             return [*shown, *as_events(item)]
         return as_events(item)
+
+    def cut(self) -> list[Event]:
+        """What is held back of both, shown now (the request failed)."""
+        return self._cut(text=True, thinking=True)
 
     def _cut(self, text: bool = False, thinking: bool = False) -> list[Event]:
         return [

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_cli.core import history
-from agent_cli.core.events import ToolEnd
+from agent_cli.core.events import ToolEnd, ToolStart
 from agent_cli.core.messages import Block
 from agent_cli.loop.shown import record_shown
 
@@ -49,7 +49,8 @@ async def with_files(agent: Agent, text: str, request: str, workspace: Path) -> 
 
 async def user_shell(agent: Agent, command: str) -> ToolEnd:
     """Run `command` as the user; the command and its output join the conversation (the model
-    reads them with the next prompt)."""
+    reads them with the next prompt), and the turn's observers hear it as they hear the
+    model's commands (a command the user ran is evidence too)."""
     ctx = agent.session.tool_ctx
     result = await agent.registry.dispatch("bash", {"command": command}, ctx, SHELL_ID)
     end = ToolEnd(
@@ -59,6 +60,8 @@ async def user_shell(agent: Agent, command: str) -> ToolEnd:
         summary=result.summary or f"bash {command}",
         output=result.content,
     )
+    agent.hear(ToolStart(id=SHELL_ID, name="bash", input={"command": command}))
+    agent.hear(end)
     record_shown(agent.session, end)
     agent.session.append(
         history.user_text(f"{history.SHELL_HEAD.format(command=command)}\n{result.content}")

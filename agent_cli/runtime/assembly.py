@@ -12,13 +12,13 @@ from typing import cast
 
 from agent_cli.context.breakdown import metered
 from agent_cli.context.pipeline import build_pipeline, request_overhead
+from agent_cli.context.spending import BudgetStage
 from agent_cli.core.asking import PlanDecisionResult
 from agent_cli.core.events import Event, WarningEvent
 from agent_cli.core.options import Options
 from agent_cli.core.prompts.instructions import project_instructions
 from agent_cli.core.prompts.system import build_system
 from agent_cli.core.tool_contract import AnyTool
-from agent_cli.ext.goals.budget import BudgetStage
 from agent_cli.ext.web.fetch import WebFetch
 from agent_cli.loop.agent import Agent
 from agent_cli.loop.outbox import Outbox

@@ -28,7 +28,6 @@ from agent_cli.loop.user_input import user_shell, with_files
 from agent_cli.memory.setup import finish, listing
 from agent_cli.policy.approval import Approver
 from agent_cli.runtime.extensions.contract import ExtensionContext
-from agent_cli.runtime.goals import Goals
 from agent_cli.runtime.planning import Planning
 from agent_cli.runtime.ports import Assembly, Attach, Composer
 from agent_cli.runtime.tuning import Tuning
@@ -58,7 +57,7 @@ def preload_sdk() -> threading.Thread:
 MODE_CYCLE: tuple[PermissionMode, ...] = ("default", "accept-edits", "plan")
 
 
-class Runtime(LongWork, Planning, Tuning, Goals):
+class Runtime(LongWork, Planning, Tuning):
     def __init__(
         self,
         wiring: Composer,
@@ -216,30 +215,43 @@ class Runtime(LongWork, Planning, Tuning, Goals):
 
     # -- what front ends call ------------------------------------------------------------------
 
-    async def submit(self, text: str) -> AsyncIterator[Event]:
+    def submit(self, text: str) -> AsyncIterator[Event]:
         """What the user typed: `!command` runs in the shell (through the permission gate, into
         the conversation); anything else is a turn with its `@server:uri` resources and `@path`
         files attached (read as read_file reads them: capped, gated, remembered as read)."""
+        return self._turns(text, None, typed=True)
+
+    def turn(self, text: str, content: str | list[Block] | None = None) -> AsyncIterator[Event]:
+        """One user turn taken as written (`agent run`) through the extensions' turn wrappers
+        (a checkpoint of the workspace), and the turns its hooks follow it with (a goal's).
+        `content`: what the model is sent when it is more than `text`."""
+        return self._turns(text, content)
+
+    async def _turns(
+        self, text: str, content: str | list[Block] | None, typed: bool = False
+    ) -> AsyncIterator[Event]:
+        """The one generator between the loop and the front end (each layer costs every event):
+        each turn is the agent's (its wrappers' checkpoint too), its follow-up a turn of its own."""
         agent = await self.agent()
         stripped = text.strip()
-        command = stripped[1:].strip() if stripped.startswith("!") else ""
-        if command:
-            yield self.observe_shell(command, await user_shell(agent, command))
+        if typed and stripped.startswith("!") and (command := stripped[1:].strip()):
+            yield await user_shell(agent, command)
             return
-        attach = self.port("attachments")  # `@server:uri`: an MCP server's resources
-        request = await cast(Attach, attach)(text) if callable(attach) else text
-        blocks = await with_files(agent, text, request, self.options.workspace)
-        async for event in self.turn(text, blocks):
-            yield event
-
-    async def turn(
-        self, text: str, content: str | list[Block] | None = None
-    ) -> AsyncIterator[Event]:
-        """One user turn taken as written (`agent run`) through the extensions' turn wrappers
-        (a checkpoint of the workspace), or the turns a goal takes (goals.py). `content`: what
-        the model is sent when it is more than `text`."""
-        async for event in self.pursue(text, content):
-            yield event
+        if typed:
+            attach = self.port("attachments")  # `@server:uri`: an MCP server's resources
+            request = await cast(Attach, attach)(text) if callable(attach) else text
+            content = await with_files(agent, text, request, self.options.workspace)
+        message = text if content is None else content
+        with self._running():
+            while True:
+                async for event in agent.run_turn(message):
+                    yield event
+                followed = await agent.follow_up()
+                for event in followed.events if followed else []:
+                    yield event
+                if followed is None or followed.message is None:
+                    return
+                message = followed.message
 
     async def compact(self, focus: str | None) -> AsyncIterator[Event]:
         """Compaction now, between turns. Yields nothing when nothing was compacted."""

@@ -434,10 +434,8 @@ EXT = f"{ROOT}.ext"
 WELDS: dict[str, frozenset[str]] = {
     f"{ROOT}.{source}": frozenset(targets)
     for source, targets in {
-        "cli.goal_options": {"goals"},
         "policy.patterns": {"web"},
-        "runtime.assembly": {"goals", "web"},
-        "runtime.goals": {"checkpoints", "goals"},
+        "runtime.assembly": {"web"},
         "runtime.trust_items": {"mcp"},
         "tools.shell.net_rules": {"web"},
     }.items()
@@ -445,7 +443,7 @@ WELDS: dict[str, frozenset[str]] = {
 # Extensions importing another they do not (yet) declare in `requires`: folder -> folders.
 # The same rule: the target is empty, entries only go.
 CROSS_WELDS: dict[str, frozenset[str]] = {
-    "batch": frozenset({"goals", "sandbox", "worktrees"}),
+    "batch": frozenset({"sandbox", "worktrees"}),
     "goals": frozenset({"sandbox"}),
 }
 

@@ -24,8 +24,9 @@ from agent_cli.core.text.redaction import redact, secrets_from_env
 from agent_cli.ext.batch.results import TaskResult, Tokens
 from agent_cli.ext.batch.tasks import BatchTask
 from agent_cli.ext.batch.tree import TaskTree, prepare, tree_name
-from agent_cli.ext.goals.check_run import argv_for
-from agent_cli.ext.sandbox.wrap import SandboxUnavailable
+from agent_cli.ext.sandbox.confine import found
+from agent_cli.ext.sandbox.policy import SandboxPolicy
+from agent_cli.ext.sandbox.wrap import SandboxUnavailable, wrap
 
 OUTPUT_TAIL = 2000
 PR_SET_PDEATHSIG = 1
@@ -129,13 +130,25 @@ def _check(task: BatchTask, tree: TaskTree, plan: RunPlan) -> TaskResult:
     assert task.check is not None
     sandbox = SandboxSettings.model_validate({"mode": plan.sandbox or "auto"})
     try:
-        argv = argv_for(task.check, tree.path, sandbox)
+        argv = _check_argv(task.check, tree.path, sandbox)
     except SandboxUnavailable as e:
         return TaskResult(id=task.id, status="failed", check_exit=None, check_output=str(e))
     env = spawn.default_env(clean_env(base=plan.env))
     code, out, err = _run(argv, tree.path, env, "", plan.task_timeout_s)
     status = "passed" if code == 0 else "failed"
     return TaskResult(id=task.id, status=status, check_exit=code, check_output=_tail(out + err))
+
+
+def _check_argv(command: str, workspace: Path, sandbox: SandboxSettings) -> list[str]:
+    """`bash -c command`, confined as a goal's check is (SandboxUnavailable in required mode
+    without a mechanism)."""
+    argv = ["bash", "-c", command]
+    if sandbox.mode == "off":
+        return argv
+    policy = SandboxPolicy(
+        workspace, write_paths=tuple(sandbox.write_paths), deny_read=tuple(sandbox.deny_read)
+    )
+    return wrap(argv, policy, found(), sandbox.mode)
 
 
 def _why(answer: dict[str, Any], stderr: str, code: int) -> str:

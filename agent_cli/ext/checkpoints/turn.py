@@ -1,7 +1,8 @@
 """The turn's checkpoint (the extension's turn wrapper): a checkpoint before the turn's prompt
-enters history, and what the turn changed once it ends. A store that fails warns and never
-stops the turn. The store's own modules are imported in the snapshot's thread, beside the
-turn's first request, not before it."""
+enters history, and what the turn changed once it ends, told as the loop ends the turn (its
+observers hear it before the TurnEnd: a claim is marked knowing a bash edit of its turn). A
+store that fails warns and never stops the turn. The store's own modules are imported in the
+snapshot's thread, beside the turn's first request, not before it."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import asyncio
 import logging
 import shutil
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,9 +18,11 @@ from agent_cli.core.events import CheckpointSaved, Event, FilesChanged, TurnEnd,
 from agent_cli.core.snapshot_hold import holding
 
 if TYPE_CHECKING:
+    from agent_cli.core.events import ErrorEvent
     from agent_cli.core.messages import Block
     from agent_cli.ext.checkpoints.records import Checkpoint
     from agent_cli.ext.checkpoints.store import CheckpointStore
+    from agent_cli.policy.turn_hooks import FollowUp
     from agent_cli.runtime.extensions.contract import ExtensionContext
 
 log = logging.getLogger(__name__)
@@ -32,10 +36,12 @@ class TurnCheckpoints:
 
     def __init__(self, context: ExtensionContext) -> None:
         self.context = context
+        self._turn: TurnTaken | None = None  # the running turn's checkpoint
 
     def around(self, prompt: list[Block], turn: AsyncIterator[Event]) -> AsyncIterator[Event]:
         context = self.context
         settings = context.settings.checkpoints
+        self._turn = None
         if not settings.enabled or shutil.which("git") is None:
             return turn
         text = next((str(b.get("text", "")) for b in prompt if b.get("type") == "text"), "")
@@ -47,7 +53,31 @@ class TurnCheckpoints:
             store = CheckpointStore(context.paths, context.workspace, settings)
             return store, store.take(context.session_id, text, size)
 
-        return checkpointed(take, transcript, turn)
+        self._turn = TurnTaken()
+        return checkpointed(take, transcript, turn, self._turn)
+
+    async def at_end(self, end: TurnEnd, tell: Callable[[Event], None]) -> None:
+        """What the turn changed, told (and heard) before its TurnEnd."""
+        if self._turn is not None and (changed := await self._turn.end()) is not None:
+            tell(changed)
+
+    async def follow_up(self, end: TurnEnd, error: ErrorEvent | None) -> FollowUp | None:
+        return None
+
+
+@dataclass
+class TurnTaken:
+    """A turn's checkpoint once taken, and whether what the turn changed was told."""
+
+    opened: Opened | None = None
+    ended: bool = False
+
+    async def end(self) -> FilesChanged | None:
+        """The turn's end snapshotted (once): what it changed; None without a checkpoint."""
+        if self.ended or self.opened is None:
+            return None
+        self.ended = True
+        return await _ended(*self.opened)
 
 
 def turn_files(store: CheckpointStore, checkpoint: Checkpoint) -> FilesChanged:
@@ -70,10 +100,14 @@ def session_files(store: CheckpointStore, session_id: str) -> int | None:
 
 
 async def checkpointed(
-    take: Callable[[int], Opened], transcript: Path | None, turn: AsyncIterator[Event]
+    take: Callable[[int], Opened],
+    transcript: Path | None,
+    turn: AsyncIterator[Event],
+    taken: TurnTaken,
 ) -> AsyncIterator[Event]:
-    """`turn`'s events, after a CheckpointSaved; a FilesChanged comes just before TurnEnd.
-    `take(transcript size)` opens the store and takes the checkpoint, in a thread.
+    """`turn`'s events, after a CheckpointSaved; a FilesChanged comes just before TurnEnd
+    (told by the loop through `at_end`, or here: a vetoed turn's). `take(transcript size)`
+    opens the store and takes the checkpoint, in a thread.
 
     The snapshot is taken beside the turn's start (its first model request goes out meanwhile:
     in a new store it is several git calls) and waited for before the turn's first event is
@@ -81,19 +115,16 @@ async def checkpointed(
     (a hook, an MCP server) waits for it too (core/snapshot_hold)."""
     from agent_cli.ext.checkpoints.conversation import transcript_size
 
-    opened: Opened | None = None
     pending = asyncio.ensure_future(asyncio.to_thread(take, transcript_size(transcript)))
     with holding(pending):
         reported = False
         async for event in turn:
             if not reported:
                 reported = True
-                opened = await _taken(pending)
-                yield _saved(opened, pending)
-            if isinstance(event, TurnEnd) and opened is not None:
-                ended = await _ended(*opened)
-                if ended is not None:
-                    yield ended
+                taken.opened = await _taken(pending)
+                yield _saved(taken.opened, pending)
+            if isinstance(event, TurnEnd) and (changed := await taken.end()) is not None:
+                yield changed
             yield event
         if not reported:
             yield _saved(await _taken(pending), pending)

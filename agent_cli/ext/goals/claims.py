@@ -10,6 +10,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from agent_cli.core.verify_events import ClaimMark, ClaimsChecked
 from agent_cli.ext.goals.ledger import EvidenceLedger, LedgerCommand
 
 Kind = Literal["tests", "build", "typecheck", "lint"]
@@ -184,6 +185,14 @@ def check(
 ) -> list[Claim]:
     commands = table(extra)
     return [_judge(text, kind, ledger, commands[kind]) for text, kind in find_claims(answer)]
+
+
+def claims_checked(
+    answer: str, ledger: EvidenceLedger, extra: Mapping[str, Sequence[str]]
+) -> ClaimsChecked | None:
+    """The answer's claims marked, as the event told just before its turn's end."""
+    marks = [ClaimMark(**c.as_json()) for c in check(answer, ledger, extra)]
+    return ClaimsChecked(claims=marks) if marks else None
 
 
 def _judge(text: str, kind: Kind, ledger: EvidenceLedger, patterns: Sequence[str]) -> Claim:

@@ -85,6 +85,7 @@ BUILTINS: tuple[Declared, ...] = (
         ),
     ),
     Declared("daily", "agent_cli.ext.daily:EXTENSION", BUILTIN, lambda a: a.command == "chat"),
+    Declared("goals", "agent_cli.ext.goals:EXTENSION", BUILTIN, _takes_turns),  # claims: every turn
     Declared("jobs", "agent_cli.ext.jobs:EXTENSION", BUILTIN, _takes_turns, ports=("jobs",)),
     Declared(
         "lsp",

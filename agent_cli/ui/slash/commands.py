@@ -12,7 +12,6 @@ from agent_cli.ui.render.render import note_line, tokens
 from agent_cli.ui.screen.side_panel import todo_counts, todo_lines
 from agent_cli.ui.slash import context as context_ui
 from agent_cli.ui.slash import fork as fork_ui
-from agent_cli.ui.slash import goal as goal_ui
 from agent_cli.ui.slash import plans as plans_ui
 from agent_cli.ui.slash import sessions as sessions_ui
 from agent_cli.ui.slash import think
@@ -34,7 +33,6 @@ HELP = {
     "/remember": "write an episode of this session now (in the background)",
     **think.HELP,
     **plans_ui.HELP,
-    **goal_ui.HELP,
     "/exit": "leave (Ctrl-D does too)",
 }
 
@@ -258,6 +256,5 @@ COMMANDS: dict[str, Command] = {
     "/think": think.think_command,
     "/plan": plans_ui.plan_command,
     "/plans": plans_ui.plans_command,
-    "/goal": goal_ui.goal_command,
     "/exit": _exit,
 }
