@@ -25,7 +25,7 @@ from agent_cli.core.tool_contract import ToolContext
 from agent_cli.ext.web.convert import html_to_markdown
 from agent_cli.ext.web.fetch import WebFetch
 from agent_cli.ext.web.http import Page, fetch_page
-from agent_cli.ext.web.rules import system_resolver
+from agent_cli.tools.host_rules import system_resolver
 from agent_cli.tools.registry import ToolRegistry
 from tests.web_site import WebSite
 

@@ -8,8 +8,8 @@ import fnmatch
 from pathlib import Path
 
 from agent_cli.core.tool_contract import ToolContext, ToolInput
-from agent_cli.ext.web.rules import domain_of
 from agent_cli.tools.fs import display_path, readable_without_question
+from agent_cli.tools.host_rules import domain_of
 from agent_cli.tools.shell.rules import SEPARATORS, UNSAFE, normalised
 
 

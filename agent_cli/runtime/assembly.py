@@ -19,7 +19,6 @@ from agent_cli.core.options import Options
 from agent_cli.core.prompts.instructions import project_instructions
 from agent_cli.core.prompts.system import build_system
 from agent_cli.core.tool_contract import AnyTool
-from agent_cli.ext.web.fetch import WebFetch
 from agent_cli.loop.agent import Agent
 from agent_cli.loop.outbox import Outbox
 from agent_cli.memory.manager import EpisodeManager
@@ -138,7 +137,6 @@ def assemble(
     wrapper = port_when_asked(extensions, SHELL_WRAPPER, context)
     before_task = [*base_tools(bash_jobs, wrapper), TodoWrite(session.todos, session.record)]
     after_task = [Compact(session), *asking_tools(), *project.tools(permissions)]
-    after_task += [WebFetch()] if settings.web.fetch else []
     own = ["task", *(t.name for t in [*before_task, *after_task, *extra_tools])]
     own += [str(t["name"]) for t in server_tools]
     source = _tool_source(extensions, context)

@@ -434,10 +434,7 @@ EXT = f"{ROOT}.ext"
 WELDS: dict[str, frozenset[str]] = {
     f"{ROOT}.{source}": frozenset(targets)
     for source, targets in {
-        "policy.patterns": {"web"},
-        "runtime.assembly": {"web"},
         "runtime.trust_items": {"mcp"},
-        "tools.shell.net_rules": {"web"},
     }.items()
 }
 # Extensions importing another they do not (yet) declare in `requires`: folder -> folders.

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 
 from agent_cli.ext.web.http import Page
-from agent_cli.ext.web.rules import WebRefused
+from agent_cli.tools.host_rules import WebRefused
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 DROPPED_TAGS = ["script", "style", "noscript", "template", "svg", "iframe", "object", "embed"]

@@ -16,7 +16,7 @@ from pydantic import Field
 
 from agent_cli.core.payloads import PageDisplay
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
-from agent_cli.ext.web.rules import Resolver, WebRefused, domain_of, system_resolver
+from agent_cli.tools.host_rules import Resolver, WebRefused, domain_of, system_resolver
 
 if TYPE_CHECKING:
     from agent_cli.ext.web.convert import Converted

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
 from agent_cli.core.settings.features import WebSettings
-from agent_cli.ext.web.rules import Resolver, Target, WebRefused, check_url, checked_address
+from agent_cli.tools.host_rules import Resolver, Target, WebRefused, check_url, checked_address
 
 if TYPE_CHECKING:
     import httpx2

@@ -116,6 +116,7 @@ BUILTINS: tuple[Declared, ...] = (
     Declared(
         "sandbox", "agent_cli.ext.sandbox:EXTENSION", BUILTIN, _takes_turns, ("shell_wrapper",)
     ),
+    Declared("web", "agent_cli.ext.web:EXTENSION", BUILTIN, _takes_turns),
     Declared(
         "worktrees",
         "agent_cli.ext.worktrees:EXTENSION",

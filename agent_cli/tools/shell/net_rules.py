@@ -14,7 +14,7 @@ from typing import Literal
 
 from agent_cli.core.settings.features import WebSettings
 from agent_cli.core.settings.hosts import HostEntry, parse_host_entry
-from agent_cli.ext.web.rules import Resolver, WebRefused, in_domains, is_public, system_resolver
+from agent_cli.tools.host_rules import Resolver, WebRefused, in_domains, is_public, system_resolver
 
 SETTING = "sandbox.network.allowed_domains"
 
