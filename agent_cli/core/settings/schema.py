@@ -36,6 +36,7 @@ from agent_cli.core.settings.features import (
 from agent_cli.core.settings.layers import Layer, holder
 from agent_cli.core.settings.lsp import LspSettings
 from agent_cli.core.settings.mcp import McpServerSpec, McpSettings
+from agent_cli.core.settings.models import Provider, default_aliases
 from agent_cli.core.settings.narrowing import narrowing_only, user_mode
 from agent_cli.core.settings.sandbox import SandboxSettings
 from agent_cli.core.settings.sections import Sections, extended, untrusted, without
@@ -199,6 +200,16 @@ class Settings(StrictSettings):
         "`SSH_AUTH_SOCK` ...) that programs the agent starts outside the sandbox (hooks, "
         "language and MCP servers, checks, the status line) still get; the agent's own key "
         "never. A workspace's own settings may name them only once it is trusted.",
+    )
+    provider: Provider = Field(
+        default="anthropic",
+        description="Where the model is reached: anthropic (ANTHROPIC_BASE_URL and the like), "
+        "bedrock, vertex, foundry (each through the SDK's own client; also AGENT_PROVIDER).",
+    )
+    model_aliases: dict[str, str] = Field(
+        default_factory=default_aliases,
+        description="Model names a user may write (`sonnet`, `opus`, `haiku` and any of your "
+        "own) -> the endpoint's model; ANTHROPIC_DEFAULT_{SONNET,OPUS,HAIKU}_MODEL override.",
     )
 
     @model_validator(mode="after")
