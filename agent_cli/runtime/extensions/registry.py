@@ -113,6 +113,14 @@ BUILTINS: tuple[Declared, ...] = (
         ),
     ),
     Declared(
+        "providers",
+        "agent_cli.ext.providers:EXTENSION",
+        BUILTIN,
+        asked=lambda asking: "provider" in asking.settings,  # or AGENT_PROVIDER
+        ports=("model_client",),
+        commands=(("models", "The endpoint's models, the one in use marked."),),
+    ),
+    Declared(
         "worktrees",
         "agent_cli.ext.worktrees:EXTENSION",
         BUILTIN,
