@@ -72,10 +72,16 @@ def _bedrock_check() -> None:
     _need("botocore", "bedrock", "boto3")
     _need("boto3", "bedrock", "boto3")
     boto3 = importlib.import_module("boto3")  # untyped: no stubs
-    session = boto3.Session(profile_name=os.environ.get("AWS_PROFILE") or None)
-    if not (_env("AWS_REGION", "AWS_DEFAULT_REGION") or session.region_name):
+    broken = importlib.import_module("botocore.exceptions").BotoCoreError
+    try:
+        session = boto3.Session(profile_name=os.environ.get("AWS_PROFILE") or None)
+        region = _env("AWS_REGION", "AWS_DEFAULT_REGION") or session.region_name
+        found = os.environ.get("AWS_BEARER_TOKEN_BEDROCK") or session.get_credentials()
+    except broken as e:  # a profile that is not there, half the keys...
+        raise CredentialsError(f"provider bedrock: {e}") from e
+    if not region:
         raise CredentialsError("provider bedrock: set AWS_REGION (or a region in your profile)")
-    if not os.environ.get("AWS_BEARER_TOKEN_BEDROCK") and session.get_credentials() is None:
+    if found is None:
         raise CredentialsError(
             "provider bedrock: no AWS credentials: set AWS_PROFILE or AWS_ACCESS_KEY_ID and "
             "AWS_SECRET_ACCESS_KEY (or AWS_BEARER_TOKEN_BEDROCK), or run `aws sso login`"
