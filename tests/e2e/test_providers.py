@@ -137,4 +137,5 @@ def test_missing_credentials_are_one_line_exit_2(
 def test_bad_provider_is_exit_2_naming_it(tmp_path: Path):
     proc = run_agent(_env(tmp_path, AGENT_PROVIDER="azure"), tmp_path, "run", "-p", "hi")
     assert proc.returncode == 2
-    assert "'provider'" in proc.stderr and "Traceback" not in proc.stderr
+    assert "bad setting 'provider'" in proc.stderr
+    assert "Traceback" not in proc.stderr

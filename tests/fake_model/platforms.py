@@ -6,9 +6,9 @@ what arrived: method, path, the signed headers, the body) and streams in AWS eve
 frames, as Bedrock does. `PlatformFake("vertex")` answers
 `POST /v1/projects/{p}/locations/{r}/publishers/anthropic/models/{id}:streamRawPredict` (or
 `:rawPredict`, with `stream` in the body to match) only with the test's bearer token, in SSE.
-Both want `anthropic_version` in the body and the model in the path, not the body; the body is then checked and answered as the
-Messages API's own (the base fake: its scripts, SPEC §16). Every platform request is kept in
-`platform_requests`; anything wrong is a violation."""
+Both want `anthropic_version` in the body and the model in the path, not the body; the body is
+then checked and answered as the Messages API's own (the base fake: its scripts, SPEC §16).
+Every platform request is kept in `platform_requests`; anything wrong is a violation."""
 
 from __future__ import annotations
 
