@@ -27,10 +27,11 @@ def default_aliases() -> dict[str, str]:
 
 
 def aliases(settings: Settings) -> dict[str, str]:
-    """Alias (lower case) -> model name: `model_aliases`, then the ANTHROPIC_DEFAULT_*_MODEL
-    variables (over the files, as AGENT_MODEL is), then `project_files.model_aliases` (project
-    files only, the most specific)."""
-    found = {name.lower(): model for name, model in settings.model_aliases.items()}
+    """Alias (lower case) -> model name: the defaults, `model_aliases`, then the
+    ANTHROPIC_DEFAULT_*_MODEL variables (over the files, as AGENT_MODEL is), then
+    `project_files.model_aliases` (project files only, the most specific)."""
+    given = {**default_aliases(), **settings.model_aliases}  # naming one keeps the others
+    found = {name.lower(): model for name, model in given.items()}
     for name, variable in ALIAS_VARIABLES.items():
         if value := os.environ.get(variable, "").strip():
             found[name] = value
