@@ -6,10 +6,7 @@ matter), so a user can point them at any endpoint's own names."""
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Literal
-
-if TYPE_CHECKING:
-    from agent_cli.core.settings.schema import Settings
+from typing import Literal, Protocol
 
 Provider = Literal["anthropic", "bedrock", "vertex", "foundry"]
 PROVIDER_VARIABLE = "AGENT_PROVIDER"
@@ -26,7 +23,20 @@ def default_aliases() -> dict[str, str]:
     return {"sonnet": "claude-sonnet-4-6", "opus": "claude-opus-4-6", "haiku": "claude-haiku-4-5"}
 
 
-def aliases(settings: Settings) -> dict[str, str]:
+class _FileAliases(Protocol):
+    model_aliases: dict[str, str]
+
+
+class Named(Protocol):
+    """The settings' part aliases are read from (schema.py's Settings, which imports this)."""
+
+    model_aliases: dict[str, str]
+
+    @property
+    def project_files(self) -> _FileAliases: ...
+
+
+def aliases(settings: Named) -> dict[str, str]:
     """Alias (lower case) -> model name: the defaults, `model_aliases`, then the
     ANTHROPIC_DEFAULT_*_MODEL variables (over the files, as AGENT_MODEL is), then
     `project_files.model_aliases` (project files only, the most specific)."""
@@ -39,6 +49,6 @@ def aliases(settings: Settings) -> dict[str, str]:
     return found
 
 
-def resolve_model(name: str, settings: Settings) -> str:
+def resolve_model(name: str, settings: Named) -> str:
     """The model `name` means: an alias's model, else `name` as written."""
     return aliases(settings).get(name.strip().lower(), name.strip())
