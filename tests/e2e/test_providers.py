@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.helpers import run_agent
+from tests.e2e.warm import Via, Warm
 from tests.fake_model.platforms import (
     AWS_KEY_ID,
     AWS_REGION,
@@ -139,3 +140,19 @@ def test_bad_provider_is_exit_2_naming_it(tmp_path: Path):
     assert proc.returncode == 2
     assert "bad setting 'provider'" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_bedrock_through_the_warm_process(bedrock: PlatformFake, tmp_path: Path):
+    """The warm process (started without any provider in its own environment) serves a run
+    asking for Bedrock with the run's variables."""
+    warm = Warm(_env(tmp_path))
+    warm.start()
+    try:
+        bedrock.script.text("warm bedrock")
+        via = Via("warm", bedrock_env(bedrock, tmp_path), warm)
+        proc = via.run(tmp_path, "run", "-p", "hi")
+    finally:
+        warm.stop()
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "warm bedrock"
+    assert [r.model for r in bedrock.platform_requests] == ["global.anthropic.claude-sonnet-4-6"]
