@@ -6,6 +6,7 @@ no real credentials."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -156,3 +157,17 @@ def test_bedrock_through_the_warm_process(bedrock: PlatformFake, tmp_path: Path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "warm bedrock"
     assert [r.model for r in bedrock.platform_requests] == ["global.anthropic.claude-sonnet-4-6"]
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("google") is not None
+    and importlib.util.find_spec("google.auth") is not None,
+    reason="google-auth is installed here",
+)
+def test_vertex_without_a_token_or_google_auth_names_the_extra(tmp_path: Path):
+    env = _env(tmp_path, AGENT_PROVIDER="vertex", CLOUD_ML_REGION="global")
+    proc = run_agent(env, tmp_path, "run", "-p", "hi")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (
+        "agent: provider vertex needs google-auth: pip install 'agent-cli[vertex]'"
+    )
