@@ -111,14 +111,18 @@ class AnthropicClient:
         settings: Settings,
         call_log: CallLog | None = None,
         on_sent: Callable[[], None] | None = None,
+        sdk: anthropic.AsyncAnthropic | None = None,
     ) -> None:
-        require_credentials()
+        """`sdk`: another platform's client of the SDK (Bedrock's, Vertex AI's: they share its
+        messages API); None: Anthropic's, with ANTHROPIC_API_KEY and the like."""
+        if sdk is None:
+            require_credentials()
         self._settings = settings
         self._on_sent = on_sent  # told once each request is on the wire (its answer has begun)
         # a key the model repeats (in its text or a tool's input) is masked before history
         self._secrets = secrets_from_env()
         self._log = call_log
-        self._client = anthropic.AsyncAnthropic(  # retried here, visibly: model/retry.py
+        self._client = sdk or anthropic.AsyncAnthropic(  # retried here, visibly: model/retry.py
             max_retries=0,
             timeout=httpx2.Timeout(settings.request_timeout_s, read=settings.stream_idle_timeout_s),
             http_client=anthropic.DefaultAsyncHttpxClient(verify=trust_store()),

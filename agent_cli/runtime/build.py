@@ -19,11 +19,11 @@ from agent_cli.core.files.logs import secrets_from_env, setup_logging
 from agent_cli.core.files.paths import Paths
 from agent_cli.core.options import Options
 from agent_cli.core.outside import spawn
+from agent_cli.core.settings.models import PROVIDER_VARIABLE, resolve_model
 from agent_cli.core.settings.schema import Settings, layer_keys, load_settings
 from agent_cli.core.tool_contract import AnyTool
 from agent_cli.model.call_log import CallLog, key_last4
 from agent_cli.model.client import ModelClient
-from agent_cli.model.credentials import require_credentials
 from agent_cli.policy.approval import Approver
 from agent_cli.policy.trust import TrustStore
 from agent_cli.runtime.assembly import assemble
@@ -37,6 +37,7 @@ from agent_cli.runtime.extensions.registry import (
 )
 from agent_cli.runtime.opening import open_session
 from agent_cli.runtime.ports import Assembly
+from agent_cli.runtime.providers import ModelClientPort, provider_port, require_provider
 from agent_cli.runtime.runtime import Runtime
 from agent_cli.session.resume import RestoredSession
 from agent_cli.session.state import Session
@@ -77,6 +78,8 @@ def overrides_of(options: Options) -> dict[str, Any]:
         overrides["permissions"] = {"mode": options.permission_mode}
     if options.max_cost_usd is not None:
         overrides["budget"] = {"max_cost_usd": options.max_cost_usd}
+    if provider := os.environ.get(PROVIDER_VARIABLE):  # a bad one: exit 2 naming `provider`
+        overrides["provider"] = provider
     sandbox = options.sandbox or os.environ.get("AGENT_SANDBOX")
     if sandbox:  # a bad value is a ConfigError naming `sandbox.mode` (exit 2)
         overrides["sandbox"] = {"mode": sandbox}
@@ -95,6 +98,7 @@ def load(options: Options, extensions: Extensions | None = None) -> tuple[Settin
     settings = load_settings(
         options.workspace, overrides, trusted=trusted, sections=sections, ignored=ignored
     )
+    settings.model = resolve_model(settings.model, settings)  # `sonnet`, `--model haiku`
     resolve_thresholds(settings)  # contradicting context thresholds: exit 2 before any work
     state = options.state_dir or Path(os.environ.get("AGENT_STATE_DIR") or options.workspace)
     return settings, Paths(state.expanduser().resolve())
@@ -109,8 +113,14 @@ def start_logging(paths: Paths, quiet: bool) -> CallLog:
 
 
 def make_client(
-    settings: Settings, call_log: CallLog, on_sent: Callable[[], None] | None = None
+    settings: Settings,
+    call_log: CallLog,
+    on_sent: Callable[[], None] | None = None,
+    reach: Callable[[], ModelClientPort] | None = None,
 ) -> ModelClient:
+    """Anthropic's API (or one like it), else the client `reach()` (the provider's port) makes."""
+    if settings.provider != "anthropic" and reach is not None:
+        return reach().make(settings, call_log, on_sent)
     from agent_cli.model.anthropic import AnthropicClient  # the SDK import is slow: only here
 
     return AnthropicClient(settings, call_log, on_sent)
@@ -136,7 +146,10 @@ class CompositionRoot:
         return open_session(options, self.settings, self.paths)
 
     def make_client(self, on_sent: Callable[[], None] | None = None) -> ModelClient:
-        return make_client(self.settings, self.call_log, on_sent)
+        def reach() -> ModelClientPort:
+            return provider_port(self.settings, self.paths, self.extensions)
+
+        return make_client(self.settings, self.call_log, on_sent, reach)
 
     def assemble(
         self,
@@ -171,7 +184,7 @@ def build_runtime(
     if extensions is None:
         extensions = installed(asking(options, overrides_of(options)))
     settings, paths = load(options, extensions)
-    require_credentials()
+    require_provider(settings, paths, extensions)
     spawn.pass_names(settings.pass_env)
     paths.require_writable()  # a read-only workspace: one line, before any work
     call_log = start_logging(paths, quiet)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from agent_cli.context.tokens import resolve_thresholds
 from agent_cli.core.errors import ConfigError, UsageError
+from agent_cli.core.settings.models import resolve_model
 from agent_cli.core.settings.thinking import budget_problem
 
 if TYPE_CHECKING:
@@ -33,11 +34,14 @@ class Tuning:
     async def agent(self) -> Agent:
         raise NotImplementedError
 
-    def set_model(self, model: str) -> None:
-        """From the next request on, also in the sessions /clear and /resume open."""
+    def set_model(self, model: str) -> str:
+        """From the next request on, also in the sessions /clear and /resume open; an alias
+        (`haiku`) is resolved through the settings. Returns the model set."""
+        model = resolve_model(model, self.settings)
         self.session.model = model
         self.settings.model = model  # what a new session starts with
         self.options.model = model
+        return model
 
     def set_thinking(self, budget: int | None) -> None:
         """Extended thinking from the next turn on (None: off); UsageError when the budget

@@ -98,7 +98,7 @@ def test_without_a_terminal_lines_are_messages(
         "Unknown command /bogus. Known: /help /todos /notes /compact /clear /sessions /resume "
         "/fork /cost /context /model /memory /remember /think /plan /plans /undo /rewind /diff "
         "/rename /export /copy /add-dir /init /review /btw /vim /goal /jobs /lsp /mcp /commands "
-        "/agents /skills /sandbox /exit",  # the features' commands in the registry's order
+        "/agents /skills /models /sandbox /exit",  # the features' commands in the registry's order
         "welcome",
     ]
     assert proc.stdout.splitlines()[4].startswith("2 calls  in ")

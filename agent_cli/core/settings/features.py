@@ -10,17 +10,14 @@ from agent_cli.core.settings.strict import StrictSettings
 DEFAULT_MODEL = "claude-sonnet-4-6"
 
 
-def _default_aliases() -> dict[str, str]:
-    return {"sonnet": DEFAULT_MODEL, "opus": "claude-opus-4-6", "haiku": "claude-haiku-4-5"}
-
-
 class ProjectFilesSettings(StrictSettings):
     """Commands, subagent types, skills and hooks from `.agent/`, `.agents/`, `.claude/`."""
 
     enabled: bool = Field(default=True, description="Read project files at all.")
     model_aliases: dict[str, str] = Field(
-        default_factory=_default_aliases,
-        description="Model alias (`model: sonnet` in a file) -> model id.",
+        default_factory=dict,
+        description="Aliases for project files only (`model: fast` in a file), over the "
+        "top-level `model_aliases`.",
     )
     skill_description_chars: int = Field(
         default=200, ge=20, le=1_024, description="Characters of each skill's description sent."

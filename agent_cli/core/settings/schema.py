@@ -36,6 +36,7 @@ from agent_cli.core.settings.features import (
 from agent_cli.core.settings.layers import Layer, holder
 from agent_cli.core.settings.lsp import LspSettings
 from agent_cli.core.settings.mcp import McpServerSpec, McpSettings
+from agent_cli.core.settings.models import Provider, default_aliases
 from agent_cli.core.settings.narrowing import narrowing_only, user_mode
 from agent_cli.core.settings.sandbox import SandboxSettings
 from agent_cli.core.settings.sections import Sections, extended, untrusted, without
@@ -213,6 +214,16 @@ class Settings(StrictSettings):
         le=86_400,
         description="Longest wait a 429/529's retry-after is honoured for (exactly); a longer "
         "one ends the request with one line.",
+    )
+    provider: Provider = Field(
+        default="anthropic",
+        description="Where the model is reached: anthropic (ANTHROPIC_BASE_URL and the like), "
+        "bedrock, vertex, foundry (each through the SDK's own client; also AGENT_PROVIDER).",
+    )
+    model_aliases: dict[str, str] = Field(
+        default_factory=default_aliases,
+        description="Model names a user may write (`sonnet`, `opus`, `haiku` and any of your "
+        "own) -> the endpoint's model; ANTHROPIC_DEFAULT_{SONNET,OPUS,HAIKU}_MODEL override.",
     )
 
     @model_validator(mode="after")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from agent_cli.core.settings.models import aliases as model_aliases
 from agent_cli.core.settings.schema import Settings
 from agent_cli.ext.project_files import vocabulary as vocab
 from agent_cli.ext.project_files.catalog import ProjectFiles
@@ -47,7 +48,7 @@ class AgentTypes:
         if item is None:
             return None
         model, _ = vocab.resolve_model(
-            item.model, self.settings.project_files.model_aliases, self.parent_model()
+            item.model, model_aliases(self.settings), self.parent_model()
         )
         return SubagentProfile(
             name=item.name,

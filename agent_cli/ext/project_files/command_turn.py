@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from agent_cli.core.events import Event, TurnEnd
 from agent_cli.core.messages import Block
+from agent_cli.core.settings.models import aliases as model_aliases
 from agent_cli.core.text.redaction import redact
 from agent_cli.ext.project_files import vocabulary as vocab
 from agent_cli.ext.project_files.catalog import ProjectFiles
@@ -68,7 +69,7 @@ class CommandTurns:
         if self.files.allows(item, "tools"):
             self.permissions.turn_allow = list(item.patterns)
         model, note = vocab.resolve_model(
-            item.model, self.session.settings.project_files.model_aliases, self.session.model
+            item.model, model_aliases(self.session.settings), self.session.model
         )
         if note:
             log.warning("/%s: %s", item.name, note)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent_cli.core.settings.models import aliases as model_aliases
 from agent_cli.core.settings.schema import Settings
 from agent_cli.ext.project_files import vocabulary as vocab
 from agent_cli.ext.project_files.catalog import ProjectFiles, shell_lines
@@ -20,7 +21,7 @@ def definitions(files: ProjectFiles, kind: Kind) -> list[Definition]:
 
 
 def row(item: Definition, files: ProjectFiles, settings: Settings) -> dict[str, Any]:
-    aliases = settings.project_files.model_aliases
+    aliases = model_aliases(settings)
     model, model_note = vocab.resolve_model(item.model, aliases, PARENT)
     data = item.model_dump(mode="json", exclude={"meta", "model"})
     data.update(model=model, model_written=item.model, **item.meta)

@@ -114,6 +114,14 @@ BUILTINS: tuple[Declared, ...] = (
         ),
     ),
     Declared(
+        "providers",
+        "agent_cli.ext.providers:EXTENSION",
+        BUILTIN,
+        asked=lambda asking: "provider" in asking.settings,  # or AGENT_PROVIDER
+        ports=("model_client",),
+        commands=(("models", "The endpoint's models, the one in use marked."),),
+    ),
+    Declared(
         "sandbox", "agent_cli.ext.sandbox:EXTENSION", BUILTIN, _takes_turns, ("shell_wrapper",)
     ),
     Declared("web", "agent_cli.ext.web:EXTENSION", BUILTIN, _takes_turns),

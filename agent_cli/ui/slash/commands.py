@@ -28,7 +28,7 @@ HELP = {
     **fork_ui.HELP,
     "/cost": "tokens and estimated cost of this session",
     **context_ui.HELP,
-    "/model [M]": "show or change the model",
+    "/model [M]": "show the model and the endpoint's models, or change it (sonnet, opus, haiku)",
     "/memory": "the newest episodes of this workspace (episodic memory)",
     "/remember": "write an episode of this session now (in the background)",
     **think.HELP,
@@ -218,10 +218,13 @@ def _cost(host: Host, arg: str) -> None:
 def _model(host: Host, arg: str) -> None:
     session = host.runtime.session
     if arg:
-        host.runtime.set_model(arg)
-        host.say(f"Model: {arg} (from the next request on, /clear keeps it)")
-    else:
-        host.say(f"Model: {session.model}")
+        model = host.runtime.set_model(arg)
+        host.say(f"Model: {model} (from the next request on, /clear keeps it)")
+        return
+    host.say(f"Model: {session.model}")
+    offered = extension_commands(host.runtime.wiring.extensions).get("/models")
+    if offered is not None:  # the endpoint's models (the providers extension's list)
+        run_extension(host, offered[0], offered[1], "")
 
 
 def _memory(host: Host, arg: str) -> None:

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.core.settings.features import ProjectFilesSettings
+from agent_cli.core.settings.models import aliases
+from agent_cli.core.settings.schema import Settings
 from agent_cli.ext.project_files import vocabulary as vocab
 from agent_cli.ext.project_files.catalog import load_project_files
 from agent_cli.ext.project_files.claude.settings import ClaudeSettings, read_settings_file
@@ -24,7 +25,7 @@ from tests.unit.project_files.fixtures.commands import COMMANDS as COMMAND_FILES
 from tests.unit.project_files.fixtures.settings import SETTINGS
 from tests.unit.project_files.fixtures.skills import SKILLS as SKILL_FILES
 
-ALIASES = ProjectFilesSettings().model_aliases
+ALIASES = aliases(Settings())  # the top-level ones: project files add none by default
 
 
 def write(path: Path, text: str) -> Path:
