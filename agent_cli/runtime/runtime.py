@@ -57,7 +57,7 @@ def preload_sdk() -> threading.Thread:
 MODE_CYCLE: tuple[PermissionMode, ...] = ("default", "accept-edits", "plan")
 
 
-class Runtime(LongWork, Planning, Tuning):
+class Runtime(Planning, Tuning):
     def __init__(
         self,
         wiring: Composer,
@@ -75,7 +75,7 @@ class Runtime(LongWork, Planning, Tuning):
         self._memories: list[EpisodeManager] = []  # every session's of this run, for the exit
         self._turn_task: asyncio.Task[object] | None = None
         self._ending: list[tuple[Callable[[str], Awaitable[None]], str]] = []
-        self.inbox_listeners: list[Callable[[], None]] = []
+        self.work = LongWork(lambda: self.session, lambda: self.options, self._turn_running)
         self._adopt(session, restored, options)
 
     @property
@@ -117,7 +117,7 @@ class Runtime(LongWork, Planning, Tuning):
         if self._assembly is not None:  # the session before a switch ends (SessionEnd hooks)
             self._ending += [(end, "clear") for end in self._assembly.on_end]
         self._assembly = None
-        session.tool_ctx.inbox.listeners.extend(self.inbox_listeners)  # they follow the session
+        session.tool_ctx.inbox.listeners.extend(self.work.listeners)  # they follow the session
         self._wire_asking(session)  # the front end's dialogs, if it has any
         checks = self.port("after_edit")  # language servers: what an edit broke
         session.tool_ctx.diagnoser = checks if isinstance(checks, Diagnoser) else None
@@ -274,6 +274,9 @@ class Runtime(LongWork, Planning, Tuning):
             yield
         finally:
             self._turn_task = None
+
+    def _turn_running(self) -> bool:
+        return self._turn_task is not None and not self._turn_task.done()
 
     def interrupt(self) -> None:
         """Stop the running turn: its tools are killed and every call gets a result."""

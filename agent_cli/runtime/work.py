@@ -5,7 +5,6 @@ spine's: the "jobs" extension's service provides it)."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -66,60 +65,67 @@ def background_jobs(extension: Callable[[str], object | None]) -> BackgroundJobs
 
 
 class LongWork:
-    """Mixed into the Runtime, which provides these."""
+    """Work that takes a while, as front ends reach it (`runtime.work`): steering the running
+    turn through the session's inbox (whichever session is current: a switch keeps the
+    listeners), and the `notification` hooks."""
 
-    session: Session
-    options: Options
-    _turn_task: asyncio.Task[object] | None
-    # told whenever the inbox changes, whichever session is current
-    inbox_listeners: list[Callable[[], None]]
+    def __init__(
+        self,
+        session: Callable[[], Session],
+        options: Callable[[], Options],
+        running: Callable[[], bool],
+    ) -> None:
+        self._session, self._options, self._running = session, options, running
+        # told whenever the inbox changes, whichever session is current
+        self.listeners: list[Callable[[], None]] = []
 
     @property
     def turn_running(self) -> bool:
-        return self._turn_task is not None and not self._turn_task.done()
+        return self._running()
 
     def steer(self, text: str) -> bool:
         """Queue a message: the model gets it at the next point where every tool call has its
         result (in the running turn, else at the next turn's first request). False when no
         turn runs."""
-        self.session.tool_ctx.inbox.queue(text)
+        self._session().tool_ctx.inbox.queue(text)
         return self.turn_running
 
     def watch_inbox(self, listener: Callable[[], None]) -> None:
         """`listener` hears every change of the inbox: queued messages, ended jobs' notices."""
-        self.inbox_listeners.append(listener)
-        self.session.tool_ctx.inbox.listeners.append(listener)
+        self.listeners.append(listener)
+        self._session().tool_ctx.inbox.listeners.append(listener)
 
     @property
     def queued(self) -> list[str]:
         """Typed during the turn, oldest first: the model reads them at its next tool boundary."""
-        return list(self.session.tool_ctx.inbox.queued)
+        return list(self._session().tool_ctx.inbox.queued)
 
     @property
     def notices_waiting(self) -> bool:
         """A background job ended and the model has not been told yet."""
-        return bool(self.session.tool_ctx.inbox.notices)
+        return bool(self._session().tool_ctx.inbox.notices)
 
     def recall_queued(self) -> str | None:
         """The newest queued message, taken back (the user edits it)."""
-        return self.session.tool_ctx.inbox.recall()
+        return self._session().tool_ctx.inbox.recall()
 
     def next_queued(self) -> str | None:
         """The oldest queued message, taken out: an idle chat runs it as its next turn."""
-        return self.session.tool_ctx.inbox.next_queued()
+        return self._session().tool_ctx.inbox.next_queued()
 
     def give_back_queued(self) -> list[str]:
         """Every queued message, taken back (a stopped turn returns them to the input box)."""
-        return self.session.tool_ctx.inbox.give_back()
+        return self._session().tool_ctx.inbox.give_back()
 
     def redact(self, text: str) -> str:
         """`text` with the session's secrets masked (what a front end shows of a job)."""
-        return redact(text, self.session.tool_ctx.secrets)
+        return redact(text, self._session().tool_ctx.secrets)
 
     async def notify(self, kind: str, message: str) -> None:
         """The `notification` hooks: a long turn ended ("turn_done"), or an "approval" or
         "question" waits for the user (the front end rings the terminal itself)."""
-        settings = self.session.settings
+        session = self._session()
+        settings = session.settings
         if settings.notify.hook and settings.hooks.notification:
-            hooks = Hooks(settings.hooks, self.session.id, self.options.workspace)
+            hooks = Hooks(settings.hooks, session.id, self._options().workspace)
             await hooks.notification(kind, message)

@@ -43,6 +43,6 @@ class Attention:
         sequence = ping_bytes(message, self.env, bell=notify.bell, notify=notify.osc)
         if sequence:
             self.write(sequence)
-        task = asyncio.get_running_loop().create_task(self.runtime.notify(kind, message))
+        task = asyncio.get_running_loop().create_task(self.runtime.work.notify(kind, message))
         self._hooks.add(task)  # held until done: the loop keeps only a weak reference
         task.add_done_callback(self._hooks.discard)

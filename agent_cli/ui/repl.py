@@ -41,7 +41,7 @@ class Repl(ChatCore):
         self.attention = Attention(runtime, screen.ping)
         if self.jobs is not None:
             self.jobs.listeners.append(self._jobs_changed)
-        runtime.watch_inbox(self._inbox_changed)
+        runtime.work.watch_inbox(self._inbox_changed)
         self._jobs_ticker: asyncio.Task[None] | None = None
         self.tools = ToolLog()  # what Ctrl-O shows
         self.terminal = ScreenTerminal(screen.app, screen.buffer, runtime.settings.vim_mode)
@@ -101,7 +101,7 @@ class Repl(ChatCore):
 
     def live(self, width: int) -> str:
         self.view.width = self.screen.columns()
-        queued = render.queued_lines(self.runtime.queued, width, self.color)
+        queued = render.queued_lines(self.runtime.work.queued, width, self.color)
         return "\n".join(part for part in (self.view.live(width), queued) if part)
 
     def panel(self, columns: int, rows: int, mode: str) -> str:
@@ -125,7 +125,7 @@ class Repl(ChatCore):
 
     def submit(self, text: str) -> None:
         if self.busy and not text.strip().startswith("/"):  # shown under the reply until sent
-            self.runtime.steer(text)
+            self.runtime.work.steer(text)
             self.screen.invalidate()
             return
         self.screen.commit(render.user_line(text, self.screen.columns(), self.color))
@@ -158,10 +158,10 @@ class Repl(ChatCore):
     # -- queued messages and jobs ------------------------------------------------------------
 
     def queued_count(self) -> int:
-        return len(self.runtime.queued)
+        return len(self.runtime.work.queued)
 
     def recall_queued(self) -> str | None:
-        return self.runtime.recall_queued()
+        return self.runtime.work.recall_queued()
 
     def to_background(self) -> None:
         if self.jobs is None or not self.jobs.move_foreground():
@@ -170,7 +170,7 @@ class Repl(ChatCore):
     def _inbox_changed(self) -> None:
         wake = self.runtime.settings.jobs.wake_on_end
         if (
-            wake and self.runtime.notices_waiting and not self.busy
+            wake and self.runtime.work.notices_waiting and not self.busy
         ):  # a job ended while idle: the user allowed it
             self._begin("(a background job ended)")
         self.screen.invalidate()
@@ -197,7 +197,7 @@ class Repl(ChatCore):
         for line in self.view.interrupted():
             self.screen.commit(line)
         self.screen.commits.hurry()
-        queued = self.runtime.give_back_queued()
+        queued = self.runtime.work.give_back_queued()
         if queued:
             self.screen.restore_input("\n".join(queued))
 
@@ -209,7 +209,7 @@ class Repl(ChatCore):
         self.view.waiting = False
         self.attention.turn_ended(self.view.elapsed())
         self.screen.invalidate()
-        following = self.runtime.next_queued()
+        following = self.runtime.work.next_queued()
         if following is not None:  # typed too late for the turn: it is the next one
             self.screen.commit(render.user_line(following, self.screen.columns(), self.color))
             self._begin(following)
@@ -257,7 +257,7 @@ class Repl(ChatCore):
             await asyncio.sleep(SPIN_S)
 
     async def shutdown(self) -> None:
-        self.runtime.give_back_queued()  # nobody will read them
+        self.runtime.work.give_back_queued()  # nobody will read them
         self.interrupt()
         if self._task is not None:
             await asyncio.gather(self._task, return_exceptions=True)

@@ -78,18 +78,18 @@ def test_an_at_path_attaches_the_file(
 def test_the_inbox_follows_the_session_across_a_switch(tmp_path: Path, monkeypatch):
     runtime = make_runtime(tmp_path, monkeypatch)
     heard: list[list[str]] = []
-    runtime.watch_inbox(lambda: heard.append(runtime.queued))
+    runtime.work.watch_inbox(lambda: heard.append(runtime.work.queued))
     first = runtime.session.id
     runtime.switch()  # /clear
     assert runtime.session.id != first
-    assert runtime.steer("and the README") is False  # no turn runs: it waits for the next one
-    assert runtime.queued == ["and the README"]
+    assert runtime.work.steer("and the README") is False  # no turn runs: it waits for the next one
+    assert runtime.work.queued == ["and the README"]
     assert heard[-1] == ["and the README"]
-    runtime.steer("and the docs")
-    assert runtime.next_queued() == "and the README"
-    assert runtime.recall_queued() == "and the docs"
-    assert runtime.queued == []
-    assert runtime.give_back_queued() == []
+    runtime.work.steer("and the docs")
+    assert runtime.work.next_queued() == "and the README"
+    assert runtime.work.recall_queued() == "and the docs"
+    assert runtime.work.queued == []
+    assert runtime.work.give_back_queued() == []
     assert len(heard) == 4  # queued twice, taken twice: each change told once
     asyncio.run(runtime.aclose(wait=False))
 

@@ -24,7 +24,7 @@ def test_a_message_queued_during_a_tool_reaches_the_next_request(
 
     def on_event(event: Event) -> None:
         if isinstance(event, ToolStart):
-            assert runtime.steer("also look at the README")
+            assert runtime.work.steer("also look at the README")
 
     events = asyncio.run(drive(runtime, "run the tests", on_event))
     second = fake_model.bodies()[1]["messages"][-1]["content"]
@@ -48,7 +48,7 @@ def test_a_message_queued_during_the_last_reply_keeps_the_turn_going(
     def on_event(event: Event) -> None:
         if isinstance(event, TextDelta) and not queued:
             queued.append("and the README?")
-            runtime.steer(queued[0])
+            runtime.work.steer(queued[0])
 
     events = asyncio.run(drive(runtime, "summarise", on_event))
     last = fake_model.bodies()[-1]["messages"]

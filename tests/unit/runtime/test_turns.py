@@ -39,7 +39,7 @@ def test_a_turn_is_checkpointed_and_ends_with_its_answer(
     assert isinstance(events[-1], TurnEnd)
     assert events[-1].text == "wrote it"
     assert [c.id for c in rewinds(runtime).checkpoints()] == [saved.id]
-    assert not runtime.turn_running
+    assert not runtime.work.turn_running
 
 
 def test_interrupt_stops_the_running_turn_and_the_next_one_goes_on(
@@ -59,11 +59,11 @@ def test_interrupt_stops_the_running_turn_and_the_next_one_goes_on(
         task = asyncio.create_task(consume())
         bash = lambda: any(isinstance(e, ToolStart) for e in seen) and started.exists()  # noqa: E731
         await until(bash, 20, "bash running")
-        assert runtime.turn_running
+        assert runtime.work.turn_running
         runtime.interrupt()
         with pytest.raises(asyncio.CancelledError):
             await task
-        assert not runtime.turn_running
+        assert not runtime.work.turn_running
         return seen, await drive(runtime, "and now?")
 
     seen, after = asyncio.run(go())
@@ -78,7 +78,7 @@ def test_interrupt_stops_the_running_turn_and_the_next_one_goes_on(
 def test_interrupt_without_a_turn_does_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     runtime = make_runtime(tmp_path, monkeypatch)
     runtime.interrupt()
-    assert not runtime.turn_running
+    assert not runtime.work.turn_running
     closing(runtime)
 
 
