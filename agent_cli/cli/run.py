@@ -282,7 +282,7 @@ async def _drive(
             if structured is not None:
                 outcome.take_structured(structured.valid, structured.value)
             outcome.take_goal()
-            outcome.context = (await runtime.context_breakdown()).model_dump(mode="json")
+            outcome.context = (await runtime.tuning.context_breakdown()).model_dump(mode="json")
             if each_result:  # its own result line; the next turn's outcome starts afresh
                 reporter.finish(outcome.totalled(runtime.session))
                 outcome.next_turn()

@@ -57,7 +57,7 @@ def preload_sdk() -> threading.Thread:
 MODE_CYCLE: tuple[PermissionMode, ...] = ("default", "accept-edits", "plan")
 
 
-class Runtime(Planning, Tuning):
+class Runtime(Planning):
     def __init__(
         self,
         wiring: Composer,
@@ -76,6 +76,7 @@ class Runtime(Planning, Tuning):
         self._turn_task: asyncio.Task[object] | None = None
         self._ending: list[tuple[Callable[[str], Awaitable[None]], str]] = []
         self.work = LongWork(lambda: self.session, lambda: self.options, self._turn_running)
+        self.tuning = Tuning(self, lambda: self._assembly)  # the model, thinking, the context
         self._adopt(session, restored, options)
 
     @property

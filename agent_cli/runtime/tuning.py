@@ -1,10 +1,10 @@
-"""The Runtime's part for what the user tunes and looks at between turns: the model (/model),
-extended thinking (/think), and what the context holds. Mixed into the Runtime; front ends
-ask and show."""
+"""What the user tunes and looks at between turns (`runtime.tuning`): the model (/model),
+extended thinking (/think), and what the context holds. Front ends ask and show."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
 
 from agent_cli.context.tokens import resolve_thresholds
 from agent_cli.core.errors import ConfigError, UsageError
@@ -20,19 +20,31 @@ if TYPE_CHECKING:
     from agent_cli.session.state import Session
 
 
-class Tuning:
-    """Mixed into the Runtime, which provides these."""
+class Run(Protocol):
+    """What tuning needs of the Runtime."""
 
-    session: Session
-    options: Options
-    _assembly: Assembly | None
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def session(self) -> Session: ...
+    @property
+    def options(self) -> Options: ...
+    async def agent(self) -> Agent: ...
+
+
+class Tuning:
+    """Of the Runtime's current session, whichever it is."""
+
+    def __init__(self, run: Run, assembly: Callable[[], Assembly | None]) -> None:
+        self.run, self._assembly = run, assembly
 
     @property
     def settings(self) -> Settings:
-        raise NotImplementedError
+        return self.run.settings
 
-    async def agent(self) -> Agent:
-        raise NotImplementedError
+    @property
+    def session(self) -> Session:
+        return self.run.session
 
     def set_model(self, model: str) -> str:
         """From the next request on, also in the sessions /clear and /resume open; an alias
@@ -40,7 +52,7 @@ class Tuning:
         model = resolve_model(model, self.settings)
         self.session.model = model
         self.settings.model = model  # what a new session starts with
-        self.options.model = model
+        self.run.options.model = model
         return model
 
     def set_thinking(self, budget: int | None) -> None:
@@ -52,8 +64,8 @@ class Tuning:
 
     async def context_breakdown(self) -> ContextBreakdown:
         """/context and `agent run`'s "context": the next request's tokens by category."""
-        agent = await self.agent()
-        assembly, model = self._assembly, self.session.model
+        agent = await self.run.agent()
+        assembly, model = self._assembly(), self.session.model
         assert assembly is not None
         assert assembly.meter is not None
         window = self.settings.context_window(model)

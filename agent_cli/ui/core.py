@@ -33,7 +33,7 @@ class SessionFiles(Protocol):
 def restored_panel(runtime: Runtime) -> PanelState:
     """The panel of a resumed session: its todos, notes, compactions and totals."""
     window = runtime.settings.context_window(runtime.session.model)
-    state = PanelState(context_window=window, compact_at=runtime.compact_at())
+    state = PanelState(context_window=window, compact_at=runtime.tuning.compact_at())
     restored = runtime.restored
     if restored is None:
         return state

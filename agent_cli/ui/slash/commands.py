@@ -218,7 +218,7 @@ def _cost(host: Host, arg: str) -> None:
 def _model(host: Host, arg: str) -> None:
     session = host.runtime.session
     if arg:
-        model = host.runtime.set_model(arg)
+        model = host.runtime.tuning.set_model(arg)
         host.say(f"Model: {model} (from the next request on, /clear keeps it)")
         return
     host.say(f"Model: {session.model}")

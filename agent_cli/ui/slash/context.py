@@ -16,7 +16,7 @@ HELP = {"/context": "where the context goes: tokens by category, where compactio
 
 def context_command(host: Host, arg: str) -> None:
     async def work() -> AsyncIterator[Event]:
-        view = await host.runtime.context_breakdown()  # the agent is built on first use
+        view = await host.runtime.tuning.context_breakdown()  # the agent is built on first use
         host.say("\n".join(context_lines(view)))
         return
         yield  # an async generator without events

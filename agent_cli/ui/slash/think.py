@@ -22,7 +22,7 @@ def think_command(host: Host, arg: str) -> None:
         state = f"on, {budget:,} tokens" if budget else "off"
         host.say(f"Thinking: {state} (/think on, /think off, /think 16000)")
         return
-    runtime.set_thinking(_budget(word, runtime.settings.max_tokens))
+    runtime.tuning.set_thinking(_budget(word, runtime.settings.max_tokens))
     budget = runtime.settings.thinking.budget_tokens
     host.say(f"Thinking {'on, ' + format(budget, ',') + ' tokens' if budget else 'off'} "
              "from the next turn on.")  # fmt: skip

@@ -104,8 +104,8 @@ def test_the_model_and_thinking_set_between_turns_are_the_next_requests(
     async def go() -> None:
         try:
             _ = [e async for e in runtime.turn("first")]
-            runtime.set_model("claude-other")
-            runtime.set_thinking(2_048)
+            runtime.tuning.set_model("claude-other")
+            runtime.tuning.set_thinking(2_048)
             _ = [e async for e in runtime.turn("second")]
         finally:
             await runtime.aclose(wait=False)
@@ -122,7 +122,7 @@ def test_a_thinking_budget_past_max_tokens_is_refused(
 ):
     runtime = make_runtime(tmp_path, monkeypatch)
     with pytest.raises(UsageError):
-        runtime.set_thinking(runtime.settings.max_tokens + 1)
+        runtime.tuning.set_thinking(runtime.settings.max_tokens + 1)
     assert runtime.settings.thinking.budget_tokens is None
     closing(runtime)
 
