@@ -14,13 +14,12 @@ from typing import TYPE_CHECKING, Protocol
 from agent_cli.core import history
 from agent_cli.core.asking import Answer, PlanDecisionResult, Question
 from agent_cli.core.messages import Message
-from agent_cli.core.options import Options, PermissionMode
+from agent_cli.core.options import PermissionMode
 from agent_cli.session.state import Session
 from agent_cli.tools.present_plan import saved_plans
 
 if TYPE_CHECKING:
     from agent_cli.core.files.paths import Paths
-    from agent_cli.core.settings.schema import Settings
 
 FRESH_OPENING = (
     "You start in a fresh context window to implement a plan the user approved; the "
@@ -49,42 +48,36 @@ def fresh_start(plan: str, request: str, read: list[str]) -> list[Message]:
     return [history.user_text("\n\n".join(parts))]
 
 
+class PlanRun(Protocol):
+    """What planning needs of the Runtime."""
+
+    @property
+    def paths(self) -> Paths: ...
+    @property
+    def session(self) -> Session: ...
+    def set_permission_mode(self, mode: PermissionMode) -> None: ...
+
+
 class Planning:
-    """Mixed into Runtime, which provides these."""
+    """Plan mode's way back and the front end's dialogs, as front ends reach them
+    (`runtime.planning`), for this session and the ones /clear and /resume open."""
 
-    session: Session
-    options: Options
-    _asker: Asker | None = None
-    _mode_before_plan: PermissionMode | None = None
-
-    @property
-    def settings(self) -> Settings:
-        raise NotImplementedError
-
-    @property
-    def paths(self) -> Paths:
-        raise NotImplementedError
-
-    def set_permission_mode(self, mode: PermissionMode) -> None:
-        """From the next tool call on (what the permission check reads), also in the sessions
-        /clear and /resume open; entering plan remembers the mode to go back to."""
-        current = self.session.settings.permissions.mode
-        if mode == "plan" and current != "plan":
-            self._mode_before_plan = current
-        self.session.settings.permissions.mode = mode
-        self.options.permission_mode = mode
+    def __init__(self, run: PlanRun) -> None:
+        self.run = run
+        self._asker: Asker | None = None
+        self.mode_before_plan: PermissionMode | None = None  # what entering plan left
 
     def mode_after_plan(self) -> PermissionMode:
         """What an approved plan returns to: the mode before plan, else `default`."""
-        return self._mode_before_plan or "default"
+        return self.mode_before_plan or "default"
 
     def answer_with(self, asker: Asker) -> None:
         """The front end's dialogs answer ask_user and present_plan, in this session and the
         ones /clear and /resume open."""
         self._asker = asker
-        self._wire_asking(self.session)
+        self.wire(self.run.session)
 
-    def _wire_asking(self, session: Session) -> None:
+    def wire(self, session: Session) -> None:
         asker = self._asker
         if asker is None:
             return
@@ -100,7 +93,7 @@ class Planning:
     def _decided(self, session: Session, plan: str, decision: PlanDecisionResult) -> None:
         if decision.choice not in ("implement", "fresh"):
             return
-        self.set_permission_mode(self.mode_after_plan())
+        self.run.set_permission_mode(self.mode_after_plan())
         if decision.choice == "fresh":
             ctx = session.tool_ctx
             read = sorted(_shown(path, ctx.workspace) for path in ctx.file_state)
@@ -109,7 +102,7 @@ class Planning:
 
     def plans(self) -> list[Path]:
         """/plans: every plan kept in this state folder, oldest first."""
-        return saved_plans(self.paths)
+        return saved_plans(self.run.paths)
 
 
 def _shown(path: Path, workspace: Path) -> str:

@@ -25,11 +25,11 @@ from agent_cli.core.events import Event
 from agent_cli.core.messages import Block
 from agent_cli.core.options import Options, PermissionMode
 from agent_cli.loop.user_input import user_shell, with_files
-from agent_cli.memory.setup import finish, listing
 from agent_cli.policy.approval import Approver
 from agent_cli.runtime.extensions.contract import ExtensionContext
 from agent_cli.runtime.planning import Planning
 from agent_cli.runtime.ports import Assembly, Attach, Composer
+from agent_cli.runtime.remembering import Remembering
 from agent_cli.runtime.tuning import Tuning
 from agent_cli.runtime.work import LongWork
 from agent_cli.session.resume import RestoredSession
@@ -39,7 +39,6 @@ if TYPE_CHECKING:
     from agent_cli.core.files.paths import Paths
     from agent_cli.core.settings.schema import Settings
     from agent_cli.loop.agent import Agent
-    from agent_cli.memory.episode import Episode
     from agent_cli.memory.manager import EpisodeManager
     from agent_cli.model.call_log import CallLog
     from agent_cli.model.client import ModelClient
@@ -57,7 +56,7 @@ def preload_sdk() -> threading.Thread:
 MODE_CYCLE: tuple[PermissionMode, ...] = ("default", "accept-edits", "plan")
 
 
-class Runtime(Planning):
+class Runtime:
     def __init__(
         self,
         wiring: Composer,
@@ -69,14 +68,14 @@ class Runtime(Planning):
         self.wiring = wiring
         self.approver = approver
         self.listeners: list[Callable[[Event], None]] = []
-        self.on_episode: Callable[[Episode], None] | None = None  # told of each episode saved
         self._client: ModelClient | None = None
         self._assembly: Assembly | None = None
-        self._memories: list[EpisodeManager] = []  # every session's of this run, for the exit
+        self.memory = Remembering(lambda: self.session, self._memory)  # episodic memory
         self._turn_task: asyncio.Task[object] | None = None
         self._ending: list[tuple[Callable[[str], Awaitable[None]], str]] = []
         self.work = LongWork(lambda: self.session, lambda: self.options, self._turn_running)
         self.tuning = Tuning(self, lambda: self._assembly)  # the model, thinking, the context
+        self.planning = Planning(self)  # plan mode's way back, the front end's dialogs
         self._adopt(session, restored, options)
 
     @property
@@ -95,6 +94,15 @@ class Runtime(Planning):
     def permission_mode(self) -> str:
         return self.options.permission_mode or self.settings.permissions.mode
 
+    def set_permission_mode(self, mode: PermissionMode) -> None:
+        """From the next tool call on (what the permission check reads), also in the sessions
+        /clear and /resume open; entering plan remembers the mode to go back to."""
+        current = self.session.settings.permissions.mode
+        if mode == "plan" and current != "plan":
+            self.planning.mode_before_plan = current
+        self.session.settings.permissions.mode = mode
+        self.options.permission_mode = mode
+
     def cycle_permission_mode(self) -> PermissionMode:
         """default -> accept-edits -> plan -> default (bypass is only ever chosen at start);
         kept for the sessions /clear and /resume open."""
@@ -105,11 +113,6 @@ class Runtime(Planning):
         self.set_permission_mode(mode)
         return mode
 
-    @property
-    def remembering(self) -> bool:
-        """Episode work of this run is still going on (the exit will wait for it)."""
-        return any(m.busy for m in self._memories)
-
     # -- sessions ------------------------------------------------------------------------------
 
     def _adopt(self, session: Session, restored: RestoredSession | None, options: Options) -> None:
@@ -119,7 +122,7 @@ class Runtime(Planning):
             self._ending += [(end, "clear") for end in self._assembly.on_end]
         self._assembly = None
         session.tool_ctx.inbox.listeners.extend(self.work.listeners)  # they follow the session
-        self._wire_asking(session)  # the front end's dialogs, if it has any
+        self.planning.wire(session)  # the front end's dialogs, if it has any
         checks = self.port("after_edit")  # language servers: what an edit broke
         session.tool_ctx.diagnoser = checks if isinstance(checks, Diagnoser) else None
 
@@ -168,8 +171,7 @@ class Runtime(Planning):
                 self.publish,
                 self.extension,
             )
-            self._assembly.memory.on_saved = self.on_episode
-            self._memories.append(self._assembly.memory)
+            self.memory.adopt(self._assembly.memory)
         return self._assembly.agent
 
     def extension(self, name: str) -> object | None:
@@ -196,11 +198,7 @@ class Runtime(Planning):
         """The tools the model is offered now (MCP servers' as they are ready)."""
         return (await self.agent()).registry.names()
 
-    def episodes(self) -> str:
-        """/memory: the workspace's newest episodes, a line each."""
-        return listing(self.session)
-
-    async def memory(self) -> EpisodeManager:
+    async def _memory(self) -> EpisodeManager:
         await self.agent()
         assert self._assembly is not None
         return self._assembly.memory
@@ -263,10 +261,6 @@ class Runtime(Planning):
             async for event in agent.compact_now(focus):
                 yield event
 
-    async def remember(self) -> bool:
-        """/remember: an episode of the session so far, in the background. False: nothing new."""
-        return (await self.memory()).remember()
-
     @contextmanager
     def _running(self) -> Iterator[None]:
         """A turn (or a compaction) runs in the current task: `interrupt()` cancels it."""
@@ -299,7 +293,7 @@ class Runtime(Planning):
         await end_watchers()
         if self._client is not None:
             if wait:
-                await finish(self._memories)
+                await self.memory.finish()
             await self._client.close()
             self._client = None
         self.session.release()  # nothing more is written: another run may resume it

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from agent_cli.session.state import Session
 
 
-class Run(Protocol):
+class TunedRun(Protocol):
     """What tuning needs of the Runtime."""
 
     @property
@@ -35,7 +35,7 @@ class Run(Protocol):
 class Tuning:
     """Of the Runtime's current session, whichever it is."""
 
-    def __init__(self, run: Run, assembly: Callable[[], Assembly | None]) -> None:
+    def __init__(self, run: TunedRun, assembly: Callable[[], Assembly | None]) -> None:
         self.run, self._assembly = run, assembly
 
     @property

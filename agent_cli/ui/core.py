@@ -67,7 +67,7 @@ class ChatCore:
         self.panel_state = restored_panel(runtime)
         self.busy = False
         self._task: asyncio.Task[None] | None = None
-        runtime.on_episode = self.episode_saved
+        runtime.memory.on_saved = self.episode_saved
         runtime.listeners.append(self.background_event)
 
     # -- shown by subclasses -----------------------------------------------------------------
@@ -160,7 +160,7 @@ class ChatCore:
 
     def _remembering(self) -> Callable[[], AsyncIterator[Event]]:
         async def events() -> AsyncIterator[Event]:
-            if await self.runtime.remember():
+            if await self.runtime.memory.remember():
                 self.say(
                     "Writing an episode of this session in the background (/memory lists "
                     "it once saved)."
@@ -201,7 +201,7 @@ class ChatCore:
 
     async def close(self) -> None:
         """At exit: episode work still running is waited for (bounded), then the client closes."""
-        if self.runtime.remembering:
+        if self.runtime.memory.busy:
             wait = self.runtime.settings.background_wait_s
             self.say(f"Finishing the episode being written (up to {wait:g} s)…", "dim")
         await self.runtime.aclose()

@@ -61,7 +61,7 @@ class Repl(ChatCore):
         if isinstance(runtime.approver, ScreenApprover):
             runtime.approver.attention, runtime.approver.view = repl.attention, repl.view
         asker = ScreenAsker(screen, repl.attention, repl.color, repl.view.asked)
-        runtime.answer_with(asker)  # ask_user, plans
+        runtime.planning.answer_with(asker)  # ask_user, plans
         verb = "Resumed" if runtime.restored else "New"
         repl.redraw_history()
         repl.say(f"{verb} session {runtime.session.id}. /help lists commands.", "dim")

@@ -95,7 +95,7 @@ def _bedrock(settings: Settings, http: Any) -> Any:
     return AsyncAnthropicBedrock(
         aws_profile=None if os.environ.get("AWS_BEARER_TOKEN_BEDROCK") else profile,
         max_retries=0,
-        timeout=settings.request_timeout_s,
+        timeout=_timeout(settings),
         http_client=http,
     )
 
@@ -126,7 +126,7 @@ def _vertex(settings: Settings, http: Any) -> Any:
     return AsyncAnthropicVertex(
         access_token=os.environ.get(VERTEX_TOKEN) or None,
         max_retries=0,
-        timeout=settings.request_timeout_s,
+        timeout=_timeout(settings),
         http_client=http,
     )
 
@@ -143,9 +143,7 @@ def _foundry_check() -> None:
 def _foundry(settings: Settings, http: Any) -> Any:
     from anthropic import AsyncAnthropicFoundry
 
-    return AsyncAnthropicFoundry(
-        max_retries=0, timeout=settings.request_timeout_s, http_client=http
-    )
+    return AsyncAnthropicFoundry(max_retries=0, timeout=_timeout(settings), http_client=http)
 
 
 PLATFORMS = {
@@ -153,3 +151,11 @@ PLATFORMS = {
     "vertex": Platform("vertex", VERTEX_IDS, _vertex_check, _vertex, ("web search",)),
     "foundry": Platform("foundry", FOUNDRY_IDS, _foundry_check, _foundry, ("web search",)),
 }
+
+
+def _timeout(settings: Settings) -> Any:
+    """As the Anthropic client's: the whole request bounded, and the gap between two bytes of a
+    stream by `stream_idle_timeout_s` (a silent stream is asked again)."""
+    import httpx2
+
+    return httpx2.Timeout(settings.request_timeout_s, read=settings.stream_idle_timeout_s)

@@ -228,8 +228,8 @@ def _model(host: Host, arg: str) -> None:
 
 
 def _memory(host: Host, arg: str) -> None:
-    text = host.runtime.episodes()
-    if host.runtime.remembering:
+    text = host.runtime.memory.episodes()
+    if host.runtime.memory.busy:
         text += "\n(an episode is being written)"
     host.say(text + "\nMore: `agent memory show ID`, `agent memory search QUERY`.")
 

@@ -23,14 +23,14 @@ def plan_command(host: Host, arg: str) -> None:
         host.say("Already in plan mode.", "dim")
     else:
         runtime.set_permission_mode("plan")
-        back = runtime.mode_after_plan()
+        back = runtime.planning.mode_after_plan()
         host.say(f"mode: plan (read-only; an approved plan goes back to {back})", "dim")
     if arg:
         host.send(arg)
 
 
 def plans_command(host: Host, arg: str) -> None:
-    plans = host.runtime.plans()
+    plans = host.runtime.planning.plans()
     if not plans:
         host.say("No plan kept yet: each plan presented in plan mode is kept here.", "dim")
         return
