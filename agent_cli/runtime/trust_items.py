@@ -94,7 +94,7 @@ def _lsp_commands(lsp: Any, source: str) -> list[TrustItem]:
 
 
 def _mcp_servers(workspace: Path) -> list[TrustItem]:
-    from agent_cli.ext.mcp.config import project_trust_items  # config reading, not the client
+    from agent_cli.policy.mcp_servers import project_trust_items  # config, not the client
 
     return project_trust_items(workspace)
 

@@ -19,7 +19,7 @@ from agent_cli.loop.agent import Agent
 from agent_cli.model.call_log import CallLog
 from agent_cli.runtime.assembly import build_agent
 from agent_cli.runtime.build import make_client
-from agent_cli.runtime.extensions.registry import BUILTINS, discover
+from agent_cli.runtime.extensions.registry import discover
 from agent_cli.runtime.opening import open_session
 from agent_cli.tools.present_plan import PlanModeTools
 
@@ -55,7 +55,7 @@ def make_agent(workspace: Path, settings: dict[str, Any]) -> Agent:
     options = Options(workspace=workspace)
     parsed = Settings.model_validate(settings)
     session, _ = open_session(options, parsed, Paths(workspace))
-    mcp = discover(path=[], builtins=[d for d in BUILTINS if d.name == "mcp"])
+    mcp = discover(path=[])  # every built-in: MCP's tools, and project files' agent types
     return build_agent(session, make_client(parsed, CallLog(None, None)), options, extensions=mcp)
 
 

@@ -431,12 +431,7 @@ EXT = f"{ROOT}.ext"
 # entries (an entry naming an import that is gone fails, so the table only shrinks); a new import
 # of an extension from the spine fails whatever this table says, unless it is added here, which
 # is the one thing not to do.
-WELDS: dict[str, frozenset[str]] = {
-    f"{ROOT}.{source}": frozenset(targets)
-    for source, targets in {
-        "runtime.trust_items": {"mcp"},
-    }.items()
-}
+WELDS: dict[str, frozenset[str]] = {}  # reached: the spine imports no extension
 # Extensions importing another they do not (yet) declare in `requires`: folder -> folders.
 # The same rule: the target is empty, entries only go.
 CROSS_WELDS: dict[str, frozenset[str]] = {

@@ -2,7 +2,7 @@
 
 The same `McpServerSpec` describes a server from settings (`mcp_servers`), from the user's
 `mcp.json` (written by `agent mcp add`) and from a project's `.mcp.json` (Claude Code's format,
-read leniently by `agent_cli.ext.mcp.config`).
+read leniently by `agent_cli.policy.mcp_servers`).
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ SCOPE = typer.Option("user", "--scope", "-s", help="user (mcp.json) or project (
 
 
 def _file(scope: Scope, workspace: Path) -> Path:
-    from agent_cli.ext.mcp.config import PROJECT_FILE, user_file
+    from agent_cli.policy.mcp_servers import PROJECT_FILE, user_file
     from agent_cli.runtime.build import resolve_workspace
 
     return user_file() if scope == "user" else resolve_workspace(workspace) / PROJECT_FILE

@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Any, TextIO
 from agent_cli.context.tokens import value_tokens
 from agent_cli.core.settings.schema import Settings
 from agent_cli.core.tool_contract import AnyTool, ToolResult
-from agent_cli.ext.mcp.config import ServerEntry
 from agent_cli.ext.mcp.names import clean, tool_name
 from agent_cli.ext.mcp.results import to_tool_result
 from agent_cli.ext.mcp.search import Candidate, McpToolSearch
 from agent_cli.ext.mcp.tool import McpTool, make_tool
+from agent_cli.policy.mcp_servers import ServerEntry
 
 if TYPE_CHECKING:
     from agent_cli.ext.mcp.connection import McpConnection

@@ -8,9 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agent_cli.core.settings.schema import Settings
-from agent_cli.ext.mcp.config import ServerEntry, load_servers
-from agent_cli.ext.mcp.config import any_configured as any_configured
 from agent_cli.ext.mcp.manager import McpManager
+from agent_cli.policy.mcp_servers import ServerEntry, load_servers
+from agent_cli.policy.mcp_servers import any_configured as any_configured
 from agent_cli.policy.trust import TrustStore
 
 log = logging.getLogger(__name__)

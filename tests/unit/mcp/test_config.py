@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from agent_cli.core.settings.schema import Settings
-from agent_cli.ext.mcp.config import load_servers, normalise, read_servers_file
-from agent_cli.ext.mcp.expand import MissingVariable, expand
 from agent_cli.ext.mcp.names import tool_name
+from agent_cli.policy.mcp_expand import MissingVariable, expand
+from agent_cli.policy.mcp_servers import load_servers, normalise, read_servers_file
 
 
 @pytest.fixture(autouse=True)

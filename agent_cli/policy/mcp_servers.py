@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from agent_cli.core.settings.mcp import McpServerSpec
 from agent_cli.core.settings.schema import Settings, user_config_dir
-from agent_cli.ext.mcp.expand import CredentialVariable, MissingVariable, expand_spec
+from agent_cli.policy.mcp_expand import CredentialVariable, MissingVariable, expand_spec
 from agent_cli.policy.trust import TrustItem
 
 PROJECT_FILE = ".mcp.json"
