@@ -1,13 +1,14 @@
 """The Runtime: one agent session as every front end drives it (`agent run`, `agent chat`, and
 whatever comes later). Built by the composition root (`build.build_runtime`) alone.
 
-It owns the session, the lazily made model client, the agent and its episodic memory, and
-what a resumed session restored. Front ends call `submit()` (or `turn()` for text taken as it
-is), `compact()`, `remember()`, `interrupt()`, `switch()`, the steering inbox's and the
-tuning's methods (work.py, tuning.py), `extension(name)` (an extension's run-wide service, e.g.
-checkpoints' rewinds) and `aclose()`, and
-render the events: during a turn they come out of `turn()`; what happens between turns (usage
-and warnings of background episode writing) reaches `listeners`.
+It owns the session, the lazily made model client, the agent and what a resumed session
+restored. Front ends call `submit()` (or `turn()` for text taken as it is), `compact()`,
+`interrupt()`, `switch()`, `fork()` and `aclose()`; reach the objects it holds (`work`: the
+steering inbox and notifications; `tuning`: model, thinking, context; `memory`: episodes;
+`planning`: plan mode's way back and the front end's dialogs); and reach the extensions through
+`extension(name)` (a run-wide service, e.g. checkpoints' rewinds) and `port(name)`. They render
+the events: during a turn they come out of `turn()`; what happens between turns (usage and
+warnings of background episode writing) reaches `listeners`.
 """
 
 from __future__ import annotations
