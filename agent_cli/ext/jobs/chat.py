@@ -48,7 +48,7 @@ def jobs_command(port: CommandPort, arg: str) -> None:
     else:
         tail = "\n".join(job.tail(SHOWN_LINES)) or "(no output yet)"
         if service.run is not None:
-            tail = service.run.redact(tail)
+            tail = service.run.work.redact(tail)
         port.say(f"{_line(job)}\n{tail}\nwhole output: {job.output}")
 
 

@@ -27,6 +27,10 @@ if TYPE_CHECKING:
     from agent_cli.session.state import Session
 
 
+class Redacting(Protocol):
+    def redact(self, text: str) -> str: ...
+
+
 class Run(Protocol):
     """What the service reads of the run (the Runtime)."""
 
@@ -40,8 +44,8 @@ class Run(Protocol):
     def session(self) -> Session: ...
     @property
     def restored(self) -> object | None: ...  # the session was resumed
-
-    def redact(self, text: str) -> str: ...
+    @property
+    def work(self) -> Redacting: ...  # the Runtime's long work: what it masks
 
 
 @dataclass(frozen=True)
@@ -173,7 +177,7 @@ class JobsService:
     def rows(self) -> list[Row]:
         if self._board is None:
             return []
-        redact = self.run.redact if self.run is not None else str
+        redact = self.run.work.redact if self.run is not None else str
         return [
             Row(job.id, job.command, int(job.elapsed()), redact(job.last_line()), job.kept)
             for job in self._board.running()
