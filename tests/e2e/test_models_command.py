@@ -16,13 +16,15 @@ from tests.fake_model.models_list import ModelsFake
 
 @pytest.fixture
 def listed() -> Iterator[ModelsFake]:
-    with ModelsFake(["claude-opus-4-6", "claude-sonnet-4-6", "claude-haiku-4-5"]) as server:
+    server = ModelsFake(["claude-opus-4-6", "claude-sonnet-4-6", "claude-haiku-4-5"])
+    with server:
         yield server
 
 
 @pytest.fixture
 def unlisted() -> Iterator[ModelsFake]:
-    with ModelsFake(None) as server:
+    server = ModelsFake(None)
+    with server:
         yield server
 
 

@@ -38,14 +38,16 @@ def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 @pytest.fixture
 def bedrock() -> Iterator[PlatformFake]:
-    with PlatformFake("bedrock") as server:
+    server = PlatformFake("bedrock")
+    with server:
         yield server
     assert not server.violations, server.violations
 
 
 @pytest.fixture
 def vertex() -> Iterator[PlatformFake]:
-    with PlatformFake("vertex") as server:
+    server = PlatformFake("vertex")
+    with server:
         yield server
     assert not server.violations, server.violations
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,7 +19,7 @@ from tests.fake_model import FakeAnthropic
 from tests.in_process import run_cli
 
 OURS = ("worktrees", "batch")
-ISOLATED = {"description": "edit a", "prompt": "Do it.", "isolation": "worktree"}
+ISOLATED: dict[str, Any] = {"description": "edit a", "prompt": "Do it.", "isolation": "worktree"}
 
 PROBE = """
 import sys

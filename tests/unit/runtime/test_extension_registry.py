@@ -21,8 +21,9 @@ from agent_cli.runtime.extensions import (
     ToolInput,
     ToolResult,
 )
+from agent_cli.runtime.extensions.checks import Loaded, in_order
 from agent_cli.runtime.extensions.discovery import declared
-from agent_cli.runtime.extensions.registry import Extensions, Loaded, discover, in_order
+from agent_cli.runtime.extensions.registry import Extensions, discover
 from agent_cli.tools.read_file import ReadFile
 from tests.extension_packages import install
 

@@ -14,7 +14,8 @@ from agent_cli.core.events import Event
 from agent_cli.core.files.paths import Paths
 from agent_cli.core.settings.schema import Settings
 from agent_cli.runtime.extensions import CommandPort, Extension, SlashCommand
-from agent_cli.runtime.extensions.registry import Extensions, Loaded
+from agent_cli.runtime.extensions.checks import Loaded
+from agent_cli.runtime.extensions.registry import Extensions
 from agent_cli.ui.slash import commands as slash
 from agent_cli.ui.slash.host import Host
 
