@@ -15,7 +15,13 @@ from typer.core import TyperGroup
 
 from agent_cli.runtime.extensions.contract import Extension
 from agent_cli.runtime.extensions.discovery import Problem, load
-from agent_cli.runtime.extensions.registry import BUILTINS, Extensions, discover, say
+from agent_cli.runtime.extensions.registry import (
+    BUILTINS,
+    Extensions,
+    declared_commands,
+    discover,
+    say,
+)
 
 HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}
 OWN = {  # command -> ("module:attribute" of its typer app or function, its help line)
@@ -78,7 +84,7 @@ def _packages() -> Extensions:
 
 def _declared() -> dict[str, str]:
     """command -> the extension that adds it: the built-ins' (declared), then the packages'."""
-    found = {command: d.name for d in BUILTINS for command, _ in d.commands}
+    found = {command: ext for command, (ext, _) in declared_commands(BUILTINS).items()}
     for extension in _packages().loaded:
         if extension.extension.cli is not None:
             found.setdefault(extension.extension.name, extension.extension.name)

@@ -175,9 +175,12 @@ class Extensions:
         ordered, unmet = in_order([*self.loaded, Loaded(result, declared.package)])
         for problem in unmet:
             self._late_problem(problem)
-        found_commands: list[Problem] = []
         self.loaded = tuple(ordered)
-        self.commands = commands_of(self.loaded, found_commands)
+        clashes: list[Problem] = []
+        self.commands = commands_of(self.loaded, clashes)
+        for problem in clashes:  # a late one's slash command clashing is said, as at start
+            if problem not in self.problems:
+                self._late_problem(problem)
         return self.get(name)
 
     def _late_problem(self, problem: Problem) -> None:
@@ -218,11 +221,7 @@ class Extensions:
 
     def cli_commands(self) -> dict[str, tuple[str, str]]:
         """command -> (extension, help line): the loaded ones' and the dormant built-ins'."""
-        found: dict[str, tuple[str, str]] = {}
-        for builtin in self.declarations:
-            for command, about in builtin.commands:
-                found.setdefault(command, (builtin.name, about))
-        return found
+        return declared_commands(self.declarations)
 
     async def aclose(self) -> None:
         """The services made in this run end with it, last made first."""
@@ -318,6 +317,15 @@ def discover(
         found += [dormant.pop(need) for need in result.requires if need in dormant]
     ordered, unmet = in_order(candidates)
     return Extensions(ordered, [*problems, *unmet], packages, list(dormant.values()), builtins)
+
+
+def declared_commands(builtins: Iterable[Declared]) -> dict[str, tuple[str, str]]:
+    """command -> (extension, help line), as the built-ins declare them (nothing imported)."""
+    found: dict[str, tuple[str, str]] = {}
+    for builtin in builtins:
+        for command, about in builtin.commands:
+            found.setdefault(command, (builtin.name, about))
+    return found
 
 
 def say(problems: Iterable[Problem]) -> None:
