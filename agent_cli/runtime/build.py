@@ -96,8 +96,9 @@ def load(options: Options, extensions: Extensions | None = None) -> tuple[Settin
     extensions = installed(asking(options, overrides)) if extensions is None else extensions
     sections, ignored = extensions.sections(), extensions.ignored()
     settings = load_settings(
-        options.workspace, overrides, trusted=trusted, sections=sections, ignored=ignored
-    )
+        options.workspace, overrides, trusted=trusted, sections=sections, ignored=ignored,
+        narrowers=extensions.narrowers(),
+    )  # fmt: skip
     settings.model = resolve_model(settings.model, settings)  # `sonnet`, `--model haiku`
     resolve_thresholds(settings)  # contradicting context thresholds: exit 2 before any work
     state = options.state_dir or Path(os.environ.get("AGENT_STATE_DIR") or options.workspace)

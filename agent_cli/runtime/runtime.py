@@ -27,7 +27,7 @@ from agent_cli.core.messages import Block
 from agent_cli.core.options import Options, PermissionMode
 from agent_cli.loop.user_input import user_shell, with_files
 from agent_cli.policy.approval import Approver
-from agent_cli.runtime.extensions.contract import ExtensionContext
+from agent_cli.runtime.extensions.contract import ExtensionContext, PanelPart
 from agent_cli.runtime.planning import Planning
 from agent_cli.runtime.ports import Assembly, Attach, Composer
 from agent_cli.runtime.remembering import Remembering
@@ -183,17 +183,21 @@ class Runtime:
     def port(self, name: str) -> object | None:
         """The port `name` for the current session, made by the first loaded extension that
         provides it (none is woken for it); None when none does. Callers check its type."""
-        session, workspace = self.session, self.options.workspace
-
-        def context(extension: str) -> ExtensionContext:
-            return ExtensionContext(
-                extension, workspace, session.paths, self.settings, session.id, self.extension
-            )
-
         for item in self.wiring.extensions.loaded:
             if name in item.extension.ports:
-                return item.extension.ports[name](context(item.extension.name))
+                return item.extension.ports[name](self._context(item.extension.name))
         return None
+
+    def panel_parts(self) -> list[PanelPart]:
+        """The loaded extensions' side-panel parts for the current session, in their order."""
+        return list(self.wiring.extensions.made("panel_parts", self._context))
+
+    def _context(self, extension: str) -> ExtensionContext:
+        session = self.session
+        return ExtensionContext(
+            extension, self.options.workspace, session.paths, self.settings, session.id,
+            self.extension,
+        )  # fmt: skip
 
     async def tool_names(self) -> list[str]:
         """The tools the model is offered now (MCP servers' as they are ready)."""

@@ -20,7 +20,7 @@ from agent_cli.ui.render.history import history_lines
 from agent_cli.ui.render.tool_log import ToolLog
 from agent_cli.ui.screen.live import ChatScreen
 from agent_cli.ui.screen.panel_fit import fit_panel
-from agent_cli.ui.screen.side_panel import JobRow
+from agent_cli.ui.screen.side_panel import FOLD_BELOW, JobRow, side_width
 from agent_cli.ui.slash import commands as slash
 from agent_cli.ui.slash.trust_offer import offer_trust
 from agent_cli.ui.status_bar import StatusBar
@@ -28,6 +28,7 @@ from agent_cli.ui.turn import TurnView
 
 if TYPE_CHECKING:
     from agent_cli.core.options import Options
+    from agent_cli.runtime.extensions.contract import PanelPart
 
 SPIN_S = 0.1
 JOBS_TICK_S = 1.0
@@ -105,6 +106,9 @@ class Repl(ChatCore):
         return "\n".join(part for part in (self.view.live(width), queued) if part)
 
     def panel(self, columns: int, rows: int, mode: str) -> str:
+        inner = (columns if columns < FOLD_BELOW else side_width(columns)) - 4 * self.color
+        drawn = [(part.name, part_lines(part, inner)) for part in self.panel_parts]
+        self.panel_state.extra = [(name, lines) for name, lines in drawn if lines]
         key = (hash(repr(self.panel_state)), columns, rows, mode)
         if self._panel_cache is None or self._panel_cache[0] != key:
             fitted = fit_panel(self.panel_state, columns, self.color, rows, mode)
@@ -263,3 +267,11 @@ class Repl(ChatCore):
             await asyncio.gather(self._task, return_exceptions=True)
         await self.bar.aclose()
         await self.close()
+
+
+def part_lines(part: PanelPart, width: int) -> list[str]:
+    """An extension's panel lines; what it raises is its one line, never a dead screen."""
+    try:
+        return [str(line) for line in part.lines(width)]
+    except Exception as e:
+        return [f"failed: {type(e).__name__}: {e}"]

@@ -173,6 +173,7 @@ def test_help_in_chat_lists_the_command_and_it_runs(
         term.wait_for("attach a file to the prompt")
         term.type("/hello Ada")
         term.wait_for("Howdy from the hello extension, Ada.")
+        term.wait_for("greeting: Howdy")  # its side-panel part, with the user's settings
         shown = term.scrollback()
     finally:
         term.close()

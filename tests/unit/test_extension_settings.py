@@ -94,6 +94,30 @@ def test_an_untrusted_workspace_section_waits_for_trust(
         load_settings(tmp_path, sections=SECTIONS)
 
 
+def fewer_times(local: dict, user: dict) -> dict:
+    """A narrow that keeps only a `times` lower than the user's (or 1), nothing else."""
+    limit = user.get("times", 1)
+    return {"times": local["times"]} if local.get("times", limit) < limit else {}
+
+
+def test_an_extensions_own_narrow_keeps_what_narrows_before_trust(
+    tmp_path: Path, user: Path, caplog: pytest.LogCaptureFixture
+):
+    write(user, {"hello": {"times": 5}})
+    write(tmp_path / ".agent" / "settings.json", {"hello": {"greeting": "Pwned", "times": 2}})
+    narrowers = {"hello": fewer_times}
+    with caplog.at_level(logging.WARNING):
+        settings = load_settings(tmp_path, sections=SECTIONS, narrowers=narrowers)
+    assert dict(settings)["hello"] == HelloSettings(times=2)  # the greeting did not stay
+    assert "ignored until `agent trust`" not in caplog.text
+    write(tmp_path / ".agent" / "settings.json", {"hello": {"times": 9}})  # widens: dropped
+    assert dict(load_settings(tmp_path, sections=SECTIONS, narrowers=narrowers))["hello"] == (
+        HelloSettings(times=5)
+    )
+    trusted = load_settings(tmp_path, sections=SECTIONS, trusted=True, narrowers=narrowers)
+    assert dict(trusted)["hello"].times == 9
+
+
 def test_the_extended_model_is_made_once_per_set_of_sections():
     assert extended(Settings, SECTIONS) is extended(Settings, (("hello", HelloSettings),))
     assert extended(Settings, ()) is Settings

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,7 @@ from agent_cli.core.settings.mcp import McpServerSpec, McpSettings
 from agent_cli.core.settings.models import Provider, default_aliases
 from agent_cli.core.settings.narrowing import narrowing_only, user_mode
 from agent_cli.core.settings.sandbox import SandboxSettings
-from agent_cli.core.settings.sections import Sections, extended, untrusted, without
+from agent_cli.core.settings.sections import Narrow, Sections, extended, untrusted, without
 from agent_cli.core.settings.status_line import StatusLineSettings
 from agent_cli.core.settings.strict import StrictSettings
 from agent_cli.core.settings.thinking import ThinkingSettings, budget_problem
@@ -307,10 +308,12 @@ def load_settings(
     trusted: bool = False,
     sections: Sections = (),
     ignored: frozenset[str] = frozenset(),
+    narrowers: Mapping[str, Narrow] | None = None,
 ) -> Settings:
     """User settings, then the workspace's (only what narrows unless `trusted`), then
     `AGENT_SETTINGS`, then `overrides` (command-line flags). Every layer is validated, applied
-    or not. `sections`: the installed extensions'; `ignored`: extensions that failed to load."""
+    or not. `sections`: the installed extensions'; `ignored`: extensions that failed to load;
+    `narrowers`: the extensions' own narrowing of an untrusted workspace's section."""
     user = user_config_dir() / "settings.json"
     local = workspace / ".agent" / "settings.json"
     user_data, local_data = without(_read_json(user), ignored), without(_read_json(local), ignored)
@@ -318,7 +321,7 @@ def load_settings(
     settings = parse_settings(_merge(user_data, local_data), layers, sections)
     if not trusted and local_data:
         narrowed = narrowing_only(local_data, user_mode(user_data), user_mode(user_data, "sandbox"))
-        narrowed = untrusted(narrowed, sections)
+        narrowed = untrusted(narrowed, sections, user_data, narrowers)
         settings = parse_settings(_merge(user_data, narrowed), layers, sections)
     if from_env := without(env_settings(), ignored):
         settings = parse_settings(_merge(settings.model_dump(), from_env), VARIABLE, sections)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, Field, create_model
@@ -19,6 +19,9 @@ Sections = tuple[tuple[str, type[BaseModel]], ...]
 """(extension name, its settings model), in the extensions' order."""
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
+
+Narrow = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
+"""An extension's `narrow`: (the untrusted workspace's section, the user's) -> what stays."""
 
 
 def extended(base: type[ModelT], sections: Sections) -> type[ModelT]:
@@ -42,14 +45,24 @@ def without(data: dict[str, Any], names: Iterable[str]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if k not in names} if names & set(data) else data
 
 
-def untrusted(local: dict[str, Any], sections: Sections) -> dict[str, Any]:
+def untrusted(
+    local: dict[str, Any],
+    sections: Sections,
+    user: dict[str, Any] | None = None,
+    narrowers: Mapping[str, Narrow] | None = None,
+) -> dict[str, Any]:
     """An untrusted workspace's settings less the extensions' sections: what an extension does
-    with its settings is not known to narrow what runs."""
+    with its settings is not known to narrow what runs, unless it says so itself (its `narrow`:
+    what may stay of the workspace's section, given the user's)."""
     names = [name for name, _ in sections if name in local]
     if not names:
         return local
-    log.warning(
-        "the workspace's settings for %s are ignored until `agent trust`",
-        ", ".join(f"the {name} extension" for name in names),
-    )
-    return without(local, names)
+    narrowers, user = narrowers or {}, user or {}
+    kept = {n: narrowers[n](local[n], user.get(n) or {}) for n in names if n in narrowers}
+    dropped = [name for name in names if name not in kept]
+    if dropped:
+        log.warning(
+            "the workspace's settings for %s are ignored until `agent trust`",
+            ", ".join(f"the {name} extension" for name in dropped),
+        )
+    return {**without(local, names), **{n: v for n, v in kept.items() if v}}

@@ -7,7 +7,7 @@ calls the contributions of the extensions it was given and imports none of them.
 The spine calls: `settings` (and `narrow`), `tools`, `stages`, `guides`, `observers`,
 `middleware` and `around_turn` (per session, in runtime/assembly.py), `service` (once per run,
 when first asked for), `ports` (by name, when the spine asks for one), `slash_commands` and
-`cli`. `panel_parts` is declared and shown by the chat's side panel.
+`cli`; `agent chat` makes `panel_parts` per session and draws them in its side panel.
 """
 
 from __future__ import annotations
@@ -124,7 +124,8 @@ class SlashCommand:
 
 
 class PanelPart(Protocol):
-    """Lines of the side panel or the status bar. Declared; not yet shown by the spine."""
+    """A section of `agent chat`'s side panel: `name` its heading, `lines` asked each time the
+    panel is drawn (a line longer than `width` is cut); no lines: no section."""
 
     name: str
 
@@ -163,7 +164,7 @@ class Extension:
     Runtime (`agent_cli.runtime.runtime.Runtime`: its argument) the first time anything asks
     for it; its `aclose()`, if it has one, is awaited when the run ends."""
     panel_parts: Make[PanelPart] | None = None
-    """Side-panel and status-bar parts."""
+    """Sections of the chat's side panel, made per session."""
     ports: Mapping[str, Callable[[ExtensionContext], object]] = field(default_factory=dict)
     """The ports it provides, by the port's name (`"shell_wrapper"`, `"after_edit"`): the spine
     asks for a port by name when it needs one, and the first extension providing it makes it

@@ -11,7 +11,7 @@ import logging
 import sys
 import traceback
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_cli.core.files.logs import FILE_ONLY
 from agent_cli.core.tool_contract import AnyTool
@@ -32,6 +32,9 @@ from agent_cli.runtime.extensions.discovery import (
     load,
     said,
 )
+
+if TYPE_CHECKING:
+    from agent_cli.core.settings.sections import Narrow
 
 log = logging.getLogger(__name__)
 
@@ -248,6 +251,10 @@ class Extensions:
             for i in self.loaded
             if i.extension.settings is not None
         )
+
+    def narrowers(self) -> dict[str, Narrow]:
+        """What each loaded extension keeps of an untrusted workspace's section (`narrow`)."""
+        return {i.extension.name: i.extension.narrow for i in self.loaded if i.extension.narrow}
 
     def ignored(self) -> frozenset[str]:
         """Names declared but not loaded: their settings sections are left unread (the

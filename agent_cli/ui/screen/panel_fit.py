@@ -18,6 +18,7 @@ from agent_cli.ui.screen.side_panel import (
     STYLES,
     PanelState,
     bar,
+    extension_sections,
     fit,
     full_sections,
     heading,
@@ -82,7 +83,11 @@ def _compact_jobs(state: PanelState, width: int) -> Text | None:
 
 
 def compact_sections(state: PanelState, columns: int, inner: int, color: bool) -> list[Text]:
-    parts = (_compact_todos(state, inner, color), _compact_jobs(state, inner))
+    parts = (
+        _compact_todos(state, inner, color),
+        _compact_jobs(state, inner),
+        *extension_sections(state, inner, color),
+    )
     sections = [s for s in (*parts, _compact_notes(state, inner)) if s]
     sections.append(Text("\n".join(packed(usage_parts(state, color), inner, " · "))))
     return sections

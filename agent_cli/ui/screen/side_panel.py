@@ -59,6 +59,8 @@ class PanelState:
     calls: int = 0
     files_changed: int | None = None  # files this session's turns changed (None: none ended)
     jobs: list[JobRow] = field(default_factory=list)  # running background jobs (the REPL's)
+    extra: list[tuple[str, list[str]]] = field(default_factory=list)
+    """The extensions' panel parts as last asked: (heading, lines)."""
 
     def apply(self, event: Any) -> bool:
         """Fold one event in; True when the panel changed."""
@@ -102,7 +104,7 @@ class PanelState:
 
     @property
     def empty(self) -> bool:
-        shown = self.shown_todos or self.notes or self.episode or self.jobs
+        shown = self.shown_todos or self.notes or self.episode or self.jobs or self.extra
         return not (shown or self.calls or self.context_tokens)
 
     @property
@@ -265,8 +267,22 @@ def folded_footer(state: PanelState, width: int, color: bool) -> Text:
     return Text("\n".join([*packed([context], width, ""), *packed(usage, width, " · ")]))
 
 
+def extension_sections(state: PanelState, width: int, color: bool) -> list[Text]:
+    """Each extension part under its heading, its lines cut to the panel's width."""
+    sections = []
+    for name, lines in state.extra:
+        section = heading(name, color)
+        section.append("\n".join(fit(line, width) for line in lines))
+        sections.append(section)
+    return sections
+
+
 def full_sections(state: PanelState, columns: int, inner: int, color: bool) -> list[Text]:
-    parts = (_todos(state, inner, color), jobs_section(state, inner, color))
+    parts = (
+        _todos(state, inner, color),
+        jobs_section(state, inner, color),
+        *extension_sections(state, inner, color),
+    )
     sections = [s for s in (*parts, _notes(state, inner, color)) if s]
     if columns < FOLD_BELOW:
         sections.append(folded_footer(state, inner, color))
