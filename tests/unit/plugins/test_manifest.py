@@ -130,6 +130,38 @@ def test_a_declared_path_elsewhere_replaces_the_default_folder_and_says_so(tmp_p
     ]
 
 
+def test_two_commands_of_one_name_keep_the_first(tmp_path: Path) -> None:
+    root = write_tree(
+        tmp_path / "p",
+        {
+            MANIFEST: manifest("p", commands=["./commands/", "./more/"]),
+            "commands/go.md": command_md("Go"),
+            "more/go.md": command_md("Go again"),
+        },
+    )
+    bundle, warnings = load(root)
+    assert [c.path for c in bundle.commands] == [root.resolve() / "commands/go.md"]
+    assert warnings == ["plugin p: more/go.md: commands: /go is defined twice; the first is kept"]
+
+
+def test_a_strict_entry_adds_to_the_default_folder_when_plugin_json_sets_none(
+    tmp_path: Path,
+) -> None:
+    root = write_tree(
+        tmp_path / "repo",
+        {
+            MANIFEST: manifest("repo"),
+            "agents/a.md": agent_md("a", "A"),
+            "agents/b.md": agent_md("b", "B"),
+            "extra/c.md": agent_md("c", "C"),
+        },
+    )
+    listed = entry("repo", root, components={"agents": ["./agents/a.md", "./extra/c.md"]})
+    bundle, warnings = load(root, entry=listed)
+    assert [p.name for p in bundle.agents] == ["a.md", "b.md", "c.md"]
+    assert warnings == []
+
+
 def test_paths_naming_the_defaults_load_each_file_once(tmp_path: Path) -> None:
     root = full_plugin(tmp_path / "kit")
     fields = {
