@@ -132,6 +132,7 @@ def test_a_relative_source_through_a_symlink_out_is_refused(tmp_path: Path) -> N
             "symlink committed as a file?)",
         ),
         ('{"owner": {"name": "o"}, "plugins": []}', "has no name"),
+        ('{"name": 5, "owner": {"name": "o"}, "plugins": []}', "has no name"),
         ('["not", "an", "object"]', "not a JSON object"),
     ],
 )
