@@ -1,0 +1,2 @@
+"""Claude Code plugins and marketplaces (issue 51). Placeholder for imports: the STORE helper
+owns this file and defines the extension here."""
