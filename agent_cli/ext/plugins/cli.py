@@ -13,7 +13,8 @@ import typer
 
 from agent_cli.cli import options as opt
 from agent_cli.cli.common import guarded
-from agent_cli.core.errors import AgentError, UsageError
+from agent_cli.core.errors import UsageError
+from agent_cli.core.text.counts import counted
 from agent_cli.ext.plugins import consent, markets, python_form
 from agent_cli.ext.plugins.store import Store, find, set_enabled, settings_file
 
@@ -51,7 +52,7 @@ def market_add(
     added = markets.add(Store(), source, Path.cwd())
     _warn(added.warnings)
     how = "linked folder" if added.market.kind == "folder" else "cloned"
-    typer.echo(f"added marketplace {added.market.name} ({how}, {added.plugins} plugins)")
+    typer.echo(f"added marketplace {added.market.name} ({how}, {counted(added.plugins, 'plugin')})")
 
 
 @market_app.command("list")
@@ -114,8 +115,7 @@ def install(
         typer.echo(f"plugin {copy.item.key} ({copy.item.version}) will run:")
         typer.echo("\n".join(consent.shown(copy.runs)))
         try:
-            if not consent.ask(f"Install {copy.item.key}?", yes):
-                raise AgentError(f"{copy.item.key} not installed: you did not agree")
+            consent.ask(f"Install {copy.item.key}?", yes, f"{copy.item.key} not installed")
             if copy.package is not None:
                 python_form.install(Path(copy.item.path), store.root)
         except BaseException:
@@ -185,8 +185,7 @@ def _enable(store: Store, key: str, scope: str, root: Path, yes: bool) -> None:
         if not consent.agreed(index.consents.get(item.key), runs):
             typer.echo(f"plugin {item.key}: what it runs changed since you agreed:")
             typer.echo("\n".join(consent.difference(index.consents.get(item.key), runs)))
-            if not consent.ask(f"Enable {item.key}?", yes):
-                raise AgentError(f"{item.key} not enabled: you did not agree")
+            consent.ask(f"Enable {item.key}?", yes, f"{item.key} not enabled")
             index.consents[item.key] = runs.consent()
             store.write(index)
     set_enabled(settings_file(scope, root), item.key, True)
