@@ -50,7 +50,8 @@ def test_a_git_marketplace_is_cloned_listed_updated_and_removed(tmp_path: Path):
     assert (row["name"], row["kind"], row["url"], row["path"]) == ("team", "git", url, str(clone))
 
     skills_only_plugin(market / "plugins" / "writing")
-    marketplace(market, "team", [entry("kit", "./plugins/kit"), entry("writing", "./plugins/writing")])
+    plugins = [entry("kit", "./plugins/kit"), entry("writing", "./plugins/writing")]
+    marketplace(market, "team", plugins)
     new_commit = git_commit(market, "writing")
     updated = agent(env, work, "plugin", "marketplace", "update", "team")
     assert updated.returncode == 0, updated.stderr
