@@ -44,7 +44,9 @@ def found_plugin(store: Store, target: str, base: Path) -> Iterator[Found]:
     folder = (base / target).expanduser()
     if folder.is_dir():
         folder = folder.resolve()
-        yield Found(_folder_name(folder), LOCAL, folder, str(folder))
+        package = python_form.package(folder)
+        name = package.dist if package is not None else _folder_name(folder)
+        yield Found(name, LOCAL, folder, str(folder))
         return
     name, _, market = target.partition("@")
     if not name:
