@@ -25,7 +25,7 @@ from tests.e2e.plugin_store_support import (
     store_root,
     team_market,
 )
-from tests.plugin_fixtures import git_commit
+from tests.plugin_fixtures import entry, full_plugin, git_commit, hooks_only_plugin, marketplace
 
 GUARD = '"${CLAUDE_PLUGIN_ROOT}/hooks/guard.sh"'
 
@@ -215,3 +215,43 @@ def test_unknown_plugins_and_marketplaces_are_one_line(tmp_path: Path):
     bad_scope = agent(env, work, "plugin", "enable", "kit", "--scope", "team")
     assert bad_scope.returncode == 2
     assert "Traceback" not in bad_scope.stderr
+
+
+def test_url_and_git_subdir_sources_are_cloned_and_links_out_are_not_copied(tmp_path: Path):
+    env = plugin_env(tmp_path)
+    work = tmp_path / "work"
+    work.mkdir()
+    outside = tmp_path / "private.txt"
+    outside.write_text("the user's own file\n")
+    solo = full_plugin(tmp_path / "solo-repo", "solo")
+    (solo / "notes.txt").symlink_to(outside)  # a link out of the plugin
+    git_commit(solo)
+    mono = tmp_path / "mono-repo"
+    hooks_only_plugin(mono / "tools" / "annotate")
+    git_commit(mono)
+    sources = [
+        entry("solo", {"source": "url", "url": solo.as_uri()}),
+        entry("annotate", {"source": "git-subdir", "url": mono.as_uri(), "path": "tools/annotate"}),
+    ]
+    market = marketplace(tmp_path / "market", "remote", sources)
+    git_commit(market)
+    assert agent(env, work, "plugin", "marketplace", "add", market.as_uri()).returncode == 0
+
+    solo_installed = agent(env, work, "plugin", "install", "solo@remote", "--yes")
+    assert solo_installed.returncode == 0, solo_installed.stderr
+    assert "warning: plugin solo: notes.txt: a link out of the plugin; not copied" in (
+        solo_installed.stderr
+    )
+    (copy,) = (store_root(env) / "installed" / "remote" / "solo").iterdir()
+    assert (copy / "hooks" / "guard.sh").is_file()
+    assert not (copy / "notes.txt").exists()
+    assert not (copy / ".git").exists()
+    annotate = agent(env, work, "plugin", "install", "annotate@remote", "--yes")
+    assert annotate.returncode == 0, annotate.stderr
+    assert "  hook Stop: bash ${CLAUDE_PLUGIN_ROOT}/scripts/annotate.sh" in annotate.stdout
+    (copy,) = (store_root(env) / "installed" / "remote" / "annotate").iterdir()
+    assert sorted(p.name for p in copy.iterdir()) == ["hooks", "scripts"]
+    assert index(env)["installed"]["annotate@remote"]["source"] == (
+        f"{mono.as_uri()} tools/annotate"
+    )
+    assert not (store_root(env) / "tmp").exists() or not any((store_root(env) / "tmp").iterdir())
