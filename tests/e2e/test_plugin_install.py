@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pexpect
+
 from agent_cli.ext.plugins.source import load_installed
 from agent_cli.ext.plugins.store import Store
 from tests.e2e.helpers import REPO
@@ -162,6 +164,8 @@ def test_the_port_refuses_a_copy_whose_runs_changed_until_agreed_again(tmp_path:
 READER = """
 import json, sys
 from pathlib import Path
+
+import pexpect
 from agent_cli.ext.plugins.source import load_installed
 from agent_cli.ext.plugins.store import Store
 
@@ -255,3 +259,32 @@ def test_url_and_git_subdir_sources_are_cloned_and_links_out_are_not_copied(tmp_
         f"{mono.as_uri()} tools/annotate"
     )
     assert not (store_root(env) / "tmp").exists() or not any((store_root(env) / "tmp").iterdir())
+
+
+def _at_a_terminal(env: dict[str, str], work: Path, *args: str) -> pexpect.spawn:
+    return pexpect.spawn(
+        sys.executable, ["-m", "agent_cli", "plugin", *args], cwd=str(work),
+        env={**env, "TERM": "xterm-256color"}, encoding="utf-8", timeout=60,
+    )  # fmt: skip
+
+
+def test_at_a_terminal_install_asks_once_and_no_leaves_nothing(tmp_path: Path):
+    env, work, _ = _setup(tmp_path)
+    said_no = _at_a_terminal(env, work, "install", "kit@team")
+    said_no.expect_exact("Install kit@team? [y/N]:")
+    assert f"hook PreToolUse [Bash]: sh {GUARD}" in str(said_no.before)
+    said_no.sendline("n")
+    said_no.expect_exact("agent: kit@team not installed: you did not agree")
+    said_no.expect(pexpect.EOF)
+    said_no.close()
+    assert said_no.exitstatus == 1
+    assert _copies(env) == []
+
+    said_yes = _at_a_terminal(env, work, "install", "kit@team")
+    said_yes.expect_exact("Install kit@team? [y/N]:")
+    said_yes.sendline("y")
+    said_yes.expect_exact("installed kit@team (")
+    said_yes.expect(pexpect.EOF)
+    said_yes.close()
+    assert said_yes.exitstatus == 0
+    assert [b["name"] for b in ask_port(env, work)["bundles"]] == ["kit"]

@@ -13,7 +13,7 @@ import typer
 
 from agent_cli.cli import options as opt
 from agent_cli.cli.common import guarded
-from agent_cli.core.errors import UsageError
+from agent_cli.core.errors import AgentError, UsageError
 from agent_cli.core.text.counts import counted
 from agent_cli.ext.plugins import consent, markets, python_form
 from agent_cli.ext.plugins.store import Store, find, set_enabled, settings_file
@@ -139,11 +139,20 @@ def update(
 
     store, pulled = Store(), set[str]()
     index = store.read()
-    chosen = [find(index, name)] if name else list(index.installed.values())
-    if not chosen:
+    if name:
+        typer.echo(update_one(store, find(index, name), yes, pulled, typer.echo))
+        return
+    if not index.installed:
         typer.echo("No plugins installed.")
-    for item in chosen:
-        typer.echo(update_one(store, item, yes, pulled, typer.echo))
+    failed = 0
+    for item in index.installed.values():  # one that cannot update leaves the others to do so
+        try:
+            typer.echo(update_one(store, item, yes, pulled, typer.echo))
+        except AgentError as e:
+            sys.stderr.write(f"agent: {e}\n")
+            failed = max(failed, e.exit_code)
+    if failed:
+        raise typer.Exit(failed)
 
 
 @plugin_app.command("uninstall")
