@@ -113,7 +113,7 @@ def test_install_disable_enable_update_asks_again_and_uninstall_leaves_nothing(t
     assert agent(env, work, "plugin", "update").stdout == f"kit@team: up to date ({second})\n"
 
     data = store_root(env) / "data" / "kit@team"
-    data.mkdir(parents=True)
+    assert data.is_dir()  # made when the port loaded it
     (data / "guard.log").write_text("guard ran\n")  # what its hook writes there
     removed = agent(env, work, "plugin", "uninstall", "kit")
     assert removed.returncode == 0, removed.stderr

@@ -14,6 +14,7 @@ from tests.e2e.plugin_store_support import (
     ask_port,
     config,
     plugin_env,
+    store_root,
     team_market,
 )
 
@@ -32,9 +33,13 @@ def _installed_not_enabled(tmp_path: Path) -> tuple[dict[str, str], Path]:
 
 def test_a_workspace_enabling_a_plugin_waits_for_trust(tmp_path: Path):
     env, work = _installed_not_enabled(tmp_path)
-    (work / ".agent").mkdir()
+    enabled = agent(env, work, "plugin", "enable", "kit@team", "--scope", "project")
+    assert enabled.stdout.splitlines() == [
+        "enabled kit@team (project)",
+        "this workspace is not trusted: its plugins apply once you run `agent trust`",
+    ]
     enabling = {"plugins": {"enabled": {"kit@team": True}}}
-    (work / ".agent" / "settings.json").write_text(json.dumps(enabling))
+    assert json.loads((work / ".agent" / "settings.json").read_text()) == enabling
 
     untrusted = ask_port(env, work)
     assert untrusted["bundles"] == []
@@ -48,6 +53,7 @@ def test_a_workspace_enabling_a_plugin_waits_for_trust(tmp_path: Path):
     answer = ask_port(env, work)
     assert [(b["name"], b["scope"]) for b in answer["bundles"]] == [("kit", "project")]
     assert answer["bundles"][0]["hooks"] == ["PreToolUse"]
+    assert (store_root(env) / "data" / "kit@team").is_dir()  # ${CLAUDE_PLUGIN_DATA}, made
     (row,) = json.loads(agent(env, work, "plugin", "list", "--json").stdout)
     assert row["state"] == "enabled"
 

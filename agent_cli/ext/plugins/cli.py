@@ -109,6 +109,7 @@ def install(
         if (had := index.installed.get(f"{found.name}@{found.marketplace}")) is not None:
             _enable(store, had.key, scope, root, yes)
             typer.echo(f"{had.key} is already installed ({had.version}); enabled ({scope})")
+            _pending(scope, root)
             return
         copy = make_copy(store, found)
         _warn(found.warnings)
@@ -126,6 +127,7 @@ def install(
         store.write(index)
     set_enabled(settings_file(scope, root), copy.item.key, True)
     typer.echo(f"installed {copy.item.key} ({copy.item.version}); enabled ({scope})")
+    _pending(scope, root)
 
 
 @plugin_app.command("update")
@@ -200,6 +202,13 @@ def _enable(store: Store, key: str, scope: str, root: Path, yes: bool) -> None:
     set_enabled(settings_file(scope, root), item.key, True)
 
 
+def _pending(scope: str, root: Path) -> None:
+    from agent_cli.policy.trust import TrustStore
+
+    if scope == "project" and not TrustStore().is_trusted(root):
+        typer.echo("this workspace is not trusted: its plugins apply once you run `agent trust`")
+
+
 @plugin_app.command("enable")
 @guarded
 def enable(
@@ -212,8 +221,9 @@ def enable(
     store = Store()
     with store.lock():
         key = find(store.read(), name).key
-        _enable(store, key, scope, _workspace(workspace), yes)
+        _enable(store, key, scope, root := _workspace(workspace), yes)
     typer.echo(f"enabled {key} ({scope})")
+    _pending(scope, root)
 
 
 @plugin_app.command("disable")

@@ -149,6 +149,7 @@ class PluginBundles:
                 f"`agent plugin update {key}` or `agent plugin enable {key}` to review it"
             )
             return None
+        loaded.bundle.data.mkdir(parents=True, exist_ok=True)  # its hooks and servers write there
         return loaded.bundle
 
 
