@@ -98,7 +98,8 @@ def test_installed_from_a_git_marketplace_used_then_uninstalled_leaves_nothing(
     ok(agent(env, work, "run", "-p", "/kit:hello Ada"))
     (greeting,) = fake_model.bodies()
     said = json.dumps(greeting["messages"])
-    assert "Hello Ada from " in said and "/plugins/installed/" in said  # the installed copy
+    assert "Hello Ada from " in said
+    assert "/plugins/installed/" in said
     assert "CLAUDE_PLUGIN_ROOT" not in said
 
     fake_model.route(system_contains(REVIEWER)).text('{"conclusion": "fine", "confidence": "high"}')
@@ -113,9 +114,11 @@ def test_installed_from_a_git_marketplace_used_then_uninstalled_leaves_nothing(
     ok(agent(env, work, "run", "-p", "use the kit"))
     last = fake_model.bodies()[-1]
     where, check, blocked, review = tool_results(last)[-4:]
-    assert "'MCP_TEST_ROOT': '" in where and "/plugins/installed/" in where
+    assert "'MCP_TEST_ROOT': '" in where
+    assert "/plugins/installed/" in where
     assert "wc -l" in check  # the skill's script, read beside its SKILL.md
-    assert "blocked by kit from " in blocked and not (work / "blocked.txt").exists()
+    assert "blocked by kit from " in blocked
+    assert not (work / "blocked.txt").exists()
     assert "fine" in review
 
     ok(agent(env, work, "plugin", "uninstall", "kit@team"))
@@ -124,7 +127,8 @@ def test_installed_from_a_git_marketplace_used_then_uninstalled_leaves_nothing(
     assert "plugin_kit_notes" not in agent(env, work, "mcp", "list").stdout
     assert "kit@team" not in json.dumps(settings(config(env) / "settings.json"))
     pids = [int(line) for line in (tmp_path / "mcp.pids").read_text().split()]
-    assert pids and not any(alive(pid) for pid in pids)
+    assert pids
+    assert not any(alive(pid) for pid in pids)
 
 
 def test_a_workspace_plugin_hook_waits_for_agent_trust(
