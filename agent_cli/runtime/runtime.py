@@ -196,7 +196,7 @@ class Runtime:
         session = self.session
         return ExtensionContext(
             extension, self.options.workspace, session.paths, self.settings, session.id,
-            self.extension,
+            self.extension, self.port,
         )  # fmt: skip
 
     async def tool_names(self) -> list[str]:
