@@ -125,7 +125,8 @@ def _row(table: Table, name: str, fig: dict[str, Any], style: str = "") -> None:
 
 
 def rendered(data: dict[str, Any]) -> Group:
-    title = f"agent plugin eval {data['plugin']}: {data['runs_per_arm']} runs with, without"
+    cases, runs = len(data["cases"]), data["runs_per_arm"]
+    title = f"agent plugin eval {data['plugin']}: {cases} cases, {runs} runs each with and without"
     table = Table(title=title, title_justify="left", expand=False)
     for name in ("case", "passed with", "without", "Δ", "turns with / without", "Δ",
                  "$ per run with / without", "Δ $"):  # fmt: skip

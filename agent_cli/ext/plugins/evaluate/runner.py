@@ -44,6 +44,13 @@ class RunRecord(BaseModel):
     error: str | None = None
     kept_worktree: str | None = None
 
+    def outcome(self) -> str:
+        if not self.made:
+            return "not made"
+        if self.passed:
+            return "passed"
+        return "error" if self.status == "error" else "failed"
+
 
 @dataclass
 class EvalPlan:
@@ -104,23 +111,34 @@ class ArmEngine:
 
 
 class SayEnded:
-    """A batch listener: one line on stderr per ended run."""
+    """A batch listener: one line on stderr per ended run, judged as the report judges it."""
 
-    def __init__(self) -> None:
+    def __init__(self, cases: dict[str, Case]) -> None:
+        self._cases = cases
         self._said: set[str] = set()
 
     def __call__(self, tally: Tally) -> None:
         for task_id, result in tally.ended.items():
             if task_id not in self._said:
                 self._said.add(task_id)
+                run = judged(self._cases, result)
                 spent = f"${tally.spent_usd:.4f} spent"
-                sys.stderr.write(f"{task_id}: {result.status}  ({spent})\n")
+                sys.stderr.write(f"{task_id}: {run.outcome()}  ({spent})\n")
 
 
 def record(case: Case, arm: Arm, n: int, result: TaskResult) -> RunRecord:
-    base = RunRecord(id=result.id, case=case.id, arm=arm, n=n, made=result.status != "skipped",
-                     status=result.status, turns=result.turns, cost_usd=result.cost_usd,
-                     error=result.error, kept_worktree=result.kept_worktree)  # fmt: skip
+    base = RunRecord(
+        id=result.id,
+        case=case.id,
+        arm=arm,
+        n=n,
+        made=result.status != "skipped",
+        status=result.status,
+        turns=result.turns,
+        cost_usd=result.cost_usd,
+        error=result.error,
+        kept_worktree=result.kept_worktree,
+    )
     if result.status not in ("passed", "done", "failed"):
         return base  # errored (or never made): not a pass, its checks not judged
     in_tree = failed_in_tree(case, result.status != "failed", result.check_output)
@@ -143,13 +161,14 @@ def run_eval(plan: EvalPlan) -> list[RunRecord]:
         permission_mode=plan.permission_mode,
     )
     engine = ArmEngine(LocalEngine(plan.jobs), plan.plugin)
-    ended = {r.id: r for r in run_batch(spec, batch_plan, engine, SayEnded())}
-    by_case = {c.id: c for c in plan.cases}
-    records: list[RunRecord] = []
-    for task in spec.tasks:
-        case_id, arm, n = task.id.split(".")
-        result = ended.get(task.id) or TaskResult(id=task.id, status="skipped")
-        records.append(
-            record(by_case[case_id], "with" if arm == "with" else "without", int(n), result)
-        )
-    return records
+    cases = {c.id: c for c in plan.cases}
+    ended = run_batch(spec, batch_plan, engine, SayEnded(cases))
+    got = {r.id: r for r in ended}
+    return [
+        judged(cases, got.get(t.id) or TaskResult(id=t.id, status="skipped")) for t in spec.tasks
+    ]
+
+
+def judged(cases: dict[str, Case], result: TaskResult) -> RunRecord:
+    case_id, arm, n = result.id.split(".")
+    return record(cases[case_id], "with" if arm == "with" else "without", int(n), result)
