@@ -19,9 +19,22 @@ OUT = typer.Option(None, "--out", help="Where the runs' results go (default .age
 
 
 def _repo() -> Path:
-    from agent_cli.ext.worktrees.git import repo_root
+    """The checkout's top: each run is a worktree of it (through the spine's git gate, as
+    batch's git goes)."""
+    from agent_cli.core.errors import UsageError
+    from agent_cli.core.outside import git_cli
+    from agent_cli.core.outside.git import UnsafeRepository, neutral_env
 
-    return repo_root(Path.cwd())  # a UsageError outside a git repository: runs need worktrees
+    here = Path.cwd()
+    try:
+        done = git_cli.run_git(here, "rev-parse", "--show-toplevel", env=neutral_env(here))
+    except FileNotFoundError as e:
+        raise UsageError("git is not installed: each eval run is a worktree") from e
+    except UnsafeRepository as e:
+        raise UsageError(f"git in {here}: {e}") from e
+    if done.returncode != 0:
+        raise UsageError(f"{here}: not inside a git repository (each eval run is a worktree)")
+    return Path(done.stdout.decode().strip()).resolve()
 
 
 def _out(out: Path | None, root: Path, plugin: str) -> Path:
