@@ -62,6 +62,18 @@ def mcp_asked(asking: Asking) -> bool:
     return found or (user_config_dir() / "mcp.json").is_file()
 
 
+def plugins_asked(asking: Asking) -> bool:
+    """Plugins are installed (the store's `installed/` folder is there: ext/plugins/store.py),
+    or a run enables one by name (`AGENT_PLUGINS_ON`); a settings layer's `plugins` asks by
+    its name."""
+    import os
+
+    from agent_cli.core.settings.schema import user_config_dir
+
+    installed = os.path.isdir(user_config_dir() / "plugins" / "installed")  # noqa: PTH112
+    return installed or bool(os.environ.get("AGENT_PLUGINS_ON"))
+
+
 def _takes_turns(asking: Asking) -> bool:
     return asking.command in ("run", "chat")
 
@@ -100,6 +112,14 @@ BUILTINS: tuple[Declared, ...] = (
         BUILTIN,
         mcp_asked,
         commands=(("mcp", "Add, remove, list and inspect MCP servers."),),
+    ),
+    Declared(
+        "plugins",
+        "agent_cli.ext.plugins:EXTENSION",
+        BUILTIN,
+        plugins_asked,
+        ports=("plugin_bundles",),  # runtime/bundles.py's PORT
+        commands=(("plugin", "Install, enable and update plugins and their marketplaces."),),
     ),
     Declared(
         "project_files",
