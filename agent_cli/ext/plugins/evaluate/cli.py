@@ -63,12 +63,12 @@ def plugin_eval(
 ) -> None:
     from agent_cli.ext.batch.batch import default_jobs
     from agent_cli.ext.plugins.evaluate.cases import load_cases
-    from agent_cli.ext.plugins.evaluate.installed import installed_as
     from agent_cli.ext.plugins.evaluate.report import report, show
     from agent_cli.ext.plugins.evaluate.runner import EvalPlan, run_eval
+    from agent_cli.ext.plugins.store import Store, find
 
     loaded = load_cases(cases)
-    plugin = installed_as(name)
+    plugin = find(Store().read(), name).key  # exit 2 when it is not installed
     root = _repo()
     folder = _out(out, root, plugin)
     plan = EvalPlan(plugin, loaded, runs, folder, root, jobs or default_jobs(), max_cost, model,
