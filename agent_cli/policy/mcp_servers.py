@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -165,10 +165,14 @@ def workspace_setting_servers(workspace: Path) -> dict[str, Any]:
 
 
 def load_servers(
-    workspace: Path, settings: Settings, env: Mapping[str, str] | None = None
+    workspace: Path,
+    settings: Settings,
+    env: Mapping[str, str] | None = None,
+    more: Sequence[LoadedMcpConfig] = (),
 ) -> LoadedMcpConfig:
     """Every configured server; on a name defined twice, settings win over the user's
-    `mcp.json`, which wins over the project's `.mcp.json`."""
+    `mcp.json`, which wins over the project's `.mcp.json`, which wins over `more` (what
+    enabled plugins bring, read by the MCP extension)."""
     env = os.environ if env is None else env
     in_workspace = set(workspace_setting_servers(workspace))
     from_workspace = {k: v for k, v in settings.mcp_servers.items() if k in in_workspace}
@@ -182,6 +186,7 @@ def load_servers(
     project = workspace / PROJECT_FILE
     project_raw, project_lines = read_servers_file(project)
     parts.append(entries_from(project_raw, project, "project", env))
+    parts += more
     result = LoadedMcpConfig(skipped=[*user_lines, *project_lines])
     seen: dict[str, ServerEntry] = {}
     for part in parts:

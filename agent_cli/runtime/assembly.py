@@ -127,7 +127,7 @@ def assemble(
     `services`: the run's extension services by name (the Runtime's `extension`)."""
     settings, workspace = session.settings, options.workspace
     hooks = Hooks(settings.hooks, session.id, workspace)
-    context = contexts(session, workspace, services)
+    context = contexts(session, workspace, services, extensions)
     project = workspace_part(session, extensions, context)
     permissions = _permissions(session, options, approver, project)
     gate = PolicyGate(permissions, hooks, project.gate_hooks())
@@ -207,13 +207,26 @@ def workspace_part(
 
 
 def contexts(
-    session: Session, workspace: Path, services: Callable[[str], object | None]
+    session: Session,
+    workspace: Path,
+    services: Callable[[str], object | None],
+    extensions: Extensions = NO_EXTENSIONS,
 ) -> Callable[[str], ExtensionContext]:
-    """The context each extension's contributions to this session are made with."""
+    """The context each extension's contributions to this session are made with; its `ports`
+    are the session's, each made once by a loaded extension."""
+
+    made: dict[str, object | None] = {}
 
     def context(name: str) -> ExtensionContext:
         settings = session.settings
-        return ExtensionContext(name, workspace, session.paths, settings, session.id, services)
+        return ExtensionContext(
+            name, workspace, session.paths, settings, session.id, services, port
+        )
+
+    def port(name: str) -> object | None:  # made once per session, by a loaded extension
+        if name not in made:
+            made[name] = extensions.port(name, context, wake=False)
+        return made[name]
 
     return context
 

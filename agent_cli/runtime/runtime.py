@@ -187,8 +187,9 @@ class Runtime:
 
         def context(extension: str) -> ExtensionContext:
             return ExtensionContext(
-                extension, workspace, session.paths, self.settings, session.id, self.extension
-            )
+                extension, workspace, session.paths, self.settings, session.id, self.extension,
+                self.port,
+            )  # fmt: skip
 
         for item in self.wiring.extensions.loaded:
             if name in item.extension.ports:

@@ -34,14 +34,20 @@ def status(
     """Configured servers (settings, trusted workspace entries) and built-ins on PATH."""
     from agent_cli.core.options import Options
     from agent_cli.ext.lsp.manager import LspManager
+    from agent_cli.ext.lsp.plugins import plugin_servers
     from agent_cli.ext.lsp.server import NotRunnable, resolve
     from agent_cli.policy.trust import TrustStore
     from agent_cli.runtime.build import load, resolve_workspace
+    from agent_cli.runtime.extensions.bundle_port import workspace_bundles
 
     options = Options(workspace=resolve_workspace(workspace))
     settings, _ = load(options)  # an untrusted workspace's own servers are dropped, and said
     trusted = TrustStore().is_trusted(options.workspace)
-    manager = LspManager(settings.lsp, options.workspace, lambda: trusted)
+    bundles = workspace_bundles(options.workspace, "lsp")
+    for line in bundles.warnings():
+        typer.echo(f"warning: {line}", err=True)
+    plugins = plugin_servers(bundles.bundles())
+    manager = LspManager(settings.lsp, options.workspace, lambda: trusted, plugins)
     rows = manager.rows()
     for row in rows:
         if row.state == "not started":
@@ -58,4 +64,5 @@ def status(
         typer.echo("No language server is configured or on PATH (settings: lsp.servers).")
     for row in rows:
         error = f"  ({row.last_error})" if row.last_error else ""
-        typer.echo(f"{row.name}  {row.extensions}  `{row.command}`{error}")
+        where = f"  [{row.source}]" if row.source.startswith("plugin ") else ""
+        typer.echo(f"{row.name}  {row.extensions}  `{row.command}`{where}{error}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +35,7 @@ class ServerRow:
     extensions: str
     state: str
     last_error: str
+    source: str = ""  # "settings", "built in", "plugin NAME"
 
 
 class LspManager:
@@ -43,9 +44,14 @@ class LspManager:
         settings: LspSettings,
         workspace: Path,
         trusted: Callable[[], bool] = lambda: False,
+        plugins: Mapping[str, tuple[LspServerSpec, str]] = {},
     ) -> None:
+        """`plugins`: what enabled plugins bring, name -> (spec, `plugin NAME`), after the
+        configured servers."""
         self.settings, self.workspace, self.trusted = settings, workspace, trusted
         self.configured = [self._server(n, s) for n, s in settings.servers.items()]
+        self.configured += [self._server(n, s) for n, (s, _) in plugins.items()]
+        self._sources = {n: where for n, (_, where) in plugins.items()}
         self._builtin: list[LanguageServer] | None = None  # looked up on PATH when first needed
         self._last: dict[Path, list[Diagnostic]] = {}
         self._silent: set[str] = set()  # servers already logged as slow
@@ -153,7 +159,8 @@ class LspManager:
                 state = "standby (another server covers its files)"
             claimed |= set(s.spec.extensions)
             command, suffixes = " ".join(s.spec.command), " ".join(s.spec.extensions)
-            rows.append(ServerRow(s.name, command, suffixes, state, s.last_error))
+            where = self._sources.get(s.name) or ("built in" if s in self.builtin else "settings")
+            rows.append(ServerRow(s.name, command, suffixes, state, s.last_error, where))
         return rows
 
     async def aclose(self) -> None:

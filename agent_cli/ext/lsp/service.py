@@ -7,7 +7,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.ext.lsp.manager import LspManager, ServerRow
+from agent_cli.ext.lsp.plugins import plugin_servers
 from agent_cli.policy.trust import TrustStore
+from agent_cli.runtime.extensions.bundle_port import bundles_of
 
 if TYPE_CHECKING:
     from agent_cli.runtime.extensions.contract import ExtensionContext
@@ -19,7 +21,8 @@ class LspService:
     def __init__(self, runtime: Any) -> None:
         workspace = runtime.options.workspace
         trusted = lambda: TrustStore().is_trusted(workspace)  # noqa: E731 - asked at each start
-        self.manager = LspManager(runtime.settings.lsp, workspace, trusted)
+        plugins = plugin_servers(bundles_of(runtime.port).bundles())
+        self.manager = LspManager(runtime.settings.lsp, workspace, trusted, plugins)
 
     def diagnoser(self) -> LspManager | None:
         """What checks a session's edits: None when no server could."""

@@ -107,10 +107,14 @@ def _statuses(workspace: Path, only: str | None) -> list[ServerStatus]:
     from agent_cli.core.options import Options
     from agent_cli.ext.mcp.setup import build_manager
     from agent_cli.runtime.build import load, resolve_workspace
+    from agent_cli.runtime.extensions.bundle_port import workspace_bundles
 
     root = resolve_workspace(workspace)
     settings, paths = load(Options(workspace=root))
-    manager = build_manager(settings, root, paths.logs)
+    bundles = workspace_bundles(root, "mcp")
+    for line in bundles.warnings():
+        typer.echo(f"warning: {line}", err=True)
+    manager = build_manager(settings, root, paths.logs, bundles=bundles.bundles())
     if only is not None:
         if only not in manager.entries and only not in manager.blocked:
             raise UsageError(f"no MCP server named {only!r}; see `agent mcp list`")

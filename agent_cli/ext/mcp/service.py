@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from agent_cli.ext.mcp.manager import McpManager
 from agent_cli.ext.mcp.prompts import attach_resources
 from agent_cli.ext.mcp.setup import start_mcp
+from agent_cli.runtime.extensions.bundle_port import bundles_of
 
 if TYPE_CHECKING:
     from agent_cli.runtime.extensions.contract import ExtensionContext
@@ -31,8 +32,9 @@ class McpService:
             self._started = True
             runtime = self.runtime
             mode: Callable[[], str] = lambda: str(runtime.permission_mode)  # noqa: E731
-            logs = runtime.paths.logs
-            self.manager = start_mcp(runtime.settings, runtime.options.workspace, logs, mode, eager)
+            logs, workspace = runtime.paths.logs, runtime.options.workspace
+            bundles = bundles_of(runtime.port).bundles()
+            self.manager = start_mcp(runtime.settings, workspace, logs, mode, eager, bundles)
         elif eager and self.manager is not None:
             self.manager.start()
 
@@ -57,7 +59,8 @@ def tool_source(context: ExtensionContext) -> McpManager | None:
         service.start(eager=False)
         return service.manager
     mode: Callable[[], str] = lambda: context.settings.permissions.mode  # noqa: E731
-    return start_mcp(context.settings, context.workspace, context.paths.logs, mode)
+    bundles = bundles_of(context.ports).bundles()
+    return start_mcp(context.settings, context.workspace, context.paths.logs, mode, True, bundles)
 
 
 def run_start(context: ExtensionContext) -> Callable[[bool], None] | None:

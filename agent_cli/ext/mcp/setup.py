@@ -4,14 +4,19 @@ only as the user saw them), and the manager that starts them. Imports nothing of
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_cli.core.settings.schema import Settings
 from agent_cli.ext.mcp.manager import McpManager
+from agent_cli.ext.mcp.plugins import plugin_servers
 from agent_cli.policy.mcp_servers import ServerEntry, load_servers
 from agent_cli.policy.mcp_servers import any_configured as any_configured
 from agent_cli.policy.trust import TrustStore
+
+if TYPE_CHECKING:
+    from agent_cli.runtime.bundles import Bundle
 
 log = logging.getLogger(__name__)
 
@@ -36,9 +41,12 @@ def build_manager(
     log_dir: Path,
     mode: Callable[[], str] = lambda: "default",
     store: TrustStore | None = None,
+    bundles: Sequence[Bundle] = (),
 ) -> McpManager:
-    """Every skipped or untrusted server gets one warning line naming it."""
-    loaded = load_servers(workspace, settings)
+    """Every skipped or untrusted server gets one warning line naming it; the servers of
+    enabled plugins (`bundles`) come after the configured ones."""
+    more = plugin_servers(bundles) if bundles else []
+    loaded = load_servers(workspace, settings, more=more)
     for line in loaded.skipped:
         log.warning("mcp: %s", line)
     store = store or TrustStore()
@@ -62,12 +70,14 @@ def start_mcp(
     log_dir: Path,
     mode: Callable[[], str],
     eager: bool = True,
+    bundles: Sequence[Bundle] = (),
 ) -> McpManager | None:
     """The manager, its servers starting in the background when `eager` (else when its owner
     calls `start()`), or None with nothing to start."""
-    if not any_configured(workspace, settings):
+    plugins = [b for b in bundles if b.mcp_servers]
+    if not any_configured(workspace, settings) and not plugins:
         return None
-    manager = build_manager(settings, workspace, log_dir, mode)
+    manager = build_manager(settings, workspace, log_dir, mode, bundles=plugins)
     if eager:
         manager.start()
     return manager

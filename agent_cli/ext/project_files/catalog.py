@@ -9,8 +9,10 @@ allow rules, commands' and skills' `allowed-tools`, `!`cmd`` lines (asked instea
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_cli.ext.project_files.claude.hooks import ClaudeHook
 from agent_cli.ext.project_files.claude.settings import ClaudeSettings, load_claude_settings
@@ -18,6 +20,9 @@ from agent_cli.ext.project_files.definitions import Definition, LoadedDefinition
 from agent_cli.ext.project_files.kinds import AGENTS, COMMANDS, EXPLORE, SKILLS
 from agent_cli.ext.project_files.sources import all_roots
 from agent_cli.policy.trust import TrustItem, TrustStore, fingerprint
+
+if TYPE_CHECKING:
+    from agent_cli.runtime.bundles import Bundle
 
 SHELL_LINE = re.compile(r"!`([^`\n]+)`")
 WIDE_MODES = ("acceptedits", "bypasspermissions", "accept-edits", "bypass")
@@ -77,7 +82,10 @@ class ProjectFiles:
         return tails[0] if len(tails) == 1 else None
 
 
-def load_project_files(workspace: Path, store: TrustStore | None = None) -> ProjectFiles:
+def load_project_files(
+    workspace: Path, store: TrustStore | None = None, bundles: Sequence[Bundle] = ()
+) -> ProjectFiles:
+    """The workspace's and the user's files, then what the enabled plugins (`bundles`) bring."""
     workspace = workspace.expanduser().resolve()
     roots = all_roots(workspace)
     files = ProjectFiles(
@@ -87,6 +95,10 @@ def load_project_files(workspace: Path, store: TrustStore | None = None) -> Proj
         skills=load_kind(SKILLS, roots),
         claude=load_claude_settings(roots),
     )
+    if bundles:
+        from agent_cli.ext.project_files.bundled import add_bundles
+
+        add_bundles(files, bundles)
     files.agents.add(EXPLORE.model_copy(deep=True))  # farthest of all: a file may replace it
     store = store or TrustStore()
     files.covered = {

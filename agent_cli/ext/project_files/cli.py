@@ -25,17 +25,19 @@ Kind = Literal["command", "agent", "skill"]
 AS_JSON = typer.Option(False, "--json", help="One JSON array.")
 
 
-def _load(workspace: Path) -> tuple[ProjectFiles, Settings]:
+def _load(workspace: Path, command: str) -> tuple[ProjectFiles, Settings]:
     from agent_cli.core.settings.schema import load_settings
     from agent_cli.ext.project_files.catalog import load_project_files
     from agent_cli.runtime.build import resolve_workspace
+    from agent_cli.runtime.extensions.bundle_port import workspace_bundles
 
     root = resolve_workspace(workspace)
     settings = load_settings(root)
     # the warnings are printed once below, not also by logging's last-resort handler
     logging.getLogger("agent_cli.ext.project_files").setLevel(logging.ERROR)
-    files = load_project_files(root)
-    for warning in files.warnings:
+    source = workspace_bundles(root, command)
+    files = load_project_files(root, bundles=source.bundles())
+    for warning in [*files.warnings, *source.warnings()]:
         sys.stderr.write(f"warning: {warning}\n")
     return files, settings
 
@@ -43,7 +45,7 @@ def _load(workspace: Path) -> tuple[ProjectFiles, Settings]:
 def _list(kind: Kind, workspace: Path, as_json: bool, empty: str) -> None:
     from agent_cli.ext.project_files.listing import rows, text_lines
 
-    files, settings = _load(workspace)
+    files, settings = _load(workspace, f"{kind}s")
     data = rows(files, kind, settings)
     if as_json:
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
@@ -94,7 +96,7 @@ def skills_why(
     """Which skills' descriptions match a prompt, and on which words."""
     from agent_cli.ext.project_files.skills import model_skills, why
 
-    files, _ = _load(workspace)
+    files, _ = _load(workspace, "skills")
     offered = model_skills(files.skills.items)
     hidden = sorted(set(files.skills.items) - {s.name for s in offered})
     matches = why(prompt, offered)

@@ -65,7 +65,8 @@ def text_lines(data: list[dict[str, Any]]) -> list[str]:
         hint = f" {r['argument_hint']}" if r.get("argument_hint") else ""
         lines.append(f"{r['name']}{hint}  —  {r['description'][:100]}")
         tools = r["tools"] if isinstance(r["tools"], str) else ", ".join(r["tools"]) or "-"
-        lines.append(f"    {r['scope']}: {r['path']}")
+        where = f"plugin {r['plugin']}" if r.get("plugin") else r["scope"]
+        lines.append(f"    {where}: {r['path']}")
         lines.append(f"    tools: {tools}  ·  model: {r['model']}")
         extras = [
             ("shadows", r["shadows"]),

@@ -11,7 +11,7 @@ from typing import Literal
 from agent_cli.core.settings.schema import user_config_dir
 
 FOLDERS = (".agent", ".agents", ".claude")
-Scope = Literal["workspace", "user", "builtin"]
+Scope = Literal["workspace", "user", "builtin", "plugin"]
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ the system prompt. With project files off, `NoProjectFiles` answers every questi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,6 +29,7 @@ from agent_cli.policy.approval import Approver
 from agent_cli.policy.hooks import Hooks
 from agent_cli.policy.permissions import Permissions
 from agent_cli.policy.turn_hooks import TurnHooks
+from agent_cli.runtime.extensions.bundle_port import bundles_of
 from agent_cli.runtime.workspace_part import (
     NoWorkspacePart,
     WorkspacePart,
@@ -38,6 +40,7 @@ from agent_cli.runtime.workspace_part import (
 if TYPE_CHECKING:
     from agent_cli.context.ports import Compactor
     from agent_cli.policy.gate import ToolHooks
+    from agent_cli.runtime.bundles import Bundle
     from agent_cli.runtime.extensions.contract import ExtensionContext
     from agent_cli.session.state import Session
     from agent_cli.tools.registry import ToolRegistry
@@ -54,9 +57,11 @@ class NoProjectFiles(NoWorkspacePart):
 class LoadedProjectFiles:
     """A workspace's `.claude/`, `.agents/` and `.agent/` files, loaded once."""
 
-    def __init__(self, session: Session, workspace: Path, resumed: bool) -> None:
+    def __init__(
+        self, session: Session, workspace: Path, resumed: bool, bundles: Sequence[Bundle] = ()
+    ) -> None:
         self.session, self.workspace = session, workspace
-        self.files = load_project_files(workspace)
+        self.files = load_project_files(workspace, bundles=bundles)
         self.rules = WorkspaceRules(
             self.files.rule_patterns("allow"),
             self.files.rule_patterns("deny"),
@@ -153,12 +158,16 @@ class LoadedProjectFiles:
             await self.claude.fire("SessionEnd", reason=reason)
 
 
-def project_part(session: Session, workspace: Path, resumed: bool) -> WorkspacePart:
+def project_part(
+    session: Session, workspace: Path, resumed: bool, bundles: Sequence[Bundle] = ()
+) -> WorkspacePart:
     if not session.settings.project_files.enabled:
         return NoProjectFiles(session)
-    return LoadedProjectFiles(session, workspace, resumed)
+    return LoadedProjectFiles(session, workspace, resumed, bundles)
 
 
 def workspace_parts(context: ExtensionContext) -> WorkspaceParts:
-    """The port `"workspace_part"`: each session's part, from this workspace's files."""
-    return lambda session, resumed: project_part(session, context.workspace, resumed)
+    """The port `"workspace_part"`: each session's part, from this workspace's files and what
+    the enabled plugins bring (the port `"plugin_bundles"`)."""
+    bundles = bundles_of(context.ports).bundles()
+    return lambda session, resumed: project_part(session, context.workspace, resumed, bundles)

@@ -13,13 +13,24 @@ from agent_cli.runtime.extensions.discovery import Asking
 PROJECT_FOLDERS = (".agent", ".agents", ".claude")  # ext/project_files/sources.py's roots
 PROJECT_KINDS = ("commands", "agents", "skills")
 CLAUDE_SETTINGS = ("settings.json", "settings.local.json")
+PLUGINS_INSTALLED = ("plugins", "installed.json")  # under user_config_dir(): ext/plugins' store
+PLUGINS_ON = "AGENT_PLUGINS_ON"  # installed plugins enabled for one run (`agent plugin eval`)
+
+
+def plugins(asking: Asking) -> bool:
+    """Plugins may be enabled: some are installed, a settings layer has a `plugins` section,
+    or the run enables some by name. What the plugins extension, and those that use what
+    plugins bring (project files, MCP, language servers), are asked by."""
+    if "plugins" in asking.settings or os.environ.get(PLUGINS_ON):
+        return True
+    return os.path.isfile(user_config_dir().joinpath(*PLUGINS_INSTALLED))
 
 
 def project_files(asking: Asking) -> bool:
     """A chat (its /commands, /agents, /skills answer even where there are none), or the
     workspace (or a folder above it, up to its repository's root) or the user's own folders
-    hold commands, agents, skills or Claude Code settings."""
-    if asking.workspace is None or asking.command == "chat":
+    hold commands, agents, skills or Claude Code settings; or plugins may bring some."""
+    if asking.workspace is None or asking.command == "chat" or plugins(asking):
         return True
     home, workspace = Path.home(), asking.workspace.expanduser().resolve()
     roots = [*_workspace_roots(workspace), user_config_dir(), home / ".agents"]

@@ -52,6 +52,10 @@ class ExtensionContext:
     services: Callable[[str], object | None] = lambda name: None
     """An extension's run-wide service by its name (`Extension.service`), made when first asked
     for; None when that extension is not there."""
+    ports: Callable[[str], object | None] = lambda name: None
+    """A port of the run by its name (`"plugin_bundles"`), made by the first loaded extension
+    providing it; None when none does. No dormant built-in is woken for it: one that provides
+    a port is loaded when its own `asked` holds. Callers check the type they expect."""
 
     def section(self, model: type[SectionT]) -> SectionT:
         """This extension's own settings section, validated; its defaults when the settings

@@ -43,11 +43,14 @@ LSP_PROGRAMS = (
 
 
 def lsp_asked(asking: Asking) -> bool:
-    """A built-in language server is on PATH (the settings' `lsp` key asks by its name)."""
+    """A built-in language server is on PATH, or plugins may bring one (the settings' `lsp`
+    key asks by its name)."""
     import os
 
     from agent_cli.core.outside.paths import program
 
+    if asked.plugins(asking):
+        return True
     if os.environ.get("AGENT_LSP_BUILTIN") == "0":
         return False
     return any(program(name, asking.workspace) for name in LSP_PROGRAMS)
@@ -55,10 +58,10 @@ def lsp_asked(asking: Asking) -> bool:
 
 def mcp_asked(asking: Asking) -> bool:
     """Servers configured: `mcp_servers` (or `mcp`, by its name) in a settings layer, the
-    workspace's `.mcp.json`, the user's `mcp.json`."""
+    workspace's `.mcp.json`, the user's `mcp.json`; or plugins may bring some."""
     from agent_cli.core.settings.schema import user_config_dir
 
-    found = "mcp_servers" in asking.settings or asking.file(".mcp.json")
+    found = "mcp_servers" in asking.settings or asking.file(".mcp.json") or asked.plugins(asking)
     return found or (user_config_dir() / "mcp.json").is_file()
 
 
@@ -208,13 +211,15 @@ class Extensions:
         say([problem])
         log_problems([problem])
 
-    def port(self, name: str, context: Callable[[str], ExtensionContext]) -> object | None:
+    def port(
+        self, name: str, context: Callable[[str], ExtensionContext], wake: bool = True
+    ) -> object | None:
         """The port `name` for a session, made by the first extension providing it (a dormant
-        built-in that declares it is loaded now); None when none does."""
+        built-in that declares it is loaded now, unless not `wake`); None when none does."""
         for item in self.loaded:
             if name in item.extension.ports:
                 return item.extension.ports[name](context(item.extension.name))
-        for sleeping in list(self.dormant.values()):
+        for sleeping in list(self.dormant.values()) if wake else []:
             if name in sleeping.ports and self.wake(sleeping.name) is not None:
                 return self.port(name, context)
         return None

@@ -94,7 +94,7 @@ def context_of(runtime: Runtime, extension: str) -> ExtensionContext:
     session = runtime.session
     return ExtensionContext(
         extension, runtime.options.workspace, session.paths, runtime.settings, session.id,
-        runtime.extension,
+        runtime.extension, runtime.port,
     )  # fmt: skip
 
 

@@ -54,6 +54,7 @@ class ClaudeHook:
     matcher: str  # a regex over tool names, ours or Claude Code's
     timeout_s: float
     source: str
+    env: tuple[tuple[str, str], ...] = ()  # a plugin's: CLAUDE_PLUGIN_ROOT, CLAUDE_PLUGIN_DATA
 
     def matches(self, tool: str | None) -> bool:
         if tool is None:
@@ -124,6 +125,7 @@ class ClaudeHooks:
         for hook in (h for h in self.hooks if h.event == event and h.matches(tool)):
             label = f"{event} hook {hook.command!r} ({hook.source})"
             env = {"CLAUDE_PROJECT_DIR": str(self.workspace), "AGENT_HOOK_EVENT": event}
+            env.update(hook.env)
             ran = await run_process(
                 hook.command, json.dumps(payload), self.workspace, hook.timeout_s, env, label
             )

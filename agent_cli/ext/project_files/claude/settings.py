@@ -66,11 +66,13 @@ def read_settings_file(path: Path, scope: Scope, found: ClaudeSettings) -> None:
     if not isinstance(data, dict):
         found.warnings.append(f"{path}: not a JSON object; ignored")
         return
-    found.hooks += [(h, scope) for h in _hooks(data.get("hooks"), str(path), found)]
+    found.hooks += [(h, scope) for h in hooks_of(data.get("hooks"), str(path), found)]
     found.rules += _rules(data.get("permissions"), str(path), scope)
 
 
-def _hooks(value: Any, source: str, found: ClaudeSettings) -> list[ClaudeHook]:
+def hooks_of(value: Any, source: str, found: ClaudeSettings) -> list[ClaudeHook]:
+    """Claude Code's `hooks` object (`{event: [matcher group, ...]}`) read; what cannot be
+    used is a warning in `found` or a log line."""
     if not isinstance(value, dict):
         return []
     hooks: list[ClaudeHook] = []
