@@ -82,7 +82,11 @@ def test_three_cases_two_runs_each_way(
 ):
     Model(fake_model)
     out = tmp_path / "out"
-    cases = write_cases(tmp_path / "cases.json")
+    # the command checks run as batch's do: confined by the sandbox, without credentials
+    escaped = tmp_path / "escaped.txt"
+    confined = f'touch {escaped}; test -z "${{ANTHROPIC_API_KEY:-}}"'
+    fix = {**CASES[2], "checks": [*CASES[2]["checks"], {"command": confined}]}
+    cases = write_cases(tmp_path / "cases.json", [*CASES[:2], fix])
     proc = plugin_eval(
         fake_env, installed, "notes", "--cases", str(cases), "--runs", "2", "--jobs", "2",
         "--permission-mode", "accept-edits", "--out", str(out), "--json",
@@ -116,6 +120,7 @@ def test_three_cases_two_runs_each_way(
     assert w["pass_rate"] == 1.0
     assert wo["pass_rate"] < 1.0
     assert all(r["cost_usd"] > 0 for r in ran.values())
+    assert not escaped.exists()
     # every run had its own tree, removed after it unless it failed having changed something
     kept = {r["kept_worktree"] for r in ran.values() if r["kept_worktree"]}
     assert git(installed, "worktree", "list").count("\n") == 1 + len(kept)
@@ -133,13 +138,14 @@ def test_max_cost_stops_starting_runs(
     cases = write_cases(tmp_path / "cases.json", CASES[1:2])
     proc = plugin_eval(
         fake_env, installed, "notes", "--cases", str(cases), "--runs", "2", "--jobs", "1",
-        "--max-cost", "0.000001", "--out", str(out),
+        "--max-cost", "0.000001", "--out", str(out), "--model", "claude-haiku-4-5",
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     ran = results(out)
     made = [i for i, r in ran.items() if r["status"] != "skipped"]
     assert made == ["codename.with.1"]  # the first run spent the money: no other started
     assert len(fake_model.bodies()) == ran["codename.with.1"]["turns"]
+    assert {b["model"] for b in fake_model.bodies()} == {"claude-haiku-4-5"}  # --model
     assert "3 runs not made: the --max-cost of $0.00 was spent" in proc.stdout
     report = json.loads((out / "report.json").read_text())
     assert report["not_made"] == 3
@@ -154,6 +160,28 @@ def test_max_cost_stops_starting_runs(
     assert "codename" in proc.stdout
     assert "all" in proc.stdout
     assert "Traceback" not in proc.stderr
+
+
+def test_a_run_that_errors_is_counted_failed_and_the_eval_exits_1(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], installed: Path, tmp_path: Path
+):
+    fake_model.script.error(400, "invalid_request_error", "refused").text("The codename is HERON.")
+    cases = write_cases(tmp_path / "cases.json", CASES[1:2])
+    out = tmp_path / "out"
+    proc = plugin_eval(
+        fake_env, installed, "notes", "--cases", str(cases), "--runs", "1", "--jobs", "1",
+        "--out", str(out), "--json",
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(proc.stdout)
+    first, second = report["runs"]
+    assert (first["status"], first["passed"]) == ("error", False)
+    assert "refused" in first["error"]
+    assert (second["status"], second["passed"]) == ("done", True)
+    assert report["overall"]["with"]["passed"] == 0
+    assert report["overall"]["without"]["passed"] == 1
+    assert report["overall"]["difference"]["pass_rate"] == -1.0
+    assert "codename.with.1: error" in proc.stderr
 
 
 @pytest.mark.parametrize(

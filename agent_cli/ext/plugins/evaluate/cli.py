@@ -79,3 +79,5 @@ def plugin_eval(
         typer.echo(json.dumps(data, indent=1))
     else:
         show(data)
+    if any(run["status"] == "error" for run in data["runs"]):
+        raise typer.Exit(1)  # some figures count runs that never reached an answer
