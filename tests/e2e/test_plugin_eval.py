@@ -94,6 +94,13 @@ def test_three_cases_two_runs_each_way(
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert report["plugin"] == "notes@local"
+    assert set(report) == {"plugin", "runs_per_arm", "cases", "overall", "not_made", "spent_usd",
+                           "max_cost_usd", "out", "runs"}  # fmt: skip
+    assert set(report["runs"][0]) == {"id", "case", "arm", "n", "made", "passed", "status",
+                                      "turns", "cost_usd", "failed_checks", "error",
+                                      "kept_worktree"}  # fmt: skip
+    assert set(report["overall"]["difference"]) == {"pass_rate", "mean_turns", "mean_cost_usd"}
+    assert (report["runs_per_arm"], report["max_cost_usd"], report["out"]) == (2, None, str(out))
     assert report == json.loads((out / "report.json").read_text())
     ran = results(out)
     assert len(ran) == 12
@@ -120,6 +127,8 @@ def test_three_cases_two_runs_each_way(
     assert w["pass_rate"] == 1.0
     assert wo["pass_rate"] < 1.0
     assert all(r["cost_usd"] > 0 for r in ran.values())
+    spent = sum(r["cost_usd"] for r in ran.values())
+    assert report["spent_usd"] == pytest.approx(spent, abs=1e-6)  # rounded to a millionth
     assert not escaped.exists()
     # every run had its own tree, removed after it unless it failed having changed something
     kept = {r["kept_worktree"] for r in ran.values() if r["kept_worktree"]}

@@ -143,7 +143,8 @@ def rendered(data: dict[str, Any]) -> Group:
     failed = [r for r in data["runs"] if r["made"] and not r["passed"]]
     for run in failed:
         why = ", ".join(run["failed_checks"]) or run["error"] or run["status"]
-        lines.append(f"{run['id']}: {why.splitlines()[0] if why else ''}")
+        said = "errored" if run["status"] == "error" else "failed"
+        lines.append(f"{run['id']} {said}: {why.splitlines()[0] if why else ''}")
     kept = [r["kept_worktree"] for r in data["runs"] if r["kept_worktree"]]
     lines += [f"kept {path}" for path in kept]
     return Group(table, *(Text(line) for line in lines))
