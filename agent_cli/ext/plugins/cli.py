@@ -14,6 +14,7 @@ import typer
 from agent_cli.cli import options as opt
 from agent_cli.cli.common import guarded
 from agent_cli.core.errors import AgentError, UsageError
+from agent_cli.core.text.counts import counted
 from agent_cli.ext.plugins import consent, markets, python_form
 from agent_cli.ext.plugins.store import Store, find, set_enabled, settings_file
 
@@ -51,7 +52,7 @@ def market_add(
     added = markets.add(Store(), source, Path.cwd())
     _warn(added.warnings)
     how = "linked folder" if added.market.kind == "folder" else "cloned"
-    typer.echo(f"added marketplace {added.market.name} ({how}, {added.plugins} plugins)")
+    typer.echo(f"added marketplace {added.market.name} ({how}, {counted(added.plugins, 'plugin')})")
 
 
 @market_app.command("list")
@@ -108,14 +109,14 @@ def install(
         if (had := index.installed.get(f"{found.name}@{found.marketplace}")) is not None:
             _enable(store, had.key, scope, root, yes)
             typer.echo(f"{had.key} is already installed ({had.version}); enabled ({scope})")
+            _pending(scope, root)
             return
         copy = make_copy(store, found)
         _warn(found.warnings)
         typer.echo(f"plugin {copy.item.key} ({copy.item.version}) will run:")
         typer.echo("\n".join(consent.shown(copy.runs)))
         try:
-            if not consent.ask(f"Install {copy.item.key}?", yes):
-                raise AgentError(f"{copy.item.key} not installed: you did not agree")
+            consent.ask(f"Install {copy.item.key}?", yes, f"{copy.item.key} not installed")
             if copy.package is not None:
                 python_form.install(Path(copy.item.path), store.root)
         except BaseException:
@@ -126,6 +127,7 @@ def install(
         store.write(index)
     set_enabled(settings_file(scope, root), copy.item.key, True)
     typer.echo(f"installed {copy.item.key} ({copy.item.version}); enabled ({scope})")
+    _pending(scope, root)
 
 
 @plugin_app.command("update")
@@ -139,11 +141,20 @@ def update(
 
     store, pulled = Store(), set[str]()
     index = store.read()
-    chosen = [find(index, name)] if name else list(index.installed.values())
-    if not chosen:
+    if name:
+        typer.echo(update_one(store, find(index, name), yes, pulled, typer.echo))
+        return
+    if not index.installed:
         typer.echo("No plugins installed.")
-    for item in chosen:
-        typer.echo(update_one(store, item, yes, pulled, typer.echo))
+    failed = 0
+    for item in index.installed.values():  # one that cannot update leaves the others to do so
+        try:
+            typer.echo(update_one(store, item, yes, pulled, typer.echo))
+        except AgentError as e:
+            sys.stderr.write(f"agent: {e}\n")
+            failed = max(failed, e.exit_code)
+    if failed:
+        raise typer.Exit(failed)
 
 
 @plugin_app.command("uninstall")
@@ -185,11 +196,17 @@ def _enable(store: Store, key: str, scope: str, root: Path, yes: bool) -> None:
         if not consent.agreed(index.consents.get(item.key), runs):
             typer.echo(f"plugin {item.key}: what it runs changed since you agreed:")
             typer.echo("\n".join(consent.difference(index.consents.get(item.key), runs)))
-            if not consent.ask(f"Enable {item.key}?", yes):
-                raise AgentError(f"{item.key} not enabled: you did not agree")
+            consent.ask(f"Enable {item.key}?", yes, f"{item.key} not enabled")
             index.consents[item.key] = runs.consent()
             store.write(index)
     set_enabled(settings_file(scope, root), item.key, True)
+
+
+def _pending(scope: str, root: Path) -> None:
+    from agent_cli.policy.trust import TrustStore
+
+    if scope == "project" and not TrustStore().is_trusted(root):
+        typer.echo("this workspace is not trusted: its plugins apply once you run `agent trust`")
 
 
 @plugin_app.command("enable")
@@ -204,8 +221,9 @@ def enable(
     store = Store()
     with store.lock():
         key = find(store.read(), name).key
-        _enable(store, key, scope, _workspace(workspace), yes)
+        _enable(store, key, scope, root := _workspace(workspace), yes)
     typer.echo(f"enabled {key} ({scope})")
+    _pending(scope, root)
 
 
 @plugin_app.command("disable")

@@ -11,7 +11,6 @@ absolute path, a symlink out) is a warning and is never followed.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +23,7 @@ if TYPE_CHECKING:
     from agent_cli.ext.plugins.marketplace import Entry
 
 ENTRY = "marketplace entry"
+DEFAULT = ""  # a declaration standing for the default folder
 MAX_FILES = 2_000  # per walked folder: a hostile tree cannot stall a listing
 REPLACING = {"commands": "commands", "agents": "agents"}  # keys that replace a default folder
 
@@ -146,8 +146,10 @@ def _declarations(plugin: Plugin, manifest: Manifest, entry: Entry | None) -> De
     for key, value in entry.components.items():
         if key in ("mcpServers", "lspServers"):
             plugin.warn(ENTRY, key, "ignored: the plugin has its own plugin.json (strict)")
-        else:
-            declared.setdefault(key, []).append((ENTRY, value))
+            continue
+        if key in REPLACING and key not in declared:
+            declared[key] = [(DEFAULT, None)]  # appended to the default folder, not replacing it
+        declared.setdefault(key, []).append((ENTRY, value))
     return declared
 
 
@@ -175,69 +177,62 @@ def _paths(value: Any, file: str, key: str, plugin: Plugin) -> list[Any]:
     return []
 
 
-def _default_ignored(plugin: Plugin, key: str, places: Iterable[Path]) -> None:
+def _markdown(plugin: Plugin, key: str, declared: list[tuple[str, Any]]) -> list[BundleCommand]:
+    """Commands or agents: the default folder, or what is declared (which replaces it; a
+    strict entry's list adds to whichever applies). A file named twice loads once."""
+    found: dict[Path | str, BundleCommand] = {}  # by file, or by name for inline content
+    for file, value in declared or [(DEFAULT, None)]:
+        if file == DEFAULT:
+            items = _folder(plugin, plugin.root / REPLACING[key], f"{key}/", key)
+        elif isinstance(value, dict) and key == "commands":
+            items = _command_map(plugin, file, value)
+        else:
+            items = _declared_files(plugin, file, key, value)
+        for item in items:
+            found.setdefault(item.path or item.name, item)
     default = plugin.root / REPLACING[key]
-    if default.is_dir() and not any(p.is_relative_to(default.resolve()) for p in places):
-        plugin.warn(
-            MANIFEST,
-            key,
-            f"replaces the default {REPLACING[key]}/ folder, whose files are not loaded",
-        )
+    inside = any(isinstance(p, Path) and p.is_relative_to(default.resolve()) for p in found)
+    if declared and (DEFAULT, None) not in declared and default.is_dir() and not inside:
+        problem = f"replaces the default {REPLACING[key]}/ folder, whose files are not loaded"
+        plugin.warn(MANIFEST, key, problem)
+    return list(found.values())
+
+
+def _folder(plugin: Plugin, folder: Path, file: str, key: str) -> list[BundleCommand]:
+    """`*.md` under `folder`; a sub-folder is a namespace (`sub/x.md` is `sub:x`)."""
+    top = plugin.resolved(folder, file, key) if folder.is_dir() else None
+    if top is None:
+        return []
+    files = plugin.walk(top, ".md", file, key)
+    return [BundleCommand(":".join(p.relative_to(top).with_suffix("").parts), p) for p in files]
+
+
+def _declared_files(plugin: Plugin, file: str, key: str, value: Any) -> list[BundleCommand]:
+    items: list[BundleCommand] = []
+    for raw in _paths(value, file, key, plugin):
+        path = plugin.inside(raw, file, key)
+        if path is not None and path.is_dir():
+            items += _folder(plugin, path, file, key)
+        elif path is not None and path.suffix.lower() != ".md":
+            plugin.warn(file, key, f"{raw!r} is not a Markdown file; ignored")
+        elif path is not None:
+            items.append(BundleCommand(path.stem, path))
+    return items
 
 
 def _commands(plugin: Plugin, declared: list[tuple[str, Any]]) -> tuple[BundleCommand, ...]:
     found: dict[str, BundleCommand] = {}
-    seen: set[Path] = set()
-
-    def add(command: BundleCommand, file: str) -> None:
-        if command.path is not None and command.path in seen:
-            return  # the same file named twice (a folder and a file in it): loaded once
+    for command in _markdown(plugin, "commands", declared):
         if command.name in found:
-            plugin.warn(file, "commands", f"/{command.name} is declared twice; the first is kept")
-            return
-        found[command.name] = command
-        if command.path is not None:
-            seen.add(command.path)
-
-    places: list[Path] = []
-    for file, value in declared or [("", None)]:
-        items = _command_items(plugin, file, value) if file else _markdown_in(plugin, "commands")
-        for command in items:
-            add(command, file or "commands")
-            places += [command.path] if command.path else []
-    if declared:
-        _default_ignored(plugin, "commands", places)
+            where = str(command.path.relative_to(plugin.root)) if command.path else "commands"
+            plugin.warn(where, "commands", f"/{command.name} is defined twice; the first is kept")
+        else:
+            found[command.name] = command
     return tuple(found.values())
 
 
-def _markdown_in(plugin: Plugin, folder: str) -> list[BundleCommand]:
-    if not (plugin.root / folder).is_dir():
-        return []
-    top = plugin.resolved(plugin.root / folder, f"{folder}/", folder)
-    if top is None:
-        return []
-    files = plugin.walk(top, ".md", f"{folder}/", folder)
-    return [BundleCommand(":".join(p.relative_to(top).with_suffix("").parts), p) for p in files]
-
-
-def _command_items(plugin: Plugin, file: str, value: Any) -> list[BundleCommand]:
-    if isinstance(value, dict):
-        return _command_map(plugin, file, value)
-    items: list[BundleCommand] = []
-    for raw in _paths(value, file, "commands", plugin):
-        path = plugin.inside(raw, file, "commands")
-        if path is None:
-            continue
-        if path.is_dir():
-            files = plugin.walk(path, ".md", file, "commands")
-            items += [
-                BundleCommand(":".join(p.relative_to(path).with_suffix("").parts), p) for p in files
-            ]
-        elif path.suffix.lower() != ".md":
-            plugin.warn(file, "commands", f"{raw!r} is not a Markdown file; ignored")
-        else:
-            items.append(BundleCommand(path.stem, path))
-    return items
+def _agents(plugin: Plugin, declared: list[tuple[str, Any]]) -> tuple[Path, ...]:
+    return tuple(a.path for a in _markdown(plugin, "agents", declared) if a.path)
 
 
 def _command_map(plugin: Plugin, file: str, value: dict[str, Any]) -> list[BundleCommand]:
@@ -264,23 +259,6 @@ def _command_map(plugin: Plugin, file: str, value: dict[str, Any]) -> list[Bundl
         elif path is not None:
             plugin.warn(file, f"{key}.source", "is not a file; ignored")
     return items
-
-
-def _agents(plugin: Plugin, declared: list[tuple[str, Any]]) -> tuple[Path, ...]:
-    if not declared:
-        return tuple(c.path for c in _markdown_in(plugin, "agents") if c.path)
-    found: list[Path] = []
-    for file, value in declared:
-        for raw in _paths(value, file, "agents", plugin):
-            path = plugin.inside(raw, file, "agents")
-            if path is not None and path.is_dir():
-                found += plugin.walk(path, ".md", file, "agents")
-            elif path is not None and path.suffix.lower() != ".md":
-                plugin.warn(file, "agents", f"{raw!r} is not a Markdown file; ignored")
-            elif path is not None:
-                found.append(path)
-    _default_ignored(plugin, "agents", found)
-    return tuple(dict.fromkeys(found))
 
 
 def _skills(plugin: Plugin, declared: list[tuple[str, Any]]) -> tuple[Path, ...]:

@@ -11,12 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from agent_cli.ext.plugins.manifest import read_json
-
-if TYPE_CHECKING:
-    from agent_cli.ext.plugins.components import Plugin
 
 HOOKS_FILE = "hooks/hooks.json"
 ENTRY = "marketplace entry"
@@ -31,6 +28,16 @@ EVENTS = frozenset(
 MAX_TIMEOUT = 600  # seconds, Claude Code's default and most a handler is given
 
 Hooks = dict[str, list[dict[str, Any]]]
+
+
+class Plugin(Protocol):
+    """The load in progress (components.Plugin): its folder, its warnings, its path check."""
+
+    root: Path
+
+    def warn(self, file: str, key: str, problem: str) -> None: ...
+
+    def inside(self, raw: Any, file: str, key: str) -> Path | None: ...
 
 
 def merge_hooks(plugin: Plugin, declared: list[tuple[str, Any]]) -> Hooks:

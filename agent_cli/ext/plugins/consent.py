@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_cli.core.errors import UsageError
+from agent_cli.core.errors import AgentError, UsageError
 from agent_cli.ext.plugins.store import Consent, now
 from agent_cli.policy.trust import fingerprint
 
@@ -86,13 +86,15 @@ def difference(consent: Consent | None, runs: Runs) -> list[str]:
     return [f"  ~ a file it runs changed: {', '.join(changed) or '(unknown)'}"]
 
 
-def ask(question: str, yes: bool) -> bool:
-    """True when the user agrees: `--yes`, or yes at a terminal's prompt. Without a terminal
-    and without `--yes`, a usage error: nothing may be agreed to unseen."""
+def ask(question: str, yes: bool, refused: str) -> None:
+    """Returns when the user agrees (`--yes`, or yes at a terminal's prompt); otherwise
+    `refused` is the error: a usage error (exit 2) without a terminal to ask on, a failure
+    (exit 1) when the user says no."""
     if yes:
-        return True
+        return
     if not sys.stdin.isatty():
-        raise UsageError(f"{question} needs an answer: not a terminal; pass --yes to agree")
+        raise UsageError(f"{refused}: no terminal to ask on; pass --yes to agree to what it runs")
     import typer
 
-    return typer.confirm(question, default=False)
+    if not typer.confirm(question, default=False):
+        raise AgentError(f"{refused}: you did not agree")

@@ -61,7 +61,8 @@ def _git(cwd: Path, *args: str, env: dict[str, str]) -> str:
         raise FetchError(f"git {args[0]}: no answer in {e.timeout:.0f} s") from e
     if done.returncode != 0:
         lines = done.stderr.decode(errors="replace").strip().splitlines()
-        raise FetchError(f"git {args[0]}: {lines[-1] if lines else f'exit {done.returncode}'}")
+        said = next((line for line in lines if line.startswith(("fatal:", "error:"))), "")
+        raise FetchError(f"git {args[0]}: {said or (lines or [f'exit {done.returncode}'])[0]}")
     return str(done.stdout.decode(errors="replace")).strip()
 
 

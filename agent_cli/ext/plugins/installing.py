@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli.core.errors import AgentError, UsageError
 from agent_cli.ext.plugins import consent, python_form
-from agent_cli.ext.plugins.fetching import clone, copy_folder, digest, pull
-from agent_cli.ext.plugins.markets import entry_of, known, read_catalog
+from agent_cli.ext.plugins.fetching import OWNER_REPO, clone, copy_folder, digest, pull
+from agent_cli.ext.plugins.markets import entry_of, known, market_catalog
 from agent_cli.ext.plugins.source import Loaded, load_installed
 from agent_cli.ext.plugins.store import LOCAL, Installed, Store, now
 
 if TYPE_CHECKING:
-    from agent_cli.ext.plugins.marketplace import Entry
+    from agent_cli.ext.plugins.marketplace import Catalog, Entry
 
 Say = Callable[[str], None]
 
@@ -44,7 +44,9 @@ def found_plugin(store: Store, target: str, base: Path) -> Iterator[Found]:
     folder = (base / target).expanduser()
     if folder.is_dir():
         folder = folder.resolve()
-        yield Found(_folder_name(folder), LOCAL, folder, str(folder))
+        package = python_form.package(folder)
+        name = package.dist if package is not None else _folder_name(folder)
+        yield Found(name, LOCAL, folder, str(folder))
         return
     name, _, market = target.partition("@")
     if not name:
@@ -68,7 +70,7 @@ def _only_market(store: Store, name: str) -> str:
     having = []
     for market in index.marketplaces.values():
         with contextlib.suppress(AgentError):
-            catalog = read_catalog(Path(market.path), market.source)
+            catalog = market_catalog(market)
             if any(entry.name == name for entry in catalog.entries):
                 having.append(market.name)
     if len(having) == 1:
@@ -81,33 +83,42 @@ def _only_market(store: Store, name: str) -> str:
 @contextlib.contextmanager
 def _from_market(store: Store, name: str, market_name: str) -> Iterator[Found]:
     market = known(store, market_name)
-    catalog = read_catalog(Path(market.path), market.source)
+    catalog = market_catalog(market)
     entry = entry_of(catalog, name, market_name)
-    with _entry_folder(entry, Path(market.path), store) as (folder, where):
-        yield Found(name, market_name, folder, where, _raw(entry), list(catalog.warnings))
+    with _entry_folder(entry, catalog, store) as (folder, where):
+        yield Found(name, market_name, folder, where, dict(entry.fields), list(catalog.warnings))
 
 
 @contextlib.contextmanager
-def _entry_folder(entry: Entry, root: Path, store: Store) -> Iterator[tuple[Path, str]]:
+def _entry_folder(entry: Entry, catalog: Catalog, store: Store) -> Iterator[tuple[Path, str]]:
     """The entry's plugin folder: inside the marketplace, or a git repository cloned (a
     sub-folder of it for `git-subdir`) into a folder removed after the block."""
+    from agent_cli.ext.plugins.marketplace import GitHubSource, GitSubdirSource, RelativeSource
+
     source = entry.source
-    if source.kind == "path":
-        folder = (root / source.path).resolve()
-        if not folder.is_relative_to(root.resolve()) or not folder.is_dir():
-            raise UsageError(f"plugin {entry.name}: its source {source.path} is not a folder here")
-        yield folder, f"{source.path} in {root}"
+    if source is None:
+        why = [
+            w for w in catalog.warnings if w.endswith(f": {entry.name}") or f": {entry.name}:" in w
+        ]
+        raise UsageError(why[0] if why else f"plugin {entry.name}: its source cannot be used")
+    if isinstance(source, RelativeSource):
+        if not source.path.is_dir():
+            raise UsageError(f"plugin {entry.name}: its source {source.written} is not a folder")
+        yield source.path, f"{source.written} in {catalog.name}"
         return
-    if source.kind not in ("github", "url", "git-subdir"):
-        raise UsageError(f"plugin {entry.name}: a {source.kind} source cannot be installed")
-    url = source.url or f"https://github.com/{source.repo}.git"
+    if isinstance(source, GitHubSource):
+        url, subdir = f"https://github.com/{source.repo}.git", ""
+    else:
+        url, subdir = source.url, source.path or ""
+        if isinstance(source, GitSubdirSource) and OWNER_REPO.match(url):
+            url = f"https://github.com/{url}.git"
     work = Path(tempfile.mkdtemp(dir=_scratch(store), prefix="fetch-"))
     try:
-        clone(url, work / "repo", source.ref, source.sha)
-        folder = (work / "repo" / (source.subdir or ".")).resolve()
-        if not folder.is_relative_to(work / "repo") or not folder.is_dir():
-            raise UsageError(f"plugin {entry.name}: {source.subdir} is not a folder of {url}")
-        yield folder, url + (f" {source.subdir}" if source.subdir else "")
+        clone(url, work / "repo", source.ref or "", source.sha or "")
+        folder = (work / "repo" / (subdir or ".")).resolve()
+        if not folder.is_relative_to((work / "repo").resolve()) or not folder.is_dir():
+            raise UsageError(f"plugin {entry.name}: {subdir} is not a folder of {url}")
+        yield folder, url + (f" {subdir}" if subdir else "")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -116,10 +127,6 @@ def _scratch(store: Store) -> Path:
     folder = store.root / "tmp"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
-
-
-def _raw(entry: Entry) -> dict[str, Any]:
-    return dict(entry.raw)
 
 
 # ---- a copy in the store
@@ -211,8 +218,7 @@ def update_one(store: Store, item: Installed, yes: bool, pulled: set[str], say: 
             if not consent.agreed(agreed_to, copy.runs):
                 say(f"plugin {item.key}: what it runs changes:")
                 say("\n".join(consent.difference(agreed_to, copy.runs)))
-                if not consent.ask(f"Update {item.key}?", yes):
-                    raise AgentError(f"{item.key} not updated: you did not agree")
+                consent.ask(f"Update {item.key}?", yes, f"{item.key} not updated")
             if copy.package is not None:
                 python_form.install(Path(copy.item.path), store.root)
         except BaseException:

@@ -69,8 +69,8 @@ def read_json(path: Path) -> tuple[Any, str | None]:
     except json.JSONDecodeError as e:
         stripped = text.strip()
         if stripped and "\n" not in stripped and not stripped.startswith(("{", "[")):
-            return None, f"holds one line of text, not JSON ({stripped[:80]!r}: a symlink "
-            "committed as a file?)"
+            hint = f"{stripped[:80]!r}: a symlink committed as a file?"
+            return None, f"holds one line of text, not JSON ({hint})"
         return None, f"not valid JSON (line {e.lineno} column {e.colno}: {e.msg})"
 
 

@@ -128,21 +128,18 @@ def read_marketplace(folder: Path, *, origin: str | None = None) -> Catalog:
     if problem is None:
         problem = name_problem(data.get("name"), origin)
     if problem is not None:
-        catalog.name = data.get("name", "") if isinstance(data, dict) else ""
+        catalog.name = _text(data.get("name")) if isinstance(data, dict) else ""
         catalog.problem = f"marketplace {catalog.name or root.name}: {MARKETPLACE}: {problem}"
         return catalog
     catalog.name = data["name"].strip()
     catalog.owner = _owner(data.get("owner"))
-    catalog.description = _text(data.get("description")) or _text(
-        (data.get("metadata") or {}).get("description")
-        if isinstance(data.get("metadata"), dict)
-        else None
-    )
+    metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    catalog.description = _text(data.get("description")) or _text(metadata.get("description"))
     plugins = data.get("plugins")
     if not isinstance(plugins, list):
         catalog.warnings.append(f"marketplace {catalog.name}: {MARKETPLACE}: plugins: not a list")
         return catalog
-    catalog.entries = _entries(catalog, plugins, _plugin_root(catalog, data))
+    catalog.entries = _entries(catalog, plugins, _plugin_root(catalog, metadata))
     return catalog
 
 
@@ -156,9 +153,8 @@ def _owner(value: Any) -> str:
     return _text(value)
 
 
-def _plugin_root(catalog: Catalog, data: dict[str, Any]) -> Path | None:
-    metadata = data.get("metadata")
-    value = metadata.get("pluginRoot") if isinstance(metadata, dict) else None
+def _plugin_root(catalog: Catalog, metadata: dict[str, Any]) -> Path | None:
+    value = metadata.get("pluginRoot")
     if value is None:
         return None
     path = _inside(catalog.root, value)

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_cli.core.errors import UsageError
-from agent_cli.ext.plugins.fetching import clone, parse_source, pull
+from agent_cli.core.text.counts import counted
+from agent_cli.ext.plugins.fetching import Source, clone, parse_source, pull
 from agent_cli.ext.plugins.store import LOCAL, Marketplace, Store, now
 
 if TYPE_CHECKING:
@@ -27,16 +28,16 @@ class Added:
     warnings: list[str] = field(default_factory=list)
 
 
-def read_catalog(folder: Path, label: str) -> Catalog:
-    """The marketplace at `folder`; a usage error when it has none or it cannot be read."""
+def read_catalog(folder: Path, label: str, origin: str | None = None) -> Catalog:
+    """The marketplace at `folder` (`origin`: the git source it was cloned from, which a
+    reserved name depends on); a usage error when it has none or it cannot be used."""
     from agent_cli.ext.plugins.marketplace import read_marketplace
 
     if not (folder / CATALOG).is_file():
         raise UsageError(f"{label}: no {CATALOG} there; not a marketplace")
-    catalog = read_marketplace(folder)
-    if not catalog.name:
-        why = catalog.warnings[0] if catalog.warnings else f"{CATALOG} has no name"
-        raise UsageError(f"{label}: {why}")
+    catalog = read_marketplace(folder, origin=origin)
+    if catalog.problem is not None or not catalog.name:
+        raise UsageError(f"{label}: {catalog.problem or f'{CATALOG} has no name'}")
     return catalog
 
 
@@ -50,7 +51,7 @@ def add(store: Store, text: str, base: Path) -> Added:
                 name=catalog.name, source=text, kind="folder", path=source.where, added_at=now()
             )
         else:
-            catalog, market = _clone_new(store, source.where, text)
+            catalog, market = _clone_new(store, source, text)
         if market.name == LOCAL:
             raise UsageError(f"{text}: '{LOCAL}' names plugins installed from a folder; rename it")
         if (had := index.marketplaces.get(market.name)) is not None:
@@ -64,25 +65,31 @@ def add(store: Store, text: str, base: Path) -> Added:
             final = store.marketplace_dir(market.name)
             shutil.rmtree(final, ignore_errors=True)
             Path(market.path).rename(final)
+            shutil.rmtree(Path(market.path).parent, ignore_errors=True)
             market.path = str(final)
         index.marketplaces[market.name] = market
         store.write(index)
     return Added(market, len(catalog.entries), list(catalog.warnings))
 
 
-def _clone_new(store: Store, url: str, text: str) -> tuple[Catalog, Marketplace]:
+def _clone_new(store: Store, source: Source, text: str) -> tuple[Catalog, Marketplace]:
     """A clone under the store (named once its catalog is read) and its catalog."""
     parent = store.root / "marketplaces"
     parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(dir=parent, prefix=".adding-"))
     try:
-        clone(url, work / "repo")
-        catalog = read_catalog(work / "repo", text)
+        clone(source.where, work / "repo")
+        catalog = read_catalog(work / "repo", text, origin=source.where)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
     market = Marketplace(
-        name=catalog.name, source=text, kind="git", url=url, path=str(work / "repo"), added_at=now()
+        name=catalog.name,
+        source=text,
+        kind="git",
+        url=source.where,
+        path=str(work / "repo"),
+        added_at=now(),
     )
     return catalog, market
 
@@ -103,7 +110,9 @@ def update(store: Store, market: Marketplace) -> str:
     """One line saying what changed."""
     if market.kind == "folder":
         catalog = read_catalog(Path(market.path), market.source)
-        return f"{market.name}: a folder, read where it is ({len(catalog.entries)} plugins)"
+        return (
+            f"{market.name}: a folder, read where it is ({counted(len(catalog.entries), 'plugin')})"
+        )
     with store.lock():
         before, after = pull(Path(market.path))
         index = store.read()
@@ -111,10 +120,11 @@ def update(store: Store, market: Marketplace) -> str:
             index.marketplaces[market.name].updated_at = now()
             store.write(index)
         _cleanup_adding(store)
-    catalog = read_catalog(Path(market.path), market.source)
+    catalog = market_catalog(market)
+    plugins = counted(len(catalog.entries), "plugin")
     if before == after:
-        return f"{market.name}: up to date at {after[:12]} ({len(catalog.entries)} plugins)"
-    return f"{market.name}: {before[:12]} -> {after[:12]} ({len(catalog.entries)} plugins)"
+        return f"{market.name}: up to date at {after[:12]} ({plugins})"
+    return f"{market.name}: {before[:12]} -> {after[:12]} ({plugins})"
 
 
 def remove(store: Store, name: str) -> list[str]:
@@ -129,6 +139,10 @@ def remove(store: Store, name: str) -> list[str]:
             shutil.rmtree(store.marketplace_dir(name), ignore_errors=True)
         store.write(index)
     return sorted(item.key for item in index.installed.values() if item.marketplace == name)
+
+
+def market_catalog(market: Marketplace) -> Catalog:
+    return read_catalog(Path(market.path), market.source, market.url or None)
 
 
 def entry_of(catalog: Catalog, name: str, market: str) -> Entry:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import shlex
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,53 +27,57 @@ def what_it_runs(bundle: Bundle, *, expand: bool = True) -> list[str]:
     def shown(text: str) -> str:
         return bundle.expand(text) if expand else text
 
-    lines = [f"hook {where}: {shown(command)}" for where, command in _hook_commands(bundle)]
+    lines = [f"hook {where}: {line}" for where, line in _hook_commands(bundle, shown)]
     for name in sorted(bundle.mcp_servers):
-        lines.append(f"mcp server {name}: {shown(_server_line(bundle.mcp_servers[name]))}")
+        lines.append(f"mcp server {name}: {_server_line(bundle.mcp_servers[name], shown)}")
     for name in sorted(bundle.lsp_servers):
-        lines.append(f"language server {name}: {shown(_server_line(bundle.lsp_servers[name]))}")
+        lines.append(f"language server {name}: {_server_line(bundle.lsp_servers[name], shown)}")
     for script in skill_scripts(bundle):
         relative = script.relative_to(bundle.root).as_posix()
         lines.append(f"skill script: {shown('${CLAUDE_PLUGIN_ROOT}/' + relative)}")
     return lines
 
 
-def _hook_commands(bundle: Bundle) -> Iterator[tuple[str, str]]:
+Shown = Callable[[str], str]
+
+
+def _hook_commands(bundle: Bundle, shown: Shown) -> Iterator[tuple[str, str]]:
     for event in sorted(bundle.hooks):
         for group in bundle.hooks[event]:
             matcher = group.get("matcher") if isinstance(group, Mapping) else None
             where = f"{event} [{matcher}]" if isinstance(matcher, str) and matcher else event
             for handler in group.get("hooks", []) if isinstance(group, Mapping) else []:
-                line = _handler_line(handler)
+                line = _handler_line(handler, shown)
                 if line is not None:
                     yield where, line
 
 
-def _handler_line(handler: Any) -> str | None:
+def _handler_line(handler: Any, shown: Shown) -> str | None:
     """A command handler's command line (exec form: the command then its quoted args); an
     http handler's URL. Prompt and agent handlers start nothing."""
     if not isinstance(handler, Mapping):
         return None
     kind = handler.get("type", "command")
     if kind == "command" and isinstance(handler.get("command"), str):
-        return _command_line(handler["command"], handler.get("args"))
+        return _command_line(handler["command"], handler.get("args"), shown)
     if kind == "http" and isinstance(handler.get("url"), str):
-        return f"http {handler['url']}"
+        return f"http {shown(handler['url'])}"
     return None
 
 
-def _server_line(config: Mapping[str, Any]) -> str:
+def _server_line(config: Mapping[str, Any], shown: Shown) -> str:
     command = config.get("command")
     if isinstance(command, str) and command.strip():
-        return _command_line(command, config.get("args"))
+        return _command_line(command, config.get("args"), shown)
     kind = config.get("type") if isinstance(config.get("type"), str) else "http"
-    return f"{kind} {config.get('url', '')}"
+    return f"{kind} {shown(str(config.get('url', '')))}"
 
 
-def _command_line(command: str, args: Any) -> str:
+def _command_line(command: str, args: Any, shown: Shown) -> str:
+    """The command as written (a shell line), then each exec-form argument quoted."""
     if not isinstance(args, list) or not args:
-        return command.strip()
-    return " ".join([command.strip(), *(shlex.quote(str(a)) for a in args)])
+        return shown(command.strip())
+    return " ".join([shown(command.strip()), *(shlex.quote(shown(str(a))) for a in args)])
 
 
 def skill_scripts(bundle: Bundle) -> list[Path]:

@@ -81,10 +81,10 @@ def _names(text: str) -> set[str]:
 
 def wanted(enabled: Mapping[str, bool], environ: Mapping[str, str]) -> dict[str, BundleScope]:
     """key -> scope of every plugin this run enables: the settings', then the variables'.
-    `enabled` keys the user's settings hold are "user" scope, the others "project"."""
+    Those the user's settings switch on are "user" scope, the others the workspace's."""
     user = enabled_in(settings_file("user", Path()))
     found: dict[str, BundleScope] = {
-        key: "user" if key in user else "project" for key, on in enabled.items() if on
+        key: "user" if user.get(key) else "project" for key, on in enabled.items() if on
     }
     for key in _names(environ.get(ENV_ON, "")):
         found.setdefault(key, "session")
@@ -149,6 +149,7 @@ class PluginBundles:
                 f"`agent plugin update {key}` or `agent plugin enable {key}` to review it"
             )
             return None
+        loaded.bundle.data.mkdir(parents=True, exist_ok=True)  # its hooks and servers write there
         return loaded.bundle
 
 

@@ -137,13 +137,14 @@ class Store:
             yield
 
     def marketplace_dir(self, name: str) -> Path:
-        return self.root / "marketplaces" / name
+        return self.root / "marketplaces" / folder_name(name)
 
     def plugin_dir(self, marketplace: str, name: str) -> Path:
-        return self.root / INSTALLED / marketplace / name
+        return self.root / INSTALLED / folder_name(marketplace) / folder_name(name)
 
     def data_dir(self, key: str) -> Path:
-        return self.root / "data" / key
+        name, _, marketplace = key.partition("@")
+        return self.root / "data" / f"{folder_name(name)}@{folder_name(marketplace)}"
 
     def keep_two(self, marketplace: str, name: str, current: str, previous: str) -> None:
         """Every copy of the plugin but `current` and `previous` removed (an update)."""
@@ -158,6 +159,15 @@ class Store:
         for folder in (self.root / INSTALLED / marketplace, self.root / INSTALLED):
             with contextlib.suppress(OSError):
                 folder.rmdir()  # only when empty
+
+
+def folder_name(name: str) -> str:
+    """`name` (a plugin's or a marketplace's, as a marketplace file wrote it) as one folder
+    of the store; a name that would reach elsewhere is a usage error."""
+    bad = not name or name in (".", "..") or any(c in name for c in "/\\@\0")
+    if bad or name != name.strip() or any(ord(c) < 32 for c in name):
+        raise UsageError(f"{name!r} cannot name a plugin or marketplace (a path, '@' or empty)")
+    return name
 
 
 def find(index: Index, wanted: str) -> Installed:
