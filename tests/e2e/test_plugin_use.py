@@ -21,13 +21,19 @@ from tests.fake_model import FakeAnthropic, system_contains
 from tests.plugin_fixtures import ROOT, full_plugin, group, handler, hooks_file, write_tree
 from tests.plugin_use_ext import VARIABLE, bundles_file, install_bundles
 
-HELLO = "---\ndescription: Greet someone\nargument-hint: [name]\n---\n\nHello $ARGUMENTS; read {r}/notes.txt.\n"
+HELLO = (
+    "---\ndescription: Greet someone\nargument-hint: [name]\n---\n\n"
+    "Hello $ARGUMENTS; read {r}/notes.txt.\n"
+)
 GUARD = """#!/bin/sh
 echo "$CLAUDE_PLUGIN_ROOT" > "$CLAUDE_PLUGIN_DATA/guard-root.txt"
 if grep -q "touch blocked" ; then echo "blocked by kit" >&2; exit 2; fi
 exit 0
 """
-LINT = "---\nname: lint\ndescription: Lint files by counting their lines\n---\n\nRun {r}/skills/lint/scripts/check.sh on each file.\n"
+LINT = (
+    "---\nname: lint\ndescription: Lint files by counting their lines\n---\n\n"
+    "Run {r}/skills/lint/scripts/check.sh on each file.\n"
+)
 REVIEWER = "You are reviewer. Review what you are given and answer briefly."
 
 
@@ -43,7 +49,7 @@ def plugin(tmp_path: Path) -> Path:
     full_plugin(root, mcp_server=server)
     hooks = {
         "PreToolUse": [group(handler(f'sh "{ROOT}/hooks/guard.sh"'), matcher="Bash")],
-        "SessionStart": [group(handler(f'echo "kit context from $CLAUDE_PLUGIN_ROOT"'))],
+        "SessionStart": [group(handler('echo "kit context from $CLAUDE_PLUGIN_ROOT"'))],
     }
     write_tree(root, {
         "commands/hello.md": HELLO.format(r=ROOT),
@@ -65,7 +71,12 @@ def env(fake_env: dict[str, str], tmp_path: Path) -> dict[str, str]:
     allow = ["bash(touch *)", "bash(sleep *)", "mcp__plugin_kit_notes__where"]
     settings = {"permissions": {"allow": allow}, "lsp": {"builtin": False}}
     (config / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
-    return {**fake_env, "PYTHONPATH": pythonpath(site), VARIABLE: str(listed), "AGENT_LSP_BUILTIN": "0"}
+    return {
+        **fake_env,
+        "PYTHONPATH": pythonpath(site),
+        VARIABLE: str(listed),
+        "AGENT_LSP_BUILTIN": "0",
+    }
 
 
 def agent(env: dict[str, str], workspace: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -111,7 +122,8 @@ def test_a_plugin_command_runs_namespaced_and_bare_with_its_root_in_place(
     ws = workspace(tmp_path)
     first = agent(env, ws, "run", "-p", "/kit:hello Ada")
     second = agent(env, ws, "run", "-p", "/hello Bob")  # no other command is called hello
-    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    assert first.returncode == 0, first.stderr
+    assert second.returncode == 0, second.stderr
     one, two = fake_model.bodies()
     assert f"Hello Ada; read {kit_root(tmp_path)}/notes.txt." in user_text(one)
     assert f"Hello Bob; read {kit_root(tmp_path)}/notes.txt." in user_text(two)
@@ -122,12 +134,16 @@ def test_the_model_is_offered_the_plugin_skill_and_reads_it(
     fake_model: FakeAnthropic, env: dict[str, str], tmp_path: Path
 ):
     script = fake_model.script
-    script.tool_use("skill", name="kit:lint").tool_use("skill", name="kit:lint", file="scripts/check.sh")
+    script.tool_use("skill", name="kit:lint").tool_use(
+        "skill", name="kit:lint", file="scripts/check.sh"
+    )
     script.text("Linted.")
     proc = agent(env, workspace(tmp_path), "run", "-p", "lint the files")
     assert proc.returncode == 0, proc.stderr
     first, *_, last = fake_model.bodies()
-    assert "- kit:lint [folder lint]: Lint files by counting their lines" in json.dumps(first["system"])
+    assert "- kit:lint [folder lint]: Lint files by counting their lines" in json.dumps(
+        first["system"]
+    )
     loaded, script_text = results(last)
     assert f"Run {kit_root(tmp_path)}/skills/lint/scripts/check.sh on each file." in loaded
     assert "wc -l" in script_text  # the file beside the skill, read through the same tool
@@ -185,14 +201,17 @@ def test_the_plugin_mcp_server_is_offered_and_gone_after_the_run(
     *_, last = fake_model.bodies()
     assert f"'MCP_TEST_ROOT': '{kit_root(tmp_path)}/servers'" in results(last)[-1]
     pids = [int(line) for line in (tmp_path / "mcp.pids").read_text().split()]
-    assert pids and not any(alive(pid) for pid in pids)
+    assert pids
+    assert not any(alive(pid) for pid in pids)
 
 
 def test_the_listings_name_the_plugin(env: dict[str, str], tmp_path: Path):
     ws = workspace(tmp_path)
     listed = json.loads(agent(env, ws, "commands", "--json").stdout)
     (hello,) = [r for r in listed if r["name"] == "kit:hello"]
-    assert hello["plugin"] == "kit" and hello["scope"] == "plugin" and hello["needs_trust"] == []
+    assert hello["plugin"] == "kit"
+    assert hello["scope"] == "plugin"
+    assert hello["needs_trust"] == []
     assert "plugin kit: " in agent(env, ws, "agents").stdout
     assert "kit:lint" in agent(env, ws, "skills").stdout
     mcp = agent(env, ws, "mcp", "list")

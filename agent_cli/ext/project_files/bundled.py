@@ -15,7 +15,7 @@ import logging
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from agent_cli.ext.project_files.claude.settings import ClaudeSettings, hooks_of
 from agent_cli.ext.project_files.definitions import (
@@ -29,13 +29,21 @@ from agent_cli.ext.project_files.kinds import AGENTS, COMMANDS, SKILLS, build_co
 from agent_cli.ext.project_files.sources import Root
 
 if TYPE_CHECKING:
-    from agent_cli.ext.project_files.catalog import ProjectFiles
     from agent_cli.runtime.bundles import Bundle, BundleCommand
 
 log = logging.getLogger(__name__)
 
 
-def add_bundles(files: ProjectFiles, bundles: Sequence[Bundle]) -> None:
+class Parts(Protocol):
+    """What a bundle adds to (catalog.py's ProjectFiles)."""
+
+    commands: LoadedDefinitions
+    agents: LoadedDefinitions
+    skills: LoadedDefinitions
+    claude: ClaudeSettings
+
+
+def add_bundles(files: Parts, bundles: Sequence[Bundle]) -> None:
     """Every bundle's definitions and hooks after the workspace's and the user's own (a name
     of theirs is never replaced: a plugin's are namespaced)."""
     for bundle in bundles:

@@ -13,7 +13,7 @@ from agent_cli.runtime.extensions.discovery import Asking
 PROJECT_FOLDERS = (".agent", ".agents", ".claude")  # ext/project_files/sources.py's roots
 PROJECT_KINDS = ("commands", "agents", "skills")
 CLAUDE_SETTINGS = ("settings.json", "settings.local.json")
-PLUGINS_INSTALLED = ("plugins", "installed.json")  # under user_config_dir(): ext/plugins' store
+PLUGINS_INSTALLED = ("plugins", "installed")  # under user_config_dir(): ext/plugins/store.py's
 PLUGINS_ON = "AGENT_PLUGINS_ON"  # installed plugins enabled for one run (`agent plugin eval`)
 
 
@@ -23,7 +23,7 @@ def plugins(asking: Asking) -> bool:
     plugins bring (project files, MCP, language servers), are asked by."""
     if "plugins" in asking.settings or os.environ.get(PLUGINS_ON):
         return True
-    return os.path.isfile(user_config_dir().joinpath(*PLUGINS_INSTALLED))
+    return os.path.isdir(user_config_dir().joinpath(*PLUGINS_INSTALLED))
 
 
 def project_files(asking: Asking) -> bool:

@@ -27,6 +27,7 @@ def test_an_extension_command_is_completed_with_its_description(tmp_path: Path) 
         session=SimpleNamespace(paths=Paths(tmp_path), id="s-1"),
         settings=Settings(),
         extension=lambda name: None,
+        port=lambda name: None,
     )  # what the REPL's runtime offers the completer
     repl = SimpleNamespace(runtime=runtime)
     booted: dict[str, object] = {}
