@@ -40,6 +40,7 @@ EXTENSION = Extension(
     name="plugins",
     about="Plugins (Claude Code bundles) from marketplaces: `agent plugin`.",
     settings=PluginsSettings,
+    requires=("batch",),  # `agent plugin eval` runs each case as a batch task
     ports={PORT: _bundles},
     cli=_cli,
 )
