@@ -28,7 +28,7 @@ class FetchError(AgentError):
 
 
 @dataclass(frozen=True)
-class Source:
+class MarketSource:
     """Where a marketplace or a plugin comes from: a folder here, or a git URL."""
 
     kind: str  # "folder" | "git"
@@ -36,7 +36,7 @@ class Source:
     label: str  # as the user gave it
 
 
-def parse_source(text: str, base: Path) -> Source:
+def parse_source(text: str, base: Path) -> MarketSource:
     """SOURCE as `agent plugin marketplace add` takes it: a folder (relative to `base`), a git
     URL (`file://`, `https://`, `ssh://`, `git@host:path`), or `owner/repo` for GitHub."""
     text = text.strip()
@@ -44,11 +44,11 @@ def parse_source(text: str, base: Path) -> Source:
         raise UsageError("an empty source: give a folder, a git URL or owner/repo")
     folder = (base / text).expanduser()
     if folder.is_dir():
-        return Source("folder", str(folder.resolve()), text)
+        return MarketSource("folder", str(folder.resolve()), text)
     if GIT_URL.match(text):
-        return Source("git", text, text)
+        return MarketSource("git", text, text)
     if OWNER_REPO.match(text) and not text.startswith("."):
-        return Source("git", f"https://github.com/{text.removesuffix('.git')}.git", text)
+        return MarketSource("git", f"https://github.com/{text.removesuffix('.git')}.git", text)
     raise UsageError(f"{text}: not a folder, a git URL or owner/repo")
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from agent_cli.core.errors import UsageError
 from agent_cli.core.text.counts import counted
-from agent_cli.ext.plugins.fetching import Source, clone, parse_source, pull
+from agent_cli.ext.plugins.fetching import MarketSource, clone, parse_source, pull
 from agent_cli.ext.plugins.store import LOCAL, Marketplace, Store, now
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ def add(store: Store, text: str, base: Path) -> Added:
     return Added(market, len(catalog.entries), list(catalog.warnings))
 
 
-def _clone_new(store: Store, source: Source, text: str) -> tuple[Catalog, Marketplace]:
+def _clone_new(store: Store, source: MarketSource, text: str) -> tuple[Catalog, Marketplace]:
     """A clone under the store (named once its catalog is read) and its catalog."""
     parent = store.root / "marketplaces"
     parent.mkdir(parents=True, exist_ok=True)
