@@ -30,7 +30,7 @@ MAX_TIMEOUT = 600  # seconds, Claude Code's default and most a handler is given
 Hooks = dict[str, list[dict[str, Any]]]
 
 
-class Plugin(Protocol):
+class PluginLoad(Protocol):
     """The load in progress (components.Plugin): its folder, its warnings, its path check."""
 
     root: Path
@@ -40,7 +40,7 @@ class Plugin(Protocol):
     def inside(self, raw: Any, file: str, key: str) -> Path | None: ...
 
 
-def merge_hooks(plugin: Plugin, declared: list[tuple[str, Any]]) -> Hooks:
+def merge_hooks(plugin: PluginLoad, declared: list[tuple[str, Any]]) -> Hooks:
     """hooks/hooks.json, then each declared hooks value in order. An entry's inline hooks
     replace the matchers of each event they name (the docs' rule); the rest add to them."""
     merged: Hooks = {}
@@ -73,7 +73,7 @@ def _inline_events(value: dict[str, Any]) -> Any:
 
 
 def _hooks_path(
-    plugin: Plugin, merged: Hooks, loaded: set[Path], raw: Any, file: str, key: str
+    plugin: PluginLoad, merged: Hooks, loaded: set[Path], raw: Any, file: str, key: str
 ) -> None:
     path = plugin.inside(raw, file, key)
     if path is None or path in loaded:
@@ -93,7 +93,7 @@ def _hooks_path(
 
 
 def _merge(
-    plugin: Plugin, merged: Hooks, events: Any, file: str, key: str, *, replace: bool
+    plugin: PluginLoad, merged: Hooks, events: Any, file: str, key: str, *, replace: bool
 ) -> None:
     if not isinstance(events, dict):
         plugin.warn(file, key, "not an object of events; ignored")
@@ -114,7 +114,7 @@ def _merge(
             merged.setdefault(event, []).extend(kept)
 
 
-def _group(plugin: Plugin, group: Any, file: str, where: str) -> dict[str, Any] | None:
+def _group(plugin: PluginLoad, group: Any, file: str, where: str) -> dict[str, Any] | None:
     if isinstance(group, dict) and "hooks" not in group and ("command" in group or "type" in group):
         plugin.warn(
             file,
@@ -132,7 +132,7 @@ def _group(plugin: Plugin, group: Any, file: str, where: str) -> dict[str, Any] 
     return {**group, "hooks": handlers} if handlers else None
 
 
-def _handler(plugin: Plugin, handler: Any, file: str, where: str) -> dict[str, Any] | None:
+def _handler(plugin: PluginLoad, handler: Any, file: str, where: str) -> dict[str, Any] | None:
     if not isinstance(handler, dict):
         plugin.warn(file, where, "not a handler object; ignored")
         return None
@@ -158,7 +158,7 @@ def _handler(plugin: Plugin, handler: Any, file: str, where: str) -> dict[str, A
 
 
 def read_servers(
-    plugin: Plugin, default: str, key: str, declared: list[tuple[str, Any]]
+    plugin: PluginLoad, default: str, key: str, declared: list[tuple[str, Any]]
 ) -> dict[str, dict[str, Any]]:
     """`default` (`.mcp.json` / `.lsp.json`), then each declared value: a path to a .json file,
     an inline map, or a list of either; a server named again replaces the earlier one."""
@@ -176,7 +176,7 @@ def read_servers(
 
 
 def _servers_path(
-    plugin: Plugin,
+    plugin: PluginLoad,
     servers: dict[str, dict[str, Any]],
     loaded: set[Path],
     raw: Any,
@@ -199,7 +199,7 @@ def _servers_path(
 
 
 def _add_servers(
-    plugin: Plugin, servers: dict[str, dict[str, Any]], data: Any, file: str, key: str
+    plugin: PluginLoad, servers: dict[str, dict[str, Any]], data: Any, file: str, key: str
 ) -> None:
     """A `{name: config}` map, or one wrapped as `{"mcpServers": {...}}` / `{"lspServers": ...}`."""
     if isinstance(data, dict) and isinstance(data.get(key), dict):

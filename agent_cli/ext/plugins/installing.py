@@ -16,7 +16,7 @@ from agent_cli.core.errors import AgentError, UsageError
 from agent_cli.ext.plugins import consent, python_form
 from agent_cli.ext.plugins.fetching import OWNER_REPO, clone, copy_folder, digest, pull
 from agent_cli.ext.plugins.markets import entry_of, known, market_catalog
-from agent_cli.ext.plugins.source import Loaded, load_installed
+from agent_cli.ext.plugins.source import LoadedPlugin, load_installed
 from agent_cli.ext.plugins.store import LOCAL, Installed, Store, now
 
 if TYPE_CHECKING:
@@ -135,7 +135,7 @@ def _scratch(store: Store) -> Path:
 @dataclass
 class Copy:
     item: Installed
-    loaded: Loaded | None  # None for a Python plugin
+    loaded: LoadedPlugin | None  # None for a Python plugin
     runs: consent.Runs
     fresh: bool  # made now (removed again when the user says no)
     package: python_form.Package | None = None

@@ -35,7 +35,7 @@ ENV_OFF = "AGENT_PLUGINS_OFF"
 
 
 @dataclass
-class Loaded:
+class LoadedPlugin:
     """One installed plugin read from its copy: the bundle, what it runs, its warnings."""
 
     item: Installed
@@ -44,7 +44,7 @@ class Loaded:
     warnings: list[str] = field(default_factory=list)
 
 
-def load_installed(item: Installed, store: Store, scope: BundleScope = "user") -> Loaded:
+def load_installed(item: Installed, store: Store, scope: BundleScope = "user") -> LoadedPlugin:
     from agent_cli.ext.plugins.components import load_bundle
     from agent_cli.ext.plugins.runs import what_it_runs
 
@@ -54,7 +54,7 @@ def load_installed(item: Installed, store: Store, scope: BundleScope = "user") -
         root, name=item.name, entry=entry, source=item.key, scope=scope, data=data
     )
     runs = runs_of(what_it_runs(bundle, expand=False), root, data)
-    return Loaded(item, bundle, runs, list(warnings))
+    return LoadedPlugin(item, bundle, runs, list(warnings))
 
 
 def entry_from(raw: dict[str, Any]) -> Entry:
