@@ -17,6 +17,7 @@ from tests.e2e.plugin_store_support import (
     store_root,
     team_market,
 )
+from tests.fake_model import FakeAnthropic
 
 
 def _installed_not_enabled(tmp_path: Path) -> tuple[dict[str, str], Path]:
@@ -72,8 +73,11 @@ def test_the_run_variables_enable_and_leave_out_plugins(tmp_path: Path):
     assert len(ask_port(env, work, AGENT_PLUGINS_OFF="other")["bundles"]) == 1
 
 
-def test_a_plugin_enabled_but_not_installed_is_one_warning(tmp_path: Path):
-    env = plugin_env(tmp_path)
+def test_a_plugin_enabled_but_not_installed_is_one_warning(
+    tmp_path: Path, fake_model: FakeAnthropic, fake_env: dict[str, str]
+):
+    env = {**plugin_env(tmp_path), "ANTHROPIC_BASE_URL": fake_env["ANTHROPIC_BASE_URL"]}
+    env["ANTHROPIC_API_KEY"] = fake_env["ANTHROPIC_API_KEY"]
     work = tmp_path / "work"
     work.mkdir()
     user = config(env)
@@ -86,6 +90,12 @@ def test_a_plugin_enabled_but_not_installed_is_one_warning(tmp_path: Path):
     ]
     (row,) = json.loads(agent(env, work, "plugin", "list", "--json").stdout)
     assert row["state"] == "not installed (`agent plugin install gone@team`)"
+    fake_model.script.text("done")
+    run = agent(env, work, "run", "-p", "hi")  # a run says it once, and goes on
+    assert run.returncode == 0, run.stderr
+    said = [line for line in run.stderr.splitlines() if "gone@team" in line]
+    assert len(said) == 1, run.stderr
+    assert said[0].endswith("`agent plugin install gone@team`")
 
 
 def test_a_bad_enabled_key_is_exit_2_naming_it(tmp_path: Path):

@@ -8,6 +8,7 @@ trusted: the settings code drops an untrusted workspace's section), then `AGENT_
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +30,10 @@ from agent_cli.runtime.bundles import Bundle, BundleScope
 if TYPE_CHECKING:
     from agent_cli.ext.plugins.marketplace import Entry
     from agent_cli.runtime.extensions.contract import ExtensionContext
+
+log = logging.getLogger(__name__)
+_SAID: set[str] = set()  # a run says each problem once
+_READ: dict[tuple[object, ...], PluginBundles] = {}
 
 ENV_ON = "AGENT_PLUGINS_ON"
 ENV_OFF = "AGENT_PLUGINS_OFF"
@@ -98,17 +103,26 @@ class PluginBundles:
     """The BundleSource the port answers: read once, when first asked."""
 
     def __init__(
-        self, enabled: Mapping[str, bool], environ: Mapping[str, str], store: Store | None = None
+        self,
+        enabled: Mapping[str, bool],
+        environ: Mapping[str, str],
+        store: Store | None = None,
+        say: bool = False,
     ) -> None:
         self._enabled = dict(enabled)
         self._environ = environ
         self._store = store or Store()
         self._bundles: list[Bundle] | None = None
         self._warnings: list[str] = []
+        self._say = say  # a session's: its problems go to the log (and stderr), once a run
 
     def bundles(self) -> Sequence[Bundle]:
         if self._bundles is None:
             self._bundles = self._read()
+            for line in self._warnings if self._say else ():
+                if line not in _SAID:  # each asker (project files, MCP, LSP) has its own
+                    _SAID.add(line)
+                    log.warning("%s", line)
         return tuple(self._bundles)
 
     def warnings(self) -> Sequence[str]:
@@ -154,7 +168,20 @@ class PluginBundles:
 
 
 def bundle_source(context: ExtensionContext) -> PluginBundles:
-    return PluginBundles(context.section(PluginsSettings).enabled, os.environ)
+    """A session's (a listing's context has no session id: it prints the warnings itself).
+    The askers of one run (project files, MCP, language servers) share one reading while the
+    enabling and the store are unchanged: each reading checks every file consent names."""
+    enabled = context.section(PluginsSettings).enabled
+    store = Store()
+    try:
+        stamp = store.file.stat().st_mtime_ns
+    except OSError:
+        stamp = 0
+    key = (tuple(sorted(enabled.items())), os.environ.get(ENV_ON), os.environ.get(ENV_OFF), stamp)
+    say = bool(context.session_id)
+    if (made := _READ.get((*key, say))) is None:
+        made = _READ[(*key, say)] = PluginBundles(enabled, os.environ, store, say=say)
+    return made
 
 
 # ---- `agent plugin list`: each plugin's state in this workspace
