@@ -5,7 +5,7 @@
 A zero-latency scripted model asks for `read_file` ROUNDS times, then answers. The time per round
 is (last request arrival - first request arrival) / (ROUNDS), both measured by the server, so
 process start-up is not counted. Both programs send the same requests (the agent's system prompt,
-tools and max_tokens; the same history, the tool_use ids aside: checked each run): the agent's
+tools and max_tokens; the same history, tool_use ids and cache markers aside: checked each run): the agent's
 snip would otherwise cut its history to 30 messages at 50 while the reference's grows to 101, and
 a smaller body is less to encode and parse per round. The agent still runs every context stage
 each round; none has anything to do. The ratio is the median of each run's agent/reference pair
@@ -60,8 +60,10 @@ def per_round(
 
 
 def _history_size(body: dict[str, object]) -> int:
-    """The request's messages in characters, tool_use ids aside (the server numbers them)."""
+    """The request's messages in characters, tool_use ids (the server numbers them) and the
+    agent's prompt-cache marker (40 characters on the last block) aside."""
     text = json.dumps(body.get("messages"))
+    text = text.replace(', "cache_control": {"type": "ephemeral"}', "")
     return len(re.sub(r"toolu_[A-Za-z0-9_]+", "toolu_", text))
 
 
