@@ -22,18 +22,21 @@ of ms of git with a zero-latency model). Peak memory is the agent process's max 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import re
 import statistics
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from common import AGENT, Figure, agent_env, peak_rss_mib, report, run_agent
 
 from tests.fake_model import FakeAnthropic
 from tests.fake_model.routing import has_tools
+from tests.fake_model.server import Answer
 
 ROUNDS = 50
 MEMORY_ROUNDS = 60
@@ -51,18 +54,65 @@ def script_session(server: FakeAnthropic, workspace: Path, rounds: int) -> None:
     server.script.text("done")
 
 
+@dataclass
+class Run:
+    """One program's session: when each request with tools arrived (the server's clock) and
+    the CPU seconds the program had used by then."""
+
+    times: list[float]
+    cpu: list[float]
+
+
+class CpuAtArrivals:
+    """Reads the running program's CPU time (all its threads, in ns from /proc) as each
+    request with tools arrives, in the server's thread before it answers: what the program
+    spends per round, which the other programs on a shared machine do not move as they move
+    the wall clock."""
+
+    def __init__(self, server: FakeAnthropic) -> None:
+        self.pid: int | None = None
+        self.seconds: list[float] = []
+        answer = server.answer
+
+        def sampled(raw_path: str, headers: dict[str, str], raw: bytes) -> Answer:
+            if self.pid is not None and b'"tools"' in raw:
+                self.seconds.append(cpu_ns(self.pid) / 1e9)
+            return answer(raw_path, headers, raw)
+
+        server.answer = sampled  # type: ignore[method-assign]
+
+
+def cpu_ns(pid: int) -> int:
+    """CPU time of the process's live threads (the first field of each task's schedstat)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError, ValueError, IndexError):  # a thread that just ended
+            total += int((task / "schedstat").read_text().split()[0])
+    return total
+
+
 def arrivals(
-    server: FakeAnthropic, cmd: list[str], env: dict[str, str], workspace: Path
-) -> tuple[list[float], list[int]]:
-    """When each request with tools arrived, and the size of its history (to check both sent
+    server: FakeAnthropic,
+    sampler: CpuAtArrivals,
+    cmd: list[str],
+    env: dict[str, str],
+    workspace: Path,
+) -> tuple[Run, list[int]]:
+    """The program's session, and the size of each request's history (to check both sent
     alike)."""
     script_session(server, workspace, ROUNDS)
     first = len(server.requests)
-    proc = subprocess.run(cmd, env=env, cwd=workspace, capture_output=True, text=True, check=False)
+    proc = subprocess.Popen(
+        cmd, env=env, cwd=workspace, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    sampler.pid, sampler.seconds = proc.pid, []
+    _, err = proc.communicate()
+    sampler.pid = None
     if proc.returncode != 0:
-        raise RuntimeError(f"{cmd[:3]} failed: {proc.stderr[-2000:]}")
+        raise RuntimeError(f"{cmd[:3]} failed: {err[-2000:]}")
     sent = [r for r in server.requests[first:] if r.body.get("tools")]
-    return [r.time for r in sent], [_history_size(r.body) for r in sent]
+    run = Run([r.time for r in sent], sampler.seconds)
+    return run, [_history_size(r.body) for r in sent]
 
 
 def per_round(times: list[float]) -> float:
@@ -102,7 +152,9 @@ def session_peak_rss(server: FakeAnthropic, env: dict[str, str], workspace: Path
     return peak_rss_mib([*AGENT, "run", "-q", "-p", "read them all"], env, workspace)
 
 
-def timed_pair(server: FakeAnthropic, ws: Path, reverse: bool) -> tuple[list[float], list[float]]:
+def timed_pair(
+    server: FakeAnthropic, sampler: CpuAtArrivals, ws: Path, reverse: bool
+) -> tuple[Run, Run]:
     """The arrivals of the reference loop's requests and of the agent's, run back to back."""
     env = agent_env(server.base_url, str(ws))
     env["XDG_CONFIG_HOME"] = str(ws / ".config")
@@ -113,7 +165,7 @@ def timed_pair(server: FakeAnthropic, ws: Path, reverse: bool) -> tuple[list[flo
     ref = [sys.executable, str(Path(__file__).parent / "ref_loop.py"), "go", str(ws), str(shape)]
     agent = [*AGENT, "run", "-q", "-p", "go", "--max-turns", "500"]
     order = [ref, agent][::-1] if reverse else [ref, agent]  # alternate which one goes first
-    measured = {id(cmd): arrivals(server, cmd, env, ws) for cmd in order}
+    measured = {id(cmd): arrivals(server, sampler, cmd, env, ws) for cmd in order}
     (ref_s, ref_sent), (agent_s, agent_sent) = measured[id(ref)], measured[id(agent)]
     if ref_sent != agent_sent:
         raise RuntimeError(f"the agent and the reference sent different histories: {agent_sent} "
@@ -121,14 +173,16 @@ def timed_pair(server: FakeAnthropic, ws: Path, reverse: bool) -> tuple[list[flo
     return ref_s, agent_s
 
 
-def round_figures(pairs: list[tuple[list[float], list[float]]]) -> list[Figure]:
-    """Per round (the target), per round after the first, and the first round alone."""
+def round_figures(pairs: list[tuple[Run, Run]]) -> list[Figure]:
+    """Per round (the target), per round after the first, the first round alone, and the CPU
+    per round."""
     ms = {
         name: ([measure(r) * 1000 for r, _ in pairs], [measure(a) * 1000 for _, a in pairs])
         for name, measure in (
-            ("time per tool round", per_round),
-            ("time per tool round after the first", steady),
-            ("first tool round", lambda t: t[1] - t[0]),
+            ("time per tool round", lambda run: per_round(run.times)),
+            ("time per tool round after the first", lambda run: steady(run.times)),
+            ("first tool round", lambda run: run.times[1] - run.times[0]),
+            ("CPU per tool round", lambda run: per_round(run.cpu)),
         )
     }
     ref_ms, agent_ms = ms["time per tool round"]
@@ -149,6 +203,16 @@ def round_figures(pairs: list[tuple[list[float], list[float]]]) -> list[Figure]:
         Figure.of("agent / reference: rounds after the first", steady_ratios, "x"),
         Figure.of("reference loop: first tool round", ms["first tool round"][0], "ms"),
         Figure.of("agent: first tool round", ms["first tool round"][1], "ms"),
+        *cpu_figures(*ms["CPU per tool round"]),
+    ]
+
+
+def cpu_figures(ref_ms: list[float], agent_ms: list[float]) -> list[Figure]:
+    ratios = [a / r for a, r in zip(agent_ms, ref_ms, strict=True)]
+    return [
+        Figure.of("reference loop: CPU per tool round", ref_ms, "ms"),
+        Figure.of("agent: CPU per tool round", agent_ms, "ms"),
+        Figure.of("agent / reference: CPU per tool round", ratios, "x"),
     ]
 
 
@@ -157,12 +221,13 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    pairs: list[tuple[list[float], list[float]]] = []
+    pairs: list[tuple[Run, Run]] = []
     memory: list[float] = []
     with FakeAnthropic() as server:
+        sampler = CpuAtArrivals(server)
         for run in range(args.runs):
             with tempfile.TemporaryDirectory() as tmp:
-                pairs.append(timed_pair(server, Path(tmp), reverse=run % 2 == 1))
+                pairs.append(timed_pair(server, sampler, Path(tmp), reverse=run % 2 == 1))
         for _ in range(max(1, args.runs // 2)):
             with tempfile.TemporaryDirectory() as tmp:
                 memory.append(session_peak_rss(server, agent_env(server.base_url, tmp), Path(tmp)))
