@@ -3,8 +3,8 @@
 Streams a request, runs each `read_file` call inline, appends the results, repeats. No
 transcript, no events, no permissions: the floor `bench/rounds.py` compares the agent against.
 Reads ANTHROPIC_BASE_URL / ANTHROPIC_API_KEY like the agent. With a third argument, a JSON file
-holding `system` and `tools`, it sends those (the agent's own), so both send requests of the same
-size and only the harness differs.
+holding `system`, `tools` and `max_tokens`, it sends those (the agent's own), so both send the
+same requests (tool_use ids aside) and only the harness differs.
 
     python bench/ref_loop.py PROMPT WORKSPACE [REQUEST_SHAPE.json]
 """
@@ -30,12 +30,13 @@ TOOLS = [
 
 async def main(prompt: str, workspace: Path, shape: dict[str, Any]) -> None:
     client = anthropic.AsyncAnthropic()
-    messages: list[Any] = [{"role": "user", "content": prompt}]
+    messages: list[Any] = [{"role": "user", "content": [{"type": "text", "text": prompt}]}]
     tools, system = shape.get("tools", TOOLS), shape.get("system", [])
+    max_tokens = shape.get("max_tokens", 1024)
     while True:
         async with client.messages.stream(
             model="claude-sonnet-4-6",
-            max_tokens=1024,
+            max_tokens=max_tokens,
             messages=messages,
             tools=tools,
             system=system,

@@ -9,13 +9,13 @@ guessed, so ±5 %; before the first request the raw heuristic stands alone, ±30
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
 from agent_cli.context.ports import StageContext
 from agent_cli.context.state import ContextState
-from agent_cli.context.tokens import PER_MESSAGE, text_tokens, value_tokens
+from agent_cli.context.tokens import PER_MESSAGE, HeldTokens, text_tokens, value_tokens
 from agent_cli.core.messages import Block, Message, blocks_of
 
 CALIBRATED_ERROR = 0.05
@@ -56,10 +56,12 @@ class ContextMeter:
     project_sections: list[str]  # AGENTS.md / CLAUDE.md and the skills listing, in `system`
     schemas: Callable[[], list[dict[str, object]]]
     fixed_tools: frozenset[str]  # names of the tools always offered (server tools too)
+    _system_tokens: HeldTokens = field(default_factory=HeldTokens, repr=False)
+    _tool_tokens: HeldTokens = field(default_factory=HeldTokens, repr=False)
 
     def overhead(self) -> int:
         """Raw tokens of the system prompt and every tool offered now."""
-        return value_tokens(self.system) + value_tokens(self.schemas())
+        return self._system_tokens(self.system) + self._tool_tokens(self.schemas())
 
     def measure(
         self, model: str, window: int, messages: list[Message], ctx: StageContext

@@ -9,6 +9,7 @@ from agent_cli.context.results import (
     PREVIEW_NOTE,
     ResultRef,
     find_results,
+    last_assistant,
     preview,
     replace_results,
 )
@@ -20,7 +21,8 @@ NOTE_CHARS = len(PREVIEW_NOTE) + 200
 
 
 def newest_batch(messages: list[Message]) -> list[ResultRef]:
-    return [r for r in find_results(messages) if not r.seen]
+    """The results after the last reply: only the end of the history is read, every round."""
+    return find_results(messages, start=last_assistant(messages) + 1)
 
 
 def plan_budget(batch: list[ResultRef], budget_chars: int, preview_chars: int) -> list[ResultRef]:

@@ -55,12 +55,13 @@ def last_assistant(messages: list[Message]) -> int:
     return -1
 
 
-def find_results(messages: list[Message]) -> list[ResultRef]:
-    """Every text tool_result, oldest first. A result after the last assistant message has not
-    been seen by the model yet."""
+def find_results(messages: list[Message], start: int = 0) -> list[ResultRef]:
+    """Every text tool_result from message `start` on, oldest first. A result after the last
+    assistant message has not been seen by the model yet."""
     newest_reply = last_assistant(messages)
     refs: list[ResultRef] = []
-    for i, message in enumerate(messages):
+    for i in range(start, len(messages)):
+        message = messages[i]
         if message.get("role") != "user":
             continue
         for j, block in enumerate(blocks_of(message)):

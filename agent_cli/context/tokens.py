@@ -58,6 +58,23 @@ def raw_tokens(messages: list[Message]) -> int:
 
 
 @dataclass
+class HeldTokens:
+    """`value_tokens` of a list whose items are never changed in place (system blocks, tool
+    schemas), counted again only when the list holds other objects: the request's overhead is
+    asked every round, and was two JSON dumps of ~20 KB a round."""
+
+    _held: list[Any] = field(default_factory=list)
+    _tokens: int | None = None
+
+    def __call__(self, items: list[Any]) -> int:
+        held = self._held
+        same = len(held) == len(items) and all(a is b for a, b in zip(held, items, strict=True))
+        if self._tokens is None or not same:
+            self._held, self._tokens = list(items), value_tokens(items)
+        return self._tokens
+
+
+@dataclass
 class TokenCounter:
     """Estimates the tokens a request occupies: messages plus `overhead` (system and tools, in raw
     tokens), times a ratio learned from the API's count of the previous request."""

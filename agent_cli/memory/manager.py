@@ -196,7 +196,9 @@ class EpisodeManager:
             self._commit(result.draft)
 
     async def _generate(self, span: list[Message]) -> generator.Generated:
-        own = self.store.of_session(self.session.id)
+        # off the loop: the first touch of the index creates it (schema, WAL: tens of ms of
+        # disk work) and the turn goes on meanwhile; only a read, so a cancel leaves nothing
+        own = await asyncio.to_thread(self.store.of_session, self.session.id)
         previous = own[-1] if own else None
         ctx = self.session.tool_ctx
         text = generator.build_input(span, previous, own, ctx.secrets)

@@ -104,9 +104,30 @@ def next_message_trigger(text: str, files_changed: bool, context: set[str]) -> T
 
 
 def estimate_tokens(messages: Sequence[Message]) -> int:
-    """About 4 characters a token (an image by its pixels): a threshold needs no tokenizer."""
-    value, images = without_images(list(messages))
-    return images + len(json.dumps(value, ensure_ascii=False)) // 4
+    """About 4 characters a token (an image by its pixels): a threshold needs no tokenizer.
+    The characters are those of the list's JSON, "[" + ", ".join(items) + "]", added up from
+    each message's own (kept per message: this is asked after every round)."""
+    sizes = [_message_size(m) for m in messages]
+    chars = 2 + sum(c for c, _ in sizes) + 2 * max(0, len(sizes) - 1)
+    return sum(i for _, i in sizes) + chars // 4
+
+
+# Messages are never changed in place (see context/tokens.py): a size is kept per message object.
+_SIZES: dict[int, tuple[Message, tuple[int, int]]] = {}
+_SIZES_LIMIT = 512
+
+
+def _message_size(message: Message) -> tuple[int, int]:
+    """The characters of the message's JSON (its images left out) and its images' tokens."""
+    hit = _SIZES.get(id(message))
+    if hit is not None and hit[0] is message:
+        return hit[1]
+    value, images = without_images(message)
+    size = (len(json.dumps(value, ensure_ascii=False)), images)
+    if len(_SIZES) >= _SIZES_LIMIT:
+        _SIZES.clear()
+    _SIZES[id(message)] = (message, size)  # holding the message keeps its id from being reused
+    return size
 
 
 def length_reached(rounds: int, tokens: int, settings: MemorySettings) -> bool:

@@ -59,6 +59,7 @@ class CallLog:
         self.key_last4 = key_last4
         self.records: list[CallRecord] = []
         self._lock = threading.Lock()
+        self._folder_made = False  # made with the first line (a stat of every parent a call)
 
     def write(self, record: CallRecord) -> None:
         usage = record.usage or Usage()
@@ -77,9 +78,19 @@ class CallLog:
         with self._lock:
             self.records.append(record)
             if self.path is not None:
-                make_dirs(self.path.parent)
-                with self.path.open("a", encoding="utf-8") as f:
-                    f.write(json.dumps(line) + "\n")
+                self._append(self.path, json.dumps(line) + "\n")
+
+    def _append(self, path: Path, text: str) -> None:
+        if not self._folder_made:
+            make_dirs(path.parent)
+            self._folder_made = True
+        try:
+            f = path.open("a", encoding="utf-8")
+        except FileNotFoundError:  # the folder went away since: made again, as before
+            make_dirs(path.parent)
+            f = path.open("a", encoding="utf-8")
+        with f:
+            f.write(text)
 
 
 def key_last4(secrets: tuple[str, ...]) -> str | None:

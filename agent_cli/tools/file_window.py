@@ -37,11 +37,45 @@ class _Line:
 def read_window(f: BinaryIO, start: int, limit: int, keep: int) -> Window:
     """Lines `start` (0-based) to `start + limit` of `f`, split on \\n only (a CRLF line's \\r
     is not shown), each cut to `keep` characters, plus the whole file's line count and hash."""
-    window = Window()
     head = f.read(SNIFF)
     if b"\0" in head:
-        window.binary = True
-        return window
+        return Window(binary=True)
+    if len(head) < SNIFF:  # the whole file, unless more still comes (a pipe): read on to see
+        more = f.read(PIECE)
+        small = _whole(head, start, limit, keep) if not more and start >= 0 else None
+        if small is not None:
+            return small
+        head += more
+    return _in_pieces(f, head, start, limit, keep)
+
+
+def _whole(data: bytes, start: int, limit: int, keep: int) -> Window | None:
+    """The window of a file read whole in its first piece, when it is valid UTF-8 (as most
+    files read are): the same lines as piece by piece, with one decode and one split. None
+    for anything else."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    lines = text.split("\n")
+    if lines[-1] == "":  # a last newline ends a line, it starts none (an empty file: none)
+        lines.pop()
+    window = Window(total=len(lines), digest=hashlib.sha256(data).hexdigest())
+    for line in lines[start : start + max(0, limit)]:
+        shown = line[: max(0, keep)]
+        dropped = len(line) - len(shown)
+        if line.endswith("\r"):  # a CRLF line: its \r is not shown, nor counted
+            if dropped:
+                dropped -= 1
+            else:
+                shown = shown[:-1]
+        window.lines.append(shown)
+        window.cut.append(dropped)
+    return window
+
+
+def _in_pieces(f: BinaryIO, head: bytes, start: int, limit: int, keep: int) -> Window:
+    window = Window()
     hasher = hashlib.sha256()
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     line, index, last = _Line(), 0, b""

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import io
 import logging
+import shutil
 from datetime import datetime
 from pathlib import Path
 
@@ -39,6 +40,22 @@ def test_exit_summary_figures_and_unknown_price(tmp_path: Path):
     record.end(Usage(input_tokens=1), "end_turn", None)
     unknown.write(record)
     assert "cost: n/a" in exit_summary(unknown, Settings(model="mystery-model"))
+
+
+def test_the_call_log_makes_its_folder_again_when_it_went_away(tmp_path: Path):
+    # the folder is made with the first line, not stat-checked at every call; one removed
+    # mid-session (a cleanup) is made again, as when it was checked every time
+    path = tmp_path / "logs" / "calls.jsonl"
+    log = CallLog(path, None)
+    record = CallRecord.begin("claude-sonnet-4-6", "host", "main")
+    record.end(Usage(input_tokens=1), "end_turn", None)
+    log.write(record)
+    log.write(record)
+    assert len(path.read_text().splitlines()) == 2
+    shutil.rmtree(path.parent)
+    log.write(record)
+    assert len(path.read_text().splitlines()) == 1
+    assert (path.parent / ".gitignore").exists()
 
 
 KEY = "sk-unit-" + "q" * 24

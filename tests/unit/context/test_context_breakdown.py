@@ -10,7 +10,7 @@ import pytest
 
 from agent_cli.context.breakdown import metered
 from agent_cli.context.pipeline import build_pipeline
-from agent_cli.context.tokens import compact_tokens, resolve_thresholds
+from agent_cli.context.tokens import compact_tokens, resolve_thresholds, value_tokens
 from agent_cli.core.errors import ConfigError
 from agent_cli.core.settings.context import compact_value
 from agent_cli.core.settings.schema import Settings, parse_settings
@@ -103,3 +103,20 @@ def test_compact_at_past_the_window_or_beside_summary_threshold_is_refused():
     )
     with pytest.raises(ConfigError, match="past the window of small"):
         resolve_thresholds(per_model, "small")
+
+
+def test_the_overhead_is_counted_again_when_other_tools_are_offered(tmp_path: Path):
+    # asked every round, and kept while the same schemas are offered: a tool that comes, goes
+    # or is replaced by a new schema of the same name is counted at once
+    session = make_session(tmp_path, Settings())
+    _, compactor = build_pipeline(session)
+    offered = [*FIXED]
+    meter = metered(compactor.state, SYSTEM, [], lambda: offered, FIXED)
+    fixed_only = value_tokens(SYSTEM) + value_tokens(FIXED)
+    assert meter.overhead() == meter.overhead() == fixed_only
+    offered.append(MCP[0])
+    assert meter.overhead() == value_tokens(SYSTEM) + value_tokens([*FIXED, *MCP]) > fixed_only
+    offered[-1] = {**MCP[0], "description": "Shorter."}
+    assert meter.overhead() == value_tokens(SYSTEM) + value_tokens(offered)
+    offered.pop()
+    assert meter.overhead() == fixed_only

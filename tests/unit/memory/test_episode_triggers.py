@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import base64
+import json
 from pathlib import Path
 
 import pytest
 
+from agent_cli.core.image_rules import without_images
+from agent_cli.core.messages import Message
 from agent_cli.core.payloads import TodoItem
 from agent_cli.core.settings.features import MemorySettings
 from agent_cli.memory import triggers
@@ -75,3 +79,27 @@ def test_length_threshold():
     assert triggers.length_reached(0, 1_000, settings)
     messages = [{"role": "user", "content": "x" * 4_000}]
     assert 1_000 <= triggers.estimate_tokens(messages) < 1_100
+
+
+def test_the_length_estimate_is_the_whole_spans_json_kept_per_message():
+    # asked after every round: each message's size is kept, the span's JSON is not dumped again
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 8 + (64).to_bytes(4, "big") * 2).decode()
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}}
+    messages: list[Message] = [
+        {"role": "user", "content": "héllo " * 50},
+        {"role": "assistant", "content": [{"type": "text", "text": "読む"}]},
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "t", "content": [image]}],
+        },
+    ]
+
+    def whole(span: list[Message]) -> int:
+        value, images = without_images(span)
+        return images + len(json.dumps(value, ensure_ascii=False)) // 4
+
+    for end in range(len(messages) + 1):
+        assert triggers.estimate_tokens(messages[:end]) == whole(messages[:end])
+    assert triggers.estimate_tokens(messages) == whole(messages)  # kept sizes: the same answer
+    messages[0] = {**messages[0], "content": "short"}  # copy-on-write, as the loop does
+    assert triggers.estimate_tokens(messages) == whole(messages)

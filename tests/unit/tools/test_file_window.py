@@ -3,6 +3,7 @@ read_file's bounded window (finding 5), checked against the whole-file reading i
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 from pathlib import Path
@@ -76,3 +77,25 @@ def test_a_large_file_is_read_in_pieces_and_a_binary_one_refused_unread(tmp_path
     refused = call(registry, ctx, "read_file", path="sparse.bin", limit=3)
     assert refused.is_error
     assert "binary" in refused.content
+
+
+@given(
+    data=st.lists(
+        st.sampled_from([b"a", b"\n", b"\r\n", b"\xc3\xa9", b"long" * 30, b"\r", b"\xe2\x82\xac"]),
+        max_size=200,
+    ).map(b"".join),
+    start=st.integers(0, 30),
+    limit=st.integers(0, 30),
+    keep=st.integers(0, 130),
+)
+def test_a_small_file_read_whole_gives_the_window_reading_in_pieces_gave(
+    data: bytes, start: int, limit: int, keep: int
+):
+    # behind a 8 KiB text head the same lines come from the piece-by-piece reading; a file that
+    # small is valid UTF-8 here, so it is read whole (one decode, one split)
+    padding = b"x" * 9_000 + b"\n"
+    whole = read_window(io.BytesIO(data), start, limit, keep)
+    pieces = read_window(io.BytesIO(padding + data), start + 1, limit, keep)
+    assert (whole.lines, whole.cut) == (pieces.lines, pieces.cut)
+    assert whole.total == pieces.total - 1
+    assert whole.digest == hashlib.sha256(data).hexdigest()
