@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from agent_cli.context.breakdown import metered
 from agent_cli.context.pipeline import build_pipeline, request_overhead
@@ -40,8 +40,6 @@ from agent_cli.runtime.workspace_part import PORT as WORKSPACE_PART
 from agent_cli.runtime.workspace_part import NoWorkspacePart, WorkspacePart, WorkspaceParts
 from agent_cli.session.state import Session
 from agent_cli.subagent.isolating import PORT as ISOLATION
-from agent_cli.subagent.runner import SubagentRunner
-from agent_cli.subagent.store import NoteStore
 from agent_cli.subagent.task import Task
 from agent_cli.todo.reminder import TodoReminder
 from agent_cli.tools.compact import Compact
@@ -57,6 +55,9 @@ from agent_cli.tools.shell.bash_jobs import Background
 from agent_cli.tools.shell.confined import SHELL_WRAPPER
 from agent_cli.tools.todo_write import TodoWrite
 from agent_cli.tools.write_file import WriteFile
+
+if TYPE_CHECKING:
+    from agent_cli.subagent.runner import SubagentRunner
 
 log = logging.getLogger(__name__)
 
@@ -143,10 +144,7 @@ def assemble(
     after_task += _extension_tools(extensions, context, own, publish)
     # subagents get the complete set minus `task` (and what the runner leaves out itself)
     children = ToolRegistry([*before_task, *after_task], gate, source, server_tools)
-    runner = SubagentRunner(
-        parent=session, client=client, store=NoteStore(session.paths), spawn=Agent,
-        tools=children, child_hooks=project.child_hooks(),
-    )  # fmt: skip
+    runner = _runner(session, client, children, project)
     isolation = lambda: extensions.port(ISOLATION, context)  # noqa: E731 - asked when used
     task = Task(runner, project.agent_types(permissions, hooks), isolation)
     tools = [*before_task, task, *after_task, *extra_tools]
@@ -258,6 +256,26 @@ def _tool_source(
     starting in the background: the first request does not wait for them."""
     source = extensions.port("tool_source", context)
     return source if isinstance(source, ToolSource) else None
+
+
+def _runner(
+    session: Session, client: ModelClient, children: ToolRegistry, project: WorkspacePart
+) -> Callable[[], SubagentRunner]:
+    """What runs `task`'s subagents, made when a task first runs: a turn that delegates
+    nothing never imports the runner, its notes store or their renderers."""
+    hooks = project.child_hooks()
+
+    def make() -> SubagentRunner:
+        from agent_cli.subagent.runner import SubagentRunner
+        from agent_cli.subagent.store import NoteStore
+
+        store = NoteStore(session.paths)
+        return SubagentRunner(
+            parent=session, client=client, store=store, spawn=Agent, tools=children,
+            child_hooks=hooks,
+        )  # fmt: skip
+
+    return make
 
 
 def _mode(permissions: Permissions) -> Callable[[], str]:
