@@ -1,15 +1,20 @@
 """The run's language servers, as the extension's service: one manager shared by every
 session of the run (none started until a file of theirs is edited), the after-edit check it
-gives each session when a server is there (configured, or a built-in one on PATH)."""
+gives each session when a server is there (configured, or a built-in one on PATH). The
+manager and the servers' code are imported when an edit is first checked (or `/lsp` asks),
+not before the first request."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_cli.ext.lsp.manager import LspManager, ServerRow
+from agent_cli.core.diagnosing import EditReport
+from agent_cli.ext.lsp.builtins import could_serve
 from agent_cli.policy.trust import TrustStore
 
 if TYPE_CHECKING:
+    from agent_cli.ext.lsp.manager import LspManager, ServerRow
     from agent_cli.runtime.extensions.contract import ExtensionContext
 
 
@@ -18,19 +23,45 @@ class LspService:
 
     def __init__(self, runtime: Any) -> None:
         workspace = runtime.options.workspace
-        trusted = lambda: TrustStore().is_trusted(workspace)  # noqa: E731 - asked at each start
-        self.manager = LspManager(runtime.settings.lsp, workspace, trusted)
+        self._settings, self._workspace = runtime.settings.lsp, workspace
+        self._trusted = lambda: TrustStore().is_trusted(workspace)  # asked at each start
+        self._manager: LspManager | None = None
+        self._checks = Checks(self)
 
-    def diagnoser(self) -> LspManager | None:
+    @property
+    def manager(self) -> LspManager:
+        if self._manager is None:
+            from agent_cli.ext.lsp.manager import LspManager
+
+            self._manager = LspManager(self._settings, self._workspace, self._trusted)
+        return self._manager
+
+    def diagnoser(self) -> LspManager | Checks | None:
         """What checks a session's edits: None when no server could."""
-        return self.manager if self.manager.any_server() else None
+        if self._manager is not None:
+            return self._manager if self._manager.any_server() else None
+        return self._checks if could_serve(self._settings, self._workspace) else None
 
     def rows(self) -> list[ServerRow]:
         """/lsp: the run's language servers."""
         return self.manager.rows()
 
     async def aclose(self) -> None:
-        await self.manager.aclose()
+        if self._manager is not None:  # nothing was started without it
+            await self._manager.aclose()
+
+
+class Checks:
+    """The manager's checks (core/diagnosing's Diagnoser), the manager made at the first."""
+
+    def __init__(self, service: LspService) -> None:
+        self._service = service
+
+    async def after_edit(self, path: Path) -> EditReport:
+        return await self._service.manager.after_edit(path)
+
+    async def report(self, paths: list[Path]) -> str:
+        return await self._service.manager.report(paths)
 
 
 def service_of(context: ExtensionContext) -> LspService | None:
@@ -38,6 +69,6 @@ def service_of(context: ExtensionContext) -> LspService | None:
     return found if isinstance(found, LspService) else None
 
 
-def after_edit(context: ExtensionContext) -> LspManager | None:
+def after_edit(context: ExtensionContext) -> LspManager | Checks | None:
     service = service_of(context)
     return service.diagnoser() if service is not None else None
