@@ -20,16 +20,20 @@ import logging
 import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_cli.core.events import Event, TodosUpdated, TurnEnd, WarningEvent
 from agent_cli.core.messages import Message
 from agent_cli.core.payloads import TodoItem
-from agent_cli.memory import generator, triggers
+from agent_cli.memory import triggers
 from agent_cli.memory.episode import Episode, EpisodeDraft, new_episode_id, relative_path
 from agent_cli.memory.episode_store import EpisodeStore
 from agent_cli.model.client import ModelClient
 from agent_cli.session.state import Session
 from agent_cli.session.transcript import EpisodeRecord
+
+if TYPE_CHECKING:
+    from agent_cli.memory import generator
 
 log = logging.getLogger(__name__)
 
@@ -196,6 +200,8 @@ class EpisodeManager:
             self._commit(result.draft)
 
     async def _generate(self, span: list[Message]) -> generator.Generated:
+        from agent_cli.memory import generator  # an episode's writing: at its trigger, not before
+
         own = self.store.of_session(self.session.id)
         previous = own[-1] if own else None
         ctx = self.session.tool_ctx

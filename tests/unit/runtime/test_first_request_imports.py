@@ -48,6 +48,8 @@ LATER = [
     "agent_cli.ext.lsp.manager",  # the first edit a server checks, or /lsp
     "agent_cli.ext.lsp.server",
     "agent_cli.policy.mcp_servers",  # a workspace that names MCP servers
+    "agent_cli.tools.shell.git_guard",  # the first command
+    "agent_cli.memory.generator",  # an episode written
 ]
 
 
