@@ -50,6 +50,7 @@ LATER = [
     "agent_cli.policy.mcp_servers",  # a workspace that names MCP servers
     "agent_cli.tools.shell.git_guard",  # the first command
     "agent_cli.memory.generator",  # an episode written
+    "agent_cli.memory.episode_store",  # an episode written, a recall, an index to show
 ]
 
 
