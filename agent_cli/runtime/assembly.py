@@ -28,7 +28,6 @@ from agent_cli.memory.setup import recent_episodes_section
 from agent_cli.model.client import ModelClient
 from agent_cli.model.server_tools import declarations
 from agent_cli.policy.approval import Approver, HeadlessApprover
-from agent_cli.policy.approved_rules import ApprovedRules
 from agent_cli.policy.gate import PolicyGate
 from agent_cli.policy.hooks import Hooks
 from agent_cli.policy.permissions import Permissions
@@ -102,6 +101,8 @@ def _permissions(
     )
     if approver is None:
         return permissions
+    from agent_cli.policy.approved_rules import ApprovedRules  # someone to ask: chat
+
     approved = ApprovedRules(options.workspace)
     permissions.project_allow, permissions.save_project_rule = approved.patterns(), approved.add
     return permissions
