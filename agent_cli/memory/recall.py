@@ -37,6 +37,15 @@ class NotesSearch(Protocol):
     ) -> list[str]: ...
 
 
+def lazy_notes_search(
+    ctx: ToolContext, query: str | None, file: str | None, limit: int
+) -> list[str]:
+    """The notes index's search (memory/recall_notes.py), imported at the first recall."""
+    from agent_cli.memory.recall_notes import search_notes
+
+    return search_notes(ctx, query, file, limit)
+
+
 def find_episodes(store: EpisodeStore, args: RecallInput, workspace: str) -> list[Episode]:
     """Episodes matching both the file and the query first, then either one."""
     by_file = (

@@ -22,8 +22,7 @@ from agent_cli.core.tool_contract import AnyTool
 from agent_cli.loop.agent import Agent
 from agent_cli.loop.outbox import Outbox
 from agent_cli.memory.manager import EpisodeManager
-from agent_cli.memory.recall import Recall
-from agent_cli.memory.recall_notes import search_notes
+from agent_cli.memory.recall import Recall, lazy_notes_search
 from agent_cli.memory.setup import recent_episodes_section
 from agent_cli.model.client import ModelClient
 from agent_cli.model.server_tools import declarations
@@ -68,7 +67,7 @@ def base_tools(
     `shell_wrapper`: the session's port that confines each command (none: they run as they
     are)."""
     bash = Bash(jobs, shell_wrapper)
-    return [ReadFile(), WriteFile(), EditFile(), bash, Glob(), Grep(), Recall(search_notes)]
+    return [ReadFile(), WriteFile(), EditFile(), bash, Glob(), Grep(), Recall(lazy_notes_search)]
 
 
 class PlanHandOver:

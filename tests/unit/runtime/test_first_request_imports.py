@@ -51,6 +51,8 @@ LATER = [
     "agent_cli.tools.shell.git_guard",  # the first command
     "agent_cli.memory.generator",  # an episode written
     "agent_cli.memory.episode_store",  # an episode written, a recall, an index to show
+    "agent_cli.memory.recall_notes",  # a recall
+    "agent_cli.tools.rg",  # a glob or a grep
 ]
 
 
