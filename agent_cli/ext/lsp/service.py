@@ -27,6 +27,7 @@ class LspService:
         self._trusted = lambda: TrustStore().is_trusted(workspace)  # asked at each start
         self._manager: LspManager | None = None
         self._checks = Checks(self)
+        self._could: bool | None = None  # looked up on PATH once, as the manager does
 
     @property
     def manager(self) -> LspManager:
@@ -40,7 +41,9 @@ class LspService:
         """What checks a session's edits: None when no server could."""
         if self._manager is not None:
             return self._manager if self._manager.any_server() else None
-        return self._checks if could_serve(self._settings, self._workspace) else None
+        if self._could is None:
+            self._could = could_serve(self._settings, self._workspace)
+        return self._checks if self._could else None
 
     def rows(self) -> list[ServerRow]:
         """/lsp: the run's language servers."""
