@@ -1,6 +1,7 @@
 """The context pipeline (SPEC §8): the ordered pre-request stages, in order of growing information
 loss and cost (budget, snip, micro, summary; only the last calls a model), and the compactor that
-serves the `compact` tool, /compact and prompt-too-long recovery."""
+serves the `compact` tool, /compact and prompt-too-long recovery. The summary's own code
+(context/summary.py) is imported when a summary is first due, not before the first request."""
 
 from __future__ import annotations
 
@@ -13,14 +14,6 @@ from agent_cli.context.micro import MicroCompact, shrink
 from agent_cli.context.ports import Compacted, Stage, StageContext
 from agent_cli.context.snip import Snip
 from agent_cli.context.state import ContextState, current_request, request_visible
-from agent_cli.context.summary import (
-    call_summariser,
-    join_kept,
-    reactive_cut,
-    summary_message,
-    summary_request,
-    unseen_tail_start,
-)
 from agent_cli.context.tokens import TokenCounter, resolve_thresholds, value_tokens
 from agent_cli.core.events import WarningEvent
 from agent_cli.core.messages import Block, Message
@@ -47,6 +40,13 @@ class Summariser:
         """Summarise messages[:cut] and keep the rest. Without `fallback` a failed call leaves the
         history as it was; with it (prompt-too-long) the archived part is dropped anyway, with a
         notice naming the archive."""
+        from agent_cli.context.summary import (
+            call_summariser,
+            join_kept,
+            summary_message,
+            summary_request,
+        )
+
         older, kept = messages[:cut], messages[cut:]
         if len(older) < 2:
             return None  # nothing worth a model call
@@ -115,6 +115,8 @@ class Summary:
             return None
         if state.counter.estimate(messages) <= state.thresholds.summary_threshold:
             return None
+        from agent_cli.context.summary import unseen_tail_start
+
         return await self.summariser.run(messages, unseen_tail_start(messages), ctx, self.name)
 
 
@@ -131,6 +133,8 @@ class ContextCompactor:
     async def compact(
         self, messages: list[Message], focus: str | None, ctx: StageContext
     ) -> Compacted | None:
+        from agent_cli.context.summary import unseen_tail_start
+
         cut = unseen_tail_start(messages)
         if cut < 2:
             ctx.emit(WarningEvent(message="Nothing to compact yet: the history is still short."))
@@ -140,6 +144,8 @@ class ContextCompactor:
     async def recover(self, messages: list[Message], ctx: StageContext) -> Compacted | None:
         """Keep about the newest few messages, summarise the rest, and shorten large results of
         what is kept, so the one retry has a real chance."""
+        from agent_cli.context.summary import reactive_cut
+
         state = self.summariser.state
         cut = reactive_cut(messages, state.thresholds.reactive_keep)
         compacted = await self.summariser.run(messages, cut, ctx, "reactive", fallback=True)

@@ -20,16 +20,20 @@ import logging
 import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_cli.core.events import Event, TodosUpdated, TurnEnd, WarningEvent
 from agent_cli.core.messages import Message
 from agent_cli.core.payloads import TodoItem
-from agent_cli.memory import generator, triggers
+from agent_cli.memory import triggers
 from agent_cli.memory.episode import Episode, EpisodeDraft, new_episode_id, relative_path
-from agent_cli.memory.episode_store import EpisodeStore
 from agent_cli.model.client import ModelClient
 from agent_cli.session.state import Session
 from agent_cli.session.transcript import EpisodeRecord
+
+if TYPE_CHECKING:
+    from agent_cli.memory import generator
+    from agent_cli.memory.episode_store import EpisodeStore
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +48,7 @@ class EpisodeManager:
     ) -> None:
         self.session = session
         self.client = client
-        self.store = store or EpisodeStore(session.paths.index_db)
+        self._store = store
         self.emit = emit
         self.latest: Episode | None = None  # newest episode written here (side panel)
         self.on_saved: Callable[[Episode], None] | None = None
@@ -195,7 +199,18 @@ class EpisodeManager:
                 return
             self._commit(result.draft)
 
+    @property
+    def store(self) -> EpisodeStore:
+        """The workspace's episode index (its code imported when an episode is first due)."""
+        if self._store is None:
+            from agent_cli.memory.episode_store import EpisodeStore
+
+            self._store = EpisodeStore(self.session.paths.index_db)
+        return self._store
+
     async def _generate(self, span: list[Message]) -> generator.Generated:
+        from agent_cli.memory import generator  # an episode's writing: at its trigger, not before
+
         # off the loop: the first touch of the index creates it (schema, WAL: tens of ms of
         # disk work) and the turn goes on meanwhile; only a read, so a cancel leaves nothing
         own = await asyncio.to_thread(self.store.of_session, self.session.id)

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from pydantic import Field, model_validator
 
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
-from agent_cli.memory import render
 from agent_cli.memory.episode import Episode, relative_path
-from agent_cli.memory.episode_store import EpisodeStore
+
+if TYPE_CHECKING:
+    from agent_cli.memory.episode_store import EpisodeStore
 
 
 class RecallInput(ToolInput):
@@ -34,6 +35,15 @@ class NotesSearch(Protocol):
     def __call__(
         self, ctx: ToolContext, query: str | None, file: str | None, limit: int
     ) -> list[str]: ...
+
+
+def lazy_notes_search(
+    ctx: ToolContext, query: str | None, file: str | None, limit: int
+) -> list[str]:
+    """The notes index's search (memory/recall_notes.py), imported at the first recall."""
+    from agent_cli.memory.recall_notes import search_notes
+
+    return search_notes(ctx, query, file, limit)
 
 
 def find_episodes(store: EpisodeStore, args: RecallInput, workspace: str) -> list[Episode]:
@@ -63,6 +73,9 @@ class Recall(Tool[RecallInput]):
         return f"recall {what}"
 
     async def run(self, args: RecallInput, ctx: ToolContext) -> ToolResult:
+        from agent_cli.memory import render  # the first search imports the index's code
+        from agent_cli.memory.episode_store import EpisodeStore
+
         episodes: list[Episode] = []
         if ctx.paths.index_db.exists():  # a read never creates the index
             store = EpisodeStore(ctx.paths.index_db)

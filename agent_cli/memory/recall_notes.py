@@ -10,7 +10,6 @@ from agent_cli.core.errors import UsageError
 from agent_cli.core.payloads import Note
 from agent_cli.core.tool_contract import ToolContext
 from agent_cli.memory.episode import relative_path
-from agent_cli.subagent.store import NoteStore
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +31,8 @@ def _cites(note: Note, path: str, ctx: ToolContext) -> bool:
 
 def search_notes(ctx: ToolContext, query: str | None, file: str | None, limit: int) -> list[str]:
     """Notes matching every word of `query` and/or citing `file`, best first."""
+    from agent_cli.subagent.store import NoteStore  # what a call needs, not the first request
+
     store = NoteStore(ctx.paths)
     found: dict[str, Note] = {}
     try:

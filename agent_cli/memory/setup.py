@@ -7,11 +7,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
+from typing import TYPE_CHECKING
 
-from agent_cli.memory import render
-from agent_cli.memory.episode_store import EpisodeStore
-from agent_cli.memory.manager import EpisodeManager
-from agent_cli.session.state import Session
+if TYPE_CHECKING:
+    from agent_cli.memory.manager import EpisodeManager
+    from agent_cli.session.state import Session
 
 log = logging.getLogger(__name__)
 
@@ -23,6 +23,9 @@ def recent_episodes_section(session: Session) -> str:
     index = session.paths.index_db
     if session.messages or limit == 0 or not index.exists():
         return ""
+    from agent_cli.memory import render  # an index is there: its code is needed
+    from agent_cli.memory.episode_store import EpisodeStore
+
     try:
         episodes = EpisodeStore(index).recent(str(session.tool_ctx.workspace), limit)
     except sqlite3.Error as e:
@@ -43,6 +46,9 @@ def listing(session: Session, limit: int = 10) -> str:
     index = session.paths.index_db
     if not index.exists():
         return "No episodes yet."
+    from agent_cli.memory import render
+    from agent_cli.memory.episode_store import EpisodeStore
+
     try:
         episodes = EpisodeStore(index).recent(str(session.tool_ctx.workspace), limit)
     except sqlite3.Error as e:

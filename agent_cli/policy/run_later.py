@@ -11,7 +11,6 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from agent_cli.core.outside.later import workspace_programs
 from agent_cli.core.settings.schema import Settings
 from agent_cli.policy.trust import TrustStore
 
@@ -68,6 +67,9 @@ def commands(settings: Settings, workspace: Path, trusted: bool) -> list[Command
 
 def run_later(settings: Settings, workspace: Path) -> tuple[Path, ...]:
     """The workspace files the agent will run outside the sandbox, to keep read-only inside."""
-    return workspace_programs(
-        commands(settings, workspace, TrustStore().is_trusted(workspace)), workspace
-    )
+    found = commands(settings, workspace, TrustStore().is_trusted(workspace))
+    if not found:  # nothing to read the commands' words for
+        return ()
+    from agent_cli.core.outside.later import workspace_programs
+
+    return workspace_programs(found, workspace)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from agent_cli.context.breakdown import metered
 from agent_cli.context.pipeline import build_pipeline, request_overhead
@@ -22,13 +22,11 @@ from agent_cli.core.tool_contract import AnyTool
 from agent_cli.loop.agent import Agent
 from agent_cli.loop.outbox import Outbox
 from agent_cli.memory.manager import EpisodeManager
-from agent_cli.memory.recall import Recall
-from agent_cli.memory.recall_notes import search_notes
+from agent_cli.memory.recall import Recall, lazy_notes_search
 from agent_cli.memory.setup import recent_episodes_section
 from agent_cli.model.client import ModelClient
 from agent_cli.model.server_tools import declarations
 from agent_cli.policy.approval import Approver, HeadlessApprover
-from agent_cli.policy.approved_rules import ApprovedRules
 from agent_cli.policy.gate import PolicyGate
 from agent_cli.policy.hooks import Hooks
 from agent_cli.policy.permissions import Permissions
@@ -40,8 +38,6 @@ from agent_cli.runtime.workspace_part import PORT as WORKSPACE_PART
 from agent_cli.runtime.workspace_part import NoWorkspacePart, WorkspacePart, WorkspaceParts
 from agent_cli.session.state import Session
 from agent_cli.subagent.isolating import PORT as ISOLATION
-from agent_cli.subagent.runner import SubagentRunner
-from agent_cli.subagent.store import NoteStore
 from agent_cli.subagent.task import Task
 from agent_cli.todo.reminder import TodoReminder
 from agent_cli.tools.compact import Compact
@@ -58,6 +54,9 @@ from agent_cli.tools.shell.confined import SHELL_WRAPPER
 from agent_cli.tools.todo_write import TodoWrite
 from agent_cli.tools.write_file import WriteFile
 
+if TYPE_CHECKING:
+    from agent_cli.subagent.runner import SubagentRunner
+
 log = logging.getLogger(__name__)
 
 
@@ -68,7 +67,7 @@ def base_tools(
     `shell_wrapper`: the session's port that confines each command (none: they run as they
     are)."""
     bash = Bash(jobs, shell_wrapper)
-    return [ReadFile(), WriteFile(), EditFile(), bash, Glob(), Grep(), Recall(search_notes)]
+    return [ReadFile(), WriteFile(), EditFile(), bash, Glob(), Grep(), Recall(lazy_notes_search)]
 
 
 class PlanHandOver:
@@ -101,6 +100,8 @@ def _permissions(
     )
     if approver is None:
         return permissions
+    from agent_cli.policy.approved_rules import ApprovedRules  # someone to ask: chat
+
     approved = ApprovedRules(options.workspace)
     permissions.project_allow, permissions.save_project_rule = approved.patterns(), approved.add
     return permissions
@@ -143,10 +144,7 @@ def assemble(
     after_task += _extension_tools(extensions, context, own, publish)
     # subagents get the complete set minus `task` (and what the runner leaves out itself)
     children = ToolRegistry([*before_task, *after_task], gate, source, server_tools)
-    runner = SubagentRunner(
-        parent=session, client=client, store=NoteStore(session.paths), spawn=Agent,
-        tools=children, child_hooks=project.child_hooks(),
-    )  # fmt: skip
+    runner = _runner(session, client, children, project)
     isolation = lambda: extensions.port(ISOLATION, context)  # noqa: E731 - asked when used
     task = Task(runner, project.agent_types(permissions, hooks), isolation)
     tools = [*before_task, task, *after_task, *extra_tools]
@@ -271,6 +269,26 @@ def _tool_source(
     starting in the background: the first request does not wait for them."""
     source = extensions.port("tool_source", context)
     return source if isinstance(source, ToolSource) else None
+
+
+def _runner(
+    session: Session, client: ModelClient, children: ToolRegistry, project: WorkspacePart
+) -> Callable[[], SubagentRunner]:
+    """What runs `task`'s subagents, made when a task first runs: a turn that delegates
+    nothing never imports the runner, its notes store or their renderers."""
+    hooks = project.child_hooks()
+
+    def make() -> SubagentRunner:
+        from agent_cli.subagent.runner import SubagentRunner
+        from agent_cli.subagent.store import NoteStore
+
+        store = NoteStore(session.paths)
+        return SubagentRunner(
+            parent=session, client=client, store=store, spawn=Agent, tools=children,
+            child_hooks=hooks,
+        )  # fmt: skip
+
+    return make
 
 
 def _mode(permissions: Permissions) -> Callable[[], str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_cli.context.tokens import resolve_thresholds
 from agent_cli.core.errors import UsageError
@@ -39,8 +39,10 @@ from agent_cli.runtime.opening import open_session
 from agent_cli.runtime.ports import Assembly
 from agent_cli.runtime.providers import ModelClientPort, provider_port, require_provider
 from agent_cli.runtime.runtime import Runtime
-from agent_cli.session.resume import RestoredSession
 from agent_cli.session.state import Session
+
+if TYPE_CHECKING:
+    from agent_cli.session.resume import RestoredSession
 
 
 def resolve_workspace(path: Path) -> Path:

@@ -1,9 +1,11 @@
-"""A session opened: new, or the one the options resume, its transcript folded here once."""
+"""A session opened: new, or the one the options resume, its transcript folded here once.
+What resumes and forks a session is imported only when one is resumed."""
 
 from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_cli.core.diagnosing import Diagnoser
 from agent_cli.core.files.logs import secrets_from_env
@@ -12,28 +14,27 @@ from agent_cli.core.options import Options
 from agent_cli.core.settings.schema import Settings
 from agent_cli.core.tool_contract import ToolContext
 from agent_cli.policy.run_later import run_later
-from agent_cli.session.fork import fork_session
 from agent_cli.session.owner import SessionOwner, holder_pid, take_session
-from agent_cli.session.resume import (
-    RestoredSession,
-    find_session,
-    fold,
-    latest_session,
-    warn_other_workspace,
-)
 from agent_cli.session.state import Session, new_session_id
 from agent_cli.session.transcript import SessionRecord, TranscriptWriter
 from agent_cli.todo.tracker import TodoTracker
+
+if TYPE_CHECKING:
+    from agent_cli.session.resume import RestoredSession
 
 log = logging.getLogger(__name__)
 
 
 def _target(options: Options, paths: Paths) -> Path | None:
     if options.resume:
+        from agent_cli.session.resume import find_session, warn_other_workspace
+
         found = find_session(paths, options.resume)
         warn_other_workspace(found, options.workspace)
         return found
     if options.continue_last:
+        from agent_cli.session.resume import latest_session
+
         return latest_session(paths, options.workspace)
     return None
 
@@ -47,6 +48,9 @@ def restore_target(
     path = _target(options, paths)
     if path is None:
         return None, None
+    from agent_cli.session.fork import fork_session
+    from agent_cli.session.resume import fold
+
     owner = take_session(paths, path.stem)
     live = owner is None  # another live run holds it: its current turn is not ours to copy
     if owner is not None and not options.fork_session:

@@ -33,7 +33,6 @@ from agent_cli.runtime.ports import Assembly, Attach, Composer
 from agent_cli.runtime.remembering import Remembering
 from agent_cli.runtime.tuning import Tuning
 from agent_cli.runtime.work import LongWork
-from agent_cli.session.resume import RestoredSession
 from agent_cli.session.state import Session
 
 if TYPE_CHECKING:
@@ -43,6 +42,7 @@ if TYPE_CHECKING:
     from agent_cli.memory.manager import EpisodeManager
     from agent_cli.model.call_log import CallLog
     from agent_cli.model.client import ModelClient
+    from agent_cli.session.resume import RestoredSession
 
 SDK_MODULE = "agent_cli.model.anthropic"
 

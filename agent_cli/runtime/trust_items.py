@@ -14,6 +14,8 @@ from typing import Any
 from agent_cli.policy.trust import TrustItem
 
 Provider = Callable[[Path], list[TrustItem]]
+# where a workspace names MCP servers (policy/mcp_servers.py's PROJECT_FILE, WORKSPACE_SETTINGS)
+MCP_FILES = (".mcp.json", ".agent/settings.json")
 
 
 def _workspace_settings(workspace: Path) -> list[TrustItem]:
@@ -94,9 +96,22 @@ def _lsp_commands(lsp: Any, source: str) -> list[TrustItem]:
 
 
 def _mcp_servers(workspace: Path) -> list[TrustItem]:
+    """The project's servers (`.mcp.json`, the workspace settings' `mcp_servers`); a workspace
+    with neither file has none, known without importing their reader."""
+    if not any(_stat(workspace / name) for name in MCP_FILES):
+        return []
     from agent_cli.policy.mcp_servers import project_trust_items  # config, not the client
 
     return project_trust_items(workspace)
+
+
+def _stat(path: Path) -> bool:
+    """Something is there (the reader reads nothing where stat fails: it skips such a file)."""
+    try:
+        path.stat()
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 PROVIDERS: list[Provider] = [_workspace_settings, _mcp_servers]

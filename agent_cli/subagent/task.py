@@ -12,9 +12,7 @@ from pydantic import Field, field_validator
 
 from agent_cli.core.payloads import Note, NoteDisplay
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult, current_call_id
-from agent_cli.subagent.grounding import verified_count
 from agent_cli.subagent.isolating import Isolating, IsolationFailed
-from agent_cli.subagent.note_render import render
 
 if TYPE_CHECKING:
     from agent_cli.subagent.profile import SubagentProfile, SubagentTypes
@@ -57,16 +55,26 @@ class Task(Tool[TaskInput]):
 
     def __init__(
         self,
-        runner: SubagentRunner,
+        runner: SubagentRunner | Callable[[], SubagentRunner],
         types: SubagentTypes | None = None,
         isolation: Callable[[], object | None] = lambda: None,
     ) -> None:
-        """`isolation`: asks for the port "isolation" (subagent/isolating.py), the first time
-        a task wants it; None when no extension provides it."""
-        self._runner = runner
+        """`runner`: the runner, or what makes it when a task first runs (a session that
+        delegates nothing never imports it). `isolation`: asks for the port "isolation"
+        (subagent/isolating.py), the first time a task wants it; None when no extension
+        provides it."""
+        self._make_runner = runner if callable(runner) else lambda: runner
+        self._made: SubagentRunner | None = None
         self._types = types
         self._ask_isolation = isolation
         self._isolation: Isolating | None = None
+
+    @property
+    def _runner(self) -> SubagentRunner:
+        """Made once, before any await: the calls of one round share it."""
+        if self._made is None:
+            self._made = self._make_runner()
+        return self._made
 
     def description_extra(self) -> str:
         return self._types.listing() if self._types is not None else ""
@@ -121,6 +129,9 @@ class Task(Tool[TaskInput]):
         return self._isolation
 
     def _result(self, args: TaskInput, note: Note) -> ToolResult:
+        from agent_cli.subagent.grounding import verified_count
+        from agent_cli.subagent.note_render import render
+
         f = note.figures
         verified, total = verified_count(note.evidence_checks)
         checked = f", evidence {verified}/{total} verified" if total else ""

@@ -9,7 +9,6 @@ from pydantic import Field
 
 from agent_cli.core.payloads import DiffDisplay
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
-from agent_cli.tools.after_edit import checked
 from agent_cli.tools.fs import (
     PathRefused,
     content_hash,
@@ -80,6 +79,8 @@ class EditFile(Tool[EditFileInput]):
         planned = _planned(args, ctx)
         if isinstance(planned, ToolResult):
             return planned
+        from agent_cli.tools.after_edit import checked  # the first edit imports it
+
         path, text, new_text, count = planned
         return await checked(_write(path, text, new_text, count, ctx), path, ctx)
 

@@ -10,7 +10,6 @@ from pydantic import Field
 from agent_cli.core.text.counts import counted
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.tools.fs import display_path
-from agent_cli.tools.rg import RgMissing, base_args, run_rg, strip_dot
 
 MAX_RESULTS = 500
 
@@ -87,6 +86,8 @@ class Glob(Tool[GlobInput]):
         root = ctx.resolve(args.path or ".")
         if not root.is_dir():
             return _error(f"{args.path} is not a directory.")
+        from agent_cli.tools.rg import RgMissing, base_args, run_rg, strip_dot  # the first glob
+
         try:
             run = await run_rg([*base_args(ctx, root), "--files"], root)
         except RgMissing as e:

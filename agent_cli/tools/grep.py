@@ -1,4 +1,5 @@
-"""grep: search file contents with ripgrep; files / content / count modes."""
+"""grep: search file contents with ripgrep; files / content / count modes. What runs ripgrep
+(tools/rg.py) is imported by the first search."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ from pydantic import Field
 from agent_cli.core.text.counts import counted
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.tools.fs import display_path
-from agent_cli.tools.rg import RgMissing, base_args, run_rg, strip_dot
 
 OutputMode = Literal["content", "files", "count"]
 
@@ -46,6 +46,8 @@ def _error(message: str) -> ToolResult:
 
 
 def rg_args(args: GrepInput, ctx: ToolContext, root: Path) -> list[str]:
+    from agent_cli.tools.rg import base_args
+
     out = [*base_args(ctx, root), "--null", "--sort", "path", *MODE_ARGS[args.output_mode]]
     out += ["--max-columns", "500", "--max-columns-preview"]
     if args.ignore_case:
@@ -70,6 +72,8 @@ class Grep(Tool[GrepInput]):
         if not target.exists():
             return _error(f"{args.path} does not exist.")
         cwd, where = (target, ".") if target.is_dir() else (target.parent, target.name)
+        from agent_cli.tools.rg import RgMissing, run_rg
+
         try:
             run = await run_rg([*rg_args(args, ctx, cwd), "--", where], cwd)
         except RgMissing as e:
@@ -107,4 +111,6 @@ def _lines(stdout: str, cwd: Path, ctx: ToolContext, mode: str) -> list[str]:
 
 
 def _shown(rel: str, cwd: Path, ctx: ToolContext) -> str:
+    from agent_cli.tools.rg import strip_dot
+
     return display_path(ctx, cwd / strip_dot(rel.strip("\n")))

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from pydantic import Field
 
 from agent_cli.core.files.line_views import ViewBroken, read_view
 from agent_cli.core.text.counts import counted
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
-from agent_cli.tools.file_window import Window, read_window
 from agent_cli.tools.fs import content_hash, display_path
-from agent_cli.tools.image_file import ImageRefused, image_kind, load_image
+
+if TYPE_CHECKING:
+    from agent_cli.tools.file_window import Window
 
 __all__ = ["MAX_LINE_CHARS", "ReadFile", "ReadFileInput", "content_hash"]
 
@@ -52,6 +53,10 @@ class ReadFile(Tool[ReadFileInput]):
         path = ctx.resolve(args.path)
         if refused := _refusal(path, args.path):
             return refused
+        # the first read imports its reader
+        from agent_cli.tools.file_window import read_window
+        from agent_cli.tools.image_file import image_kind
+
         start = (args.offset or 1) - 1
         limit = args.limit or DEFAULT_LIMIT
         try:
@@ -103,6 +108,8 @@ def _opened(path: Path, ctx: ToolContext) -> BinaryIO:
 
 def _image(path: Path, kind: str, shown: str) -> ToolResult:
     """An image file: the model sees it (one image block), downscaled when too large."""
+    from agent_cli.tools.image_file import ImageRefused, load_image
+
     try:
         image = load_image(path, kind)
     except ImageRefused as e:

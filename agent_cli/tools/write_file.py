@@ -8,7 +8,6 @@ from pydantic import Field
 
 from agent_cli.core.text.counts import counted
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
-from agent_cli.tools.after_edit import checked
 from agent_cli.tools.edit_file import diff_display
 from agent_cli.tools.fs import PathRefused, display_path, remember, replace_file, writable_path
 
@@ -59,6 +58,8 @@ class WriteFile(Tool[WriteFileInput]):
             summary=f"write_file {shown} ({verb.lower()}, {counted(lines, 'line')})",
             display=diff_display(shown, before or "", args.content),
         )
+        from agent_cli.tools.after_edit import checked  # the first write imports it
+
         return await checked(result, path, ctx)
 
 

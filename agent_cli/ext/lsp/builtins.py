@@ -3,7 +3,13 @@ server covers the file: the first one found for a file's extension checks it."""
 
 from __future__ import annotations
 
-from agent_cli.core.settings.lsp import LspServerSpec
+import os
+from pathlib import Path
+
+from agent_cli.core.outside.paths import program
+from agent_cli.core.settings.lsp import LspServerSpec, LspSettings
+
+ENV_BUILTIN = "AGENT_LSP_BUILTIN"  # "0": no built-in server, whatever is on PATH (CI, tests)
 
 PY = [".py", ".pyi"]
 PY_ROOT = ["pyproject.toml", "setup.py"]
@@ -29,3 +35,16 @@ BUILTIN: dict[str, LspServerSpec] = {
         command=["clangd"], extensions=C, root_markers=["compile_commands.json"]
     ),
 }
+
+
+def on_path(settings: LspSettings, workspace: Path) -> list[tuple[str, LspServerSpec]]:
+    """The built-in servers whose command is on PATH (none with `lsp.builtin` off)."""
+    wanted = settings.builtin and os.environ.get(ENV_BUILTIN) != "0"
+    found = BUILTIN.items() if wanted else []
+    return [(n, s) for n, s in found if program(s.command[0], workspace)]
+
+
+def could_serve(settings: LspSettings, workspace: Path) -> bool:
+    """Some server could check an edit (a configured one, or a built-in one on PATH): what
+    `LspManager.any_server` says, known without importing the servers' code."""
+    return settings.enabled and bool(settings.servers or on_path(settings, workspace))

@@ -10,22 +10,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from agent_cli.core.diagnosing import EditReport
-from agent_cli.core.outside.paths import program
 from agent_cli.core.settings.lsp import LspServerSpec, LspSettings
-from agent_cli.ext.lsp.builtins import BUILTIN
+from agent_cli.ext.lsp.builtins import on_path
 from agent_cli.ext.lsp.diagnostic import Diagnostic, kept, shown_lines
 from agent_cli.ext.lsp.format import run_formatter
 from agent_cli.ext.lsp.server import LanguageServer
 
 log = logging.getLogger(__name__)
-
-ENV_BUILTIN = "AGENT_LSP_BUILTIN"  # "0": no built-in server, whatever is on PATH (CI, tests)
 
 
 @dataclass
@@ -66,10 +62,8 @@ class LspManager:
     def builtin(self) -> list[LanguageServer]:
         """The built-in servers whose command is on PATH (none with `lsp.builtin` off)."""
         if self._builtin is None:
-            wanted = self.settings.builtin and os.environ.get(ENV_BUILTIN) != "0"
-            found = BUILTIN.items() if wanted else []
-            here = self.workspace
-            self._builtin = [self._server(n, s) for n, s in found if program(s.command[0], here)]
+            found = on_path(self.settings, self.workspace)
+            self._builtin = [self._server(n, s) for n, s in found]
         return self._builtin
 
     def any_server(self) -> bool:

@@ -7,17 +7,15 @@ import contextlib
 import os
 import time
 from collections.abc import Callable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, field_validator
 
 from agent_cli.core.outside import spawn
-from agent_cli.core.outside.gate import StartGate
 from agent_cli.core.outside.groups import exited as _exited
 from agent_cli.core.outside.groups import kill_group
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.model.credentials import CREDENTIAL_VARS
-from agent_cli.tools.shell import git_guard
 from agent_cli.tools.shell.bash_jobs import Background, move_to_background, start_background
 from agent_cli.tools.shell.confined import (
     NO_WRAPPER,
@@ -27,6 +25,9 @@ from agent_cli.tools.shell.confined import (
     required,
 )
 from agent_cli.tools.shell.rules import is_read_only
+
+if TYPE_CHECKING:
+    from agent_cli.core.outside.gate import StartGate
 
 # output kept in memory; the registry saves anything over the per-result limit to a file
 MAX_OUTPUT_BYTES = 4_000_000
@@ -122,6 +123,10 @@ class Bash(Tool[BashInput]):
         return wrapper.unconfined(ctx, args.unsandboxed)
 
     async def run(self, args: BashInput, ctx: ToolContext) -> ToolResult:
+        # imported by the first command, not before the first request
+        from agent_cli.core.outside.gate import StartGate
+        from agent_cli.tools.shell import git_guard
+
         env = clean_env()
         if "git" in args.command and is_read_only(args.command, ctx.workspace):
             env = await git_guard.neutral_env(ctx.workspace, env)  # it may have run unasked
