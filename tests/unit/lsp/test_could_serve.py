@@ -63,6 +63,7 @@ class _Runtime:
     def __init__(self, workspace: Path, settings: LspSettings) -> None:
         self.options = type("Options", (), {"workspace": workspace})()
         self.settings = type("Settings", (), {"lsp": settings})()
+        self.port = lambda name: None  # as the Runtime's when no extension answers a port
 
 
 def test_edits_are_checked_through_the_manager_made_at_the_first_check(ruff_on_path: Path) -> None:
