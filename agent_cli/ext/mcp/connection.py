@@ -100,6 +100,8 @@ class McpConnection:
         if not done:
             self.error = f"did not start within {timeout:g} s (mcp.startup_timeout_s)"
         await self.stop(keep_error=True)
+        if self.error is not None:  # `agent run` has no /mcp panel: else this would go unsaid
+            log.warning("mcp server %s did not start: %s", self.entry.name, self.error)
 
     async def _run(self) -> None:
         try:

@@ -25,14 +25,24 @@ Kind = Literal["command", "agent", "skill"]
 AS_JSON = typer.Option(False, "--json", help="One JSON array.")
 
 
+def _settings(root: Path, command: str) -> Settings:
+    """The settings with the sections of the extensions this listing asks for: an enabled
+    plugin's `plugins` section is the plugins extension's, unknown to the core schema."""
+    from agent_cli.core.settings.schema import layer_keys, load_settings
+    from agent_cli.runtime.build import installed
+    from agent_cli.runtime.extensions.discovery import Asking
+
+    extensions = installed(Asking(layer_keys(root, None), root, command))
+    return load_settings(root, sections=extensions.sections(), ignored=extensions.ignored())
+
+
 def _load(workspace: Path, command: str) -> tuple[ProjectFiles, Settings]:
-    from agent_cli.core.settings.schema import load_settings
     from agent_cli.ext.project_files.catalog import load_project_files
     from agent_cli.runtime.build import resolve_workspace
     from agent_cli.runtime.extensions.bundle_port import workspace_bundles
 
     root = resolve_workspace(workspace)
-    settings = load_settings(root)
+    settings = _settings(root, command)
     # the warnings are printed once below, not also by logging's last-resort handler
     logging.getLogger("agent_cli.ext.project_files").setLevel(logging.ERROR)
     source = workspace_bundles(root, command)

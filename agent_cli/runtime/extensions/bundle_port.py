@@ -7,11 +7,15 @@ No built-in is woken for it: the plugins extension is loaded when plugins may be
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from agent_cli.runtime.bundles import PORT, BundleSource, NoBundles
+
+if TYPE_CHECKING:
+    from agent_cli.runtime.extensions.discovery import Asking, Declared
 
 
 def bundles_of(ports: Callable[[str], object | None]) -> BundleSource:
@@ -32,9 +36,8 @@ def workspace_bundles(workspace: Path, command: str) -> BundleSource:
     from agent_cli.runtime.extensions.discovery import Asking
     from agent_cli.runtime.extensions.registry import BUILTINS, discover
 
-    providers = [d for d in BUILTINS if PORT in d.ports or d.name == "plugins"]
     asking = Asking(layer_keys(workspace, None), workspace, command)
-    extensions = discover(builtins=providers, asking=asking)
+    extensions = discover(builtins=_providers(BUILTINS), asking=asking)
     if not any(PORT in item.extension.ports for item in extensions.loaded):
         return NoBundles()
     trusted = TrustStore().is_trusted(workspace)
@@ -49,3 +52,16 @@ def workspace_bundles(workspace: Path, command: str) -> BundleSource:
         return extensions.port(name, context, wake=False)
 
     return bundles_of(port)
+
+
+def _never(_: Asking) -> bool:
+    return False
+
+
+def _providers(builtins: Sequence[Declared]) -> list[Declared]:
+    """The built-ins that may answer the port, asked as a run asks them; the others dormant
+    (their predicates and commands dropped) but there, so what a provider requires loads: the
+    plugins extension requires batch, and without it was skipped, the listings empty."""
+    providers = [d for d in builtins if PORT in d.ports or d.name == "plugins"]
+    others = [replace(d, asked=_never, commands=()) for d in builtins if d not in providers]
+    return [*providers, *others]
