@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from agent_cli.core.diagnosing import EditReport
 from agent_cli.ext.lsp.builtins import could_serve
 from agent_cli.policy.trust import TrustStore
-from agent_cli.runtime.extensions.bundle_port import bundles_of
+from agent_cli.runtime.bundles import PORT
 
 if TYPE_CHECKING:
     from agent_cli.core.settings.lsp import LspServerSpec
@@ -43,10 +43,14 @@ class LspService:
         return self._manager
 
     def plugin_servers(self) -> dict[str, tuple[LspServerSpec, str]]:
+        """The enabled plugins' servers; without the plugins extension, nothing is imported."""
         if self._plugins is None:
-            from agent_cli.ext.lsp.plugins import plugin_servers
+            self._plugins = {}
+            if (source := self._port(PORT)) is not None:
+                from agent_cli.ext.lsp.plugins import plugin_servers
+                from agent_cli.runtime.extensions.bundle_port import bundles_of
 
-            self._plugins = plugin_servers(bundles_of(self._port).bundles())
+                self._plugins = plugin_servers(bundles_of(lambda name: source).bundles())
         return self._plugins
 
     def diagnoser(self) -> LspManager | Checks | None:

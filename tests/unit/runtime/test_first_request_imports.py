@@ -53,6 +53,8 @@ LATER = [
     "agent_cli.memory.episode_store",  # an episode written, a recall, an index to show
     "agent_cli.memory.recall_notes",  # a recall
     "agent_cli.tools.rg",  # a glob or a grep
+    "agent_cli.ext.lsp.plugins",  # plugins enabled (none are here)
+    "agent_cli.runtime.extensions.bundle_port",
 ]
 
 
