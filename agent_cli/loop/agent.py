@@ -267,6 +267,7 @@ class Agent:
             caller=self.caller,
             thinking_budget=self._thinking,
             interleaved_thinking=settings.thinking.interleaved,
+            cache_ttl=settings.cache_ttl.for_caller(self.caller),
         )
 
     async def _prepare(self) -> AsyncIterator[Event]:

@@ -206,16 +206,19 @@ class AnthropicClient:
                 if isinstance(again, Retry):
                     await asyncio.sleep(again.delay_s)
                 continue
-            reply = self._reply(builder, request.model)
+            reply = self._reply(builder, request.model, request.cache_ttl)
             self._finish(tries.record, usage=reply.usage, stop_reason=reply.stop_reason)
             yield Final(reply)
             return
 
-    def _reply(self, builder: ReplyBuilder, model: str) -> ModelReply:
+    def _reply(self, builder: ReplyBuilder, model: str, cache_ttl: str = "5m") -> ModelReply:
+        usage = builder.usage_totals()
+        if cache_ttl == "1h":  # every breakpoint of the request carries it: so do its writes
+            usage.cache_creation_1h_input_tokens = usage.cache_creation_input_tokens
         return ModelReply(
             content=redact_blocks(builder.content(), self._secrets),
             stop_reason=builder.stop_reason,
-            usage=builder.usage_totals(),
+            usage=usage,
             model=builder.model or model,
             not_run=builder.not_run,
         )

@@ -25,6 +25,8 @@ class ModelRequest:
     interleaved_thinking: bool = True
     # {"type": "none"}: the tools are offered (the history's calls need them) but not callable
     tool_choice: dict[str, Any] | None = None
+    # how long the prompt cache keeps what this request writes: "5m" (the API's default) or "1h"
+    cache_ttl: str = "5m"
 
 
 @dataclass

@@ -14,6 +14,9 @@ class Usage(BaseModel):
     output_tokens: int = Field(default=0, description="Output tokens.")
     cache_read_input_tokens: int = Field(default=0, description="Input read from the cache.")
     cache_creation_input_tokens: int = Field(default=0, description="Input written to the cache.")
+    cache_creation_1h_input_tokens: int = Field(
+        default=0, description="Of the cache writes, those kept for an hour (priced 2x input)."
+    )
     web_search_requests: int = Field(default=0, description="Web searches the server tool ran.")
 
     def __add__(self, other: Usage) -> Usage:
@@ -23,6 +26,8 @@ class Usage(BaseModel):
             cache_read_input_tokens=self.cache_read_input_tokens + other.cache_read_input_tokens,
             cache_creation_input_tokens=self.cache_creation_input_tokens
             + other.cache_creation_input_tokens,
+            cache_creation_1h_input_tokens=self.cache_creation_1h_input_tokens
+            + other.cache_creation_1h_input_tokens,
             web_search_requests=self.web_search_requests + other.web_search_requests,
         )
 
@@ -34,9 +39,12 @@ class Usage(BaseModel):
     def cost(self, price: Price | None) -> float | None:
         if price is None:
             return None
+        hour = min(self.cache_creation_1h_input_tokens, self.cache_creation_input_tokens)
+        hour_price = price.input * 2 if price.cache_write_1h is None else price.cache_write_1h
         return (
             self.input_tokens * price.input
             + self.output_tokens * price.output
             + self.cache_read_input_tokens * price.cache_read
-            + self.cache_creation_input_tokens * price.cache_write
+            + (self.cache_creation_input_tokens - hour) * price.cache_write
+            + hour * hour_price
         ) / 1_000_000 + self.web_search_requests * price.web_search_per_1k / 1_000

@@ -13,8 +13,10 @@ EPHEMERAL = {"type": "ephemeral"}
 INTERLEAVED_THINKING = "interleaved-thinking-2025-05-14"
 
 
-def _with_breakpoint(block: Block) -> Block:
-    return {**block, "cache_control": EPHEMERAL}
+def _with_breakpoint(block: Block, ttl: str = "5m") -> Block:
+    # "5m" is the API's default: left unsaid, so default requests stay as they were
+    control = EPHEMERAL if ttl == "5m" else {**EPHEMERAL, "ttl": ttl}
+    return {**block, "cache_control": control}
 
 
 def build_params(request: ModelRequest) -> dict[str, Any]:
@@ -22,14 +24,14 @@ def build_params(request: ModelRequest) -> dict[str, Any]:
     request-only guidance goes after the breakpoint so the cached prefix stays reusable."""
     system = [dict(b) for b in request.system]
     if system:
-        system[-1] = _with_breakpoint(system[-1])
+        system[-1] = _with_breakpoint(system[-1], request.cache_ttl)
     messages: list[Message] = [dict(m) for m in request.messages]
     if messages:
         last = copy.deepcopy(messages[-1])
         content = last["content"]
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         if blocks:
-            blocks[-1] = _with_breakpoint(blocks[-1])
+            blocks[-1] = _with_breakpoint(blocks[-1], request.cache_ttl)
         guidance = request.guidance if last["role"] == "user" else []
         last["content"] = [*blocks, *guidance]
         messages[-1] = last
@@ -42,7 +44,7 @@ def build_params(request: ModelRequest) -> dict[str, Any]:
         params["system"] = system
     if request.tools:
         tools = [dict(t) for t in request.tools]
-        tools[-1] = _with_breakpoint(tools[-1])
+        tools[-1] = _with_breakpoint(tools[-1], request.cache_ttl)
         params["tools"] = tools
         if request.tool_choice is not None:
             params["tool_choice"] = request.tool_choice

@@ -22,6 +22,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 
 from agent_cli.core.errors import ConfigError
 from agent_cli.core.options import PermissionMode
+from agent_cli.core.settings.cache import CacheTtlSettings
 from agent_cli.core.settings.context import ContextSettings as ContextSettings
 from agent_cli.core.settings.env_layer import VARIABLE, env_settings
 from agent_cli.core.settings.features import DEFAULT_MODEL as DEFAULT_MODEL
@@ -56,6 +57,9 @@ class Price(StrictSettings):
     output: float = Field(ge=0, description="Output tokens.")
     cache_read: float = Field(ge=0, description="Input tokens read from the prompt cache.")
     cache_write: float = Field(ge=0, description="Input tokens written to the prompt cache.")
+    cache_write_1h: float | None = Field(
+        default=None, ge=0, description="Input tokens written for an hour (unset: 2x input)."
+    )
     web_search_per_1k: float = Field(
         default=10.0, ge=0, description="US dollars per 1,000 web searches (the server tool)."
     )
@@ -173,6 +177,10 @@ class Settings(StrictSettings):
     hooks: HooksSettings = Field(default_factory=HooksSettings)
     todo: TodoSettings = Field(default_factory=TodoSettings)
     subagent: SubagentSettings = Field(default_factory=SubagentSettings)
+    cache_ttl: CacheTtlSettings = Field(
+        default_factory=CacheTtlSettings,
+        description='Prompt-cache TTL, "5m" or "1h": {"main", "subagents"} or one for both.',
+    )
     context: ContextSettings = Field(default_factory=ContextSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
     web: WebSettings = Field(default_factory=WebSettings)
