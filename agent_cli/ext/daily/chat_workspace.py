@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agent_cli.ext.daily.reach import daily
+from agent_cli.ui.slash.cache_note import STYLE, rewrite_note
 
 if TYPE_CHECKING:
     from agent_cli.ui.slash.host import Host
@@ -29,6 +30,7 @@ def add_dir(host: Host, arg: str) -> None:
         f"Added {path}: its files are read and written as the workspace's, under the same "
         "permission rules and sandbox."
     )
+    host.say(rewrite_note("adding a directory"), STYLE)
 
 
 def init(host: Host, arg: str) -> None:

@@ -15,6 +15,7 @@ from agent_cli.ui.slash import fork as fork_ui
 from agent_cli.ui.slash import plans as plans_ui
 from agent_cli.ui.slash import sessions as sessions_ui
 from agent_cli.ui.slash import think
+from agent_cli.ui.slash.cache_note import STYLE, rewrite_note
 from agent_cli.ui.slash.host import ChatPart, Command, Host, run_extension
 from agent_cli.ui.slash.workspace_commands import run_workspace_command
 
@@ -218,8 +219,11 @@ def _cost(host: Host, arg: str) -> None:
 def _model(host: Host, arg: str) -> None:
     session = host.runtime.session
     if arg:
+        before = session.model
         model = host.runtime.tuning.set_model(arg)
         host.say(f"Model: {model} (from the next request on, /clear keeps it)")
+        if model != before:
+            host.say(rewrite_note("switching the model"), STYLE)
         return
     host.say(f"Model: {session.model}")
     offered = extension_commands(host.runtime.wiring.extensions).get("/models")
