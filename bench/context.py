@@ -11,6 +11,7 @@ survived). Exits 1 when a target is missed: total <= 40% of naive, >= 95% cache-
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -29,6 +30,11 @@ from tests.e2e.context_session import (
     script_session,
 )
 from tests.fake_model import FakeAnthropic
+from tests.fake_model.routing import system_contains
+from tests.fake_model.usage import PromptCache
+
+SUB = system_contains("You are a subagent")
+MIN_SUBAGENT_READ = 0.70
 
 MAX_SHARE_OF_NAIVE = 0.40
 MIN_STABLE_SHARE = 0.95
@@ -50,6 +56,29 @@ def run_session(server: FakeAnthropic, workspace: Path) -> None:
         stdout=subprocess.DEVNULL,
         check=True,
     )
+
+
+def subagent_share() -> tuple[int, int]:
+    """A session whose agent starts 3 subagents, each reading 4 files: the subagents' cache-read
+    tokens and all their input tokens, replayed through the fake server's cache in arrival order."""
+    with tempfile.TemporaryDirectory() as tmp, FakeAnthropic() as server:
+        workspace = Path(tmp)
+        make_workspace(workspace)
+        for n in range(3):
+            server.script.tool_use("task", description=f"look {n}", prompt=f"Read part {n}.")
+            child = server.route(lambda b, n=n: SUB(b) and f"Read part {n}." in json.dumps(b))
+            for i in range(4):
+                child.tool_use("read_file", path=f"f{n * 4 + i:02d}.txt")
+            child.tool_use("submit_note", conclusion="no kiwi", confidence="high")
+        server.script.text("done")
+        run_session(server, workspace)
+        cache, read, total = PromptCache(), 0, 0
+        for body in server.bodies():
+            usage = cache.usage_for(body)
+            if SUB(body):
+                read += usage["cache_read_input_tokens"]
+                total += sum(usage.values())
+    return read, total
 
 
 def main() -> int:
@@ -92,6 +121,15 @@ def main() -> int:
             stable >= MIN_STABLE_SHARE,
         ),
     ]
+    read, total = subagent_share()
+    rows.append(
+        Figure.of(
+            "cache: 3 subagents' reads / input",
+            [read / max(1, total) * 100],
+            "%",
+            f"{read:,} of {total:,} tokens (target ≥ {MIN_SUBAGENT_READ:.0%}; reported)",
+        )
+    )
     return report(rows, as_json)
 
 
