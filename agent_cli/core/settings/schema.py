@@ -22,7 +22,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 
 from agent_cli.core.errors import ConfigError
 from agent_cli.core.options import PermissionMode
-from agent_cli.core.settings.cache import CacheTtlSettings
+from agent_cli.core.settings.context import CacheTtlSettings
 from agent_cli.core.settings.context import ContextSettings as ContextSettings
 from agent_cli.core.settings.env_layer import VARIABLE, env_settings
 from agent_cli.core.settings.features import DEFAULT_MODEL as DEFAULT_MODEL
