@@ -87,21 +87,6 @@ class MicroCompact:
         return Compacted(out, self.name, tokens_before=before, tokens_after=after)
 
 
-def micro_due(messages: list[Message], state: ContextState) -> bool:
-    """Step 3 would replace a seen result in this request with the prefix still intact."""
-    limits = state.thresholds
-    tokens = state.counter.estimate(messages)
-    if state.prefix_broken or tokens <= limits.micro_threshold:
-        return False
-    results = find_results(messages)
-
-    def cost(text: str) -> int:
-        return state.counter.scaled(text_tokens(text))
-
-    excess = tokens - limits.micro_target
-    return bool(plan_micro(results, excess, limits.keep_recent_results, cost))
-
-
 def shrink(
     messages: list[Message], state: ContextState, tokens: int, placeholders: bool
 ) -> list[Message]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_cli.context.micro import micro_due
 from agent_cli.context.ports import Compacted, StageContext
 from agent_cli.context.state import (
     NOTICE_PREFIX,
@@ -96,10 +95,6 @@ class Snip:
         state.counter.calibrate(ctx, messages)
         limits = state.thresholds
         plan = plan_snip(messages, limits.snip_trigger, limits.snip_target)
-        if plan is None and micro_due(messages, state):
-            # micro-compaction rewrites the cached prefix in this request anyway: cutting now
-            # costs no second rewrite, and the next snip is due a full hysteresis later
-            plan = plan_snip(messages, limits.snip_target + 1, limits.snip_target)
         if plan is None:
             return None
         request = current_request(ctx.session.current_request, messages)

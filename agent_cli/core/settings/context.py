@@ -47,7 +47,7 @@ class ContextSettings(StrictSettings):
         default=100_000, ge=1_000, description="Newest batch of tool results, in characters."
     )
     snip_trigger: int = Field(default=50, ge=4, description="Message count that triggers a snip.")
-    snip_target: int = Field(default=20, ge=2, description="Message count a snip cuts down to.")
+    snip_target: int = Field(default=30, ge=2, description="Message count a snip cuts down to.")
     micro_threshold_tokens: int | None = Field(
         default=None, ge=1_000, description="Estimated tokens that start micro-compaction."
     )
@@ -63,7 +63,7 @@ class ContextSettings(StrictSettings):
         'tokens (400000), or one per model id ("*": the rest). Unset: 80% of the window.',
     )
     keep_recent_results: int = Field(
-        default=2, ge=0, le=50, description="Newest tool results micro-compaction never touches."
+        default=3, ge=0, le=50, description="Newest tool results micro-compaction never touches."
     )
     reactive_keep_messages: int = Field(
         default=5, ge=1, le=50, description="Messages kept verbatim on prompt-too-long."
