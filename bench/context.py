@@ -6,7 +6,7 @@ Runs `agent run` against the test model server for 60 rounds, each reading a dif
 (default settings, the model's window sized down to 60,000 tokens by .agent/settings.json), and
 prints: total characters sent versus a naive append-only loop, the largest request, and the share
 of requests whose messages begin with all of the previous request's messages (the cached prefix
-survived). Exits 1 when a target is missed: total <= 40% of naive, >= 90% cache-stable.
+survived). Exits 1 when a target is missed: total <= 40% of naive, >= 95% cache-stable (issue 53).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ SUB = system_contains("You are a subagent")
 MIN_SUBAGENT_READ = 0.70
 
 MAX_SHARE_OF_NAIVE = 0.40
-MIN_STABLE_SHARE = 0.90
+MIN_STABLE_SHARE = 0.95
 
 
 def run_session(server: FakeAnthropic, workspace: Path) -> None:

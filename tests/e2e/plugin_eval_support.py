@@ -106,7 +106,7 @@ class Model:
     def notes(self, body: dict[str, Any]) -> Script | str:
         if not with_plugin(body):
             return "I do not know the house style."
-        steps = [
+        steps: list[Script | str] = [
             Script().tool_use("skill", name="notes:release"),
             Script().tool_use("write_file", path="NOTES.md", content="- fixed app.txt\n"),
             "Wrote NOTES.md.",
@@ -143,7 +143,9 @@ def transcript(result: dict[str, Any]) -> tuple[str, set[str]]:
         if record.get("type") != "message" or message.get("role") != "assistant":
             continue
         content = message["content"]
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        blocks: list[dict[str, Any]] = (
+            [{"type": "text", "text": content}] if isinstance(content, str) else content
+        )
         texts = [b["text"] for b in blocks if b["type"] == "text"]
         answer = "".join(texts) if texts else answer
         for b in blocks:

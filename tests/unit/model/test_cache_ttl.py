@@ -68,7 +68,7 @@ def test_main_and_subagent_ttls_reach_their_own_requests(
 def test_one_string_sets_both_and_the_default_sends_no_ttl(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ):
-    assert Settings(cache_ttl="1h").cache_ttl.subagents == "1h"  # type: ignore[arg-type]
+    assert Settings(cache_ttl="1h").cache_ttl.subagents == "1h"
     run_with_subagent(fake_model, fake_env, tmp_path, None)
     assert all(c == {"type": "ephemeral"} for b in fake_model.bodies() for c in controls(b))
 

@@ -289,4 +289,4 @@ def test_read_json_says_what_is_wrong_in_one_line(tmp_path: Path) -> None:
     )
     path.write_text('{"plugins": [1, 2,]}')
     assert read_json(path)[1] == "not valid JSON (line 1 column 19: Expecting value)"
-    assert read_json(tmp_path / "none.json")[1].startswith("cannot be read")
+    assert str(read_json(tmp_path / "none.json")[1]).startswith("cannot be read")
