@@ -22,14 +22,16 @@ def ratio(value: float | None) -> str:
 
 
 def usd(value: float | None) -> str:
-    """`$0.0123`; `n/a` when no call had a price."""
-    return "n/a" if value is None else f"${value:.4f}"
+    """`$0.0123`, `$12.35` from $10 on; `n/a` when no call had a price."""
+    if value is None:
+        return "n/a"
+    return f"${value:.4f}" if value < 10 else f"${value:.2f}"
 
 
 def _row(cells: list[str]) -> str:
     (_, first), *rest = COLUMNS
     out = [cells[0][:first].ljust(first)]
-    out += [text[-width:].rjust(width) for text, (_, width) in zip(cells[1:], rest, strict=True)]
+    out += [text.rjust(width) for text, (_, width) in zip(cells[1:], rest, strict=True)]
     return "  ".join(out).rstrip()
 
 
@@ -91,12 +93,18 @@ def miss_lines(summary: CostSummary, width: int = 80) -> list[str]:
     return lines
 
 
+def spent_of(spent: float, limit: float) -> str:
+    """`$0.30/$1.00`; a budget under $1 with a third decimal (`$0.068/$0.080`)."""
+    digits = 2 if limit >= 1 else 3
+    return f"${spent:.{digits}f}/${limit:.{digits}f}"
+
+
 def meter(spent: float, limit: float, cells: int = METER_CELLS, color: bool = True) -> str:
     """`███░░░░░░░ $0.30/$1.00`: what is spent of the budget."""
     share = min(max(spent / limit, 0.0), 1.0) if limit else 1.0
     filled = round(cells * share)
     full, empty = ("█", "░") if color else ("#", "-")
-    return f"{full * filled}{empty * (cells - filled)} ${spent:.2f}/${limit:.2f}"
+    return f"{full * filled}{empty * (cells - filled)} {spent_of(spent, limit)}"
 
 
 def budget_line(spent: float, limit: float, color: bool = True) -> str:
@@ -115,11 +123,12 @@ def cost_lines(summary: CostSummary, limit: float | None, width: int = 80) -> li
 
 
 def panel_lines(summary: CostSummary, limit: float | None, width: int) -> list[str]:
-    """The side panel's part: hit ratio and session cost, the budget's meter, the misses'
-    causes. Nothing before the first call."""
-    if not summary.by_agent:
-        return []
-    lines = [f"hit {ratio(summary.hit_ratio)} · {usd(summary.cost_usd)}"]
+    """The side panel's part: hit ratio and session cost, the budget's meter (from the start:
+    a budget is seen before it is spent), the misses' causes. Nothing before the first call
+    without a budget."""
+    lines = (
+        [f"hit {ratio(summary.hit_ratio)} · {usd(summary.cost_usd)}"] if summary.by_agent else []
+    )
     if limit is not None:
         lines.append(budget_line(summary.cost_usd or 0.0, limit))
     if summary.misses:
@@ -131,8 +140,8 @@ def panel_lines(summary: CostSummary, limit: float | None, width: int) -> list[s
 def status_text(summary: CostSummary, limit: float | None) -> str:
     """The status bar's part: `hit 92% $0.0123`, or with a budget `hit 92% $0.30/$1.00`."""
     if not summary.by_agent:
-        return "" if limit is None else f"$0.00/${limit:.2f}"
-    spent = f"${summary.cost_usd or 0.0:.2f}/${limit:.2f}" if limit else usd(summary.cost_usd)
+        return "" if limit is None else spent_of(0.0, limit)
+    spent = spent_of(summary.cost_usd or 0.0, limit) if limit else usd(summary.cost_usd)
     return f"hit {ratio(summary.hit_ratio)} {spent}"
 
 
