@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_cli.ext.cost.records import AgentCost, CostSummary
-from agent_cli.ui.render.render import tokens
+from agent_cli.ui.render.render import cost, tokens
 
 WARN_AT = 0.8  # the budget's share past which the meter says so
 METER_CELLS = 10
@@ -127,7 +127,7 @@ def panel_lines(summary: CostSummary, limit: float | None, width: int) -> list[s
     a budget is seen before it is spent), the misses' causes. Nothing before the first call
     without a budget."""
     lines = (
-        [f"hit {ratio(summary.hit_ratio)} · {usd(summary.cost_usd)}"] if summary.by_agent else []
+        [f"hit {ratio(summary.hit_ratio)} · {cost(summary.cost_usd)}"] if summary.by_agent else []
     )
     if limit is not None:
         lines.append(budget_line(summary.cost_usd or 0.0, limit))
@@ -138,10 +138,10 @@ def panel_lines(summary: CostSummary, limit: float | None, width: int) -> list[s
 
 
 def status_text(summary: CostSummary, limit: float | None) -> str:
-    """The status bar's part: `hit 92% $0.0123`, or with a budget `hit 92% $0.30/$1.00`."""
+    """The status bar's part: `hit 92% $0.012`, or with a budget `hit 92% $0.30/$1.00`."""
     if not summary.by_agent:
         return "" if limit is None else spent_of(0.0, limit)
-    spent = spent_of(summary.cost_usd or 0.0, limit) if limit else usd(summary.cost_usd)
+    spent = spent_of(summary.cost_usd or 0.0, limit) if limit else cost(summary.cost_usd)
     return f"hit {ratio(summary.hit_ratio)} {spent}"
 
 

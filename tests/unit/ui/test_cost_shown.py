@@ -62,7 +62,7 @@ def test_one_agent_has_no_total_row_and_no_misses_says_so():
 
 def test_the_panel_part_shows_hit_ratio_cost_meter_and_the_causes():
     assert view.panel_lines(SUMMARY, 0.08, 36) == [
-        "hit 47% · $0.0680",
+        "hit 47% · $0.068",
         "budget ████████░░ $0.068/$0.080 85%!",  # past 80 %: said on the meter
         "misses 2 (first, system)",
     ]
@@ -72,7 +72,7 @@ def test_the_panel_part_shows_hit_ratio_cost_meter_and_the_causes():
 
 
 def test_the_status_bar_part_and_the_status_lines_facts():
-    assert view.status_text(SUMMARY, None) == "hit 47% $0.0680"
+    assert view.status_text(SUMMARY, None) == "hit 47% $0.068"
     assert view.status_text(SUMMARY, 1.0) == "hit 47% $0.07/$1.00"
     assert view.status_text(CostSummary(), 1.0) == "$0.00/$1.00"
     assert view.status_text(CostSummary(), None) == ""
