@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_cli.runtime.extensions.contract import Extension
+from agent_cli.runtime.extensions.contract import Extension, ExtensionContext
 
 
 def _service(runtime: Any) -> object:
@@ -15,8 +15,15 @@ def _service(runtime: Any) -> object:
     return CostService(runtime)
 
 
+def _session_cost(context: ExtensionContext) -> object:
+    from agent_cli.ext.cost.report import SessionCost
+
+    return SessionCost()
+
+
 EXTENSION = Extension(
     name="cost",
     about="what a session costs and why: calls per agent, cache hits and misses with their cause",
     service=_service,
+    ports={"session_cost": _session_cost},
 )
