@@ -39,6 +39,12 @@ def _spend(context: ExtensionContext) -> object:
     return Spend(context)
 
 
+def _session_cost(context: ExtensionContext) -> object:
+    from agent_cli.ext.cost.report import SessionCost
+
+    return SessionCost()
+
+
 EXTENSION = Extension(
     name="cost",
     about="what a session costs and why: calls per agent, cache hits and misses with their cause",
@@ -49,5 +55,5 @@ EXTENSION = Extension(
         )
     ],
     panel_parts=_panel_parts,
-    ports={"spend": _spend},
+    ports={"session_cost": _session_cost, "spend": _spend},
 )
