@@ -1,5 +1,5 @@
 """Regenerate docs/cost-80.svg: `/cost` in the real `agent chat` at 80x24 in a pseudo-terminal
-against the fake model server (its simulated prompt cache), in colour, with `--max-cost 1`: a
+against the fake model server (its simulated prompt cache), in colour, with `--max-cost 0.1`: a
 turn that delegates to a subagent, then `/cost`.
 
     python docs/make_cost_screenshot.py
@@ -32,14 +32,14 @@ def cost() -> None:
         child = server.route(system_contains("You are a subagent"))
         child.tool_use("read_file", path="retry.py")
         child.tool_use("submit_note", conclusion="backoff() in retry.py doubles from 0.5 s")
-        term = ChatTerm(env_for(server, ws), Path(ws), "--max-cost", "1",
+        term = ChatTerm(env_for(server, ws), Path(ws), "--max-cost", "0.1",
                         columns=COLUMNS, lines=LINES)
         try:
             term.wait_for("you>")
             term.type("how does the retry back off?")
             term.wait_for(lambda t: "doubles from 0.5 s in retry.py" in t and "working" not in t)
             term.type("/cost")
-            term.wait_for(lambda t: "calls" in t and "budget" in t)
+            term.wait_for(lambda t: "Cache misses" in t and t.rstrip().endswith("you>"))
             save(term, "cost-80.svg", "agent chat: /cost at 80 columns")
         finally:
             term.close()
