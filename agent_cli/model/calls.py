@@ -13,13 +13,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from agent_cli.model.fingerprint import Fingerprint, miss_cause
-
-if TYPE_CHECKING:
-    from agent_cli.model.call_log import CallRecord
-    from agent_cli.model.usage import Usage
+from agent_cli.model.usage import Usage
 
 LABELS = {"summariser": "summary", "goal-evaluator": "goal_check", "btw": "aside"}
 SUBAGENT = "subagent:"
@@ -37,6 +34,18 @@ def ttl_seconds(value: object) -> float:
         if unit is not None:
             return float(int(value[:-1]) * unit)
     return DEFAULT_TTL_S
+
+
+class CallRecord(Protocol):
+    """What is judged of a call (model/call_log.py's record)."""
+
+    caller: str
+    model: str
+    usage: Usage | None
+    cost_usd: float | None
+    fingerprint: Fingerprint | None
+    entry: dict[str, Any] | None
+    judged_at: float
 
 
 def _wrote_more(usage: Usage) -> bool:

@@ -71,6 +71,22 @@ def _system(blocks: list[dict[str, Any]]) -> tuple[tuple[str, str], ...]:
     return tuple(parts)
 
 
+# the running hash after a message, kept by the message's identity and the hash before it: a
+# round's history is the last one's plus a message or two, so only those are hashed
+_RUNNING: dict[int, tuple[object, str, str]] = {}
+
+
+def _running(before: str, message: object) -> str:
+    hit = _RUNNING.get(id(message))
+    if hit is not None and hit[0] is message and hit[1] == before:
+        return hit[2]
+    after = _digest(before + _hash(message))
+    if len(_RUNNING) >= _MEMO_LIMIT:
+        _RUNNING.clear()
+    _RUNNING[id(message)] = (message, before, after)
+    return after
+
+
 @dataclass(frozen=True)
 class Fingerprint:
     """One request's parts; `history` is the running hash after each message."""
@@ -107,7 +123,7 @@ def fingerprint(request: ModelRequest) -> Fingerprint:
     tools = tuple((str(t.get("name", "")), _hash(t)) for t in request.tools)
     running, history = "", []
     for message in request.messages:
-        running = _digest(running + _hash(message))
+        running = _running(running, message)
         history.append(running)
     return Fingerprint(request.model, tools, _system(request.system), tuple(history), len(history))
 

@@ -104,8 +104,11 @@ def test_an_added_mcp_server_is_a_tools_miss_naming_its_tools(
     (config / "mcp.json").write_text(json.dumps({"mcpServers": {"testsrv": server}}))
     fake_model.script.respond(_until_mcp_tools(mark), times=95)
     second = _run(fake_env, tmp_path, "--continue")
-    [miss] = second["cache"]["misses"]
-    assert (miss["agent"], miss["cause"]) == ("main", "tools")
+    misses = second["cache"]["misses"]
+    # a slow start means many rounds, which may ask the episode writer: its own first call
+    assert all(m["cause"] == "first" for m in misses if m["agent"] != "main"), misses
+    [miss] = [m for m in misses if m["agent"] == "main"]
+    assert miss["cause"] == "tools", misses
     assert miss["detail"].startswith("added mcp__testsrv"), miss["detail"]
     _matches_server(second, fake_model, 1)
 
