@@ -53,7 +53,23 @@ def chat_parser() -> argparse.ArgumentParser:
         help="Work in an agent worktree .agent/worktrees/NAME on branch agent/NAME.",
     )
     parser.add_argument("--base", metavar="REF", help="The commit --worktree starts from.")
+    parser.add_argument(
+        "--max-cost",
+        type=_usd,
+        metavar="USD",
+        help="US dollars: stop before the request that would pass it (the panel's meter).",
+    )
     return parser
+
+
+def _usd(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0: {text!r}")
+    return value
 
 
 def parse_chat_args(argv: list[str]) -> Options:
@@ -80,6 +96,7 @@ def parsed_chat_args(argv: list[str]) -> tuple[Options, argparse.Namespace]:
         resume=args.resume,
         continue_last=args.continue_last,
         fork_session=args.fork_session,
+        max_cost_usd=args.max_cost,
     )
     return options, args
 

@@ -57,6 +57,7 @@ class RunOutcome:
     structured_output: Any = None
     goal: dict[str, Any] | None = None  # --goal-check / --goal: where the goal ended
     goals: Reporting | None = None  # the goals extension's service, when it is there
+    cost: Reporting | None = None  # the cost extension's: "cache" and "cost_by_agent"
     claims: list[dict[str, Any]] = field(default_factory=list)  # the final answer's, checked
     context: dict[str, Any] | None = None  # where the context goes (/context's breakdown)
     _claims: list[dict[str, Any]] = field(default_factory=list)  # the turn's, until it ends
@@ -108,6 +109,7 @@ class RunOutcome:
             | ({"plan": self.plan} if self.plan is not None else {})
             | ({"goal": self.goal} if self.goal is not None else {})
             | {"claims": self.claims, "context": self.context}
+            | ((self.cost.result() or {}) if self.cost is not None else {})
         )
 
 

@@ -1,6 +1,7 @@
 """Budgets that stop: a pipeline stage that, before every model request, projects what the
 request will cost and stops the turn when it would take the session past `max_cost_usd`; it
-also warns once when the session spends faster than `warn_usd_per_min`."""
+warns once when 80 % of that budget is spent, and once when the session spends faster than
+`warn_usd_per_min`."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from agent_cli.core.settings.verify import BudgetSettings
 from agent_cli.model.usage import Usage
 
 MIN_RATE_WINDOW_S = 10.0  # a rate over a shorter span is noise (one request's burst)
+WARN_SHARE = 0.8  # of max_cost_usd: said once, before the request that follows it
 
 
 class BudgetExceeded(AgentError):
@@ -46,6 +48,7 @@ class BudgetStage:
         self.started: float | None = None
         self.spent_at_start = 0.0
         self.warned = False
+        self.warned_share = False
 
     async def apply(self, messages: list[Message], ctx: StageContext) -> Compacted | None:
         spent = ctx.session.priced_usd  # the known part: an unpriced model cannot be held back
@@ -53,6 +56,7 @@ class BudgetStage:
             self.started, self.spent_at_start = self.clock(), spent
         limit = self.settings.max_cost_usd
         if limit is not None:
+            self._share(spent, limit, ctx)
             upcoming = projected_cost(messages, ctx)
             if spent + upcoming > limit:
                 raise BudgetExceeded(
@@ -61,6 +65,15 @@ class BudgetStage:
                 )
         self._rate(spent, ctx)
         return None
+
+    def _share(self, spent: float, limit: float, ctx: StageContext) -> None:
+        if self.warned_share or spent < WARN_SHARE * limit:
+            return
+        self.warned_share = True
+        message = (
+            f"{100 * spent / limit:.0f}% of the budget spent: ${spent:.2f} of --max-cost {limit:g}"
+        )
+        ctx.emit(WarningEvent(message=message))
 
     def _rate(self, spent: float, ctx: StageContext) -> None:
         warn = self.settings.warn_usd_per_min

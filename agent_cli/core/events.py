@@ -89,6 +89,9 @@ class SubagentProgress(BaseModel):
     id: str = Field(description="The tool_use id of the task call running the subagent.")
     tool_calls: int = Field(description="Tool calls the subagent has finished so far.")
     elapsed_s: float = Field(description="Seconds since the subagent started.")
+    cost_usd: float | None = Field(
+        default=None, description="What its calls cost so far; None when its model has no price."
+    )
 
 
 class TodosUpdated(BaseModel):

@@ -28,6 +28,7 @@ from agent_cli.core.text.redaction import redact, redact_blocks, secrets_from_en
 from agent_cli.model import retry
 from agent_cli.model.accumulate import ReplyBuilder
 from agent_cli.model.call_log import CallLog, CallRecord
+from agent_cli.model.calls import ttl_seconds
 from agent_cli.model.client import (
     Final,
     ModelReply,
@@ -42,6 +43,7 @@ from agent_cli.model.client import (
 )
 from agent_cli.model.credentials import require_credentials
 from agent_cli.model.endpoint import EndpointGaps
+from agent_cli.model.fingerprint import fingerprint
 from agent_cli.model.server_tools import is_server_result, is_server_tool, markers, sources
 from agent_cli.model.usage import Usage
 from agent_cli.model.wire_params import build_params
@@ -122,6 +124,9 @@ class AnthropicClient:
         # a key the model repeats (in its text or a tool's input) is masked before history
         self._secrets = secrets_from_env()
         self._log = call_log
+        if call_log is not None:
+            ttl = ttl_seconds(getattr(settings, "cache_ttl", None))
+            call_log.calls.ttl_s = lambda agent: ttl
         self._client = sdk or anthropic.AsyncAnthropic(  # retried here, visibly: model/retry.py
             max_retries=0,
             timeout=httpx2.Timeout(settings.request_timeout_s, read=settings.stream_idle_timeout_s),
@@ -181,10 +186,11 @@ class AnthropicClient:
         offered = self._gaps.fitted(offered)
         params = build_params(offered)
         tries = _Tries()
+        parts = fingerprint(request) if self._log is not None else None
         while True:
-            tries.record = tries.record or CallRecord.begin(
-                request.model, self.endpoint_host, request.caller
-            )
+            if tries.record is None:
+                tries.record = CallRecord.begin(request.model, self.endpoint_host, request.caller)
+                tries.record.fingerprint = parts
             builder = ReplyBuilder()
             tries.opened = False
             try:
@@ -316,5 +322,10 @@ class AnthropicClient:
         error: str | None = None,
     ) -> None:
         record.end(usage=usage, stop_reason=stop_reason, error=error)
+        if usage is not None:
+            prices = self._settings.prices
+            record.cost_usd = usage.cost(
+                prices.get(record.model) or prices.get(self._settings.model)
+            )
         if self._log is not None:
             self._log.write(record)

@@ -14,6 +14,8 @@ from typing import Any
 
 from agent_cli.core.files.paths import make_dirs
 from agent_cli.core.settings.schema import Settings
+from agent_cli.model.calls import Calls
+from agent_cli.model.fingerprint import Fingerprint
 from agent_cli.model.usage import Usage
 
 
@@ -33,6 +35,11 @@ class CallRecord:
     usage: Usage | None = None
     stop_reason: str | None = None
     error: str | None = None
+    cost_usd: float | None = None
+    fingerprint: Fingerprint | None = field(default=None, repr=False)
+    # judged when it ends with usage (model/calls.py): the cost extension's CallEntry fields
+    entry: dict[str, Any] | None = None
+    judged_at: float = 0.0  # by the judge's clock (Calls.clock)
 
     @classmethod
     def begin(cls, model: str, endpoint_host: str, caller: str) -> CallRecord:
@@ -60,6 +67,7 @@ class CallLog:
         self.records: list[CallRecord] = []
         self._lock = threading.Lock()
         self._folder_made = False  # made with the first line (a stat of every parent a call)
+        self.calls = Calls()
 
     def write(self, record: CallRecord) -> None:
         usage = record.usage or Usage()
@@ -76,9 +84,13 @@ class CallLog:
             **usage.model_dump(),
         }
         with self._lock:
+            if record.usage is not None:
+                line.update(self.calls.judge(record))
             self.records.append(record)
             if self.path is not None:
                 self._append(self.path, json.dumps(line) + "\n")
+        if record.entry is not None:
+            self.calls.tell(record)
 
     def _append(self, path: Path, text: str) -> None:
         if not self._folder_made:

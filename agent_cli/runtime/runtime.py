@@ -118,6 +118,8 @@ class Runtime:
 
     def _adopt(self, session: Session, restored: RestoredSession | None, options: Options) -> None:
         self.session, self.restored = session, restored
+        earlier = (restored.calls, restored.judged) if restored is not None else (0, [])
+        self.call_log.calls.adopt(*earlier, sink=session.record_call)
         self.options = replace(options, resume=None, continue_last=False, fork_session=False)
         if self._assembly is not None:  # the session before a switch ends (SessionEnd hooks)
             self._ending += [(end, "clear") for end in self._assembly.on_end]

@@ -19,6 +19,7 @@ from agent_cli.model.usage import Usage
 from agent_cli.session.boundary import LineReader, newest_boundary, records_from, resolve
 from agent_cli.session.listing import latest, summaries
 from agent_cli.session.transcript import (
+    CallRecord,
     CompactionRecord,
     EpisodeRecord,
     MessageRecord,
@@ -72,6 +73,8 @@ class RestoredSession:
     # the same tokens per model, so the cost can be priced again on resume
     usage_by_model: dict[str, Usage] = field(default_factory=dict)
     calls: int = 0
+    # the judged calls since the newest boundary (model/calls.py resumes judging from them)
+    judged: list[dict[str, Any]] = field(default_factory=list)
     compactions: int = 0
     last_activity: str = ""
     # the live messages with the lines that hold them, and the writer's ledger to go on with
@@ -225,6 +228,7 @@ def _take_snapshot(
 def _take(state: RestoredSession, offset: int, record: Record, lines: LineReader) -> None:
     state.last_activity = record.ts
     state.ledger.take(record, offset)
+    _take_call(state, record)
     if isinstance(record, MessageRecord):
         state.placed.append(((offset, 0), record.message))
     elif isinstance(record, CompactionRecord):
@@ -243,6 +247,11 @@ def _take(state: RestoredSession, offset: int, record: Record, lines: LineReader
         state.episodes.append(record.episode)
     elif isinstance(record, TitleRecord):
         state.title = record.title
+
+
+def _take_call(state: RestoredSession, record: Record) -> None:
+    if isinstance(record, CallRecord):
+        state.judged.append(record.model_dump(include={"caller", "entry", "fp", "at"}))
     elif isinstance(record, UsageRecord):
         usage = Usage.model_validate(record.usage)
         state.usage = state.usage + usage

@@ -8,7 +8,10 @@ from typing import Any
 
 # the `type` of every record a transcript holds (session/transcript.py's Record union)
 RECORD_TYPES = frozenset(
-    ("session", "message", "todos", "note", "compaction", "usage", "episode", "shown", "title")
+    {
+        *("session", "message", "todos", "note", "compaction"),
+        *("usage", "call", "episode", "shown", "title"),
+    }
 )
 REQUIRED = {"text": "text", "tool_use": "id", "tool_result": "tool_use_id"}
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from agent_cli.core.events import UsageUpdate
 from agent_cli.core.files.line_views import LinePart
@@ -16,7 +17,7 @@ from agent_cli.core.settings.schema import Settings
 from agent_cli.core.tool_contract import ToolContext
 from agent_cli.model.usage import Usage
 from agent_cli.session.owner import SessionOwner
-from agent_cli.session.transcript import TranscriptWriter, UsageRecord, _Record
+from agent_cli.session.transcript import CallRecord, TranscriptWriter, UsageRecord, _Record
 from agent_cli.todo.tracker import TodoTracker
 
 
@@ -74,6 +75,10 @@ class Session:
     def record(self, record: _Record) -> None:
         if self.transcript is not None:
             self.transcript.append(record)
+
+    def record_call(self, raw: dict[str, Any]) -> None:
+        """A judged model call (model/calls.py's sink), kept in the transcript."""
+        self.record(CallRecord.model_validate(raw))
 
     def append(self, message: Message) -> None:
         self.messages.append(message)

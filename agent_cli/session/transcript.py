@@ -123,6 +123,18 @@ class UsageRecord(_Record):
     usage: dict[str, int]
 
 
+class CallRecord(_Record):
+    """One model call judged (model/calls.py): `entry` holds the cost extension's CallEntry
+    fields; `fp` the request's fingerprint and `at` the judge's clock, to judge the same
+    agent's next call after a resume."""
+
+    type: Literal["call"] = "call"
+    caller: str
+    entry: dict[str, Any]
+    fp: dict[str, Any] | None = None
+    at: float = 0.0
+
+
 class TitleRecord(_Record):
     """The session's title, as /rename gave it (the newest one counts)."""
 
@@ -142,6 +154,7 @@ Record = Annotated[
     | NoteRecord
     | CompactionRecord
     | UsageRecord
+    | CallRecord
     | EpisodeRecord
     | ShownRecord
     | TitleRecord,

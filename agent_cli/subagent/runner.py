@@ -205,12 +205,7 @@ class SubagentRunner:
         async for event in child.run_turn(prompt):
             if isinstance(event, ToolEndEvent) and event.name != "submit_note":
                 run.tool_calls += 1
-                took = time.monotonic() - run.started
-                run.ctx.emit(
-                    SubagentProgress(
-                        id=run.call_id, tool_calls=run.tool_calls, elapsed_s=round(took, 1)
-                    )
-                )
+                self._progress(run)
             elif isinstance(event, ErrorEvent):
                 run.error = event.message
             elif isinstance(event, TurnEnd):
@@ -228,6 +223,16 @@ class SubagentRunner:
         )
         run.usage = run.usage + usage
         self.parent.account(usage, event.caller, self.parent.model)
+
+    def _progress(self, run: _Run) -> None:
+        """The parent's spinner line for this run: its tool calls, time and spend so far (the
+        calls answered before the tool call that just ended)."""
+        took = time.monotonic() - run.started
+        spent = run.usage.cost(self.parent.settings.prices.get(self.parent.model))
+        progress = SubagentProgress(
+            id=run.call_id, tool_calls=run.tool_calls, elapsed_s=round(took, 1), cost_usd=spent
+        )
+        run.ctx.emit(progress)
 
     def _cut_off(self, child: ChildLoop, run: _Run, stop: str) -> NoteBody:
         """Work done is not lost: the last text and the files touched, marked as cut off."""

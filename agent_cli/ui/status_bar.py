@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from agent_cli import __version__
 from agent_cli.tools.shell.confined import status_of
@@ -28,6 +28,21 @@ MIN_LINE = 12  # columns the status line keeps however narrow the screen
 PUSH_TITLE, POP_TITLE = "\x1b[22;0t", "\x1b[23;0t"  # xterm's title stack (others ignore them)
 
 
+@runtime_checkable
+class Spend(Protocol):
+    """The port "spend" (the cost extension's): the bar's part for what the session cost (its
+    hit ratio, the budget's spent/limit), and the status line's facts of it."""
+
+    def status(self) -> str: ...
+
+    def facts(self) -> dict[str, Any]: ...
+
+
+def spend_of(runtime: Runtime) -> Spend | None:
+    spend = runtime.port("spend")
+    return spend if isinstance(spend, Spend) else None
+
+
 def cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
 
@@ -39,8 +54,10 @@ def osc_title(text: str) -> str:
 
 
 def status_input(runtime: Runtime, panel: PanelState, state: str, started: float) -> dict[str, Any]:
-    """What the status line's command reads on stdin."""
+    """What the status line's command reads on stdin (the cost extension adds the cache's hit
+    ratio, the session's cost and the budget under "agent")."""
     session, workspace = runtime.session, str(runtime.options.workspace)
+    spend = spend_of(runtime)
     pct, used = panel.context_pct, panel.context_tokens
     api_s = sum(r.latency_s for r in runtime.call_log.records)
     return {
@@ -71,6 +88,7 @@ def status_input(runtime: Runtime, panel: PanelState, state: str, started: float
             "permission_mode": runtime.permission_mode,
             "compact_at_tokens": panel.compact_at,
             "compactions": panel.compactions,
+            **(spend.facts() if spend is not None else {}),
         },
     }
 
@@ -145,10 +163,12 @@ class StatusBar:
         panel = self.panel()
         pct = panel.context_pct
         mine = self.line.line if self.line is not None else ""
+        spend = spend_of(self.runtime)
+        spent = spend.status() if spend is not None else ""
         info = [] if mine else [
             (self.runtime.session.model, 3),
             (f"ctx {'-' if pct is None else f'{pct}%'}", 5),
-            (panel.cost_label(), 6),
+            (spent or panel.cost_label(), 6),
             (self._extension_part(), 4),
         ]  # fmt: skip
         parts = [  # (text, priority): a narrow screen leaves out the lowest first

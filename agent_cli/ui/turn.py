@@ -61,6 +61,15 @@ class Stopwatch:
         return max(now - self._started - held, 0.0)
 
 
+def subagent_part(progress: SubagentProgress | None) -> str:
+    """` · 3 tool calls · $0.012` on a running subagent's line: its work and spend so far."""
+    if progress is None:
+        return ""
+    calls = progress.tool_calls
+    spent = "" if progress.cost_usd is None else f" · ${progress.cost_usd:.3f}"
+    return f" · {calls} tool call{'s' if calls != 1 else ''}{spent}"
+
+
 @dataclass
 class TurnView:
     width: int = 80
@@ -75,7 +84,7 @@ class TurnView:
     streamed: int = 0  # characters of the request being answered (~4 a token, until it ends)
     _tool_started: dict[str, Stopwatch] = field(default_factory=dict)
     _asked: dict[str, int] = field(default_factory=dict)  # call id -> questions open on it
-    _subagent_tools: dict[str, int] = field(default_factory=dict)  # task call id -> its calls
+    _subagent_tools: dict[str, SubagentProgress] = field(default_factory=dict)  # by task call id
     _cache: tuple[str, int, str] | None = None
     thinking: str = ""  # the thinking being streamed (folded to one line until it ends)
     _thought_at: float = 0.0  # monotonic: when it began
@@ -162,7 +171,7 @@ class TurnView:
                 self.waiting = True
             return [render.tool_end(event, self.width, self.color)]
         if isinstance(event, SubagentProgress):
-            self._subagent_tools[event.id] = event.tool_calls
+            self._subagent_tools[event.id] = event
             return []
         if isinstance(event, UsageUpdate) and event.caller == "main":
             self.out_tokens += event.output_tokens
@@ -221,8 +230,7 @@ class TurnView:
         for id_, label in self.running.items():
             watch = self._tool_started.get(id_)
             took = watch.elapsed() if watch is not None else 0.0
-            calls = self._subagent_tools.get(id_)
-            done = "" if calls is None else f" · {calls} tool call{'s' if calls != 1 else ''}"
+            done = subagent_part(self._subagent_tools.get(id_))
             lines.append(render.spinner_line(f"{label}{done}  {took:.0f}s", self.frame, self.color))
         if self.waiting and not lines:
             lines.append(render.spinner_line(self._waiting_line(), self.frame, self.color))

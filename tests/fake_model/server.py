@@ -120,7 +120,7 @@ class FakeAnthropic:
         self.served_usage: list[dict[str, int]] = []  # the usage of every reply sent, in order
         self._routes: list[tuple[Predicate, Script]] = []
         self._lock = threading.Lock()
-        self._cache = PromptCache()
+        self.cache = PromptCache()  # its clock and TTL: a test may set them
         self._tool_ids = itertools.count(1)
         self.signatures = Signatures()  # thinking signed in replies, checked when sent back
         # what GET /v1/models/{id} says about web search: None = no models API (404)
@@ -282,7 +282,7 @@ class FakeAnthropic:
     ) -> Answer:
         blocks = self._complete_blocks(reply.blocks)
         usage: dict[str, Any] = {
-            **self._cache.usage_for(body),
+            **self.cache.usage_for(body),
             "output_tokens": estimate_tokens(blocks),
         }
         usage.update(server_tool_usage(blocks))

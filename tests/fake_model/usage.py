@@ -5,8 +5,9 @@ the API caches them (tools, system, then every message block); a segment carryin
 a breakpoint. A request reads from cache the longest prefix (ending at any segment up to its last
 breakpoint) that an earlier request wrote, i.e. that ended at one of that request's breakpoints;
 the rest up to its own last breakpoint is cache creation; everything else is plain input. The
-cache_control markers themselves are not part of the cached content. No minimum cacheable length,
-no expiry.
+cache_control markers themselves are not part of the cached content. No minimum cacheable length.
+A written prefix expires `ttl_s` after it was last written or read, by `clock` (injectable: a
+test moves time instead of sleeping).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 
@@ -58,8 +61,10 @@ def _strip(value: Any) -> Any:
 class PromptCache:
     """Remembers the prefixes written by earlier requests; thread-safe."""
 
-    def __init__(self) -> None:
-        self._written: set[str] = set()
+    def __init__(self, clock: Callable[[], float] = time.monotonic, ttl_s: float = 300.0) -> None:
+        self.clock = clock
+        self.ttl_s = ttl_s  # the API's default, 5 minutes
+        self._written: dict[str, float] = {}  # prefix key -> when last written or read
         self._lock = threading.Lock()
 
     def usage_for(self, body: dict[str, Any]) -> dict[str, int]:
@@ -80,8 +85,10 @@ class PromptCache:
         if breakpoints:
             last = breakpoints[-1]
             with self._lock:
-                hits = [i for i in range(last + 1) if keys[i] in self._written]
-                self._written.update(keys[i] for i in breakpoints)
+                now = self.clock()
+                hits = [i for i in range(last + 1) if self._fresh(keys[i], now)]
+                self._written.update((keys[i], now) for i in hits)  # a read refreshes the TTL
+                self._written.update((keys[i], now) for i in breakpoints)
             read = sizes[hits[-1]] if hits else 0
             creation = sizes[last] - read
         read, creation = min(read, total), min(creation, max(0, total - read))
@@ -90,3 +97,7 @@ class PromptCache:
             "cache_creation_input_tokens": creation,
             "cache_read_input_tokens": read,
         }
+
+    def _fresh(self, key: str, now: float) -> bool:
+        at = self._written.get(key)
+        return at is not None and now - at <= self.ttl_s

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import typer
 
@@ -53,10 +53,39 @@ def _render_block(block: dict[str, Any]) -> str:
     return f"[{kind}]"
 
 
+@runtime_checkable
+class SessionCost(Protocol):
+    """The port `session_cost` (the cost extension's): a transcript's cost report."""
+
+    def report(self, path: Path) -> list[str]: ...
+
+
+def _show_cost(path: Path, workspace: Path) -> None:
+    from agent_cli.core.errors import UsageError
+    from agent_cli.core.files.paths import Paths
+    from agent_cli.core.settings.schema import Settings
+    from agent_cli.runtime.extensions.contract import ExtensionContext
+    from agent_cli.runtime.extensions.discovery import Asking
+    from agent_cli.runtime.extensions.registry import BUILTINS, discover
+
+    asleep = [d for d in BUILTINS if "session_cost" in d.ports]  # the port wakes its own
+    found = discover(path=(), builtins=asleep, asking=Asking(workspace=workspace))
+    paths = Paths(path.parent)
+    context = lambda n: ExtensionContext(n, workspace, paths, Settings(), "")  # noqa: E731
+    made = found.port("session_cost", context)
+    if not isinstance(made, SessionCost):
+        raise UsageError("--cost: no cost report here (the cost extension is not loaded)")
+    for line in made.report(path):
+        typer.echo(line)
+
+
 @sessions_app.command("show")
 @guarded
 def show_session(
     session_id: str = typer.Argument(..., help="Session id or a unique prefix."),
+    cost: bool = typer.Option(
+        False, "--cost", help="Its calls per agent: tokens, hit ratio, cost; misses and cause."
+    ),
     workspace: Path = opt.WORKSPACE,
     state_dir: Path | None = opt.STATE_DIR,
 ) -> None:
@@ -64,7 +93,11 @@ def show_session(
     from agent_cli.core.history import blocks_of
     from agent_cli.session.resume import find_session, fold
 
-    state = fold(find_session(state_paths(workspace, state_dir), session_id))
+    path = find_session(state_paths(workspace, state_dir), session_id)
+    if cost:
+        _show_cost(path, workspace)
+        return
+    state = fold(path)
     typer.echo(f"session {state.id}  model {state.model}  started {state.started}")
     typer.echo(
         f"calls {state.calls}  compactions {state.compactions}  usage {state.usage.model_dump()}"

@@ -102,6 +102,7 @@ BUILTINS: tuple[Declared, ...] = (
             ("rewind", "Take code and/or conversation back to a checkpoint."),
         ),
     ),
+    Declared("cost", "agent_cli.ext.cost:EXTENSION", BUILTIN, _takes_turns, ("session_cost",)),
     Declared("daily", "agent_cli.ext.daily:EXTENSION", BUILTIN, lambda a: a.command == "chat"),
     Declared("goals", "agent_cli.ext.goals:EXTENSION", BUILTIN, _takes_turns),  # claims: every turn
     Declared("jobs", "agent_cli.ext.jobs:EXTENSION", BUILTIN, _takes_turns, ports=("jobs",)),

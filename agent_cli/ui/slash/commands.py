@@ -8,7 +8,7 @@ from agent_cli.core.errors import AgentError
 from agent_cli.core.payloads import Note
 from agent_cli.runtime.extensions.contract import SlashCommand
 from agent_cli.runtime.extensions.registry import NO_EXTENSIONS, Extensions
-from agent_cli.ui.render.render import note_line, tokens
+from agent_cli.ui.render.render import note_line
 from agent_cli.ui.screen.side_panel import todo_counts, todo_lines
 from agent_cli.ui.slash import context as context_ui
 from agent_cli.ui.slash import fork as fork_ui
@@ -27,7 +27,6 @@ HELP = {
     "/clear": "start a new session (the old one stays resumable)",
     **sessions_ui.HELP,
     **fork_ui.HELP,
-    "/cost": "tokens and estimated cost of this session",
     **context_ui.HELP,
     "/model [M]": "show the model and the endpoint's models, or change it (sonnet, opus, haiku)",
     "/memory": "the newest episodes of this workspace (episodic memory)",
@@ -208,14 +207,6 @@ def _clear(host: Host, arg: str) -> None:
     host.switched(f"New session {host.runtime.session.id} (the previous one: --resume {old}).")
 
 
-def _cost(host: Host, arg: str) -> None:
-    s = host.panel_state
-    host.say(
-        f"{s.calls} calls  in {tokens(s.input_tokens)}  out {tokens(s.output_tokens)}  "
-        f"cache reads {tokens(s.cache_read)}  cost {s.cost_label()}"
-    )
-
-
 def _model(host: Host, arg: str) -> None:
     session = host.runtime.session
     if arg:
@@ -255,7 +246,6 @@ COMMANDS: dict[str, Command] = {
     "/sessions": sessions_ui.sessions,
     "/resume": sessions_ui.resume,
     "/fork": fork_ui.fork,
-    "/cost": _cost,
     "/context": context_ui.context_command,
     "/model": _model,
     "/memory": _memory,
