@@ -15,7 +15,9 @@ class Usage(BaseModel):
     cache_read_input_tokens: int = Field(default=0, description="Input read from the cache.")
     cache_creation_input_tokens: int = Field(default=0, description="Input written to the cache.")
     cache_creation_1h_input_tokens: int = Field(
-        default=0, description="Of the cache writes, those kept for an hour (priced 2x input)."
+        default=0,
+        description="Of the cache writes, those kept for an hour (priced 2x input).",
+        exclude_if=lambda tokens: tokens == 0,  # said only where an hour was asked for
     )
     web_search_requests: int = Field(default=0, description="Web searches the server tool ran.")
 
