@@ -34,9 +34,9 @@ def _panel_parts(context: ExtensionContext) -> list[PanelPart]:
 
 
 def _spend(context: ExtensionContext) -> object:
-    from agent_cli.ext.cost.panel import Spend
+    from agent_cli.ext.cost.panel import SpendPort
 
-    return Spend(context)
+    return SpendPort(context)
 
 
 def _session_cost(context: ExtensionContext) -> object:

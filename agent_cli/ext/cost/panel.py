@@ -44,7 +44,7 @@ class CostPart:
         return view.panel_lines(summary_of(self.context), limit_of(self.context), width)
 
 
-class Spend:
+class SpendPort:
     """The port "spend": the status bar's part and the status line's facts."""
 
     def __init__(self, context: ExtensionContext) -> None:
