@@ -16,9 +16,9 @@ def _service(runtime: Any) -> object:
 
 
 def _session_cost(context: ExtensionContext) -> object:
-    from agent_cli.ext.cost.report import SessionCost
+    from agent_cli.ext.cost.report import SessionCostReport
 
-    return SessionCost()
+    return SessionCostReport()
 
 
 EXTENSION = Extension(
