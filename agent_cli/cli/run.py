@@ -125,12 +125,11 @@ def run(
         if goal_spec is not None and goals is None:
             raise UsageError("goals are not available here (the goals extension is not loaded).")
         _say_how_it_starts(runtime, quiet)
-        cost = runtime.extension("cost")
         outcome = RunOutcome(
             session_id=runtime.session.id,
             structured=structured is not None,
             goals=goals if isinstance(goals, Reporting) else None,
-            cost=cost if isinstance(cost, Reporting) else None,
+            cost=lambda: runtime.extension("cost"),
         )
     _execute(runtime, reporter, outcome, input_format, text, structured)
     _finish(runtime, reporter, outcome, quiet)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
@@ -57,7 +57,8 @@ class RunOutcome:
     structured_output: Any = None
     goal: dict[str, Any] | None = None  # --goal-check / --goal: where the goal ended
     goals: Reporting | None = None  # the goals extension's service, when it is there
-    cost: Reporting | None = None  # the cost extension's: "cache" and "cost_by_agent"
+    # the cost extension's service ("cache", "cost_by_agent"), asked for when the result is made
+    cost: Callable[[], object] | None = None
     claims: list[dict[str, Any]] = field(default_factory=list)  # the final answer's, checked
     context: dict[str, Any] | None = None  # where the context goes (/context's breakdown)
     _claims: list[dict[str, Any]] = field(default_factory=list)  # the turn's, until it ends
@@ -109,8 +110,12 @@ class RunOutcome:
             | ({"plan": self.plan} if self.plan is not None else {})
             | ({"goal": self.goal} if self.goal is not None else {})
             | {"claims": self.claims, "context": self.context}
-            | ((self.cost.result() or {}) if self.cost is not None else {})
+            | self._cost_part()
         )
+
+    def _cost_part(self) -> dict[str, Any]:
+        found = self.cost() if self.cost is not None else None
+        return (found.result() or {}) if isinstance(found, Reporting) else {}
 
 
 def _line(obj: dict[str, Any]) -> None:

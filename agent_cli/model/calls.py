@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from agent_cli.model.fingerprint import Fingerprint, miss_cause
@@ -36,7 +37,7 @@ def ttl_seconds(value: object) -> float:
     return DEFAULT_TTL_S
 
 
-class CallRecord(Protocol):
+class Judged(Protocol):
     """What is judged of a call (model/call_log.py's record)."""
 
     caller: str
@@ -46,6 +47,13 @@ class CallRecord(Protocol):
     fingerprint: Fingerprint | None
     entry: dict[str, Any] | None
     judged_at: float
+
+
+def _seconds(raw: dict[str, Any]) -> float:
+    try:
+        return datetime.fromisoformat(str(raw.get("at"))).timestamp()
+    except ValueError:
+        return 0.0
 
 
 def _wrote_more(usage: Usage) -> bool:
@@ -76,8 +84,7 @@ class Calls:
             self._labels[caller] = agent
             self.count = max(self.count, int(entry.get("call", 0)))
             if isinstance(raw.get("fp"), dict):
-                at = float(raw.get("at", 0.0))
-                self._previous[agent] = (Fingerprint.from_stored(raw["fp"]), at)
+                self._previous[agent] = (Fingerprint.from_stored(raw["fp"]), _seconds(raw))
 
     def label(self, caller: str) -> str:
         if caller not in self._labels:
@@ -88,7 +95,7 @@ class Calls:
                 self._labels[caller] = LABELS.get(caller, caller.replace("-", "_"))
         return self._labels[caller]
 
-    def judge(self, record: CallRecord) -> dict[str, Any]:
+    def judge(self, record: Judged) -> dict[str, Any]:
         """Number, label and judge a call that ended with usage (the log's lock held); the
         fields its log line gains."""
         assert record.usage is not None
@@ -120,11 +127,10 @@ class Calls:
         }
         return {k: record.entry[k] for k in ("agent", "call", "cost_usd", "cause", "detail")}
 
-    def tell(self, record: CallRecord) -> None:
+    def tell(self, record: Judged) -> None:
         """The judged call to the session's transcript (outside the log's lock)."""
         if self.sink is None or record.entry is None:
             return
         fp = record.fingerprint.stored() if record.fingerprint is not None else None
-        self.sink(
-            {"caller": record.caller, "entry": record.entry, "fp": fp, "at": record.judged_at}
-        )
+        at = datetime.fromtimestamp(record.judged_at, UTC).isoformat(timespec="milliseconds")
+        self.sink({"caller": record.caller, "entry": record.entry, "fp": fp, "at": at})

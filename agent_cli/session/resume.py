@@ -19,7 +19,7 @@ from agent_cli.model.usage import Usage
 from agent_cli.session.boundary import LineReader, newest_boundary, records_from, resolve
 from agent_cli.session.listing import latest, summaries
 from agent_cli.session.transcript import (
-    CallRecord,
+    CallCostRecord,
     CompactionRecord,
     EpisodeRecord,
     MessageRecord,
@@ -250,7 +250,7 @@ def _take(state: RestoredSession, offset: int, record: Record, lines: LineReader
 
 
 def _take_call(state: RestoredSession, record: Record) -> None:
-    if isinstance(record, CallRecord):
+    if isinstance(record, CallCostRecord):
         state.judged.append(record.model_dump(include={"caller", "entry", "fp", "at"}))
     elif isinstance(record, UsageRecord):
         usage = Usage.model_validate(record.usage)

@@ -17,7 +17,7 @@ from agent_cli.core.settings.schema import Settings
 from agent_cli.core.tool_contract import ToolContext
 from agent_cli.model.usage import Usage
 from agent_cli.session.owner import SessionOwner
-from agent_cli.session.transcript import CallRecord, TranscriptWriter, UsageRecord, _Record
+from agent_cli.session.transcript import CallCostRecord, TranscriptWriter, UsageRecord, _Record
 from agent_cli.todo.tracker import TodoTracker
 
 
@@ -78,7 +78,7 @@ class Session:
 
     def record_call(self, raw: dict[str, Any]) -> None:
         """A judged model call (model/calls.py's sink), kept in the transcript."""
-        self.record(CallRecord.model_validate(raw))
+        self.record(CallCostRecord.model_validate(raw))
 
     def append(self, message: Message) -> None:
         self.messages.append(message)

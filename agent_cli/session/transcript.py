@@ -123,7 +123,7 @@ class UsageRecord(_Record):
     usage: dict[str, int]
 
 
-class CallRecord(_Record):
+class CallCostRecord(_Record):
     """One model call judged (model/calls.py): `entry` holds the cost extension's CallEntry
     fields; `fp` the request's fingerprint and `at` the judge's clock, to judge the same
     agent's next call after a resume."""
@@ -132,7 +132,7 @@ class CallRecord(_Record):
     caller: str
     entry: dict[str, Any]
     fp: dict[str, Any] | None = None
-    at: float = 0.0
+    at: str = ""  # ISO time, by the judge's clock
 
 
 class TitleRecord(_Record):
@@ -154,7 +154,7 @@ Record = Annotated[
     | NoteRecord
     | CompactionRecord
     | UsageRecord
-    | CallRecord
+    | CallCostRecord
     | EpisodeRecord
     | ShownRecord
     | TitleRecord,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -132,7 +133,8 @@ def _shift_calls(transcript: Path, seconds: float) -> None:
     for line in transcript.read_text().splitlines():
         record = json.loads(line)
         if record.get("type") == "call":
-            record["at"] -= seconds
+            at = datetime.fromisoformat(record["at"]) - timedelta(seconds=seconds)
+            record["at"] = at.isoformat(timespec="milliseconds")
         lines.append(json.dumps(record))
     transcript.write_text("\n".join(lines) + "\n")
 

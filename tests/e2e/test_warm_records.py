@@ -17,6 +17,8 @@ VARYING = [
     (re.compile(r'"latency_s": [\d.]+'), '"latency_s": <s>'),
     (re.compile(r"toolu_[A-Za-z0-9]+"), "<tool-id>"),
     (re.compile(r"\b\d+(\.\d+)? ?(ms|s)\b"), "<duration>"),
+    # a call record's hash of the system prompt's environment section, which holds the path
+    (re.compile(r'\["environment","[0-9a-f]+"\]'), '["environment","<hash>"]'),
 ]
 
 

@@ -40,9 +40,9 @@ def _spend(context: ExtensionContext) -> object:
 
 
 def _session_cost(context: ExtensionContext) -> object:
-    from agent_cli.ext.cost.report import SessionCost
+    from agent_cli.ext.cost.report import SessionCostReport
 
-    return SessionCost()
+    return SessionCostReport()
 
 
 EXTENSION = Extension(

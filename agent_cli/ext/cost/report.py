@@ -6,13 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_cli.ext.cost.records import CallEntry, CostSummary, summarize
-from agent_cli.session.transcript import CallRecord, read_records
+from agent_cli.session.transcript import CallCostRecord, read_records
 
 
 def recorded(path: Path) -> list[CallEntry]:
     """The session's judged calls, oldest first (every run's, compactions or not)."""
     return [
-        CallEntry.model_validate(r.entry) for r in read_records(path) if isinstance(r, CallRecord)
+        CallEntry.model_validate(r.entry)
+        for r in read_records(path)
+        if isinstance(r, CallCostRecord)
     ]
 
 
@@ -45,7 +47,7 @@ def lines(summary: CostSummary) -> list[str]:
     return out
 
 
-class SessionCost:
+class SessionCostReport:
     """The port `session_cost`: a transcript's cost report as text lines."""
 
     def report(self, path: Path) -> list[str]:
