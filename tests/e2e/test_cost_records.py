@@ -79,7 +79,7 @@ def _until_mcp_tools(mark: Path) -> Callable[[dict[str, Any]], Script | str]:
     """The turn goes on (a glob a round) until the request offers the server's tools: they
     come once it has started, after the first request is on the wire."""
 
-    asked = []
+    asked: list[dict[str, Any]] = []
 
     def answer(body: dict[str, Any]) -> Script | str:
         if any(str(t.get("name", "")).startswith("mcp__testsrv") for t in body.get("tools", [])):
