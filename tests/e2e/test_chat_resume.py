@@ -132,10 +132,11 @@ def test_model_clear_and_resume_commands(
     assert body["model"] == "claude-haiku-4-5"
     lines = proc.stdout.splitlines()
     assert lines[0] == "Model: claude-haiku-4-5 (from the next request on, /clear keeps it)"
-    assert lines[1] == "hello"
-    assert lines[2].startswith("New session ")
-    assert "(the previous one: --resume " in lines[2]
-    assert lines[3:] == [
+    assert lines[1].startswith("Note: switching the model changes the cached prompt prefix")
+    assert lines[2] == "hello"
+    assert lines[3].startswith("New session ")
+    assert "(the previous one: --resume " in lines[3]
+    assert lines[4:] == [
         "No todo list yet.",
         f"Resumed session {SESSION}.",
         "Todos 1/3",
