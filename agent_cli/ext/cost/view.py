@@ -123,17 +123,16 @@ def cost_lines(summary: CostSummary, limit: float | None, width: int = 80) -> li
 
 
 def panel_lines(summary: CostSummary, limit: float | None, width: int) -> list[str]:
-    """The side panel's part: hit ratio and session cost, the budget's meter (from the start:
-    a budget is seen before it is spent), the misses' causes. Nothing before the first call
-    without a budget."""
-    lines = (
-        [f"hit {ratio(summary.hit_ratio)} · {cost(summary.cost_usd)}"] if summary.by_agent else []
-    )
-    if limit is not None:
-        lines.append(budget_line(summary.cost_usd or 0.0, limit))
-    if summary.misses:
-        causes = ", ".join(dict.fromkeys(str(m.cause) for m in summary.misses))
-        lines.append(f"misses {len(summary.misses)} ({causes})")
+    """The side panel's part: what the status bar (hit ratio, cost) and the Usage section do
+    not say: the budget's meter (from the start: a budget is seen before it is spent) and the
+    misses that had a cause (a session's first call writes the cache by nature). Nothing in a
+    session without a budget and without such misses: a taller panel is paid at every redraw
+    and resize, so it grows only when there is something to see."""
+    lines = [] if limit is None else [budget_line(summary.cost_usd or 0.0, limit)]
+    caused = [m for m in summary.misses if m.cause != "first"]
+    if caused:
+        causes = ", ".join(dict.fromkeys(str(m.cause) for m in caused))
+        lines.append(f"misses {len(caused)} ({causes})")
     return [fit(line, width) for line in lines]
 
 

@@ -62,11 +62,14 @@ def test_one_agent_has_no_total_row_and_no_misses_says_so():
 
 def test_the_panel_part_shows_hit_ratio_cost_meter_and_the_causes():
     assert view.panel_lines(SUMMARY, 0.08, 36) == [
-        "hit 47% · $0.068",
         "budget ████████░░ $0.068/$0.080 85%!",  # past 80 %: said on the meter
-        "misses 2 (first, system)",
+        "misses 1 (system)",  # a first call's write is not a miss to show
     ]
     assert view.panel_lines(CostSummary(), None, 36) == []  # no section before a call
+    # hit ratio and cost are the status bar's: without a budget or a caused miss, no section
+    assert (
+        view.panel_lines(SUMMARY.model_copy(update={"misses": SUMMARY.misses[:1]}), None, 36) == []
+    )
     assert view.panel_lines(CostSummary(), 1.0, 36) == ["budget ░░░░░░░░░░ $0.00/$1.00"]
     assert all(len(line) <= 20 for line in view.panel_lines(SUMMARY, 1.0, 20))
 
