@@ -15,7 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli.core.files.logs import FILE_ONLY
 from agent_cli.core.tool_contract import AnyTool
-from agent_cli.runtime.extensions import asked
+from agent_cli.runtime.extensions.builtins import BUILTINS as BUILTINS
+from agent_cli.runtime.extensions.builtins import LSP_PROGRAMS as LSP_PROGRAMS
+from agent_cli.runtime.extensions.builtins import lsp_asked as lsp_asked
+from agent_cli.runtime.extensions.builtins import mcp_asked as mcp_asked
 from agent_cli.runtime.extensions.checks import Loaded, commands_of, in_order, tool_problem
 from agent_cli.runtime.extensions.contract import (
     Extension,
@@ -37,132 +40,6 @@ if TYPE_CHECKING:
     from agent_cli.core.settings.sections import Narrow
 
 log = logging.getLogger(__name__)
-
-# ext/lsp/builtins.py's commands (a test holds it)
-LSP_PROGRAMS = (
-    *("ruff", "pylsp", "pyright-langserver", "typescript-language-server"),
-    *("gopls", "rust-analyzer", "clangd"),
-)
-
-
-def lsp_asked(asking: Asking) -> bool:
-    """A built-in language server is on PATH, or plugins may bring one (the settings' `lsp`
-    key asks by its name)."""
-    import os
-
-    from agent_cli.core.outside.paths import program
-
-    if asked.plugins(asking):
-        return True
-    if os.environ.get("AGENT_LSP_BUILTIN") == "0":
-        return False
-    return any(program(name, asking.workspace) for name in LSP_PROGRAMS)
-
-
-def mcp_asked(asking: Asking) -> bool:
-    """Servers configured: `mcp_servers` (or `mcp`, by its name) in a settings layer, the
-    workspace's `.mcp.json`, the user's `mcp.json`; or plugins may bring some."""
-    from agent_cli.core.settings.schema import user_config_dir
-
-    found = "mcp_servers" in asking.settings or asking.file(".mcp.json") or asked.plugins(asking)
-    return found or (user_config_dir() / "mcp.json").is_file()
-
-
-def plugins_asked(asking: Asking) -> bool:
-    """Plugins are installed (the store's `installed/` folder is there: ext/plugins/store.py),
-    or a run enables one by name (`AGENT_PLUGINS_ON`); a settings layer's `plugins` asks by
-    its name."""
-    import os
-
-    from agent_cli.core.settings.schema import user_config_dir
-
-    installed = os.path.isdir(user_config_dir() / "plugins" / "installed")  # noqa: PTH112
-    return installed or bool(os.environ.get("AGENT_PLUGINS_ON"))
-
-
-def _takes_turns(asking: Asking) -> bool:
-    return asking.command in ("run", "chat")
-
-
-BUILTINS: tuple[Declared, ...] = (
-    Declared(
-        "batch",
-        "agent_cli.ext.batch:EXTENSION",
-        BUILTIN,
-        asked=lambda _: False,
-        commands=(("batch", "Run many tasks (TASKS.jsonl), each isolated; local or on Ray."),),
-    ),
-    Declared(
-        "checkpoints",
-        "agent_cli.ext.checkpoints:EXTENSION",
-        BUILTIN,
-        asked=_takes_turns,
-        commands=(
-            ("checkpoints", "List and diff workspace checkpoints."),
-            ("rewind", "Take code and/or conversation back to a checkpoint."),
-        ),
-    ),
-    Declared("cost", "agent_cli.ext.cost:EXTENSION", BUILTIN, _takes_turns, ("session_cost",)),
-    Declared("daily", "agent_cli.ext.daily:EXTENSION", BUILTIN, lambda a: a.command == "chat"),
-    Declared("goals", "agent_cli.ext.goals:EXTENSION", BUILTIN, _takes_turns),  # claims: every turn
-    Declared("jobs", "agent_cli.ext.jobs:EXTENSION", BUILTIN, _takes_turns, ports=("jobs",)),
-    Declared(
-        "lsp",
-        "agent_cli.ext.lsp:EXTENSION",
-        BUILTIN,
-        lsp_asked,
-        commands=(("lsp", "The language servers that check edits: status."),),
-    ),
-    Declared(
-        "mcp",
-        "agent_cli.ext.mcp:EXTENSION",
-        BUILTIN,
-        mcp_asked,
-        commands=(("mcp", "Add, remove, list and inspect MCP servers."),),
-    ),
-    Declared(
-        "plugins",
-        "agent_cli.ext.plugins:EXTENSION",
-        BUILTIN,
-        plugins_asked,
-        ports=("plugin_bundles",),  # runtime/bundles.py's PORT
-        commands=(("plugin", "Install, enable and update plugins and their marketplaces."),),
-    ),
-    Declared(
-        "project_files",
-        "agent_cli.ext.project_files:EXTENSION",
-        BUILTIN,
-        asked=asked.project_files,  # not its port: a workspace without such files needs none
-        commands=(
-            ("agents", "List the subagent types task can run."),
-            ("commands", "List the slash commands of this workspace."),
-            ("skills", "List skills; `why PROMPT` shows which match."),
-            ("trust", "Trust this workspace's hooks, allow rules, MCP servers and commands."),
-        ),
-    ),
-    Declared(
-        "providers",
-        "agent_cli.ext.providers:EXTENSION",
-        BUILTIN,
-        asked=lambda asking: "provider" in asking.settings,  # or AGENT_PROVIDER
-        ports=("model_client",),
-        commands=(("models", "The endpoint's models, the one in use marked."),),
-    ),
-    Declared(
-        "sandbox", "agent_cli.ext.sandbox:EXTENSION", BUILTIN, _takes_turns, ("shell_wrapper",)
-    ),
-    Declared("web", "agent_cli.ext.web:EXTENSION", BUILTIN, _takes_turns),
-    Declared(
-        "worktrees",
-        "agent_cli.ext.worktrees:EXTENSION",
-        BUILTIN,
-        asked=lambda _: False,
-        ports=("isolation", "worktree_session"),
-        commands=(("worktrees", "Agent worktrees: list, diff, merge, remove."),),
-    ),
-)
-"""This repository's features that plug in through the contract, declared as a package's entry
-points are: `Declared(name, "module:attribute", BUILTIN)`, in the order of their names."""
 
 
 class Extensions:
