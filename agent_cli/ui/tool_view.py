@@ -69,7 +69,20 @@ def tool_view(text: str) -> Application[None]:
         full_screen=True,
     )
     app.ttimeoutlen = app.timeoutlen = 0.02  # Esc returns at once
-    area.buffer.cursor_position = newest_call(text)
+    start = newest_call(text)
+    area.buffer.cursor_position = start
+    opened = False
+
+    def _newest_on_top(app: Application[None]) -> None:
+        nonlocal opened
+        # the newest call's first line at the top of the first frame: scrolled only as far as
+        # the cursor needs, it opened on the last row with the previous call filling the screen
+        # (set here: the application's start resets every window's scroll)
+        if not opened:
+            opened = True
+            area.window.vertical_scroll = text.count("\n", 0, start)
+
+    app.before_render += _newest_on_top
     return app
 
 

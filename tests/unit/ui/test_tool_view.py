@@ -66,6 +66,27 @@ def test_the_view_opens_at_the_newest_call_and_home_end_work():
     assert cursor_after(text, [HOME, END]) == len(text)
 
 
+def test_the_newest_call_opens_at_the_top_of_the_view_not_its_last_row():
+    log = ToolLog()
+    for n in range(1, 4):  # each call longer than the screen (DummyOutput: 40 rows)
+        log.feed(ToolStart(id=f"t{n}", name="bash", input={"command": f"step {n}"}))
+        output = "\n".join(f"line {k}" for k in range(60))
+        log.feed(ToolEnd(id=f"t{n}", name="bash", is_error=False, summary=f"s{n}", output=output))
+    text = log.text()
+
+    async def first_row() -> int:
+        with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+            app = tool_view(text)
+            task = asyncio.ensure_future(app.run_async())
+            await asyncio.sleep(0.1)  # drawn once
+            row = app.layout.current_window.vertical_scroll
+            pipe.send_text("q")
+            await asyncio.wait_for(task, 5)
+            return row
+
+    assert asyncio.run(first_row()) == text.count("\n", 0, text.index("── 3. "))
+
+
 def test_tabs_are_spaces_and_json_is_indented():
     text = session_log().text()
     assert "\t" not in text
