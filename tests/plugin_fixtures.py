@@ -201,3 +201,14 @@ def git_commit(folder: Path, message: str = "fixture") -> str:
     git("add", "-A")
     git("commit", "-q", "--allow-empty", "-m", message)
     return git("rev-parse", "HEAD")
+
+
+def tool_results(body: dict[str, Any]) -> list[str]:
+    """Each tool_result's content of a recorded request, as JSON text, oldest first."""
+    return [
+        json.dumps(block.get("content"))
+        for message in body["messages"]
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    ]

@@ -19,7 +19,7 @@ import pytest
 from tests.e2e.helpers import REPO
 from tests.e2e.plugin_store_support import agent, config, settings, store_root
 from tests.fake_model import FakeAnthropic, Script, system_contains
-from tests.plugin_fixtures import entry, git_commit, marketplace, write_tree
+from tests.plugin_fixtures import entry, git_commit, marketplace, tool_results, write_tree
 from tests.waiting import wait_until
 
 CANDIDATES = [
@@ -77,16 +77,6 @@ def shimmed_env(fake_env: dict[str, str], tmp_path: Path) -> tuple[dict[str, str
         json.dumps({"permissions": {"allow": ["bash(echo *)"]}})
     )
     return env, log
-
-
-def tool_results(body: dict[str, Any]) -> list[str]:
-    return [
-        json.dumps(block.get("content"))
-        for message in body["messages"]
-        if isinstance(message["content"], list)
-        for block in message["content"]
-        if block.get("type") == "tool_result"
-    ]
 
 
 def ok(proc: Any) -> str:

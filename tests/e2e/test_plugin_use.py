@@ -18,7 +18,15 @@ import pytest
 from tests.e2e.mcp_support import SERVER
 from tests.extension_packages import pythonpath
 from tests.fake_model import FakeAnthropic, system_contains
-from tests.plugin_fixtures import ROOT, full_plugin, group, handler, hooks_file, write_tree
+from tests.plugin_fixtures import (
+    ROOT,
+    full_plugin,
+    group,
+    handler,
+    hooks_file,
+    tool_results,
+    write_tree,
+)
 from tests.plugin_use_ext import VARIABLE, bundles_file, install_bundles
 
 HELLO = (
@@ -101,16 +109,6 @@ def user_text(body: dict[str, Any]) -> str:
     return json.dumps(body["messages"])
 
 
-def results(body: dict[str, Any]) -> list[str]:
-    return [
-        json.dumps(block.get("content"))
-        for message in body["messages"]
-        if isinstance(message["content"], list)
-        for block in message["content"]
-        if block.get("type") == "tool_result"
-    ]
-
-
 def kit_root(tmp_path: Path) -> str:
     return str(tmp_path / "plugins" / "kit")
 
@@ -144,7 +142,7 @@ def test_the_model_is_offered_the_plugin_skill_and_reads_it(
     assert "- kit:lint [folder lint]: Lint files by counting their lines" in json.dumps(
         first["system"]
     )
-    loaded, script_text = results(last)
+    loaded, script_text = tool_results(last)
     assert f"Run {kit_root(tmp_path)}/skills/lint/scripts/check.sh on each file." in loaded
     assert "wc -l" in script_text  # the file beside the skill, read through the same tool
 
@@ -162,7 +160,7 @@ def test_task_runs_the_plugin_agent_type(
     bodies = fake_model.bodies()
     assert "kit:reviewer" in json.dumps(bodies[0]["tools"])  # task's listing of types
     assert [b for b in bodies if system_contains(REVIEWER)(b)], "the reviewer never ran"
-    assert "looks fine" in results(bodies[-1])[0]
+    assert "looks fine" in tool_results(bodies[-1])[0]
 
 
 def test_plugin_hooks_run_with_the_plugin_environment(
@@ -177,7 +175,7 @@ def test_plugin_hooks_run_with_the_plugin_environment(
     bodies = fake_model.bodies()
     assert f"kit context from {kit_root(tmp_path)}" in user_text(bodies[0])  # SessionStart
     assert not (ws / "blocked.txt").exists()  # PreToolUse exit 2 stopped it
-    assert "blocked by kit" in results(bodies[1])[0]
+    assert "blocked by kit" in tool_results(bodies[1])[0]
     assert (ws / "allowed.txt").exists()
     data = tmp_path / "plugins" / "kit-data" / "guard-root.txt"
     assert data.read_text().strip() == kit_root(tmp_path)  # CLAUDE_PLUGIN_ROOT, in its data
@@ -199,7 +197,7 @@ def test_the_plugin_mcp_server_is_offered_and_gone_after_the_run(
     proc = agent(env, workspace(tmp_path), "run", "-p", "where is the server")
     assert proc.returncode == 0, proc.stderr
     *_, last = fake_model.bodies()
-    assert f"'MCP_TEST_ROOT': '{kit_root(tmp_path)}/servers'" in results(last)[-1]
+    assert f"'MCP_TEST_ROOT': '{kit_root(tmp_path)}/servers'" in tool_results(last)[-1]
     pids = [int(line) for line in (tmp_path / "mcp.pids").read_text().split()]
     assert pids
     assert not any(alive(pid) for pid in pids)

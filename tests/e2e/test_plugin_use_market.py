@@ -25,6 +25,7 @@ from tests.plugin_fixtures import (
     handler,
     hooks_file,
     marketplace,
+    tool_results,
     write_tree,
 )
 
@@ -66,16 +67,6 @@ def env_of(fake_env: dict[str, str], allow: list[str]) -> dict[str, str]:
 def ok(proc: Any) -> str:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return str(proc.stdout)
-
-
-def tool_results(body: dict[str, Any]) -> list[str]:
-    return [
-        json.dumps(block.get("content"))
-        for message in body["messages"]
-        if isinstance(message["content"], list)
-        for block in message["content"]
-        if block.get("type") == "tool_result"
-    ]
 
 
 def alive(pid: int) -> bool:
