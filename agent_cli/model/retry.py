@@ -66,7 +66,8 @@ def connection_cause(e: BaseException) -> str:
     dns_words = ("name or service", "nodename", "getaddrinfo", "name resolution")
     if any(isinstance(c, socket.gaierror) for c in chain) or any(w in text for w in dns_words):
         return "DNS lookup failed (unknown host)"
-    return f"{type(chain[-1]).__name__}: {chain[-1]}"[:200]
+    root = _root_cause(e)
+    return f"{type(root).__name__}: {root}"[:200]
 
 
 def connection_message(endpoint: str, cause: str, attempts: int) -> str:
@@ -81,3 +82,14 @@ def _chain(e: BaseException) -> list[BaseException]:
         chain.append(current)
         current = current.__cause__ or current.__context__
     return chain
+
+
+def _root_cause(e: BaseException) -> BaseException:
+    """The last exception raised, following `raise ... from` links only: an implicit context is
+    what was being handled when it went wrong (anyio's `KeyError: 'asyncio'` while importing its
+    backend hid the import's own error)."""
+    seen: list[BaseException] = [e]
+    while e.__cause__ is not None and e.__cause__ not in seen:
+        e = e.__cause__
+        seen.append(e)
+    return e
