@@ -9,11 +9,20 @@ the process exits at once with its code."""
 from __future__ import annotations
 
 import os
+import resource
 import sys
 
 from agent_cli.core.files import durable
 
 FAST_EXIT = ("run", "chat")
+
+
+def keep_bytecode_whole() -> None:
+    """Under a file-size limit (`prlimit --fsize`, `ulimit -f`) no bytecode is written: CPython
+    writes a .pyc with one unchecked write and renames it into place, so the limit's cut file
+    became the cache and broke that module's import in every later run, limited or not."""
+    if resource.getrlimit(resource.RLIMIT_FSIZE)[0] != resource.RLIM_INFINITY:
+        sys.dont_write_bytecode = True
 
 
 def adopt_descendants() -> None:
@@ -25,6 +34,7 @@ def adopt_descendants() -> None:
 
 
 def main() -> None:
+    keep_bytecode_whole()
     argv = sys.argv[1:]
     if argv in (["--version"], ["-V"]):
         from agent_cli import __version__

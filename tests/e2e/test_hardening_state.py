@@ -5,6 +5,7 @@ state directory that cannot be written, a disk that fills up mid-run: one clear 
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import resource
 import signal
@@ -131,3 +132,33 @@ def test_a_session_id_written_inside_a_transcript_is_never_used_as_a_path(
     assert not (tmp_path / "outside").exists()
     assert not list(tmp_path.rglob("evil*"))
     assert "again" in transcript.read_text()
+
+
+def test_a_run_under_a_file_size_limit_leaves_the_installation_importable(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    """A run under `prlimit --fsize` compiles modules nobody compiled yet: CPython cut their
+    bytecode at the limit and renamed it into place, and the next run, limited or not, failed
+    to import them. The bytecode cache is the test's own: what the interpreter and the entry
+    point import is compiled first (as an installation has it), the run's modules are not."""
+    env = {**fake_env, "PYTHONPATH": str(REPO), "PYTHONPYCACHEPREFIX": str(tmp_path / "pyc")}
+    fake_model.script.text("under the limit").text("after it")
+    argv = [sys.executable, "-m", "agent_cli", "run", "-p", "hi"]
+    version = subprocess.run(
+        [sys.executable, "-m", "agent_cli", "--version"], env=env, capture_output=True, check=False
+    )
+    assert version.returncode == 0, version.stderr
+    limited = subprocess.run(
+        argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+        preexec_fn=_small_disk, check=False,
+    )  # fmt: skip
+    assert limited.returncode == 0, limited.stderr
+    after = subprocess.run(
+        argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert after.returncode == 0, after.stderr
+    assert "after it" in after.stdout
+    cached = list((tmp_path / "pyc").rglob("*.pyc"))
+    assert cached, "the unlimited run keeps its bytecode"
+    for pyc in cached:
+        marshal.loads(pyc.read_bytes()[16:])  # raises on a cut file
