@@ -2,7 +2,7 @@
 is suspended and this one runs in the alternate screen; scroll with the arrows and PgUp/PgDn,
 Home/End to the first and last line (it opens at the newest call),
 search with / or Ctrl-F (Enter finds, n the next match, N the previous), Esc or q returns.
-Imports only prompt_toolkit, like the screen."""
+Imports only prompt_toolkit and the screen's framed output."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ from prompt_toolkit.layout import HSplit, Layout, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.search import start_search
 from prompt_toolkit.widgets import SearchToolbar, TextArea
+
+from agent_cli.ui.screen.frames import screen_output
 
 TITLE = " tool calls · ↑↓ PgUp/PgDn Home/End scroll · / search, n next · Esc returns"
 CALL = re.compile(r"^── \d+\. ", re.M)  # a call's first line (ui/render/tool_log.py)
@@ -67,6 +69,7 @@ def tool_view(text: str) -> Application[None]:
         layout=Layout(HSplit([header, area, search]), focused_element=area),
         key_bindings=kb,
         full_screen=True,
+        output=screen_output(),  # each frame whole, as the chat screen's own
     )
     app.ttimeoutlen = app.timeoutlen = 0.02  # Esc returns at once
     start = newest_call(text)

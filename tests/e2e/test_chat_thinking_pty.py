@@ -7,12 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.e2e.helpers import run_agent
-from tests.e2e.pty_screen import ChatTerm
+from tests.e2e.pty_screen import FRAME_BEGIN, ChatTerm
 from tests.e2e.test_chat_steering_pty import user_settings
 from tests.fake_model import FakeAnthropic, Reply
 
 CTRL_O = "\x0f"
 ESC = "\x1b"
+ALTERNATE_SCREEN = b"\x1b[?1049h"
 THOUGHT = "Weighing the two options carefully before I answer the question at hand."
 
 
@@ -38,6 +39,8 @@ def test_thinking_folds_to_one_line_ctrl_o_shows_it_and_think_off_stops_it(
         term.send(CTRL_O)
         view = term.wait_for("✻ thinking")
         assert "Weighing the two options" in view
+        # the view's frames are whole too (synchronized output): a half-drawn one was read
+        assert FRAME_BEGIN + ALTERNATE_SCREEN in term.raw
         term.send(ESC)
         term.wait_for("you>")
         term.type("/think off")
