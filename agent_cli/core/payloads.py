@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Annotated, Literal
 
 from pydantic import (
+    AliasChoices,
     BaseModel,
     ConfigDict,
     Field,
@@ -43,7 +44,10 @@ class TodoItem(BaseModel):
     content: str = Field(description="What to do, in the imperative: 'Run the tests'.")
     status: Status = Field(description="pending, in_progress (at most one item) or completed.")
     active_form: str | None = Field(
-        default=None, description="The step as an ongoing action, shown while it runs."
+        default=None,
+        description="The step as an ongoing action, shown while it runs.",
+        # a model that learned Claude Code's todo tool writes it `activeForm`
+        validation_alias=AliasChoices("active_form", "activeForm"),
     )
 
     @field_validator("content")

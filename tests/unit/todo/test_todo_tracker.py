@@ -57,6 +57,19 @@ def test_result_is_rendered_list_then_snapshot():
     )
 
 
+def test_claude_codes_camel_case_active_form_is_read_as_active_form():
+    """A model that learned Claude Code's todo tool writes `activeForm`: the list is taken (it
+    was refused as an unknown field) and kept in one spelling; both at once are refused."""
+    tracker = tracker_with_plan()
+    camel = {"content": "Run the tests", "status": "in_progress", "activeForm": "Running"}
+    tracker.replace([camel])
+    assert tracker.as_dicts() == [
+        {"content": "Run the tests", "status": "in_progress", "active_form": "Running"}
+    ]
+    both = {"content": "A", "status": "pending", "active_form": "x", "activeForm": "y"}
+    assert "unknown field 'activeForm'" in refuse(tracker, [both])
+
+
 def test_empty_list_is_valid_and_clears_the_plan():
     tracker = tracker_with_plan()
     tracker.replace([])
