@@ -36,8 +36,9 @@ def test_back_off_doubles_and_honours_retry_after_exactly():
 
 
 def _import_failed_while_looking_up() -> None:
+    loaded_backends: dict[str, type] = {}
     try:
-        {}["asyncio"]
+        loaded_backends["asyncio"]
     except KeyError:
         raise EOFError("marshal data too short")  # noqa: B904 (as anyio does)
 
