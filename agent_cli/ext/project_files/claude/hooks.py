@@ -127,9 +127,11 @@ class ClaudeHooks:
             env = {"CLAUDE_PROJECT_DIR": str(self.workspace), "AGENT_HOOK_EVENT": event}
             env.update(hook.env)
             ran = await run_process(
-                hook.command, json.dumps(payload), self.workspace, hook.timeout_s, env, label
+                hook.command, json.dumps(payload), self.workspace, hook.timeout_s, env
             )
-            if ran is not None:
+            if isinstance(ran, str):
+                log.warning("%s %s; letting it pass", label, ran)
+            else:
                 _merge(answer, read_outcome(event, *ran), label)
             if answer.block or answer.decision == "deny":
                 break
