@@ -86,3 +86,44 @@ def test_a_bad_on_failure_exits_2_naming_it(
     assert named in proc.stderr
     assert "Traceback" not in proc.stderr
     assert fake_model.bodies() == []  # refused before any request
+
+
+def _claude_run(
+    fake_model: FakeAnthropic, env: dict[str, str], ws: Path, hook: dict[str, Any]
+) -> tuple[dict[str, Any], str]:
+    """The same in Claude Code's protocol: a trusted workspace's `.claude/settings.json`."""
+    ws.mkdir()
+    (ws / ".claude").mkdir()
+    groups = {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", **hook}]}]}
+    (ws / ".claude" / "settings.json").write_text(json.dumps({"hooks": groups}))
+    fake_model.script.tool_use("bash", command="touch ran").text("done")
+    env = {**env, "AGENT_TRUST_WORKSPACE": "1"}
+    proc = run_agent(env, ws, "run", "-p", "go", "--permission-mode", "bypass")
+    assert proc.returncode == 0, proc.stderr
+    (result,) = [b for b in last_user_blocks(fake_model.bodies()[-1]) if b["type"] == "tool_result"]
+    return result, proc.stderr
+
+
+@pytest.mark.parametrize("kind", FAILURES)
+def test_a_failing_claude_code_hook_set_to_block_denies_the_call(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path, kind: str
+):
+    hook, what = FAILURES[kind]
+    hook = {"command": hook["command"], "timeout": hook.get("timeout_s", 10)}
+    ws = tmp_path / "ws"
+    result, _ = _claude_run(fake_model, fake_env, ws, {**hook, "on_failure": "block"})
+    assert not (ws / "ran").exists()
+    content = str(result["content"])
+    assert "Denied by a PreToolUse hook" in content
+    assert repr(hook["command"]) in content
+    assert what in content
+
+
+def test_a_claude_code_hook_failing_without_block_or_with_a_bad_value_passes_and_says_so(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    hook = {"command": "exit 1", "on_failure": "deny"}
+    result, stderr = _claude_run(fake_model, fake_env, tmp_path / "ws", hook)
+    assert (tmp_path / "ws" / "ran").exists()
+    assert not result.get("is_error")
+    assert "on_failure 'deny'" in stderr  # another product's file: a warning, not exit 2
