@@ -127,3 +127,14 @@ def test_a_claude_code_hook_failing_without_block_or_with_a_bad_value_passes_and
     assert (tmp_path / "ws" / "ran").exists()
     assert not result.get("is_error")
     assert "on_failure 'deny'" in stderr  # another product's file: a warning, not exit 2
+
+
+def test_a_failing_prompt_hook_set_to_block_vetoes_the_prompt(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    hook = {"command": "exit 1", "on_failure": "block"}
+    _user_settings(fake_env, {"hooks": {"user_prompt_submit": [hook]}})
+    proc = run_agent(fake_env, tmp_path, "run", "-p", "go")
+    assert proc.returncode == 1, proc.stderr  # a vetoed prompt, as an exit-2 hook's
+    assert "'exit 1' failed (exit 1)" in proc.stderr
+    assert fake_model.bodies() == []  # the prompt never reached the model
