@@ -197,7 +197,7 @@ def _parse(reply: ModelReply) -> list[str]:
         raise DraftError(f"the model did not give rules (it answered: {said!r})")
     call = calls[0]
     if call.get("id") in reply.not_run:
-        why = reply.not_run[call["id"]].splitlines()[0]  # the rest is advice to the model
+        why = reply.not_run[call["id"]].splitlines()[0][:200]  # the rest is advice to the model
         raise DraftError(f"the model's rules could not be read: {why}")
     try:
         drafted = DraftedRules.model_validate(call.get("input"))
