@@ -1,8 +1,10 @@
 """Hooks (SPEC §12): shell commands from settings, run with a JSON description on stdin.
 
 Exit 0 lets the event pass (stdout may hold `{"decision": "deny", "reason": "..."}`); exit 2
-denies with stderr as the reason; any other failure or a timeout is logged and lets it pass.
-Only `pre_tool_use` and `user_prompt_submit` can deny; every outcome is logged.
+denies with stderr as the reason; any other exit, a hook that cannot start or a timeout is logged
+and lets it pass, unless the hook says `"on_failure": "block"`: then it denies, naming the hook
+and what went wrong. Only `pre_tool_use` and `user_prompt_submit` can deny; every outcome is
+logged.
 """
 
 from __future__ import annotations
@@ -100,15 +102,33 @@ async def run_hook(spec: HookSpec, payload: dict[str, Any], cwd: Path) -> str | 
     """The hook's denial reason, or None when it lets the event pass."""
     event, label = payload["event"], f"{payload['event']} hook {spec.command!r}"
     env = {"AGENT_HOOK_EVENT": event}
-    ran = await run_process(spec.command, json.dumps(payload), cwd, spec.timeout_s, env, label)
-    return None if ran is None else _outcome(label, *ran)
+    ran = await run_process(spec.command, json.dumps(payload), cwd, spec.timeout_s, env)
+    failure = hook_failure(ran)
+    if failure is None and not isinstance(ran, str):
+        return _outcome(label, *ran)
+    if spec.on_failure == "block":
+        log.warning("%s %s; blocking (on_failure: block)", label, failure)
+        return f"the hook {spec.command!r} {failure}, and it is set to block when it fails"
+    log.warning("%s %s; letting it pass", label, failure)
+    return None
+
+
+def hook_failure(ran: tuple[int | None, str, str] | str) -> str | None:
+    """What went wrong with a hook that did not answer (exit 0 or 2), or None when it did."""
+    if isinstance(ran, str):
+        return ran
+    code, _, err = ran
+    if code in (0, 2):
+        return None
+    detail = err.strip()[:500]
+    return f"failed (exit {code})" + (f": {detail}" if detail else "")
 
 
 async def run_process(
-    command: str, stdin: str, cwd: Path, timeout_s: float, env: dict[str, str], label: str
-) -> tuple[int | None, str, str] | None:
-    """(exit code, stdout, stderr) of a hook command; None when it could not start or timed
-    out (logged: the event passes)."""
+    command: str, stdin: str, cwd: Path, timeout_s: float, env: dict[str, str]
+) -> tuple[int | None, str, str] | str:
+    """(exit code, stdout, stderr) of a hook command, or what went wrong when it could not
+    start or timed out (the caller decides whether the event passes)."""
     from agent_cli.core.outside.watch import spawn_watched  # not needed by a run without hooks
 
     spawned = spawn_watched(
@@ -121,22 +141,20 @@ async def run_process(
     )
     try:
         async with spawned as proc:
-            return await _communicate(proc, stdin, timeout_s, label)
+            return await _communicate(proc, stdin, timeout_s)
     except OSError as e:
-        log.warning("%s could not start (%s); letting it pass", label, e)
-        return None
+        return f"could not start ({e})"
 
 
 async def _communicate(
-    proc: asyncio.subprocess.Process, stdin: str, timeout_s: float, label: str
-) -> tuple[int | None, str, str] | None:
+    proc: asyncio.subprocess.Process, stdin: str, timeout_s: float
+) -> tuple[int | None, str, str] | str:
     try:
         out, err = await asyncio.wait_for(proc.communicate(stdin.encode()), timeout_s)
     except TimeoutError:
         _kill(proc)
         await proc.wait()
-        log.warning("%s timed out after %g s; letting it pass", label, timeout_s)
-        return None
+        return f"timed out after {timeout_s:g} s"
     except BaseException:
         _kill(proc)
         with contextlib.suppress(BaseException):
@@ -150,9 +168,6 @@ def _outcome(label: str, code: int | None, out: str, err: str) -> str | None:
         reason = err.strip()[:MAX_REASON_CHARS] or "denied by a hook (it gave no reason)"
         log.info("%s: deny (exit 2): %s", label, reason)
         return reason
-    if code != 0:
-        log.warning("%s failed (exit %s): %s; letting it pass", label, code, err.strip()[:500])
-        return None
     decision = _decision(out)
     if decision is not None:
         log.info("%s: deny: %s", label, decision)

@@ -16,7 +16,7 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
@@ -86,6 +86,11 @@ class HookSpec(StrictSettings):
         default=None, description="Regex on the tool name; no matcher means every tool."
     )
     timeout_s: float = Field(default=10, gt=0, le=600, description="Seconds before it is killed.")
+    on_failure: Literal["pass", "block"] = Field(
+        default="pass",
+        description="A hook that cannot start, times out or exits other than 0/2: "
+        "'pass' lets the event go on, 'block' denies it (pre_tool_use, user_prompt_submit).",
+    )
 
     @field_validator("matcher")
     @classmethod
@@ -107,6 +112,18 @@ class HooksSettings(StrictSettings):
     )
     stop: list[HookSpec] = Field(default_factory=list, description="When a turn ends.")
     notification: list[HookSpec] = Field(default_factory=list, description="When it needs you.")
+
+    @model_validator(mode="after")
+    def _block_only_where_it_can(self) -> HooksSettings:
+        # a block that cannot block would be a guard failing open without a word
+        for event in ("post_tool_use", "stop", "notification"):
+            for i, spec in enumerate(getattr(self, event)):
+                if spec.on_failure == "block":
+                    raise ValueError(
+                        f"{event}.{i}.on_failure: 'block' applies only to pre_tool_use "
+                        "and user_prompt_submit hooks, which can deny"
+                    )
+        return self
 
 
 class PermissionSettings(StrictSettings):

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_cli.policy.hooks import run_process
+from agent_cli.policy.hooks import hook_failure, run_process
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +55,7 @@ class ClaudeHook:
     timeout_s: float
     source: str
     env: tuple[tuple[str, str], ...] = ()  # a plugin's: CLAUDE_PLUGIN_ROOT, CLAUDE_PLUGIN_DATA
+    block_on_failure: bool = False  # `"on_failure": "block"` (PreToolUse, UserPromptSubmit)
 
     def matches(self, tool: str | None) -> bool:
         if tool is None:
@@ -124,16 +125,33 @@ class ClaudeHooks:
             payload["tool_name"] = CC_NAMES.get(tool, tool)
         for hook in (h for h in self.hooks if h.event == event and h.matches(tool)):
             label = f"{event} hook {hook.command!r} ({hook.source})"
-            env = {"CLAUDE_PROJECT_DIR": str(self.workspace), "AGENT_HOOK_EVENT": event}
-            env.update(hook.env)
-            ran = await run_process(
-                hook.command, json.dumps(payload), self.workspace, hook.timeout_s, env, label
-            )
-            if ran is not None:
-                _merge(answer, read_outcome(event, *ran), label)
+            new = await self._run(hook, payload, label)
+            if new is not None:
+                _merge(answer, new, label)
             if answer.block or answer.decision == "deny":
                 break
         return answer
+
+    async def _run(
+        self, hook: ClaudeHook, payload: dict[str, Any], label: str
+    ) -> HookAnswer | None:
+        """The hook's answer; None when it failed and lets the event pass."""
+        env = {"CLAUDE_PROJECT_DIR": str(self.workspace), "AGENT_HOOK_EVENT": hook.event}
+        env.update(hook.env)
+        ran = await run_process(
+            hook.command, json.dumps(payload), self.workspace, hook.timeout_s, env
+        )
+        failure = hook_failure(ran)
+        if failure is not None and hook.block_on_failure:
+            log.warning("%s %s; blocking (on_failure: block)", label, failure)
+            why = f"the hook {hook.command!r} ({hook.source}) {failure}"
+            return HookAnswer(
+                block=True, decision="deny", reason=f"{why}, and it is set to block when it fails"
+            )
+        if isinstance(ran, str):
+            log.warning("%s %s; letting it pass", label, ran)
+            return None
+        return read_outcome(hook.event, *ran)
 
 
 def read_outcome(event: str, code: int | None, out: str, err: str) -> HookAnswer:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ log = logging.getLogger(__name__)
 FILES = ("settings.json", "settings.local.json")
 DEFAULT_TIMEOUT_S = 60.0
 MAX_TIMEOUT_S = 600.0
+BLOCKING_EVENTS = ("PreToolUse", "UserPromptSubmit")  # where a failing hook can block
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,7 @@ def hooks_of(value: Any, source: str, found: ClaudeSettings) -> list[ClaudeHook]
                 if hook is None:
                     found.warnings.append(f"{source}: a {event} hook without a command; ignored")
                 else:
-                    hooks.append(hook)
+                    hooks.append(_on_failure(hook, spec, found.warnings))
     return hooks
 
 
@@ -110,6 +111,23 @@ def _hook(event: str, matcher: str, spec: Any, source: str) -> ClaudeHook | None
         timeout = DEFAULT_TIMEOUT_S
     timeout = min(max(timeout, 0.1), MAX_TIMEOUT_S)
     return ClaudeHook(event, str(spec["command"]), matcher, timeout, source)
+
+
+def _on_failure(hook: ClaudeHook, spec: dict[str, Any], warnings: list[str]) -> ClaudeHook:
+    value = spec.get("on_failure", "pass")
+    if value == "pass":
+        return hook
+    if value == "block" and hook.event in BLOCKING_EVENTS:
+        return replace(hook, block_on_failure=True)
+    # a hook meant to fail closed that would not: said, never silently let pass
+    where = " on a PreToolUse or UserPromptSubmit hook" if value == "block" else ""
+    message = (
+        f"{hook.source}: {hook.event} hook {hook.command!r}: on_failure {value!r} "
+        f"is not one we honour{where} ('pass' or 'block'); it lets failures pass"
+    )
+    warnings.append(message)  # for `agent files` and chat's listing
+    log.warning("%s", message)  # and for the run that would rely on it
+    return hook
 
 
 def _rules(value: Any, source: str, scope: Scope) -> list[Rule]:

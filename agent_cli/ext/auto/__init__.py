@@ -1,0 +1,1 @@
+"""Auto mode (issue 54)."""
