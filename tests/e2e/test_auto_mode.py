@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -164,14 +165,26 @@ def test_a_sandboxed_command_runs_without_a_reviewer(
     assert _verdicts(proc.stdout) == []
 
 
-def test_a_reviewer_answering_garbage_denies_and_says_it_failed(
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        (lambda r: r.text("Sure, looks fine to me!"), "reviewer failed: no verdict"),
+        (
+            lambda r: r.tool_use("verdict", decision="maybe", reason="unsure"),
+            "reviewer failed: its verdict did not validate (decision",
+        ),
+        (lambda r: r.error(400, message="bad request here"), "reviewer failed: "),
+    ],
+    ids=["garbage-text", "invalid-verdict", "api-error"],
+)
+def test_a_reviewer_that_fails_denies_and_says_it_failed(
     fake_model: FakeAnthropic, fake_env: dict[str, str], reviewer: Script, tmp_path: Path,
-    sandbox_off: None,
+    sandbox_off: None, answer: Callable[[Script], Script], said: str,
 ) -> None:  # fmt: skip
     ws = tmp_path / "ws"
     ws.mkdir()
     fake_model.script.tool_use("bash", command="touch made.txt").text("Not made.")
-    reviewer.text("Sure, looks fine to me!")
+    answer(reviewer)
     proc = run_agent(fake_env, ws, *AUTO, "make a file")
     assert proc.returncode == 0, proc.stderr
     assert not (ws / "made.txt").exists()
@@ -180,7 +193,7 @@ def test_a_reviewer_answering_garbage_denies_and_says_it_failed(
     assert "reviewer failed" in str(result["content"])
     [verdict] = _verdicts(proc.stdout)
     assert not verdict["allowed"]
-    assert verdict["reason"].startswith("reviewer failed: no verdict")
+    assert verdict["reason"].startswith(said)
 
 
 def test_three_denials_in_a_row_end_the_run_with_exit_1_naming_them(
