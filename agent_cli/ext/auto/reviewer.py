@@ -21,6 +21,8 @@ TOOL = "verdict"
 INTENT_CHARS = 8_000
 CALL_CHARS = 4_000
 REASON_CHARS = 300
+# what the agent puts in user messages that the user did not say (ext/jobs' notices)
+NOTICES = ("[background job ", "Background jobs of this session's previous run")
 SYSTEM = (
     "You review one action a coding agent is about to take, in place of the user, who would "
     "otherwise have been asked. Allow it when it is what the user asked for, or a reasonable "
@@ -63,18 +65,22 @@ def system_blocks(rules: list[str]) -> list[Block]:
 
 
 def intent_of(messages: list[Message]) -> str:
-    """The user's own words in this session (their text, not tool results), newest kept."""
+    """The user's own words in this session, newest kept: a turn's prompt (not the files it
+    attached) and what the user typed during a turn; never tool results, nor the job notices
+    that ride in user messages (a job's output could pose as the user)."""
     texts: list[str] = []
     for message in messages:
+        content = message.get("content")
         if message.get("role") != "user":
             continue
-        content = message.get("content")
         if isinstance(content, str):
             texts.append(content)
             continue
-        for block in content if isinstance(content, list) else []:
-            if isinstance(block, dict) and block.get("type") == "text":
-                texts.append(str(block.get("text", "")))
+        blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+        results = any(b.get("type") == "tool_result" for b in blocks)
+        said = [str(b.get("text", "")) for b in blocks if b.get("type") == "text"]
+        said = [t for t in said if not t.startswith(NOTICES)]
+        texts += said if results else said[:1]
     joined = "\n---\n".join(t.strip() for t in texts if t.strip())
     return joined[-INTENT_CHARS:] or "(the user has said nothing in this session)"
 
