@@ -40,3 +40,29 @@ def test_auto_mode_in_chat_says_its_verdicts_and_leaves_a_forced_push_to_the_use
         term.close()
     assert (tmp_path / "made.txt").exists()
     assert len([b for b in fake_model.bodies() if "tool_choice" in b]) == 1  # one review
+
+
+def test_after_three_denials_in_a_row_chat_stops_auto_mode_and_asks_the_user(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path, sandbox_off: None
+) -> None:
+    reviewer = fake_model.route(lambda b: (b.get("tool_choice") or {}).get("name") == "verdict")
+    for n in range(3):
+        fake_model.script.tool_use("bash", command=f"touch try{n}.txt")
+        reviewer.tool_use("verdict", decision="deny", reason=f"not asked for ({n})")
+    fake_model.script.tool_use("bash", command="touch last.txt")
+    fake_model.script.text("Done.")
+    term = ChatTerm(fake_env, tmp_path, "--permission-mode", "auto", columns=80, lines=24)
+    try:
+        term.wait_for("mode auto")
+        term.type("make the files")
+        screen = term.wait_for("Esc / Ctrl-C: no, and stop the turn")  # the fourth: the user's
+        assert "touch last.txt" in screen
+        term.send("1")
+        term.wait_for("Done.")
+        lines = "\n".join(term.scrollback())
+    finally:
+        term.close()
+    assert "auto mode stopped after 3 denials in a row" in lines.replace("\n", " ")
+    assert (tmp_path / "last.txt").exists()
+    assert not list(tmp_path.glob("try*.txt"))
+    assert len([b for b in fake_model.bodies() if "tool_choice" in b]) == 3
