@@ -7,7 +7,7 @@ from typing import Literal
 
 import typer
 
-PermissionModeOpt = Literal["default", "accept-edits", "bypass", "plan"]
+PermissionModeOpt = Literal["default", "accept-edits", "bypass", "plan", "auto"]
 
 WORKSPACE = typer.Option(
     Path(), "--workspace", "-w", help="Repository to work in (default: current directory)."
@@ -20,7 +20,9 @@ STATE_DIR = typer.Option(
 )
 MODEL = typer.Option(None, "--model", "-m", help="Model id (default: AGENT_MODEL, settings).")
 PERMISSION_MODE = typer.Option(
-    None, "--permission-mode", help="default, accept-edits, bypass or plan."
+    None,
+    "--permission-mode",
+    help="default, accept-edits, bypass, plan or auto (a reviewer answers).",
 )
 SandboxModeOpt = Literal["auto", "required", "off"]
 SANDBOX = typer.Option(None, "--sandbox", help="auto, required or off (AGENT_SANDBOX).")

@@ -14,6 +14,7 @@ from agent_cli.cli.common import fail
 from agent_cli.cli.failures import internal_error
 from agent_cli.core.errors import AgentError
 from agent_cli.core.events import (
+    AutoVerdict,
     CheckpointSaved,
     ClaimsChecked,
     ErrorEvent,
@@ -163,6 +164,8 @@ class RunReporter:
             sys.stderr.write(f"↻ {event.line()}\n")
         elif isinstance(event, GoalChecked):
             sys.stderr.write(f"◎ {event.goal.line()}\n")
+        elif isinstance(event, AutoVerdict):
+            sys.stderr.write(f"{event.line()}\n")
 
     def finish(self, outcome: RunOutcome) -> None:
         if self.fmt == "stream-json":

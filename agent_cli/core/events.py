@@ -232,6 +232,25 @@ class PlanDecided(BaseModel):
     feedback: str = Field(default="", description="The user's feedback (keep planning).")
 
 
+Judge = Literal["rules", "reviewer", "user"]
+
+
+class AutoVerdict(BaseModel):
+    """A call that `default` would have asked about, answered in auto mode."""
+
+    type: Literal["auto_verdict"] = "auto_verdict"
+    call: str = Field(description="The call as the question would have named it.")
+    allowed: bool
+    by: Judge = Field(description="rules (never the reviewer's), reviewer, or the user.")
+    reason: str = Field(description="One line: why.")
+    tool_use_id: str = Field(default="", description="The call's tool_use id.")
+
+    def line(self) -> str:
+        mark = "✓" if self.allowed else "✗"
+        who = "" if self.by == "reviewer" else f" ({self.by})"
+        return f"auto {mark} {self.call} — {self.reason}{who}"
+
+
 class TurnEnd(BaseModel):
     """The turn is over."""
 
@@ -265,6 +284,7 @@ Event = Annotated[
     | PlanDecided
     | GoalChecked
     | ClaimsChecked
+    | AutoVerdict
     | TurnEnd,
     Field(discriminator="type"),
 ]

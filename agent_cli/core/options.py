@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-PermissionMode = Literal["default", "accept-edits", "bypass", "plan"]
-PERMISSION_MODES: tuple[PermissionMode, ...] = ("default", "accept-edits", "bypass", "plan")
+PermissionMode = Literal["default", "accept-edits", "bypass", "plan", "auto"]
+PERMISSION_MODES: tuple[PermissionMode, ...] = ("default", "accept-edits", "bypass", "plan", "auto")
 SandboxModeOpt = Literal["auto", "required", "off"]
 SANDBOX_MODES: tuple[SandboxModeOpt, ...] = ("auto", "required", "off")
 

@@ -11,6 +11,7 @@ every time outside bypass: no allow pattern answers it and "always" allows that 
 its "always" pattern `web_fetch(domain:<host>)`); `plan` allows it, as a read-only tool.
 A bash command that runs in the sandbox is not asked in `default` or `accept-edits`; one the
 model marks `unsandboxed` is asked in every mode but bypass (and refused in plan).
+`auto` asks what `default` asks, and the session's reviewer (the port `REVIEWER`) answers it.
 Every decision is logged.
 """
 
@@ -33,8 +34,11 @@ from agent_cli.policy.approval import (
     USER_DENIED,
     ApprovalRequest,
     Approver,
+    AutoDenial,
+    Decision,
     Denial,
     HeadlessApprover,
+    Reviewer,
 )
 from agent_cli.policy.patterns import bash_pattern as bash_pattern
 from agent_cli.policy.patterns import call_subject, folder_of, reads_outside
@@ -73,6 +77,8 @@ class Permissions:
     extra_deny: list[str] = field(default_factory=list)
     ask_rules: list[str] = field(default_factory=list)
     turn_allow: list[str] = field(default_factory=list)
+    # auto mode's reviewer, asked for at its first question (None: the approver answers)
+    reviewer: Callable[[], object | None] = lambda: None
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     @property
@@ -103,7 +109,8 @@ class Permissions:
                 log.info("permission not asked %s %r: it would fail", name, subject)
                 return KnownFailure(failure)
             preview = subject if name == "bash" else tool.preview(args, ctx)
-            return await self._ask(name, subject, decision, preview)
+            arguments = args.model_dump(mode="json", exclude_unset=True)
+            return await self._ask(name, subject, decision, preview, arguments)
         verdict = "allow" if decision is None else "deny"
         log.info("permission %s %s %r (mode %s)", verdict, name, subject, self.mode)
         return decision
@@ -188,7 +195,9 @@ class Permissions:
             return None
         return Ask(f"{name} {subject}", name, ACCEPT_EDITS)
 
-    async def _ask(self, name: str, subject: str, ask: Ask, preview: str) -> str | None:
+    async def _ask(
+        self, name: str, subject: str, ask: Ask, preview: str, arguments: dict[str, object]
+    ) -> str | None:
         async with self._lock:  # one question at a time; an "always" answers the ones after it
             allow = [
                 *self.settings.allow,
@@ -211,8 +220,12 @@ class Permissions:
                 rule=f"{name} asks in {self.mode} mode",
                 reusable=ask.reusable,
                 call_id=current_call_id.get() or "",
+                arguments=dict(arguments),
             )
-            answer = await self.approver.approve(request)
+            answer = await self._answer(request)
+            if isinstance(answer, AutoDenial):
+                log.info("permission deny %s %r (auto mode)", name, subject)
+                return answer.message
             self._remember(answer, ask)
         shown = "deny" if isinstance(answer, Denial) else answer
         log.info("permission %s %s %r (asked, mode %s)", shown, name, subject, self.mode)
@@ -226,6 +239,14 @@ class Permissions:
                 f"one can be asked in a non-interactive run. To allow it: {self._hint(ask)}."
             )
         return f"{USER_DENIED} {ask.summary}. Do not retry it unchanged; ask the user how to go on."
+
+    async def _answer(self, request: ApprovalRequest) -> Decision | Denial | AutoDenial:
+        """The user's approver, or in auto mode the session's reviewer (which asks the user's
+        approver for what only the user may answer)."""
+        reviewer = self.reviewer() if self.mode == "auto" else None
+        if not isinstance(reviewer, Reviewer):
+            return await self.approver.approve(request)
+        return await reviewer.review(request, self.approver)
 
     def _remember(self, answer: object, ask: Ask) -> None:
         if not ask.reusable:

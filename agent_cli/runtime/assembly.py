@@ -26,7 +26,7 @@ from agent_cli.memory.recall import Recall, lazy_notes_search
 from agent_cli.memory.setup import recent_episodes_section
 from agent_cli.model.client import ModelClient
 from agent_cli.model.server_tools import declarations
-from agent_cli.policy.approval import Approver, HeadlessApprover
+from agent_cli.policy.approval import REVIEWER, Approver, HeadlessApprover
 from agent_cli.policy.gate import PolicyGate
 from agent_cli.policy.hooks import Hooks
 from agent_cli.policy.permissions import Permissions
@@ -86,17 +86,26 @@ class PlanHandOver:
 
 
 def _permissions(
-    session: Session, options: Options, approver: Approver | None, project: WorkspacePart
+    session: Session,
+    options: Options,
+    approver: Approver | None,
+    project: WorkspacePart,
+    reviewer: Callable[[], object | None],
 ) -> Permissions:
     """The session's permissions: settings, project rules, and in chat the rules the user
-    approved here before ("don't ask again in this project")."""
+    approved here before ("don't ask again in this project"). `reviewer`: auto mode's, made
+    when first asked for; a run started in auto mode makes it now (its extension's stages
+    must be there from the first request)."""
     rules = project.rules
+    if session.settings.permissions.mode == "auto":
+        reviewer()
     permissions = Permissions(
         session.settings.permissions,
         project.approver(approver or HeadlessApprover()),
         extra_allow=list(rules.allow),
         extra_deny=list(rules.deny),
         ask_rules=list(rules.ask),
+        reviewer=reviewer,
     )
     if approver is None:
         return permissions
@@ -130,7 +139,8 @@ def assemble(
     hooks = Hooks(settings.hooks, session.id, workspace)
     context = contexts(session, workspace, services, extensions)
     project = workspace_part(session, extensions, context)
-    permissions = _permissions(session, options, approver, project)
+    reviewer = port_when_asked(extensions, REVIEWER, context)  # auto mode's
+    permissions = _permissions(session, options, approver, project, reviewer)
     gate = PolicyGate(permissions, hooks, project.gate_hooks())
     server_tools = declarations(settings.web)
     jobs = extensions.port(JOBS, context)  # background jobs, if an extension provides them

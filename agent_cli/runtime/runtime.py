@@ -54,7 +54,7 @@ def preload_sdk() -> threading.Thread:
     return thread
 
 
-MODE_CYCLE: tuple[PermissionMode, ...] = ("default", "accept-edits", "plan")
+MODE_CYCLE: tuple[PermissionMode, ...] = ("default", "accept-edits", "plan", "auto")
 
 
 class Runtime:
@@ -105,7 +105,7 @@ class Runtime:
         self.options.permission_mode = mode
 
     def cycle_permission_mode(self) -> PermissionMode:
-        """default -> accept-edits -> plan -> default (bypass is only ever chosen at start);
+        """default -> accept-edits -> plan -> auto -> default (bypass is only ever chosen at start);
         kept for the sessions /clear and /resume open."""
         current = self.permission_mode
         mode: PermissionMode = "default"

@@ -35,8 +35,8 @@ def client_mode(asked: PermissionMode | None, server: PermissionMode) -> Permiss
         return asked
     raise Refused(
         f"permission_mode {asked!r} is wider than this server's mode {server!r}: a client may "
-        f"keep or narrow it (plan < default < accept-edits < bypass), never widen it. Ask for "
-        f"{server!r} or narrower, or have the user start `agent mcp serve --permission-mode "
+        f"keep or narrow it (plan < default < accept-edits < auto < bypass), never widen it. Ask "
+        f"for {server!r} or narrower, or have the user start `agent mcp serve --permission-mode "
         f"{asked}`"
     )
 

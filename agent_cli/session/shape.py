@@ -10,7 +10,7 @@ from typing import Any
 RECORD_TYPES = frozenset(
     {
         *("session", "message", "todos", "note", "compaction"),
-        *("usage", "call", "episode", "shown", "title"),
+        *("usage", "call", "episode", "shown", "title", "auto_verdict"),
     }
 )
 REQUIRED = {"text": "text", "tool_use": "id", "tool_result": "tool_use_id"}

@@ -142,6 +142,16 @@ class TitleRecord(_Record):
     title: str
 
 
+class VerdictRecord(_Record):
+    """Auto mode answered a call (core/auto_events.py's AutoVerdict, as it was said)."""
+
+    type: Literal["auto_verdict"] = "auto_verdict"
+    call: str
+    allowed: bool
+    by: str
+    reason: str
+
+
 class EpisodeRecord(_Record):
     type: Literal["episode"] = "episode"
     episode: dict[str, Any]
@@ -157,7 +167,8 @@ Record = Annotated[
     | CallCostRecord
     | EpisodeRecord
     | ShownRecord
-    | TitleRecord,
+    | TitleRecord
+    | VerdictRecord,
     Field(discriminator="type"),
 ]
 RECORD_ADAPTER: TypeAdapter[Record] = TypeAdapter(Record)

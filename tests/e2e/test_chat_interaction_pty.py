@@ -104,6 +104,8 @@ def test_shift_tab_cycles_the_mode_and_changes_what_is_asked(
         term.wait_for("Refused.")
         assert (tmp_path / "a.txt").read_text() == "new\n"  # plan: refused, not asked
         term.send(SHIFT_TAB)
+        term.wait_for("mode auto")
+        term.send(SHIFT_TAB)
         term.wait_for("mode default")
     finally:
         term.close()

@@ -17,7 +17,7 @@ def test_shift_tab_changes_the_status_bar_and_writes_nothing(
     term = ChatTerm(fake_env, tmp_path, columns=80, lines=24, scrollback=True)
     try:
         term.wait_for("mode default")
-        for mode in ("accept-edits", "plan", "default"):
+        for mode in ("accept-edits", "plan", "auto", "default"):
             term.send(SHIFT_TAB)
             term.wait_for(f"mode {mode}  ")
         lines = term.scrollback()

@@ -156,3 +156,31 @@ class ServerSettings(StrictSettings):
     idle_minutes: float = Field(
         default=15, gt=0, description="The resident process exits after this long without runs."
     )
+
+
+DEFAULT_REVIEWER = "claude-haiku-4-5"
+
+
+class AutoSettings(StrictSettings):
+    """Auto mode (`permissions.mode: auto`): the reviewer that answers what `default` would
+    have asked, and the project's rules it is given."""
+
+    model: str = Field(
+        default=DEFAULT_REVIEWER,
+        min_length=1,
+        description="The reviewer's model id; 'same' uses the session's model.",
+    )
+    rules: list[str] = Field(
+        default_factory=list,
+        description="Plain sentences the reviewer is given ('pushing to feature branches is "
+        "fine', 'never touch infra/'); ignored in an untrusted workspace.",
+    )
+    timeout_s: float = Field(
+        default=60, gt=0, le=600, description="A reviewer slower than this denies the call."
+    )
+    max_denials_in_a_row: int = Field(
+        default=3, ge=1, le=100, description="Denials in a row that stop auto mode."
+    )
+    max_denials: int = Field(
+        default=20, ge=1, le=1_000, description="Denials in a session that stop auto mode."
+    )

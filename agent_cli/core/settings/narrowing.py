@@ -7,7 +7,8 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-MODE_RANK = {"plan": 0, "default": 1, "accept-edits": 2, "bypass": 3}  # narrow -> wide
+# narrow -> wide; auto lets a model answer what default asks: only bypass is wider
+MODE_RANK = {"plan": 0, "default": 1, "accept-edits": 2, "auto": 3, "bypass": 4}
 LSP_COMMANDS = ("servers", "formatters")
 SANDBOX_RANK = {"required": 0, "auto": 1, "off": 2}  # narrow -> wide
 SANDBOX_WIDENING = ("write_paths", "allow_unix_sockets")
@@ -40,7 +41,9 @@ def narrowing_only(
     command, credentials passed on (`pass_env`), allow rules, language servers and formatters
     (commands), a permission mode wider than `base_mode` (the user's), and what widens the
     sandbox (see `_sandbox_narrowed`; `base_sandbox` is the user's mode)."""
-    kept = {k: v for k, v in local.items() if k not in ("hooks", "status_line", "pass_env")}
+    kept = {k: v for k, v in local.items() if k not in ("hooks", "status_line", "pass_env", "auto")}
+    if local.get("auto"):  # rules the reviewer would follow: a repository vouching for itself
+        log.warning("the workspace's auto section is ignored until `agent trust`")
     if local.get("status_line"):  # a command run every few seconds, as hooks are run
         log.warning("the workspace's status_line command is ignored until `agent trust`")
     if local.get("pass_env"):  # the user's credentials handed to programs it names

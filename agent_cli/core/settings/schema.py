@@ -27,6 +27,7 @@ from agent_cli.core.settings.context import ContextSettings as ContextSettings
 from agent_cli.core.settings.env_layer import VARIABLE, env_settings
 from agent_cli.core.settings.features import DEFAULT_MODEL as DEFAULT_MODEL
 from agent_cli.core.settings.features import (
+    AutoSettings,
     CheckpointSettings,
     JobsSettings,
     MemorySettings,
@@ -128,7 +129,7 @@ class HooksSettings(StrictSettings):
 
 class PermissionSettings(StrictSettings):
     mode: PermissionMode = Field(
-        default="default", description="default, accept-edits, bypass, plan."
+        default="default", description="default, accept-edits, bypass, plan, auto."
     )
     allow: list[str] = Field(
         default_factory=list,
@@ -191,6 +192,7 @@ class Settings(StrictSettings):
         default_factory=_default_prices, description="Price per model id; unknown means no cost."
     )
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
+    auto: AutoSettings = Field(default_factory=AutoSettings)  # the reviewer of auto mode
     hooks: HooksSettings = Field(default_factory=HooksSettings)
     todo: TodoSettings = Field(default_factory=TodoSettings)
     subagent: SubagentSettings = Field(default_factory=SubagentSettings)

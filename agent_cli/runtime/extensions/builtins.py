@@ -4,6 +4,7 @@ the workspace, a port the spine asks for) and the CLI commands it brings."""
 
 from __future__ import annotations
 
+from agent_cli.policy.approval import REVIEWER
 from agent_cli.runtime.extensions import asked
 from agent_cli.runtime.extensions.discovery import BUILTIN, Asking, Declared
 
@@ -42,6 +43,8 @@ def _takes_turns(asking: Asking) -> bool:
 
 
 BUILTINS: tuple[Declared, ...] = (
+    # asked for by its port: a session in auto mode makes its reviewer (runtime/assembly.py)
+    Declared("auto", "agent_cli.ext.auto:EXTENSION", BUILTIN, lambda _: False, (REVIEWER,)),
     Declared(
         "batch",
         "agent_cli.ext.batch:EXTENSION",

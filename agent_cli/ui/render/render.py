@@ -14,6 +14,7 @@ from rich.segment import Segment
 from rich.text import Text
 
 from agent_cli.core.events import (
+    AutoVerdict,
     CheckpointSaved,
     CompactionDone,
     ErrorEvent,
@@ -196,14 +197,8 @@ def event_line(event: Any, width: int, color: bool) -> str | None:
         files = ", ".join(event.files[:6]) + (" …" if len(event.files) > 6 else "")
         line = f"◇ {files_changed(len(event.files))}: {files} (/undo takes the turn back)"
         return info_line(line, width, color)
-    if isinstance(event, GoalChecked):
-        style = "green" if event.goal.met else "yellow"
-        return info_line(f"◎ {event.goal.line()}", width, color, style)
-    if isinstance(event, ClaimsChecked):
-        marks = "\n".join(claim.mark() for claim in event.claims)
-        return info_line(
-            marks, width, color, "yellow" if not all(c.verified for c in event.claims) else "green"
-        )
+    if isinstance(event, AutoVerdict | GoalChecked | ClaimsChecked):
+        return _verdict_line(event, width, color)
     if isinstance(event, CompactionDone):
         return info_line(
             f"⇣ compacted ({event.stage}): {event.messages_before} → {event.messages_after} "
@@ -212,6 +207,18 @@ def event_line(event: Any, width: int, color: bool) -> str | None:
             color,
         )
     return None
+
+
+def _verdict_line(event: AutoVerdict | GoalChecked | ClaimsChecked, width: int, color: bool) -> str:
+    """What judged something: auto mode's verdict on a call (dim), a goal's check, claims."""
+    if isinstance(event, AutoVerdict):
+        return info_line(event.line(), width, color)
+    if isinstance(event, GoalChecked):
+        style = "green" if event.goal.met else "yellow"
+        return info_line(f"◎ {event.goal.line()}", width, color, style)
+    marks = "\n".join(claim.mark() for claim in event.claims)
+    style = "yellow" if not all(c.verified for c in event.claims) else "green"
+    return info_line(marks, width, color, style)
 
 
 def tokens(n: int) -> str:

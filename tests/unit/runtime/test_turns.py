@@ -132,10 +132,11 @@ def test_the_permission_mode_cycles_and_follows_a_new_session(
 ):
     runtime = make_runtime(tmp_path, monkeypatch)
     assert runtime.permission_mode == "bypass"  # chosen at start, never cycled back into
-    assert [runtime.cycle_permission_mode() for _ in range(4)] == [
+    assert [runtime.cycle_permission_mode() for _ in range(5)] == [
         "default",
         "accept-edits",
         "plan",
+        "auto",
         "default",
     ]
     runtime.cycle_permission_mode()
