@@ -4,8 +4,8 @@ answers instead, after fixed rules it can never override (ext/auto/rules.py).
 The extension `auto`: the port `"permission_reviewer"` (the session's Reviewer, which the
 permission check asks in auto mode), the run's service (each session's verdicts and the limits
 that stop auto mode), a stage that ends `agent run` once auto mode stopped, and `/permissions`.
-Its settings section is still the agent's own (core/settings/auto.py). The rules, the reviewer's
-request and its service are imported when auto mode first answers a call."""
+Its settings section is still the agent's own (`AutoSettings`, core/settings/features.py). The
+rules, the reviewer's request and its service are imported when auto mode first answers a call."""
 
 from __future__ import annotations
 
