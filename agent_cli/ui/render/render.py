@@ -124,7 +124,7 @@ def spinner_line(label: str, frame: int, color: bool) -> str:
 
 def tool_end(event: ToolEnd, width: int, color: bool) -> str:
     """One line per finished call, then its preview: output lines, an error's reason, a diff."""
-    mark, style = ("✗", "red") if event.is_error else ("✔", "green")
+    mark, style = mark_of(event)
     line = Text(f"{mark} ", style=style)
     line.append(_short(event.summary, max(width - 2, 10)), style="red" if event.is_error else "")
     parts = [to_ansi(line, width, color).rstrip("\n")]
@@ -132,6 +132,13 @@ def tool_end(event: ToolEnd, width: int, color: bool) -> str:
     if shown is not None:
         parts.append(to_ansi(shown, width, color).rstrip("\n"))
     return "\n".join(parts)
+
+
+def mark_of(event: ToolEnd) -> tuple[str, str]:
+    """✗ failed; ! ended but the sandbox refused it something (a host, a write); ✔ done."""
+    if event.is_error:
+        return "✗", "red"
+    return ("!", "yellow") if preview.refused(event) else ("✔", "green")
 
 
 def error_line(message: str, width: int, color: bool) -> str:
