@@ -33,7 +33,7 @@ from agent_cli.core.tool_contract import ToolResult
 from agent_cli.loop import server_turn, steering
 from agent_cli.loop.outbox import Outbox, Passed
 from agent_cli.loop.rounds import not_run_calls, run_round
-from agent_cli.loop.shown import record_shown
+from agent_cli.loop.shown import ShownTurn, record_shown
 from agent_cli.loop.stream_events import ShownStream
 from agent_cli.loop.turn_edges import TurnEdges
 from agent_cli.loop.turn_state import TurnState, goes_on
@@ -75,6 +75,8 @@ class Agent:
     def __post_init__(self) -> None:
         self._shown = ShownStream(self.session.tool_ctx.secrets)
         self._edges = TurnEdges(self.session, self.observers, self.turn_hooks, self.wrappers)
+        if self.caller == "main":
+            self._edges.shown = ShownTurn(self.session)
         self.session.tool_ctx.emit = self.emit
         if self.session.usage_sink is None:  # the runtime may route usage elsewhere
             self.session.usage_sink = self.emit

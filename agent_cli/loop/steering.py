@@ -8,6 +8,7 @@ from agent_cli.core import history
 from agent_cli.core.events import Steered
 from agent_cli.core.text.redaction import redact
 from agent_cli.core.text.unicode_safe import safe_text
+from agent_cli.loop.shown import record_notice
 from agent_cli.session.state import Session
 
 
@@ -16,7 +17,10 @@ def deliver(session: Session) -> Steered | None:
     if not notices and not queued:
         return None
     secrets = session.tool_ctx.secrets  # a job's last lines are its output: redacted like it
-    for text in [*(safe_text(redact(n, secrets)) for n in notices), *queued]:
+    told = [safe_text(redact(n, secrets)) for n in notices]
+    for text in told:
+        record_notice(session, "job", text)  # the agent's words, never drawn as the user's
+    for text in [*told, *queued]:
         session.append(history.user_text(text))
     session.messages = history.repair(session.messages)  # merged into the user turn
     return Steered(texts=queued, notices=len(notices))

@@ -25,6 +25,7 @@ from agent_cli.core.diagnosing import Diagnoser
 from agent_cli.core.events import Event
 from agent_cli.core.messages import Block
 from agent_cli.core.options import Options, PermissionMode
+from agent_cli.loop.shown import record_notice, record_shown
 from agent_cli.loop.user_input import user_shell, with_files
 from agent_cli.policy.approval import Approver
 from agent_cli.runtime.extensions.contract import ExtensionContext, PanelPart
@@ -227,6 +228,13 @@ class Runtime:
         files attached (read as read_file reads them: capped, gated, remembered as read)."""
         return self._turns(text, None, typed=True)
 
+    async def notice_turn(self, text: str) -> AsyncIterator[Event]:
+        """A turn the agent starts itself (a job ended while the chat was idle): `text` is its
+        message, kept as the agent's, never redrawn as typed by the user."""
+        record_notice((await self.agent()).session, "wake", text)
+        async for event in self._turns(text, None):
+            yield event
+
     def turn(self, text: str, content: str | list[Block] | None = None) -> AsyncIterator[Event]:
         """One user turn taken as written (`agent run`) through the extensions' turn wrappers
         (a checkpoint of the workspace), and the turns its hooks follow it with (a goal's).
@@ -254,10 +262,13 @@ class Runtime:
                     yield event
                 followed = await agent.follow_up()
                 for event in followed.events if followed else []:
+                    record_shown(agent.session, event)  # a goal's check: drawn again on resume
                     yield event
                 if followed is None or followed.message is None:
                     return
                 message = followed.message
+                if isinstance(message, str):  # the hooks' words (a goal's feedback), not typed
+                    record_notice(agent.session, "follow-up", message)
 
     async def compact(self, focus: str | None) -> AsyncIterator[Event]:
         """Compaction now, between turns. Yields nothing when nothing was compacted."""

@@ -67,11 +67,15 @@ def _assistant(message: dict[str, Any], workspace: Path) -> Iterator[Replayed]:
             )
 
 
-def _shown(record: ShownRecord) -> Replayed:
+def _shown(record: ShownRecord) -> Replayed | None:
     if record.kind == "steered":
         return helpers.update_user_message_text(record.text)
     if record.kind == "error":
         return helpers.update_agent_message_text(f"✗ {record.text}")
+    if record.kind == "goal":
+        return helpers.update_agent_message_text(f"◎ {record.text}")
+    if record.kind in ("notice", "thought"):
+        return None  # the message holds the notice; a thought's time is the terminal's
     status: ToolCallStatus = "failed" if record.is_error else "completed"
     return helpers.update_tool_call(record.id, title=record.text, status=status)
 
@@ -79,7 +83,8 @@ def _shown(record: ShownRecord) -> Replayed:
 def replay(restored: RestoredSession, workspace: Path) -> Iterator[Replayed]:
     for item in restored.conversation():
         if isinstance(item, ShownRecord):  # what the screen showed: a call's own summary
-            yield _shown(item)
+            if (shown := _shown(item)) is not None:
+                yield shown
         elif isinstance(item, Boundary):
             note = f"(earlier messages summarised: {item.replaced}, {item.stage})"
             yield helpers.update_agent_message_text(note)

@@ -52,10 +52,11 @@ def _moved(record: CompactionRecord, moved: dict[int, int]) -> CompactionRecord:
 
 
 def _ends_a_turn(record: Record) -> bool:
-    """A final answer (an assistant message calling no tool), the error a turn failed with,
-    or what a stopped turn leaves (the interruption marker, its calls' interrupted results)."""
+    """A final answer (an assistant message calling no tool), the error a turn failed with, a
+    goal's check after it, or what a stopped turn leaves (the interruption marker, its calls'
+    interrupted results)."""
     if isinstance(record, ShownRecord):
-        return record.kind == "error"
+        return record.kind in ("error", "goal")
     if not isinstance(record, MessageRecord):
         return False
     content = record.message.get("content")

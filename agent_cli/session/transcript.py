@@ -106,13 +106,22 @@ class CompactionRecord(_Record):
 
 class ShownRecord(_Record):
     """What the screen showed that the messages do not say: a finished tool call's line (its
-    summary, whether it failed), a queued text the model was given, or the error a turn failed
-    with. A redraw shows it again."""
+    summary, whether it failed), a queued text the model was given, the error a turn failed
+    with, a goal's check, how long the model thought; and a text the agent itself gave the model
+    as the user (`notice`: a job's end, a hook's context, a goal's feedback), never typed by the
+    user. A redraw shows it again, each as it was shown."""
 
     type: Literal["shown"] = "shown"
-    kind: Literal["tool", "steered", "error"] = "tool"
-    id: str = Field(default="", description="The tool_use id (a tool's line).")
-    text: str = Field(description="The tool's summary line, the steered text, or the error.")
+    kind: Literal["tool", "steered", "error", "notice", "goal", "thought"] = "tool"
+    id: str = Field(
+        default="",
+        description="The tool_use id (a tool's line); what gave a notice (`job`, `context`, "
+        "`follow-up`, `wake`).",
+    )
+    text: str = Field(
+        description="The tool's summary line, the steered text, the error, the notice as the "
+        "model got it, the goal's line, or `thought for 3s`."
+    )
     is_error: bool = False
 
 

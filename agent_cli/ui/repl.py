@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from agent_cli.runtime.extensions.contract import PanelPart
 
 SPIN_S = 0.1
+WAKE = "(a background job ended)"  # the message of the turn an ended job starts
 JOBS_TICK_S = 1.0
 
 
@@ -176,7 +178,7 @@ class Repl(ChatCore):
         if (
             wake and self.runtime.work.notices_waiting and not self.busy
         ):  # a job ended while idle: the user allowed it
-            self._begin("(a background job ended)")
+            self._begin(WAKE, lambda: self.runtime.notice_turn(WAKE))
         self.screen.invalidate()
 
     def _jobs_changed(self) -> None:
@@ -241,12 +243,12 @@ class Repl(ChatCore):
 
     # -- turns ---------------------------------------------------------------------------------
 
-    def _begin(self, text: str) -> None:
+    def _begin(self, text: str, events: Callable[[], AsyncIterator[Event]] | None = None) -> None:
         self.bar.set_state("working")
         self.panel_state.drop_finished_todos()  # they stay in /todos
         self.view.begin()
         self.attention.turn_started()
-        self.start(self.turn(text))
+        self.start(events or self.turn(text))
         self._spin()
 
     def _spin(self) -> None:

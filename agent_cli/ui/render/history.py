@@ -4,7 +4,9 @@ Prompts as `you>` lines, replies (markdown), each tool call as the line and prev
 (the tool's own summary, kept beside the messages: session/transcript.py `ShownRecord`), and
 one line where a compaction replaced what came before. What the agent added to a prompt is shown
 as what it is, never as typed by the user: an attached file as `@path (N lines)`, a `!command`
-as the command and its call, queued text as sent to the model, an interrupt as its marker.
+as the command and its call, queued text as sent to the model, an interrupt as its marker, the
+agent's own texts (a job's end, a hook's context, a goal's feedback: `notice` records) in their
+own style; a failed turn's error, a goal's check and a thought where they were shown.
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ from agent_cli.session.resume import Boundary, RestoredSession
 from agent_cli.session.transcript import ShownRecord
 from agent_cli.ui.render import render
 
+IN_PLACE = ("error", "goal")  # records drawn where they were written
+THINKING = ("thinking", "redacted_thinking")
+
 
 def _text_of(content: Any) -> str:
     if isinstance(content, str):
@@ -38,6 +43,8 @@ class _Redraw:
     shown: dict[str, ShownRecord] = field(default_factory=dict)  # tool_use id -> its line
     shell: list[ShownRecord] = field(default_factory=list)  # `!command` lines, in order
     steered: list[str] = field(default_factory=list)  # queued texts the model was given
+    notices: list[ShownRecord] = field(default_factory=list)  # the agent's texts as the user's
+    thoughts: list[str] = field(default_factory=list)  # `thought for 3s`, one a thinking block
     out: list[str] = field(default_factory=list)
 
     def item(self, item: dict[str, Any] | Boundary | ShownRecord) -> None:
@@ -46,8 +53,8 @@ class _Redraw:
             self.info(f"⇣ a fresh context from the approved plan: {before} before")
         elif isinstance(item, Boundary):
             self.info(f"⇣ compacted ({item.stage}): {item.replaced} earlier messages summarised")
-        elif isinstance(item, ShownRecord) and item.kind == "error":
-            self.out.append(render.error_line(item.text, self.width, self.color))
+        elif isinstance(item, ShownRecord) and item.kind in IN_PLACE:
+            self.in_place(item)
         elif isinstance(item, ShownRecord):
             pass  # taken before (`took`)
         elif item["role"] == "user":
@@ -59,14 +66,38 @@ class _Redraw:
 
     def took(self, record: ShownRecord) -> None:
         """Before anything is drawn: a call's line is recorded after the call's message."""
-        if record.kind == "error":
+        if record.kind in IN_PLACE:
             return  # drawn where it happened (`item`)
-        if record.kind == "steered":
+        if record.kind == "notice":
+            self.notices.append(record)
+        elif record.kind == "thought":
+            self.thoughts.append(record.text)
+        elif record.kind == "steered":
             self.steered.append(record.text)
         elif record.id == "user-shell":
             self.shell.append(record)
         else:
             self.shown[record.id] = record
+
+    def in_place(self, record: ShownRecord) -> None:
+        """A failed turn's error, a goal's check: the line the screen had."""
+        if record.kind == "error":
+            self.out.append(render.error_line(record.text, self.width, self.color))
+        else:
+            self.info(f"◎ {record.text}", "yellow" if record.is_error else "green")
+
+    def notice(self, text: str) -> bool:
+        """A text the agent gave the model as the user's, in its own style; False if not one."""
+        record = next((n for n in self.notices if n.text == text), None)
+        if record is None:
+            return False
+        self.notices.remove(record)
+        first = text.strip().split("\n")[0]
+        if record.id == "job":  # `[background job j2 `cmd` ended: exit 0 after 3 s]`
+            self.info(f"⚑ {first.strip('[]')}")
+        elif record.id != "wake":  # the turn a job started: its notice says it
+            self.info(f"↳ to the model: {render.short(first, max(self.width - 16, 10))}")
+        return True
 
     def info(self, text: str, style: str = "dim") -> None:
         self.out.append(render.info_line(text, self.width, self.color, style))
@@ -79,6 +110,8 @@ class _Redraw:
             self.info(f"  @{attached.group(1)} ({lines} line{'s' if lines != 1 else ''})")
         elif ran := SHELL.match(text):
             self.user_shell(ran.group(1), text[ran.end() :])
+        elif self.notice(text):
+            pass
         elif text in self.steered:
             self.steered.remove(text)
             self.info(f"↳ sent to the model: {' '.join(text.split())[:200]}")
@@ -95,7 +128,10 @@ class _Redraw:
     def assistant(self, message: dict[str, Any]) -> None:
         for block in blocks_of(message):
             kind = block.get("type")
-            if kind == "text" and str(block["text"]).strip():
+            if kind in THINKING:  # folded as live (the record says for how long)
+                took = self.thoughts.pop(0) if self.thoughts else "thought"
+                self.info(f"✻ {took}", "dim italic")
+            elif kind == "text" and str(block["text"]).strip():
                 self.out.append(render.markdown(str(block["text"]), self.width, self.color) + "\n")
             elif kind == "tool_use":
                 self.tool_use(block)

@@ -103,7 +103,8 @@ def markdown(text: str, width: int, color: bool) -> str:
     return "\n".join(lines)
 
 
-def _short(text: str, limit: int) -> str:
+def short(text: str, limit: int) -> str:
+    """One line of at most `limit` characters (`…` where it was cut)."""
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -114,7 +115,7 @@ def tool_label(name: str, args: dict[str, Any]) -> str:
         return f"todo_write ({counted(len(args['todos']), 'item')})"
     for key in ("command", "path", "pattern", "description", "focus"):
         if args.get(key):
-            return f"{name} {_short(args[key], 60)}"
+            return f"{name} {short(args[key], 60)}"
     return name
 
 
@@ -125,14 +126,21 @@ def spinner_line(label: str, frame: int, color: bool) -> str:
 
 def tool_end(event: ToolEnd, width: int, color: bool) -> str:
     """One line per finished call, then its preview: output lines, an error's reason, a diff."""
-    mark, style = ("✗", "red") if event.is_error else ("✔", "green")
+    mark, style = mark_of(event)
     line = Text(f"{mark} ", style=style)
-    line.append(_short(event.summary, max(width - 2, 10)), style="red" if event.is_error else "")
+    line.append(short(event.summary, max(width - 2, 10)), style="red" if event.is_error else "")
     parts = [to_ansi(line, width, color).rstrip("\n")]
     shown = preview.body(event, width)
     if shown is not None:
         parts.append(to_ansi(shown, width, color).rstrip("\n"))
     return "\n".join(parts)
+
+
+def mark_of(event: ToolEnd) -> tuple[str, str]:
+    """✗ failed; ! ended but the sandbox refused it something (a host, a write); ✔ done."""
+    if event.is_error:
+        return "✗", "red"
+    return ("!", "yellow") if preview.refused(event) else ("✔", "green")
 
 
 def error_line(message: str, width: int, color: bool) -> str:
@@ -159,7 +167,7 @@ def queued_lines(texts: list[str], width: int, color: bool) -> str:
     once, as sent, between the replies)."""
     if not texts:
         return ""
-    lines = [f"  ⧗ {_short(text, max(width - 5, 10))}" for text in texts]
+    lines = [f"  ⧗ {short(text, max(width - 5, 10))}" for text in texts]
     return to_ansi(Text("\n".join([QUEUED_HINT, *lines]), style="dim"), width, color).rstrip("\n")
 
 
@@ -186,7 +194,7 @@ def event_line(event: Any, width: int, color: bool) -> str | None:
     if isinstance(event, NoteAdded):
         return info_line("✎ " + note_line(event.note), width, color, "magenta")
     if isinstance(event, SourcesCited):
-        lines = [f"[{s.n}] {_short(s.title, 60)} — {s.url}" for s in event.sources]
+        lines = [f"[{s.n}] {short(s.title, 60)} — {s.url}" for s in event.sources]
         return info_line("\n".join(["Sources:", *lines]), width, color)
     if isinstance(event, CheckpointSaved) and event.skipped:
         names = ", ".join(event.skipped)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from agent_cli.core.events import ThinkingDelta, ToolEnd, ToolStart, UsageUpdate
 from agent_cli.core.payloads import DiffDisplay
+from agent_cli.ui.render.preview import refused
 
 THOUGHT = "── ✻ thinking"
 HEAD = "── "  # then the call's number
@@ -44,7 +45,7 @@ class ToolLog:
             self.calls.append(self._entry(number, event))
 
     def _entry(self, n: int, event: ToolEnd) -> str:
-        mark = "✗" if event.is_error else "✔"
+        mark = "✗" if event.is_error else "!" if refused(event) else "✔"
         args = self._inputs.pop(event.id, None)
         lines = [f"{HEAD}{n}. {mark} {event.summary}"]
         if args:

@@ -40,6 +40,7 @@ from agent_cli.ui.screen.commits import Commits
 from agent_cli.ui.screen.contract import Controller
 from agent_cli.ui.screen.cursor_answers import anchor_asking, route_answer
 from agent_cli.ui.screen.frames import FramedOutput, fix_size, log_frame, screen_output
+from agent_cli.ui.screen.input_box import count_line, input_rows
 from agent_cli.ui.screen.picker import Picker
 from agent_cli.ui.screen.question import QuestionView
 from agent_cli.ui.screen.reflow import SteadyWindow, fit_region
@@ -49,7 +50,13 @@ from agent_cli.ui.screen.status_fit import SEPARATOR
 PROMPT = "you> "
 PANEL_MODES = ("full", "compact", "hidden")  # F2 cycles them
 STYLE = Style.from_dict(
-    {"toolbar": "reverse", "question": "bold", "prompt": "bold", "picked": "reverse"}
+    {
+        "toolbar": "reverse",
+        "question": "bold",
+        "prompt": "bold",
+        "picked": "reverse",
+        "count": "italic",
+    }
 )
 
 
@@ -131,7 +138,8 @@ class ChatScreen(KeyActions, JobKeys):
         controller = None if self._restoring else self.controller
         searching = 1 if self.app.layout.is_searching else 0  # the Ctrl-R search row
         asking = self.question.rows() + self.picker.rows() + self.dialogs.rows()
-        reserved = self._input_rows() + asking + searching
+        counting = 1 if self._count_line() else 0  # the row counting a long text's lines
+        reserved = self._input_rows() + counting + asking + searching
         frame = lay_out(controller, size.columns, size.rows, reserved, self.panel_mode)
         self._frame_cache = (key, frame)
         return frame
@@ -180,7 +188,7 @@ class ChatScreen(KeyActions, JobKeys):
             ]
         )
 
-    def _input_row(self) -> VSplit:
+    def _input_row(self) -> HSplit:
         control = BufferControl(
             self.buffer, search_buffer_control=self.history_search.control, preview_search=True
         )
@@ -191,17 +199,15 @@ class ChatScreen(KeyActions, JobKeys):
             width=len(PROMPT),
             dont_extend_height=True,
         )
-        return VSplit([prompt, self._input])
+        count = Window(FormattedTextControl(self._count_line), height=1, style="class:count")
+        counting = Condition(lambda: bool(self._count_line()))
+        return HSplit([ConditionalContainer(count, filter=counting), VSplit([prompt, self._input])])
 
     def _input_rows(self) -> int:
-        # the text's lines, up to a quarter of the screen (a long paste scrolls inside); room
-        # below the cursor for the completion menu while it is open
-        width = max(self.columns() - len(PROMPT), 1)
-        rows = sum(1 + len(line) // width for line in self.buffer.document.lines)
-        cap = max(self.rows() // 4, 1)
-        if self.buffer.complete_state:
-            return min(max(rows, 9), max(cap, self.rows() // 3))
-        return min(rows, cap)
+        return input_rows(self.buffer, self.columns() - len(PROMPT), self.rows())
+
+    def _count_line(self) -> str:
+        return count_line(self.buffer, self.columns() - len(PROMPT), self.rows())
 
     def notice_width(self) -> int:
         """Columns the status bar's notice takes (with its separator): the rest is the bar's."""
