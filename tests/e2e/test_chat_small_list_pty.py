@@ -1,0 +1,59 @@
+"""Issue 56's small list, as a person sees it in `agent chat` at 80x24 against the fake model:
+the status bar while a question waits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.e2e.checkpoint_support import make_workspace, script_the_turn
+from tests.e2e.pty_screen import ChatTerm
+from tests.fake_model import FakeAnthropic
+
+
+def status_row(term: ChatTerm) -> str:
+    """The status bar: the row above the input box's first row."""
+    rows = [line.rstrip() for line in term.screen.display]
+    prompt = max(i for i, line in enumerate(rows) if line.startswith("you>"))
+    return rows[prompt - 1]
+
+
+def test_an_approval_says_what_it_waits_for_not_working(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    (tmp_path / "abc.py").write_text("x = 1\n")
+    fake_model.script.tool_use("read_file", path="abc.py")
+    fake_model.script.tool_use("edit_file", path="abc.py", old_string="x = 1", new_string="x = 2")
+    fake_model.script.text("Left it.")
+    term = ChatTerm(fake_env, tmp_path, columns=80, lines=24)
+    try:
+        term.wait_for("you>")
+        term.type("change x")
+        term.wait_for(lambda t: "answer the question above" in status_row(term))
+        assert "Esc: no, and stop the turn" in status_row(term)
+        assert "working…" not in term.text()
+        term.send("4")  # no, and say what instead: a typed answer
+        term.wait_for(lambda t: "type your answer · Enter sends" in status_row(term))
+        term.type("leave it")
+        term.wait_for("Left it.")
+    finally:
+        term.close()
+
+
+def test_undo_question_says_what_it_waits_for_not_working(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    workspace = make_workspace(tmp_path, repo=True)
+    term = ChatTerm(fake_env, workspace, "--permission-mode", "bypass", columns=80, lines=24)
+    try:
+        term.wait_for("you>")
+        script_the_turn(fake_model)
+        term.type("change things")
+        term.wait_for(lambda t: "All three done." in t and "working…" not in t)
+        term.type("/undo")
+        term.wait_for("Undo the last turn?")
+        term.wait_for(lambda t: "answer the question above · Esc cancels" in status_row(term))
+        assert "working…" not in term.text()
+        term.send("n")
+        term.wait_for("Nothing undone.")
+    finally:
+        term.close()
