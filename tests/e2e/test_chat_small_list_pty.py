@@ -1,5 +1,5 @@
 """Issue 56's small list, as a person sees it in `agent chat` at 80x24 against the fake model:
-the status bar while a question waits."""
+the status bar while a question waits, ask_user's count."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from pathlib import Path
 
 from tests.e2e.checkpoint_support import make_workspace, script_the_turn
 from tests.e2e.pty_screen import ChatTerm
+from tests.e2e.test_chat_ask_user_pty import CHECKS, ESC, NAME, SLOW, start
 from tests.fake_model import FakeAnthropic
 
 
@@ -55,5 +56,21 @@ def test_undo_question_says_what_it_waits_for_not_working(
         assert "working…" not in term.text()
         term.send("n")
         term.wait_for("Nothing undone.")
+    finally:
+        term.close()
+
+
+def test_ask_user_counts_a_declined_question_as_declined(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    term = start(fake_model, fake_env, tmp_path, (80, 24), NAME, CHECKS)
+    try:
+        term.wait_for("(1/2)", timeout=SLOW)
+        term.send("2")
+        term.wait_for("(2/2)")
+        term.send(ESC)  # the second declined
+        screen = term.wait_for("Thanks, going on.")
+        assert "ask_user (1 answered, 1 declined)" in screen
+        assert "2 answered" not in screen
     finally:
         term.close()
