@@ -1,8 +1,9 @@
 """Issue 56's small list, as a person sees it in `agent chat` at 80x24 against the fake model:
-the status bar while a question waits, ask_user's count."""
+the status bar while a question waits, ask_user's count, the goal line's money and wording."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.e2e.checkpoint_support import make_workspace, script_the_turn
@@ -72,5 +73,30 @@ def test_ask_user_counts_a_declined_question_as_declined(
         screen = term.wait_for("Thanks, going on.")
         assert "ask_user (1 answered, 1 declined)" in screen
         assert "2 answered" not in screen
+    finally:
+        term.close()
+
+
+def test_goal_line_says_n_a_and_names_what_chat_can_do(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    folder = Path(fake_env["HOME"]) / ".config" / "agent"
+    folder.mkdir(parents=True)
+    unpriced = {"prices": {}, "goal": {"max_turns": 1}}  # the model has no price
+    (folder / "settings.json").write_text(json.dumps(unpriced))
+    fake_model.script.text("Tried.")
+    term = ChatTerm(fake_env, tmp_path, "--permission-mode", "bypass", columns=80, lines=24)
+    try:
+        term.wait_for("you>")
+        term.type("/goal false")
+        term.wait_for("Goal set (command): false")
+        term.type("make it true")
+        screen = term.wait_for(lambda t: "goal unmet" in t and "working…" not in t)
+        line = " ".join(screen[screen.index("◎ goal unmet") :].split())
+        assert "1 attempt, last exit 1" in line
+        assert ", n/a: not met in 1 turn" in line  # no price known: not $0.0000
+        assert "(setting goal.max_turns 1; /goal <check> again to go on)" in line
+        assert "--max-turns" not in screen
+        assert "$0.0000" not in screen
     finally:
         term.close()
