@@ -1,12 +1,14 @@
 """Issue 56's small list, as a person sees it in `agent chat` at 80x24 against the fake model:
-the status bar while a question waits, ask_user's count, the goal line's money and wording."""
+the status bar while a question waits, ask_user's count, the goal line's money and wording,
+where /export writes."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
-from tests.e2e.checkpoint_support import make_workspace, script_the_turn
+from tests.e2e.checkpoint_support import git, make_workspace, script_the_turn
 from tests.e2e.pty_screen import ChatTerm
 from tests.e2e.test_chat_ask_user_pty import CHECKS, ESC, NAME, SLOW, start
 from tests.fake_model import FakeAnthropic
@@ -98,5 +100,36 @@ def test_goal_line_says_n_a_and_names_what_chat_can_do(
         assert "(setting goal.max_turns 1; /goal <check> again to go on)" in line
         assert "--max-turns" not in screen
         assert "$0.0000" not in screen
+    finally:
+        term.close()
+
+
+def test_export_writes_beside_the_transcript_or_where_told_and_says_the_full_path(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    workspace = make_workspace(tmp_path, repo=True)
+    untracked = git(workspace, "status", "--porcelain")
+    fake_model.script.text("Hello there.")
+    term = ChatTerm(fake_env, workspace, columns=80, lines=24)
+    try:
+        term.wait_for("you>")
+        term.type("hi")
+        term.wait_for(lambda t: "Hello there." in t and "working…" not in t)
+        term.type("/export")
+        screen = term.wait_for(lambda t: "Exported 2 messages to" in t and "working…" not in t)
+        said = re.search(r"Exported 2 messages to ?(/\S+?\.md)", screen.replace("\n", ""))
+        assert said is not None  # the full path, wrapped at 80 columns
+        shown = Path(said.group(1))
+        assert shown.is_absolute()
+        assert shown.is_file()
+        assert (shown.parent / f"{shown.stem.removeprefix('agent-')}.jsonl").is_file()
+        assert "## Agent\n\nHello there." in shown.read_text()
+        assert git(workspace, "status", "--porcelain") == untracked  # nothing left in the repo
+
+        term.type("/export notes.md")
+        term.wait_for(
+            lambda t: f"to{workspace / 'notes.md'}" in t.replace("\n", "").replace(" ", "")
+        )
+        assert "Hello there." in (workspace / "notes.md").read_text()
     finally:
         term.close()

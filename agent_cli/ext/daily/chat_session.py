@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 
 HELP = {
     "/rename [TITLE]": "give this session a title (shown in /sessions and agent sessions)",
-    "/export [FILE] [--json]": "write the conversation to a file, Markdown or JSON",
+    "/export [FILE] [--json]": "the conversation as Markdown or JSON (FILE, else beside "
+    "the session's transcript)",
     "/copy": "copy the last reply to the clipboard (through the terminal, OSC 52)",
 }
 FORMATS: dict[str, ExportFormat] = {"--json": "json", "json": "json", "--md": "markdown"}
