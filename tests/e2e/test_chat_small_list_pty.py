@@ -1,6 +1,6 @@
 """Issue 56's small list, as a person sees it in `agent chat` at 80x24 against the fake model:
 the status bar while a question waits, ask_user's count, the goal line's money and wording,
-where /export writes."""
+where /export writes, what /copy says inside tmux."""
 
 from __future__ import annotations
 
@@ -133,3 +133,28 @@ def test_export_writes_beside_the_transcript_or_where_told_and_says_the_full_pat
         assert "Hello there." in (workspace / "notes.md").read_text()
     finally:
         term.close()
+
+
+def test_copy_inside_tmux_says_tmux_decides_and_where_the_reply_also_is(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    fake_model.script.text("Copy me, «please».")
+    env = {**fake_env, "TMUX": "/tmp/tmux-0/default,1,0"}  # as tmux sets it for its panes
+    term = ChatTerm(env, tmp_path, columns=80, lines=24)
+    try:
+        term.wait_for("you>")
+        term.type("hello")
+        term.wait_for(lambda t: "Copy me, «please»." in t and "working…" not in t)
+        term.type("/copy")
+        screen = term.wait_for(lambda t: "set-clipboard" in t and "working…" not in t)
+        flat = " ".join(screen.split())
+        assert "Asked the terminal to copy the last reply (18 characters, OSC 52)" in flat
+        assert "inside tmux its set-clipboard option decides" in flat
+        assert "Copied" not in screen
+        assert "The reply is also in" in flat
+        said = re.search(r"(/\S+?-reply\.md)", screen.replace("\n", ""))
+        assert said is not None
+        assert Path(said.group(1)).read_text() == "Copy me, «please»."
+    finally:
+        term.close()
+    assert b"\x1bPtmux;" in term.raw  # sent wrapped for the outer terminal as well

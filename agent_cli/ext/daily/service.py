@@ -103,6 +103,16 @@ class Daily:
         folder.mkdir(parents=True, exist_ok=True)
         return folder
 
+    def save_reply(self, text: str) -> Path:
+        """The last reply in a file beside the transcript (/copy, when the clipboard is not
+        sure to get it)."""
+        path = self.session_folder() / f"agent-{self.session.id}-reply.md"
+        try:
+            path.write_text(text, encoding="utf-8")
+        except OSError as e:
+            raise UsageError(f"/copy: cannot write {path}: {e.strerror or e}.") from e
+        return path
+
     def last_reply(self) -> str:
         """The newest reply's text (what /copy copies); "" before the first."""
         return last_assistant_text(self.session.messages)
