@@ -1,6 +1,6 @@
 """Issue 56's small list, as a person sees it in `agent chat` at 80x24 against the fake model:
 the status bar while a question waits, ask_user's count, the goal line's money and wording,
-where /export writes, what /copy says inside tmux."""
+where /export writes, what /copy says inside tmux, /help on one screen."""
 
 from __future__ import annotations
 
@@ -158,3 +158,27 @@ def test_copy_inside_tmux_says_tmux_decides_and_where_the_reply_also_is(
     finally:
         term.close()
     assert b"\x1bPtmux;" in term.raw  # sent wrapped for the outer terminal as well
+
+
+def test_help_fits_one_screen_and_help_all_lists_the_rest(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    term = ChatTerm(fake_env, tmp_path, columns=80, lines=24, scrollback=True)
+    try:
+        term.wait_for("you>")
+        term.type("/help")
+        screen = term.wait_for("/help all: every command")
+        rows = screen.split("\n")
+        assert "you> /help" in rows  # the question and the whole answer on one screen
+        shown = rows[rows.index("you> /help") + 1 :]
+        for name in ("/clear", "/resume", "/undo", "/export", "/exit"):
+            assert any(row.startswith(name + " ") for row in shown), name
+        assert any(row.startswith("Keys: Enter sends") for row in shown)
+        term.type("/help all")
+        term.wait_for("attach a file to the prompt")  # the whole list's last line
+        every = term.scrollback()
+        block = every[every.index("you> /help all") :]
+        for name in ("/sessions", "/fork", "/context", "/btw", "/jobs", "Ctrl-B", "F2"):
+            assert any(row.startswith(name + " ") for row in block), name
+    finally:
+        term.close()
