@@ -63,6 +63,27 @@ def test_undo_question_says_what_it_waits_for_not_working(
         term.close()
 
 
+def test_resume_picker_says_what_it_waits_for_not_working(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    fake_model.script.text("First answer.")
+    term = ChatTerm(fake_env, tmp_path, columns=80, lines=24)
+    try:
+        term.wait_for("you>")
+        term.type("first session")
+        term.wait_for(lambda t: "First answer." in t and "working…" not in t)
+        term.type("/clear")
+        term.wait_for("the previous one: --resume")
+        term.type("/resume")
+        term.wait_for("Resume which session?")
+        term.wait_for(lambda t: "pick one above · Esc cancels" in status_row(term))
+        assert "working…" not in term.text()
+        term.send("\x1b")  # Esc: nothing resumed
+        term.wait_for(lambda t: "pick one above" not in t and "Resume which" not in t)
+    finally:
+        term.close()
+
+
 def test_ask_user_counts_a_declined_question_as_declined(
     fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
 ):
