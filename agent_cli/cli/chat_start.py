@@ -6,10 +6,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_cli.cli.failures import failure_line
 from agent_cli.core.errors import UsageError
 from agent_cli.core.options import PERMISSION_MODES, SANDBOX_MODES, Options
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 DESCRIPTION = "Talk with the agent in an interactive REPL."
 
@@ -17,6 +21,12 @@ DESCRIPTION = "Talk with the agent in an interactive REPL."
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]  # exit 2 via UsageError
         raise UsageError(f"agent chat: {message} (see agent chat --help)")
+
+    def print_help(self, file: SupportsWrite[str] | None = None) -> None:
+        """In typer's layout, as every other command's help (parsing stays argparse's)."""
+        from agent_cli.cli.chat_help import typer_help
+
+        (file or sys.stdout).write(typer_help(self, DESCRIPTION))
 
 
 def chat_parser() -> argparse.ArgumentParser:
@@ -40,7 +50,7 @@ def chat_parser() -> argparse.ArgumentParser:
         "--sandbox", choices=SANDBOX_MODES, help="auto, required or off (AGENT_SANDBOX)."
     )
     parser.add_argument(
-        "--workspace", "-w", type=Path, default=Path(), help="Repository to work in (default: .)."
+        "--workspace", "-w", type=Path, default=Path(), help="Repository to work in."
     )
     parser.add_argument(
         "--state-dir", type=Path, help="Where transcripts, notes and logs go (AGENT_STATE_DIR)."
@@ -50,7 +60,8 @@ def chat_parser() -> argparse.ArgumentParser:
         nargs="?",
         const="",
         metavar="NAME",
-        help="Work in an agent worktree .agent/worktrees/NAME on branch agent/NAME.",
+        help="Work in an agent worktree .agent/worktrees/NAME on branch agent/NAME (no NAME: one "
+        "is made up).",
     )
     parser.add_argument("--base", metavar="REF", help="The commit --worktree starts from.")
     parser.add_argument(

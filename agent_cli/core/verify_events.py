@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from agent_cli.core.text.money import cost
+
 GoalState = Literal["pursuing", "met", "unmet", "impossible", "budget-limited"]
 
 
@@ -22,13 +24,16 @@ class GoalStatus(BaseModel):
     last_output: str = Field(default="", description="The tail of the check's last output.")
     reason: str = Field(default="", description="The evaluator's or the model's one line.")
     elapsed_s: float = 0.0
-    cost_usd: float | None = Field(default=None, description="Spent while pursuing it.")
+    cost_usd: float | None = Field(
+        default=None, description="Spent while pursuing it; null while a model used has no price."
+    )
 
     def result(self) -> dict[str, object]:
         return self.model_dump(mode="json", exclude={"elapsed_s"})
 
     def line(self) -> str:
-        spent = f", ${self.cost_usd:.4f}" if self.cost_usd is not None else ""
+        ticked = self.elapsed_s or self.cost_usd is not None  # nothing spent before a turn
+        spent = f", {cost(self.cost_usd)}" if ticked else ""  # n/a: a model without a price
         said = f": {self.reason}" if self.reason else ""
         exit_ = f", last exit {self.last_exit}" if self.last_exit is not None else ""
         return (

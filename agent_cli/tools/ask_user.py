@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from agent_cli.core.asking import NOBODY_TO_ASK, Question, answers_text
+from agent_cli.core.asking import NOBODY_TO_ASK, Answer, Question, answers_text
 from agent_cli.core.events import Answered, QuestionAsked
 from agent_cli.core.text.counts import counted
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult, current_call_id
@@ -36,4 +36,13 @@ class AskUser(Tool[AskUserInput]):
             ctx.emit(Answered(id=call_id, nobody=True))
             return ToolResult(NOBODY_TO_ASK, summary="ask_user: nobody to ask")
         ctx.emit(Answered(id=call_id, answers=answers))
-        return ToolResult(answers_text(answers), summary=f"ask_user ({len(answers)} answered)")
+        return ToolResult(answers_text(answers), summary=summary(answers))
+
+
+def summary(answers: list[Answer]) -> str:
+    """`ask_user (1 answered, 1 declined)`: a question declined (Esc) was not answered."""
+    declined = sum(answer.declined for answer in answers)
+    answered = len(answers) - declined
+    parts = [f"{answered} answered"] if answered or not declined else []
+    parts += [f"{declined} declined"] if declined else []
+    return f"ask_user ({', '.join(parts)})"

@@ -37,7 +37,7 @@ class ScreenApprover:
         def text(columns: int, rows: int) -> str:
             return approval_view.question(request, columns, use_color(), rows)
 
-        answer = await self.screen.ask(text, approval_view.answers(request))
+        answer = await self.screen.ask(text, approval_view.answers(request), approval_view.HINT)
         if answer == "feedback":
             typed = await self.screen.ask_line(approval_view.FEEDBACK_PROMPT)
             if not (typed and typed.strip()):

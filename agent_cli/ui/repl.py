@@ -119,7 +119,7 @@ class Repl(ChatCore):
 
     def toolbar(self) -> str:
         width = self.screen.columns() - 1 - self.screen.notice_width()
-        return self.bar.text(self.busy, self.queued_count(), width)
+        return self.bar.text(self.busy, self.queued_count(), width, self.screen.awaiting())
 
     def tool_log(self) -> str:
         return self.tools.text()

@@ -158,7 +158,9 @@ class StatusBar:
         part = self.runtime.port("chat_part")
         return (part.status() or "") if isinstance(part, ChatPart) else ""
 
-    def text(self, busy: bool, queued: int, width: int) -> str:
+    def text(self, busy: bool, queued: int, width: int, awaiting: str = "") -> str:
+        """`awaiting`: what a question that waits for the user asks of them (it stands for
+        "working…": the turn or command is not working, it waits)."""
         asyncio.get_running_loop().call_soon(self.retitle)  # after the frame (/rename, say)
         panel = self.panel()
         pct = panel.context_pct
@@ -172,7 +174,7 @@ class StatusBar:
             (self._extension_part(), 4),
         ]  # fmt: skip
         parts = [  # (text, priority): a narrow screen leaves out the lowest first
-            ("working… Ctrl-C stops" if busy else "", 9),
+            (awaiting or ("working… Ctrl-C stops" if busy else ""), 9),
             (f"{queued} queued" if queued else "", 8),
             (f"mode {self.runtime.permission_mode}", 7),
             *info,

@@ -42,6 +42,9 @@ class _HistoryScreen(pyte.HistoryScreen):
         self._reply(data)
 
 
+BUSY = ("working…", "answer the question above", "pick one above", "type your answer")
+
+
 class ChatTerm:
     def __init__(
         self,
@@ -130,8 +133,9 @@ class ChatTerm:
         )
 
     def wait_idle(self, timeout: float = 30) -> str:
-        """Until no turn is running (the status bar no longer says so)."""
-        return self.wait_for(lambda t: "working…" not in t and "you>" in t, timeout)
+        """Until no turn is running (the status bar no longer says so) and no question waits
+        (while one does, the status bar says that instead of "working…")."""
+        return self.wait_for(lambda t: "you>" in t and not any(busy in t for busy in BUSY), timeout)
 
     def finish(self, timeout: float = 30) -> str:
         """Wait for the process to end; the whole output as plain text."""

@@ -35,7 +35,7 @@ def results(body: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def test_every_daily_command_has_its_line_in_help(fake_env: dict[str, str], tmp_path: Path):
-    out = chat(fake_env, tmp_path, "/help").stdout
+    out = chat(fake_env, tmp_path, "/help all").stdout
     for name in DAILY:
         assert any(line.startswith(name) for line in out.splitlines()), name
     (editor,) = [line for line in out.splitlines() if line.startswith("Ctrl-G ")]

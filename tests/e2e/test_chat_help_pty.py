@@ -20,12 +20,12 @@ def test_help_lists_the_keys_with_a_hanging_indent(
     term = ChatTerm(fake_env, tmp_path, columns=columns, lines=lines, scrollback=True)
     try:
         term.wait_for("you>")
-        term.type("/help")
+        term.type("/help all")  # /help alone: the most used (issue 56)
         term.wait_for("attach a file to the prompt")
         shown = term.scrollback()
     finally:
         term.close()
-    block = shown[shown.index("you> /help") + 1 :]
+    block = shown[shown.index("you> /help all") + 1 :]
     block = block[: next(n for n, line in enumerate(block) if "attach a file" in line) + 1]
     chat = discover(path=[])  # every built-in extension's too, as a chat asks for them all
     added = [c.usage or c.name for _, c in extension_commands(chat).values()]

@@ -182,7 +182,7 @@ def test_ctrl_o_opens_the_tool_calls_view_searchable_and_esc_returns(
     bypass.send(ESC)
     bypass.wait_for(lambda t: "you>" in t and "tool calls" not in t, 10)
     assert bypass.raw.rindex(b"\x1b[?1049l") > bypass.raw.rindex(b"\x1b[?1049h")  # left it
-    bypass.type("/help")  # the chat screen takes input as before
+    bypass.type("/help all")  # the chat screen takes input as before
     bypass.wait_for("every tool call of the session")  # /help's line for Ctrl-O
 
 

@@ -22,7 +22,7 @@ def test_remember_writes_an_episode_and_memory_lists_it(
     term = ChatTerm(fake_env, tmp_path, scrollback=True)
     try:
         term.wait_for("you>")
-        term.type("/help")
+        term.type("/help all")
         term.wait_for("attach a file to the prompt")  # /help's last line; /remember's above
         assert any("write an episode of this session now" in line for line in term.scrollback())
         term.type("/memory")

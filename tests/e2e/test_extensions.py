@@ -169,7 +169,7 @@ def test_help_in_chat_lists_the_command_and_it_runs(
     term = ExtensionChat(fake_env, workspace)
     try:
         term.wait_for("you>")
-        term.type("/help")
+        term.type("/help all")
         term.wait_for("attach a file to the prompt")
         term.type("/hello Ada")
         term.wait_for("Howdy from the hello extension, Ada.")

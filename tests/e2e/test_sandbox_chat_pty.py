@@ -121,7 +121,7 @@ def test_without_bubblewrap_chat_says_the_fallback_once(
     term = ChatTerm(env, ws, columns=80, lines=24, scrollback=True)
     try:
         term.wait_for(lambda t: "you>" in t and notice in t and "no sandbox" in t)  # status bar
-        term.type("/help")  # a long answer: the notice scrolls off, and is not said again
+        term.type("/help all")  # a long answer: the notice scrolls off, and is not said again
         term.wait_for("attach a file to the prompt")  # /help's last line
         seen = "\n".join(term.scrollback())
     finally:

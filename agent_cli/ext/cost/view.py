@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent_cli.core.text.money import cost
 from agent_cli.ext.cost.records import AgentCost, CostSummary
-from agent_cli.ui.render.render import cost, tokens
+from agent_cli.ui.render.render import tokens
 
 WARN_AT = 0.8  # the budget's share past which the meter says so
 METER_CELLS = 10

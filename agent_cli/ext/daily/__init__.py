@@ -19,13 +19,13 @@ COMMANDS = (  # (name, usage, about, "module:function")
     (
         "/export",
         "/export [FILE] [--json]",
-        "write the conversation to a file, Markdown or JSON",
+        "the conversation as Markdown or JSON (FILE, else beside the session's transcript)",
         "chat_session:export",
     ),
     (
         "/copy",
         "/copy",
-        "copy the last reply to the clipboard (through the terminal, OSC 52)",
+        "ask the terminal to copy the last reply (OSC 52)",
         "chat_session:copy",
     ),
     (

@@ -15,8 +15,9 @@ if TYPE_CHECKING:
 
 HELP = {
     "/rename [TITLE]": "give this session a title (shown in /sessions and agent sessions)",
-    "/export [FILE] [--json]": "write the conversation to a file, Markdown or JSON",
-    "/copy": "copy the last reply to the clipboard (through the terminal, OSC 52)",
+    "/export [FILE] [--json]": "the conversation as Markdown or JSON (FILE, else beside "
+    "the session's transcript)",
+    "/copy": "ask the terminal to copy the last reply (OSC 52)",
 }
 FORMATS: dict[str, ExportFormat] = {"--json": "json", "json": "json", "--md": "markdown"}
 
@@ -41,6 +42,8 @@ def export(host: Host, arg: str) -> None:
 
 
 def copy(host: Host, arg: str) -> None:
+    """Says where the reply went: no terminal tells whether OSC 52 reached a clipboard, so
+    never "copied"; where that is least likely (inside tmux, too long) it is also in a file."""
     reply = daily(host).last_reply()
     if not reply:
         host.say("No reply to copy yet.")
@@ -50,6 +53,17 @@ def copy(host: Host, arg: str) -> None:
         return
     refused = host.terminal.copy(reply)
     if refused:
-        host.say(f"Not copied: {refused}; /export writes it to a file.", "yellow")
+        path = daily(host).save_reply(reply)
+        host.say(f"Not sent to the terminal: {refused}. The reply is in {path}", "yellow")
         return
-    host.say(f"Copied the last reply ({len(reply):,} characters) to the clipboard.")
+    asked = (
+        f"Asked the terminal to copy the last reply ({counted(len(reply), 'character')}, OSC 52)"
+    )
+    if not host.terminal.in_tmux:
+        host.say(f"{asked}; a terminal without OSC 52 copies nothing.")
+        return
+    path = daily(host).save_reply(reply)
+    host.say(
+        f"{asked}; inside tmux its set-clipboard option decides whether it reaches the "
+        f"clipboard. The reply is also in {path}"
+    )

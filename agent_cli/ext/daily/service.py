@@ -72,11 +72,17 @@ class Daily:
 
     def export(self, target: str, kind: ExportFormat | None = None) -> tuple[Path, int]:
         """Write the conversation to `target` (relative: to the workspace; empty: a name of
-        the session's own). JSON when asked or the name ends in .json, else Markdown. Returns
-        the file and how many messages it holds."""
-        suffix = ".json" if kind == "json" else ".md"
-        raw = Path(target).expanduser() if target else Path(f"agent-{self.session.id}{suffix}")
-        path = raw if raw.is_absolute() else self.options.workspace / raw
+        the session's own beside its transcript, never an untracked file in the user's
+        repository). JSON when asked or the name ends in .json, else Markdown. Returns the
+        file and how many messages it holds."""
+        if target:
+            raw = Path(target).expanduser()
+            path = raw if raw.is_absolute() else self.options.workspace / raw
+        else:
+            path = (
+                self.session_folder()
+                / f"agent-{self.session.id}{'.json' if kind == 'json' else '.md'}"
+            )
         kind = kind or ("json" if path.suffix.lower() == ".json" else "markdown")
         header = ExportHeader(
             self.session.id, self.session.title, self.session.model, str(self.options.workspace)
@@ -90,6 +96,22 @@ class Daily:
         except OSError as e:
             raise UsageError(f"/export: cannot write {path}: {e.strerror or e}.") from e
         return path, sum(1 for entry in conversation if isinstance(entry, dict))
+
+    def session_folder(self) -> Path:
+        """Where the session's transcript lives (made if the session has written none yet)."""
+        folder = self.runtime.paths.transcript(self.session.id).parent
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+
+    def save_reply(self, text: str) -> Path:
+        """The last reply in a file beside the transcript (/copy, when the clipboard is not
+        sure to get it)."""
+        path = self.session_folder() / f"agent-{self.session.id}-reply.md"
+        try:
+            path.write_text(text, encoding="utf-8")
+        except OSError as e:
+            raise UsageError(f"/copy: cannot write {path}: {e.strerror or e}.") from e
+        return path
 
     def last_reply(self) -> str:
         """The newest reply's text (what /copy copies); "" before the first."""

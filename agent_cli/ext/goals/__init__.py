@@ -43,7 +43,8 @@ class Goals:
         if options.goal is not None:  # `agent run --goal-check` / `--goal`
             from agent_cli.ext.goals.pursuit import limits_of
 
-            limits = limits_of(runtime.settings, options.goal_max_turns, options.goal_max_minutes)
+            turns, minutes = options.goal_max_turns, options.goal_max_minutes
+            limits = limits_of(runtime.settings, turns, minutes, flags=True)
             self.set_goal(options.goal, options.goal_kind, limits)
 
     def set_goal(

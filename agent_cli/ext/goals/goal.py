@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from agent_cli.core.text.counts import counted
+from agent_cli.core.text.money import cost
 from agent_cli.core.verify_events import GoalStatus
 
 GIVE_UP = "GOAL IMPOSSIBLE:"
@@ -25,6 +26,19 @@ class Limits:
     max_turns: int
     max_minutes: float | None = None
     max_cost_usd: float | None = None
+    flags: bool = False  # `agent run`'s: a limit reached names its flag, in chat what to do
+
+    def named(self, limit: str) -> str:
+        """What sets `limit` ("turns", "minutes", "cost") where the goal was set."""
+        return (FLAGS if self.flags else SETTINGS)[limit]
+
+
+FLAGS = {"turns": "--max-turns", "minutes": "--max-minutes", "cost": "--max-cost"}
+SETTINGS = {
+    "turns": "setting goal.max_turns",
+    "minutes": "setting goal.max_minutes",
+    "cost": "setting budget.max_cost_usd",
+}
 
 
 @dataclass
@@ -75,18 +89,20 @@ class Goal:
     def end(self, state: Literal["unmet", "impossible", "budget-limited"], reason: str) -> None:
         self.status.state, self.status.reason = state, reason
 
-    def limit_reached(self, spent: float | None) -> str | None:
-        """Why no further turn may start, or None."""
+    def limit_reached(self, spent: float | None) -> tuple[str, str] | None:
+        """Which limit ("turns", "minutes", "cost") stops the next turn, and why; or None."""
         limits, status = self.limits, self.status
+        again = "" if limits.flags else "; /goal <check> again to go on"
         if status.attempts >= limits.max_turns:
             turns = status.attempts
-            return f"not met in {counted(turns, 'turn')} (--max-turns {limits.max_turns})"
+            named = f"{limits.named('turns')} {limits.max_turns}{again}"
+            return "turns", f"not met in {counted(turns, 'turn')} ({named})"
         if limits.max_minutes is not None and status.elapsed_s >= limits.max_minutes * 60:
-            return (
-                f"{status.elapsed_s / 60:.1f} minutes passed (--max-minutes {limits.max_minutes:g})"
-            )
-        if limits.max_cost_usd is not None and spent is not None and spent >= limits.max_cost_usd:
-            return f"${spent:.4f} spent (--max-cost {limits.max_cost_usd:g})"
+            named = f"{limits.named('minutes')} {limits.max_minutes:g}{again}"
+            return "minutes", f"{status.elapsed_s / 60:.1f} minutes passed ({named})"
+        limit = limits.max_cost_usd
+        if limit is not None and spent is not None and spent >= limit:
+            return "cost", f"{cost(spent)} spent ({limits.named('cost')} {limit:g})"
         return None
 
     def feedback(self) -> str:

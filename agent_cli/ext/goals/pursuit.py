@@ -20,13 +20,17 @@ if TYPE_CHECKING:
     from agent_cli.runtime.runtime import Runtime
 
 
-def limits_of(settings: Settings, turns: int | None, minutes: float | None) -> Limits:
-    """`--max-turns` and `--max-minutes` when given, else the settings'."""
+def limits_of(
+    settings: Settings, turns: int | None, minutes: float | None, flags: bool = False
+) -> Limits:
+    """`--max-turns` and `--max-minutes` when given, else the settings'; `flags`: set by
+    `agent run` (a limit reached names its flag; in chat, the setting and /goal)."""
     goal = settings.goal
     return Limits(
         max_turns=turns or goal.max_turns,
         max_minutes=minutes or goal.max_minutes,
         max_cost_usd=settings.budget.max_cost_usd,
+        flags=flags,
     )
 
 
@@ -50,7 +54,7 @@ async def after_turn(
     """The check of a turn that ended (unless it failed or the model gave up), then where the
     goal stands. `changed`: what the turn changed, as its checkpoint told."""
     session = runtime.session
-    goal.tick(session.priced_usd)
+    goal.tick(session.cost_usd)  # None while a model used has no price: the line says n/a
     events: list[Event] = []
     if end.stop == "error":
         budget = error is not None and error.kind == "BudgetExceeded"
@@ -60,10 +64,10 @@ async def after_turn(
         goal.end("impossible", reason)
     else:
         events += await _check(goal, runtime, ledger, changed)
-        goal.tick(session.priced_usd)
-        if goal.active and (why := goal.limit_reached(session.priced_usd)):
-            budget = goal.limits.max_cost_usd is not None and "--max-cost" in why
-            goal.end("budget-limited" if budget else "unmet", why)
+        goal.tick(session.cost_usd)
+        if goal.active and (reached := goal.limit_reached(session.priced_usd)):
+            limit, why = reached
+            goal.end("budget-limited" if limit == "cost" else "unmet", why)
     return [*events, GoalChecked(goal=goal.status.model_copy())]
 
 

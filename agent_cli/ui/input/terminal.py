@@ -34,9 +34,15 @@ class ScreenTerminal:
         buffer.tempfile_suffix = ".md"  # an editor opened with Ctrl-G highlights Markdown
         self.set_vim(vim)
 
+    @property
+    def in_tmux(self) -> bool:
+        """Inside tmux, whose `set-clipboard` option decides what becomes of OSC 52."""
+        return bool(os.environ.get("TMUX"))
+
     def copy(self, text: str) -> str | None:
-        """Send `text` to the clipboard; None, or why it was not sent."""
-        sequence = osc52(text, tmux=bool(os.environ.get("TMUX")))
+        """Ask the terminal to put `text` on the clipboard (whether it does, no terminal says);
+        None, or why it was not asked."""
+        sequence = osc52(text, tmux=self.in_tmux)
         if len(sequence) > MAX_CLIPBOARD_BYTES:
             return f"the reply is too long for the terminal's clipboard ({len(text):,} chars)"
         self.app.output.write_raw(sequence)

@@ -11,6 +11,7 @@ from agent_cli.ui.render import preview
 from agent_cli.ui.render.render import to_ansi
 
 DIFF_LINES = 20
+HINT = "answer the question above · Esc: no, and stop the turn"  # the status bar's
 FEEDBACK_PROMPT = "Tell the agent what to do instead (Enter sends, Esc cancels):"
 
 

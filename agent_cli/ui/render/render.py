@@ -234,10 +234,3 @@ def tokens(n: int) -> str:
         if n >= size:
             return f"{n / size:.1f}".removesuffix(".0") + unit
     return str(n)
-
-
-def cost(usd: float | None, unpriced: bool = False) -> str:
-    """The priced part, then `+ n/a` for calls of a model without a price."""
-    if usd is None or (unpriced and not usd):
-        return "n/a"
-    return f"${usd:.3f}" + (" + n/a" if unpriced else "")

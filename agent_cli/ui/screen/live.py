@@ -42,12 +42,14 @@ from agent_cli.ui.screen.cursor_answers import anchor_asking, route_answer
 from agent_cli.ui.screen.frames import FramedOutput, fix_size, log_frame, screen_output
 from agent_cli.ui.screen.input_box import count_line, input_rows
 from agent_cli.ui.screen.picker import Picker
-from agent_cli.ui.screen.question import QuestionView
+from agent_cli.ui.screen.question import ASKED, QuestionView
 from agent_cli.ui.screen.reflow import SteadyWindow, fit_region
 from agent_cli.ui.screen.rows import FOLD_BELOW, lay_out, side_width
 from agent_cli.ui.screen.status_fit import SEPARATOR
 
 PROMPT = "you> "
+PICKING = "pick one above · Esc cancels"
+DIALOG = "answer the question above"  # the dialog's own line says what Esc does there
 PANEL_MODES = ("full", "compact", "hidden")  # F2 cycles them
 STYLE = Style.from_dict(
     {
@@ -230,10 +232,19 @@ class ChatScreen(KeyActions, JobKeys):
 
     # -- questions (the approval port's answers) ---------------------------------------------
 
-    async def ask(self, question: str | Callable[[int, int], str], answers: dict[str, str]) -> str:
+    async def ask(
+        self, question: str | Callable[[int, int], str], answers: dict[str, str], hint: str = ""
+    ) -> str:
         """Ask in the bottom region; a key of `answers` picks its value. Ctrl-C / Esc -> 'deny'.
-        A `question` given as a function of the columns and rows is laid out anew at each size."""
-        return await self.question.ask(question, answers)
+        A `question` given as a function of the columns and rows is laid out anew at each size;
+        `hint` is what the status bar says meanwhile (by default: answer it, Esc cancels)."""
+        return await self.question.ask(question, answers, hint or ASKED)
+
+    def awaiting(self) -> str:
+        """What the status bar says while an answer is awaited (not "working…"), else ""."""
+        if self.picker.picking:
+            return PICKING
+        return self.question.waiting() or (DIALOG if self.dialogs.open else "")
 
     async def pick(self, title: str, options: list[str]) -> int | None:
         """One of `options` picked with the arrow keys and Enter; None if cancelled (Esc)."""

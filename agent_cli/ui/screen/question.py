@@ -16,6 +16,8 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.utils import get_cwidth
 
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
+ASKED = "answer the question above · Esc cancels"  # the status bar's part while one waits
+TYPED = "type your answer · Enter sends · Esc cancels"
 Text = str | Callable[[int, int], str]  # ANSI, or ANSI laid out for a screen's columns and rows
 
 
@@ -30,6 +32,7 @@ class QuestionView:
         self._pending: tuple[Text, dict[str, str], asyncio.Future[str]] | None = None
         self._line: tuple[str, asyncio.Future[str | None]] | None = None
         self._laid_out: tuple[Text, tuple[int, int], str] | None = None  # for a size
+        self.hint = ""  # what the status bar says while a question waits
 
     @property
     def asking(self) -> bool:
@@ -41,10 +44,10 @@ class QuestionView:
         """A typed answer is awaited (Enter sends the input box to it)."""
         return self._line is not None and not self._line[1].done()
 
-    async def ask(self, question: Text, answers: dict[str, str]) -> str:
-        """A key of `answers` picks its value."""
+    async def ask(self, question: Text, answers: dict[str, str], hint: str = ASKED) -> str:
+        """A key of `answers` picks its value; `hint` is the status bar's while it waits."""
         future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-        self._pending = (question, answers, future)
+        self._pending, self.hint = (question, answers, future), hint
         self._invalidate()
         try:
             return await future
@@ -62,6 +65,12 @@ class QuestionView:
         finally:
             self._line = None
             self._invalidate()
+
+    def waiting(self) -> str:
+        """The status bar's part while an answer is awaited, else ""."""
+        if self.typing:
+            return TYPED
+        return self.hint if self.asking else ""
 
     def answer_key(self, key: str) -> None:
         if self._pending is not None and key in self._pending[1]:

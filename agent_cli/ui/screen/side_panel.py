@@ -18,7 +18,8 @@ from rich.text import Text
 
 from agent_cli.core.events import CompactionDone, FilesChanged, NoteAdded, TodosUpdated, UsageUpdate
 from agent_cli.core.payloads import Note, TodoItem
-from agent_cli.ui.render.render import cost, to_ansi, tokens
+from agent_cli.core.text.money import cost
+from agent_cli.ui.render.render import to_ansi, tokens
 from agent_cli.ui.screen.rows import packed
 from agent_cli.ui.screen.rows import side_width as side_width
 

@@ -16,11 +16,12 @@ from agent_cli.ui.slash import plans as plans_ui
 from agent_cli.ui.slash import sessions as sessions_ui
 from agent_cli.ui.slash import think
 from agent_cli.ui.slash.cache_note import STYLE, rewrite_note
+from agent_cli.ui.slash.help_brief import brief
 from agent_cli.ui.slash.host import ChatPart, Command, Host, run_extension
 from agent_cli.ui.slash.workspace_commands import run_workspace_command
 
 HELP = {
-    "/help": "this list",
+    "/help [all]": "the most used commands and keys; all: every one",
     "/todos": "the whole todo list",
     "/notes [id]": "the session's notes, or one note in full",
     "/compact [focus]": "compact the conversation now, keeping `focus` in view",
@@ -151,8 +152,17 @@ def _hanging(table: dict[str, str], width: int) -> list[str]:
     return lines
 
 
+def short_help(width: int, extensions: Extensions = NO_EXTENSIONS) -> list[str]:
+    """The most used commands and keys, within one screen; the rest under `/help all`."""
+    shown, keys, last = brief(names(extensions))
+    return [*_hanging(shown, width), *textwrap.wrap(f"Keys: {keys}", width - 1), last]
+
+
 def _help(host: Host, arg: str) -> None:
-    host.say("\n".join(help_lines(host.columns(), host.runtime.wiring.extensions)))
+    extensions = host.runtime.wiring.extensions
+    every = arg.lower() == "all"
+    lines = (help_lines if every else short_help)(host.columns(), extensions)
+    host.say("\n".join(lines))
 
 
 def _todos(host: Host, arg: str) -> None:

@@ -81,6 +81,23 @@ def test_ask_user_result_lists_labels_typed_text_and_declines(tmp_path: Path):
         "Q: Which database?",
         "A: (the user declined to answer)",
     ]
+    assert result.summary == "ask_user (2 answered, 1 declined)"  # a decline is no answer
+
+
+def test_ask_user_summary_counts_only_answers(tmp_path: Path):
+    ctx = make_ctx(tmp_path)
+
+    async def declines_all(questions: list[Question]) -> list[Answer]:
+        return [Answer(question=q.question, declined=True) for q in questions]
+
+    async def answers_all(questions: list[Question]) -> list[Answer]:
+        return [Answer(question=q.question, chosen=["sqlite"]) for q in questions]
+
+    raw = {"questions": [question(), question(question="Name?")]}
+    for user, said in ((declines_all, "(2 declined)"), (answers_all, "(2 answered)")):
+        ctx.ask = user
+        result = asyncio.run(ToolRegistry([AskUser()]).dispatch("ask_user", raw, ctx))
+        assert result.summary == f"ask_user {said}"
 
 
 def test_present_plan_only_in_plan_mode_and_every_plan_is_kept(tmp_path: Path):

@@ -95,3 +95,27 @@ def test_a_plain_run_loads_only_the_package_before_its_first_request(
     assert proc.returncode == 0, proc.stderr
     found = json.loads(proc.stdout.strip().splitlines()[-1])
     assert found == {"code": 0, "before": ["agent_cli.ext.goals"]}
+
+
+def test_a_goal_line_says_money_as_the_chat_does():
+    from agent_cli.core.verify_events import GoalStatus
+
+    unknown = GoalStatus(check="false", attempts=1, elapsed_s=3.0, cost_usd=None)
+    assert unknown.line() == "goal pursuing — 1 attempt, 3 s, n/a"
+    priced = GoalStatus(check="false", attempts=1, elapsed_s=3.0, cost_usd=0.0123)
+    assert priced.line() == "goal pursuing — 1 attempt, 3 s, $0.012"
+    assert "n/a" not in GoalStatus(check="false").line()  # nothing spent before a turn
+
+
+def test_a_limit_names_a_flag_in_a_run_and_the_setting_and_goal_in_chat():
+    from agent_cli.ext.goals.goal import Goal, Limits
+
+    for flags, named in ((True, "(--max-turns 2)"), (False, "(setting goal.max_turns 2; /goal")):
+        goal = Goal("false", "command", Limits(max_turns=2, max_cost_usd=1.0, flags=flags))
+        goal.status.attempts = 2
+        reached = goal.limit_reached(None)
+        assert reached is not None
+        assert reached[0] == "turns"
+        assert named in reached[1]
+    budget = Goal("false", "command", Limits(max_turns=5, max_cost_usd=1.0))
+    assert budget.limit_reached(1.5) == ("cost", "$1.500 spent (setting budget.max_cost_usd 1)")
