@@ -59,3 +59,29 @@ def test_auto_rules_drafted_and_accepted_reach_the_next_review(
     said = json.dumps(review["system"])
     assert all(json.dumps(rule)[1:-1] in said for rule in RULES)
     assert (tmp_path / "made.txt").exists()
+
+
+def test_auto_rules_edited_in_the_input_are_saved_as_edited(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+) -> None:
+    fake_model.route(_forced("rules")).tool_use("rules", rules=RULES)
+    term = ChatTerm(fake_env, tmp_path, columns=80, lines=24)  # untrusted workspace
+    try:
+        term.wait_for("mode default")
+        term.type("/auto-rules")
+        term.wait_for("[a]ccept  [e]dit  [d]iscard")
+        term.send("e")
+        term.wait_for("Edit the rules in the input")
+        term.wait_for("3. Never touch infra/.")
+        term.send("\x1b\r")  # Alt-Enter: a new line at the end of the draft
+        term.type("4. Tags are pushed by CI only.")
+        screen = term.wait_for("4 auto rules saved in")
+        assert "not trusted" in screen.replace("\n", " ")
+    finally:
+        term.close()
+    saved = json.loads((tmp_path / ".agent" / "settings.json").read_text())
+    assert saved == {"auto": {"rules": [*RULES, "Tags are pushed by CI only."]}}
+    records = [json.loads(line) for f in (tmp_path / ".transcripts").glob("*.jsonl")
+               for line in f.read_text().splitlines()]  # fmt: skip
+    agents = [r["entry"]["agent"] for r in records if r["type"] == "call"]
+    assert agents == ["auto_rules"]  # the draft's cost, counted as its own agent

@@ -79,7 +79,9 @@ async def _draft(port: CommandPort) -> None:
         if host.terminal is None:
             port.say(f"Nothing saved: send the rules edited, one per line, as\n{draft}", "dim")
             return
-        host.terminal.buffer.text = draft  # the user edits it in the input, then sends it
+        buffer = host.terminal.buffer  # the user edits it in the input, then sends it
+        buffer.text = draft
+        buffer.cursor_position = len(draft)  # at the end, as typed text would leave it
         port.say(
             "Edit the rules in the input, one per line (Alt-Enter: a new line, Ctrl-G: "
             "$EDITOR), then Enter.",
