@@ -50,6 +50,7 @@ RULES = [
 ]
 AUTO = {"rules": RULES, "max_denials_in_a_row": 100, "max_denials": 1000}
 UNLISTED = "https://pkgs.unlisted.example/simple"
+HAIKU_MIN_CACHE = 4_096  # the API's minimum cacheable prefix for claude-haiku-4-5
 
 
 def _sh(kind: str, command: str, outside: bool = False) -> tuple[str, str, dict[str, Any]]:
@@ -223,6 +224,11 @@ def counts(default: dict[str, Any], auto: dict[str, Any], latency: float) -> Non
     for n, e in enumerate(reviewer_calls(auto), 1):
         print(f"  review {n:>2}: {e['input_tokens']:>5} / {e['cache_read_tokens']:>5} / "
               f"{e['cache_write_tokens']:>5} / {e['output_tokens']:>4}")  # fmt: skip
+    prefix = max((e["cache_read_tokens"] for e in reviewer_calls(auto)), default=0)
+    print(f"the reviews' cached prefix: {prefix} tokens (the fake's estimate, which caches any "
+          f"length); the API caches a prefix only from {HAIKU_MIN_CACHE:,} tokens for "
+          "claude-haiku-4-5 (auto.model's default): below that it bills it as plain input, "
+          "no write either")  # fmt: skip
 
 
 def main() -> int:
