@@ -9,7 +9,7 @@ rules, the reviewer's request and its service are imported when auto mode first 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.policy.approval import REVIEWER
@@ -52,6 +52,12 @@ def _permissions(port: CommandPort, arg: str) -> None:
     permissions_command(port, arg)
 
 
+def _auto_rules(port: CommandPort, arg: str) -> Awaitable[None] | None:
+    from agent_cli.ext.auto.chat import auto_rules_command
+
+    return auto_rules_command(port, arg)
+
+
 EXTENSION = Extension(
     name="auto",
     about="auto mode: a reviewer model answers what default mode would ask",
@@ -60,5 +66,11 @@ EXTENSION = Extension(
     stages=_stages,
     slash_commands=(
         SlashCommand("/permissions", "the permission mode and auto mode's verdicts", _permissions),
+        SlashCommand(
+            "/auto-rules",
+            "draft auto mode's project rules from the repository; show or set them",
+            _auto_rules,
+            usage="/auto-rules [show | set RULES]",
+        ),
     ),
 )

@@ -15,6 +15,7 @@ import json
 import os
 import re
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -170,8 +171,14 @@ def _cut(text: str, size: int) -> str:
 # -- drafting -------------------------------------------------------------------------------
 
 
-async def draft(client: ModelClient, model: str, gathered: str) -> list[str]:
-    """Rules drafted from `gathered` in one request with the `rules` tool forced."""
+async def draft(
+    client: ModelClient,
+    model: str,
+    gathered: str,
+    on_reply: Callable[[ModelReply], None] = lambda _: None,
+) -> list[str]:
+    """Rules drafted from `gathered` in one request with the `rules` tool forced; `on_reply`
+    hears the reply before it is read (its cost is counted even when it does not parse)."""
     request = ModelRequest(
         model=model,
         system=[{"type": "text", "text": SYSTEM}],
@@ -187,6 +194,7 @@ async def draft(client: ModelClient, model: str, gathered: str) -> list[str]:
             reply = item.reply
     if reply is None:
         raise DraftError("drafting the rules got no reply from the model")
+    on_reply(reply)
     return _parse(reply)
 
 

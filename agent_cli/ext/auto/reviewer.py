@@ -97,15 +97,18 @@ def sandbox_text(settings: Settings) -> str:
     )
 
 
-def user_message(request: ApprovalRequest, intent: str, sandbox: str) -> str:
+def user_message(request: ApprovalRequest, intent: str, sandbox: str) -> tuple[str, str]:
+    """(what every review of this stretch of the session repeats: the user's words and the
+    sandbox; what this review alone asks: the call)."""
     arguments = json.dumps(request.arguments, ensure_ascii=False)[:CALL_CHARS]
     preview = request.preview[:CALL_CHARS]
-    return (
-        f"<user_messages>\n{intent}\n</user_messages>\n\n"
+    repeated = f"<user_messages>\n{intent}\n</user_messages>\n\n<sandbox>\n{sandbox}\n</sandbox>"
+    action = (
         f"<action>\ntool: {request.tool}\nsummary: {request.summary}\n"
         f"why asked: {request.rule}\narguments: {arguments}\npreview:\n{preview}\n</action>\n\n"
-        f"<sandbox>\n{sandbox}\n</sandbox>\n\nGive your verdict with the verdict tool."
+        "Give your verdict with the verdict tool."
     )
+    return repeated, action
 
 
 def parse(reply: ModelReply) -> Review:
@@ -144,11 +147,16 @@ async def review(client: ModelClient, request: ModelRequest, timeout_s: float) -
     return parse(got)
 
 
-def model_request(model: str, rules: list[str], text: str) -> ModelRequest:
+def model_request(model: str, rules: list[str], text: tuple[str, str]) -> ModelRequest:
+    """The cache's last breakpoint ends the part reviews repeat (tools, instructions, rules,
+    the user's words); the call goes after it as request-only text, so no review pays to
+    write its one-off part to the cache, and the next review reads all that came before."""
+    repeated, action = text
     return ModelRequest(
         model=model,
         system=system_blocks(rules),
-        messages=[{"role": "user", "content": [{"type": "text", "text": text}]}],
+        messages=[{"role": "user", "content": [{"type": "text", "text": repeated}]}],
+        guidance=[{"type": "text", "text": action}],
         tools=[verdict_tool()],
         tool_choice={"type": "tool", "name": TOOL},
         max_tokens=400,

@@ -43,8 +43,11 @@ def _takes_turns(asking: Asking) -> bool:
 
 
 BUILTINS: tuple[Declared, ...] = (
-    # asked for by its port: a session in auto mode makes its reviewer (runtime/assembly.py)
-    Declared("auto", "agent_cli.ext.auto:EXTENSION", BUILTIN, lambda _: False, (REVIEWER,)),
+    # asked for by its port (a session in auto mode makes its reviewer, runtime/assembly.py),
+    # and in chat for its commands (/auto-rules, /permissions): its __init__ alone, cheap
+    Declared(
+        "auto", "agent_cli.ext.auto:EXTENSION", BUILTIN, lambda a: a.command == "chat", (REVIEWER,)
+    ),
     Declared(
         "batch",
         "agent_cli.ext.batch:EXTENSION",
