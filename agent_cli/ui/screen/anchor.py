@@ -62,6 +62,10 @@ class BottomAnchor:
         self.deferred = False
         self.at_bottom = False  # the region's last row is known to be the screen's last
         self.filler = 0  # blank rows at the screen's top, put there to keep it so
+        # blank rows known under the region's last row (None: not known); once resized, the
+        # region is only asked where it is, never moved down again (`forget`)
+        self.below: int | None = None
+        self.moves = True
 
     def shrunk(self, app: Application[None], before: int, after: int) -> bool:
         """The region just got `before - after` rows shorter, erased below its new last row:
@@ -94,11 +98,14 @@ class BottomAnchor:
         self.filler -= taken
 
     def forget(self) -> None:
-        """A resize: where the rows are now is the terminal's re-wrap; asked again (and the
-        region moved down again) once a frame is drawn at the new size."""
+        """A resize: where the rows are now is the terminal's re-wrap; asked again once a
+        frame is drawn at the new size, to learn the blank rows under the region. It is not
+        moved down over them: blank rows inserted at the screen's top sit between the lines
+        a re-wrap pushed into scrollback and those still on screen, and the next narrowing
+        pushes them there too (tmux keeps the screen's last rows and the cursor's row)."""
         self.filler = 0
-        if self.at_bottom:
-            self.at_bottom = self.anchored = False
+        if self.at_bottom or not self.moves:
+            self.at_bottom = self.anchored = self.moves = False
 
     def after_render(self, app: Application[None]) -> None:
         """Ask where the cursor is, once a frame is on screen and nothing else is asked."""
@@ -131,7 +138,12 @@ class BottomAnchor:
         cursor = renderer._cursor_pos
         top = row - 1 - asked.cursor_row
         rows = output.get_size().rows
+        if not self.moves:  # resized: where it is, asked again after frames until at the bottom
+            self.below = max(rows - top - last.height, 0)
+            self.anchored = self.at_bottom = self.below == 0
+            return
         output.write_raw(anchor_bytes(top, last.height, rows, (cursor.y, cursor.x)))
         output.flush()
         self.filler += max(rows - top - last.height, 0)
         self.anchored = self.at_bottom = True
+        self.below = 0

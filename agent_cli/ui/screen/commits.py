@@ -178,14 +178,32 @@ class Commits:
         taken = sum(commit_bytes(text, size.columns)[1] for text in texts)
         top = rows_above(region, size.columns, terminal_reflows()) - region.cursor[0]
         up = max(top + taken + renderer._cursor_pos.y, 0)
-        # drawn anew where its last row was (the screen's last, once anchored), the rows
-        # above it it no longer takes left blank: room for the next change of columns
         height = self.app.layout.container.preferred_height(size.columns, size.rows).preferred
-        erase_region(self.app, up, texts, max(up + 1 - min(height, size.rows) - taken, 0))
+        erase_region(self.app, up, texts, self._down(up + 1 - min(height, size.rows) - taken))
         self.waiting = self._resized = False
         if probes is not None:
             probes.relaid()
         return True
+
+    def _down(self, freed: int) -> int:
+        """Rows left blank above the re-laid region, of the `freed` ones it no longer takes.
+
+        Blank rows left above it stay between the conversation and the region (and piled
+        up with each change of columns). They go under the region instead, the conversation's
+        last line kept right above it, as far as a later halving of the width still finds
+        room above the cursor for the region's re-wrapped rows (tmux keeps the cursor's row:
+        what does not fit goes to scrollback). Where the rows under it are not known (no
+        answer from the terminal, or a change of rows), it ends where it ended before."""
+        anchor, size, last = self.anchor, self.app.output.get_size(), self.app.renderer._last_size
+        below = anchor.below if anchor is not None and last is not None else None
+        if anchor is None or below is None or last is None or last.rows != size.rows:
+            if anchor is not None:
+                anchor.below = None
+            return max(freed, 0)
+        height = self.app.layout.container.preferred_height(size.columns, size.rows).preferred
+        under = min(max(freed, 0), max(size.rows - 2 * height - below, 0))
+        anchor.below = max(below + under + min(freed, 0), 0)
+        return max(freed, 0) - under
 
     def _wait(self) -> None:
         if self.waiting:
