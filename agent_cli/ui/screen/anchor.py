@@ -107,6 +107,14 @@ class BottomAnchor:
         if self.at_bottom or not self.moves:
             self.at_bottom = self.anchored = self.moves = False
 
+    def cleared(self) -> None:
+        """The screen was cleared (Ctrl-L) and the region is drawn anew at its top: nothing it
+        knew of the rows around the region holds. It stays there, as a shell's prompt would,
+        and is only asked where it is, as after a resize (`forget`)."""
+        self.filler, self.below = 0, None
+        self.at_bottom, self.moves = False, False
+        self.anchored = not terminal_reflows()
+
     def after_render(self, app: Application[None]) -> None:
         """Ask where the cursor is, once a frame is on screen and nothing else is asked."""
         if self.anchored or self.asked is not None or not app.output.responds_to_cpr:

@@ -71,6 +71,14 @@ class Commits:
                 render(*args, **kwargs)
 
         setattr(app.renderer, "render", render_unless_waiting)  # noqa: B010 - wrapped
+        clear = app.renderer.clear
+
+        def clear_and_forget() -> None:  # Ctrl-L (prompt-toolkit's binding)
+            clear()
+            if anchor is not None:
+                anchor.cleared()
+
+        setattr(app.renderer, "clear", clear_and_forget)  # noqa: B010 - wrapped
 
     def commit(self, text: str) -> None:
         if not self.app.is_running:
