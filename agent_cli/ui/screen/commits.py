@@ -50,8 +50,13 @@ ASK_AGAIN_S = 0.005  # how often a commit looks whether a re-lay still waits for
 
 
 class Commits:
-    def __init__(self, app: Application[None], anchor: BottomAnchor | None = None) -> None:
-        self.app, self.anchor = app, anchor
+    def __init__(
+        self,
+        app: Application[None],
+        anchor: BottomAnchor | None = None,
+        idle: Callable[[], bool] = lambda: True,  # no turn runs: the region keeps its height
+    ) -> None:
+        self.app, self.anchor, self.idle = app, anchor, idle
         self._queue: asyncio.Queue[str] | None = None
         self._hurry = asyncio.Event()  # the next batch goes out without waiting for more
         # committed but not on screen yet: the screen keeps showing its last frame meanwhile,
@@ -201,15 +206,20 @@ class Commits:
         last line kept right above it, as far as a later halving of the width still finds
         room above the cursor for the region's re-wrapped rows (tmux keeps the cursor's row:
         what does not fit goes to scrollback). Where the rows under it are not known (no
-        answer from the terminal, or a change of rows), it ends where it ended before."""
+        answer from the terminal, or a change of rows), or while a turn runs (its live area
+        grows down into them and a narrowing then pushes its top into scrollback), it ends
+        where it ended before."""
         anchor, size, last = self.anchor, self.app.output.get_size(), self.app.renderer._last_size
-        below = anchor.below if anchor is not None and last is not None else None
-        if anchor is None or below is None or last is None or last.rows != size.rows:
-            if anchor is not None:
-                anchor.below = None
+        if anchor is None or anchor.below is None or last is None:
             return max(freed, 0)
-        height = self.app.layout.container.preferred_height(size.columns, size.rows).preferred
-        under = min(max(freed, 0), max(size.rows - 2 * height - below, 0))
+        below = anchor.below
+        if last.rows != size.rows:
+            anchor.below = None
+            return max(freed, 0)
+        under = 0
+        if self.idle():
+            height = self.app.layout.container.preferred_height(size.columns, size.rows).preferred
+            under = min(max(freed, 0), max(size.rows - 2 * height - below, 0))
         anchor.below = max(below + under + min(freed, 0), 0)
         return max(freed, 0) - under
 
