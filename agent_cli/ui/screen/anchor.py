@@ -2,8 +2,10 @@
 
 A region drawn high up (a fresh terminal) is moved down once, together with everything above
 it: blank lines inserted at the top of the screen push it all down over the blank rows below
-the prompt. A change of columns keeps it there (ui/screen/commits.py: `relay`), so a re-wrap of
-its rows has room above it. The row is learnt
+the prompt. A change of columns keeps it low (ui/screen/commits.py: `relay`), so a re-wrap of
+its rows has room above it; the rows a re-laid region no longer takes may be left under it
+(`below`, learnt again after each resize and Ctrl-L, which never move it down: blank rows put
+at the top then would sit in scrollback amid the conversation). The row is learnt
 from a cursor position report; a terminal that does not answer one keeps the region where it
 is, and one that cuts rows is left as it is.
 

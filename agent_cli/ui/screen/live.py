@@ -82,7 +82,8 @@ class ChatScreen(KeyActions, JobKeys):
             output=screen_output(),
         )
         self.anchor = anchor_asking(self.app)  # room above the region for a resize to reflow
-        self.commits = Commits(self.app, self.anchor, lambda: not self._busy())
+        idle = lambda: not (self.controller and self.controller.busy)  # noqa: E731
+        self.commits = Commits(self.app, self.anchor, idle)
         self.app.after_render += self.anchor.after_render
         # Esc stops a turn at once: a terminal sends an escape sequence (and Alt-Enter's two bytes)
         # in one write, so 20 ms tells a lone Esc from one; once the reader has seen it alone, the
@@ -93,9 +94,6 @@ class ChatScreen(KeyActions, JobKeys):
         self.app.before_render += self._before_frame
         if os.environ.get("AGENT_FRAME_LOG"):  # diagnostics: the height of every frame
             self.app.after_render += log_frame
-
-    def _busy(self) -> bool:
-        return self.controller is not None and self.controller.busy
 
     def _before_frame(self, app: Application[None]) -> None:
         fix_size(app.output)
