@@ -2,8 +2,10 @@
 
 A region drawn high up (a fresh terminal) is moved down once, together with everything above
 it: blank lines inserted at the top of the screen push it all down over the blank rows below
-the prompt. A change of columns keeps it there (ui/screen/commits.py: `relay`), so a re-wrap of
-its rows has room above it. The row is learnt
+the prompt. A change of columns keeps it low (ui/screen/commits.py: `relay`), so a re-wrap of
+its rows has room above it; the rows a re-laid region no longer takes may be left under it
+(`below`, learnt again after each resize and Ctrl-L, which never move it down: blank rows put
+at the top then would sit in scrollback amid the conversation). The row is learnt
 from a cursor position report; a terminal that does not answer one keeps the region where it
 is, and one that cuts rows is left as it is.
 
@@ -62,6 +64,10 @@ class BottomAnchor:
         self.deferred = False
         self.at_bottom = False  # the region's last row is known to be the screen's last
         self.filler = 0  # blank rows at the screen's top, put there to keep it so
+        # blank rows known under the region's last row (None: not known); once resized, the
+        # region is only asked where it is, never moved down again (`forget`)
+        self.below: int | None = None
+        self.moves = True
 
     def shrunk(self, app: Application[None], before: int, after: int) -> bool:
         """The region just got `before - after` rows shorter, erased below its new last row:
@@ -94,11 +100,22 @@ class BottomAnchor:
         self.filler -= taken
 
     def forget(self) -> None:
-        """A resize: where the rows are now is the terminal's re-wrap; asked again (and the
-        region moved down again) once a frame is drawn at the new size."""
+        """A resize: where the rows are now is the terminal's re-wrap; asked again once a
+        frame is drawn at the new size, to learn the blank rows under the region. It is not
+        moved down over them: blank rows inserted at the screen's top sit between the lines
+        a re-wrap pushed into scrollback and those still on screen, and the next narrowing
+        pushes them there too (tmux keeps the screen's last rows and the cursor's row)."""
         self.filler = 0
-        if self.at_bottom:
-            self.at_bottom = self.anchored = False
+        if self.at_bottom or not self.moves:
+            self.at_bottom = self.anchored = self.moves = False
+
+    def cleared(self) -> None:
+        """The screen was cleared (Ctrl-L) and the region is drawn anew at its top: nothing it
+        knew of the rows around the region holds. It stays there, as a shell's prompt would,
+        and is only asked where it is, as after a resize (`forget`)."""
+        self.filler, self.below = 0, None
+        self.at_bottom, self.moves = False, False
+        self.anchored = not terminal_reflows()
 
     def after_render(self, app: Application[None]) -> None:
         """Ask where the cursor is, once a frame is on screen and nothing else is asked."""
@@ -131,7 +148,12 @@ class BottomAnchor:
         cursor = renderer._cursor_pos
         top = row - 1 - asked.cursor_row
         rows = output.get_size().rows
+        if not self.moves:  # resized: where it is, asked again after frames until at the bottom
+            self.below = max(rows - top - last.height, 0)
+            self.anchored = self.at_bottom = self.below == 0
+            return
         output.write_raw(anchor_bytes(top, last.height, rows, (cursor.y, cursor.x)))
         output.flush()
         self.filler += max(rows - top - last.height, 0)
         self.anchored = self.at_bottom = True
+        self.below = 0

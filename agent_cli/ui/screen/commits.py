@@ -50,8 +50,13 @@ ASK_AGAIN_S = 0.005  # how often a commit looks whether a re-lay still waits for
 
 
 class Commits:
-    def __init__(self, app: Application[None], anchor: BottomAnchor | None = None) -> None:
-        self.app, self.anchor = app, anchor
+    def __init__(
+        self,
+        app: Application[None],
+        anchor: BottomAnchor | None = None,
+        idle: Callable[[], bool] = lambda: True,  # no turn runs: the region keeps its height
+    ) -> None:
+        self.app, self.anchor, self.idle = app, anchor, idle
         self._queue: asyncio.Queue[str] | None = None
         self._hurry = asyncio.Event()  # the next batch goes out without waiting for more
         # committed but not on screen yet: the screen keeps showing its last frame meanwhile,
@@ -71,6 +76,14 @@ class Commits:
                 render(*args, **kwargs)
 
         setattr(app.renderer, "render", render_unless_waiting)  # noqa: B010 - wrapped
+        clear = app.renderer.clear
+
+        def clear_and_forget() -> None:  # Ctrl-L (prompt-toolkit's binding)
+            clear()
+            if anchor is not None:
+                anchor.cleared()
+
+        setattr(app.renderer, "clear", clear_and_forget)  # noqa: B010 - wrapped
 
     def commit(self, text: str) -> None:
         if not self.app.is_running:
@@ -178,14 +191,37 @@ class Commits:
         taken = sum(commit_bytes(text, size.columns)[1] for text in texts)
         top = rows_above(region, size.columns, terminal_reflows()) - region.cursor[0]
         up = max(top + taken + renderer._cursor_pos.y, 0)
-        # drawn anew where its last row was (the screen's last, once anchored), the rows
-        # above it it no longer takes left blank: room for the next change of columns
         height = self.app.layout.container.preferred_height(size.columns, size.rows).preferred
-        erase_region(self.app, up, texts, max(up + 1 - min(height, size.rows) - taken, 0))
+        erase_region(self.app, up, texts, self._down(up + 1 - min(height, size.rows) - taken))
         self.waiting = self._resized = False
         if probes is not None:
             probes.relaid()
         return True
+
+    def _down(self, freed: int) -> int:
+        """Rows left blank above the re-laid region, of the `freed` ones it no longer takes.
+
+        Blank rows left above it stay between the conversation and the region (and piled
+        up with each change of columns). They go under the region instead, the conversation's
+        last line kept right above it, as far as a later halving of the width still finds
+        room above the cursor for the region's re-wrapped rows (tmux keeps the cursor's row:
+        what does not fit goes to scrollback). Where the rows under it are not known (no
+        answer from the terminal, or a change of rows), or while a turn runs (its live area
+        grows down into them and a narrowing then pushes its top into scrollback), it ends
+        where it ended before."""
+        anchor, size, last = self.anchor, self.app.output.get_size(), self.app.renderer._last_size
+        if anchor is None or anchor.below is None or last is None:
+            return max(freed, 0)
+        below = anchor.below
+        if last.rows != size.rows:
+            anchor.below = None
+            return max(freed, 0)
+        under = 0
+        if self.idle():
+            height = self.app.layout.container.preferred_height(size.columns, size.rows).preferred
+            under = min(max(freed, 0), max(size.rows - 2 * height - below, 0))
+        anchor.below = max(below + under + min(freed, 0), 0)
+        return max(freed, 0) - under
 
     def _wait(self) -> None:
         if self.waiting:

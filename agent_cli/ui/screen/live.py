@@ -91,7 +91,8 @@ class ChatScreen(KeyActions, JobKeys):
             output=screen_output(),
         )
         self.anchor = anchor_asking(self.app)  # room above the region for a resize to reflow
-        self.commits = Commits(self.app, self.anchor)
+        idle = lambda: not (self.controller and self.controller.busy)  # noqa: E731
+        self.commits = Commits(self.app, self.anchor, idle)
         self.app.after_render += self.anchor.after_render
         # Esc stops a turn at once: a terminal sends an escape sequence (and Alt-Enter's two bytes)
         # in one write, so 20 ms tells a lone Esc from one; once the reader has seen it alone, the

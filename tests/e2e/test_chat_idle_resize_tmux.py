@@ -1,0 +1,77 @@
+"""Idle resizes after a conversation (issue 56): 140 -> 80 -> 140 -> 100 -> 140 at 140x45 and
+80 -> 40 -> 80 -> 60 -> 80 at 80x24, a person's pace apart, no turn running. Blank rows piled up
+above the live area with each resize until the visible screen above it was blank and the
+conversation had been pushed into scrollback. Afterwards the conversation's last line is on
+screen right above the live area, and the whole scrollback holds each committed line once with
+no blank run the resizes put there."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_chat_resize_tmux import Tmux, settled
+from tests.e2e.test_chat_shrink_tmux import blank_run
+from tests.fake_model import FakeAnthropic
+from tests.waiting import wait_until
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+
+TURNS = 3
+LINES = 12
+
+
+def reply(turn: int) -> str:
+    return "\n\n".join(
+        f"T{turn}L{n:02d} line {n} of reply {turn}, long enough to wrap at forty columns."
+        for n in range(1, LINES + 1)
+    )
+
+
+@pytest.mark.parametrize(
+    ("size", "widths"),
+    [((140, 45), (80, 140, 100, 140)), ((80, 24), (40, 80, 60, 80))],
+    ids=["140x45", "80x24"],
+)
+def test_idle_resizes_keep_the_conversation_above_the_live_area(
+    fake_model: FakeAnthropic,
+    fake_env: dict[str, str],
+    tmp_path: Path,
+    size: tuple[int, int],
+    widths: tuple[int, ...],
+):
+    for turn in range(1, TURNS + 1):
+        fake_model.script.text(reply(turn))
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    tmux = Tmux(tmp_path / "tmux.sock", fake_env, workspace, size)
+    try:
+        wait_until(lambda: "you>" in tmux.screen(), timeout=30, what="the prompt")
+        for turn in range(1, TURNS + 1):
+            tmux.run("send-keys", f"question {turn}", "Enter")
+            last = f"T{turn}L{LINES:02d} "
+            wait_until(
+                lambda last=last: last in tmux.scrollback() and "working" not in tmux.screen(),
+                timeout=30,
+                what=f"reply {turn}",
+            )
+        before = settled(tmux, size[0]).rstrip("\n").split("\n")
+        for columns in widths:
+            tmux.width(columns)
+            settled(tmux, columns)
+        scrollback = settled(tmux, widths[-1]).rstrip("\n").split("\n")
+        screen = tmux.screen().rstrip("\n").split("\n")
+    finally:
+        tmux.close()
+    shown = "\n".join(screen)
+    at = [n for n, line in enumerate(screen) if line.startswith(f"T{TURNS}L{LINES:02d} ")]
+    assert at, f"the conversation's last line is not on screen:\n{shown}"
+    live = next(n for n, line in enumerate(screen) if n > at[0] and line.strip())
+    assert live - at[0] <= 2, f"blank rows between the conversation and the live area:\n{shown}"
+    assert blank_run(scrollback) <= blank_run(before), "\n".join(scrollback)
+    for turn in range(1, TURNS + 1):
+        for n in range(1, LINES + 1):
+            line = f"T{turn}L{n:02d} "
+            assert sum(row.startswith(line) for row in scrollback) == 1, "\n".join(scrollback)
