@@ -1,6 +1,6 @@
 """Resizes during a slow streamed reply (issue 56): 140 -> 100 -> 80 -> 140 at 140x45 and
-80 -> 60 -> 40 -> 80 at 80x24, twice, 3 s apart, in colour, while the reply streams. The committed reply had
-blank lines inside its code blocks and a cut piece of the side panel stayed in scrollback.
+80 -> 60 -> 40 -> 80 at 80x24, twice, 3 s apart, in colour, while the reply streams. The
+committed reply had blank lines inside its code blocks and a cut piece of the side panel stayed in scrollback.
 Afterwards each line of each code block is in scrollback once, right under the one before, and
 the panel's top border is there once (the live panel's)."""
 
@@ -65,8 +65,9 @@ def test_resizes_mid_reply_leave_code_blocks_whole_and_no_panel_behind(
             seen = tmux.scrollback().count("# line")
             tmux.width(columns)
             wait_until(
-                lambda seen=seen: tmux.scrollback().count("# line") > seen + 3
-                or "working" not in tmux.screen(),
+                lambda seen=seen: (
+                    tmux.scrollback().count("# line") > seen + 3 or "working" not in tmux.screen()
+                ),
                 timeout=30,
                 what="more of the reply",
             )
