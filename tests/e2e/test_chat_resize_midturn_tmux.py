@@ -1,7 +1,7 @@
-"""Resizes during a slow streamed reply (issue 56): 140 -> 100 -> 80 -> 140 at 140x45 and
-80 -> 60 -> 40 -> 80 at 80x24, twice, 3 s apart, in colour, while the reply streams. The
-committed reply had blank lines inside its code blocks and a cut piece of the side panel
-stayed in scrollback. Afterwards each line of each code block is in scrollback once, right under the one before, and
+"""Resizes during a slow streamed reply (issue 56): 140 -> 100 -> 80 -> 140 at 140x45 and 80 -> 60
+-> 40 -> 80 at 80x24, twice, 3 s apart, in colour, while the reply streams. The committed reply
+had blank lines inside its code blocks and a cut piece of the side panel stayed in scrollback.
+Afterwards each line of each code block is in scrollback once, right under the one before, and
 the panel's top border is there once (the live panel's)."""
 
 from __future__ import annotations
