@@ -52,11 +52,11 @@ def test_idle_resizes_keep_the_conversation_above_the_live_area(
         for turn in range(1, TURNS + 1):
             tmux.run("send-keys", f"question {turn}", "Enter")
             last = f"T{turn}L{LINES:02d} "
-            wait_until(
-                lambda last=last: last in tmux.scrollback() and "working" not in tmux.screen(),
-                timeout=30,
-                what=f"reply {turn}",
-            )
+
+            def replied(last: str = last) -> bool:
+                return last in tmux.scrollback() and "working" not in tmux.screen()
+
+            wait_until(replied, timeout=30, what=f"reply {turn}")
         before = settled(tmux, size[0]).rstrip("\n").split("\n")
         for columns in widths:
             tmux.width(columns)

@@ -64,13 +64,13 @@ def test_resizes_mid_reply_leave_code_blocks_whole_and_no_panel_behind(
         for columns in widths:
             seen = tmux.scrollback().count("# line")
             tmux.width(columns)
-            wait_until(
-                lambda seen=seen: (
+
+            def streamed_on(seen: int = seen) -> bool:
+                return (
                     tmux.scrollback().count("# line") > seen + 3 or "working" not in tmux.screen()
-                ),
-                timeout=30,
-                what="more of the reply",
-            )
+                )
+
+            wait_until(streamed_on, timeout=30, what="more of the reply")
             time.sleep(LOOK_S)
         wait_until(
             lambda: f"c{BLOCKS}_{CODE} = " in tmux.scrollback() and "working" not in tmux.screen(),

@@ -15,7 +15,7 @@ from tests.e2e.helpers import last_user_blocks, run_agent
 from tests.fake_model import FakeAnthropic
 
 # (hook, what the denial says went wrong)
-FAILURES = {
+FAILURES: dict[str, tuple[dict[str, Any], str]] = {
     "missing": ({"command": "no-such-hook-command-54"}, "failed (exit 127)"),
     "timeout": ({"command": "sleep 30", "timeout_s": 0.5}, "timed out after 0.5 s"),
     "exit-1": ({"command": "echo broken >&2; exit 1"}, "failed (exit 1): broken"),

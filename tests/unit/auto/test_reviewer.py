@@ -4,6 +4,8 @@ puts the instructions and the project's rules in one cached prefix."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from agent_cli.core.messages import validate_request
 from agent_cli.core.settings.narrowing import narrowing_only
 from agent_cli.ext.auto import reviewer
@@ -42,7 +44,7 @@ def test_anything_but_a_valid_verdict_is_a_failure_that_says_why() -> None:
 
 
 def test_the_request_is_valid_forced_and_cached_and_carries_only_the_users_words() -> None:
-    messages = [
+    messages: list[dict[str, Any]] = [
         {"role": "user", "content": "open a PR for feat-x"},
         {
             "role": "assistant",
