@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import http.server
 import os
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -35,3 +37,24 @@ def via(request: pytest.FixtureRequest, fake_env: dict[str, str]) -> Via:
         return Via("in-process", fake_env, None)
     warm: Warm = request.getfixturevalue("warm_module")
     return Via("warm", fake_env, warm)
+
+
+class _Hello(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Length", "12")
+        self.end_headers()
+        self.wfile.write(b"hello there\n")
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def port() -> Iterator[int]:
+    """A page on 127.0.0.1 (`hello there`) that a confined command may or may not reach."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Hello)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server.server_address[1]
+    server.shutdown()
+    server.server_close()

@@ -4,37 +4,14 @@ hidden under `+2 lines`, and a failed edit's reason is wrapped, not cut at the s
 
 from __future__ import annotations
 
-import http.server
 import shutil
 import subprocess
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.e2e.pty_screen import ChatTerm
 from tests.fake_model import FakeAnthropic
-
-
-class _Hello(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        self.send_response(200)
-        self.send_header("Content-Length", "12")
-        self.end_headers()
-        self.wfile.write(b"hello there\n")
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-@pytest.fixture
-def port() -> Iterator[int]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Hello)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server.server_address[1]
-    server.shutdown()
-    server.server_close()
 
 
 def _rows_after(screen: str, head: str) -> list[str]:

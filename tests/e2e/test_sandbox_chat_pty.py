@@ -5,11 +5,8 @@ bubblewrap the fallback is said once."""
 
 from __future__ import annotations
 
-import http.server
 import shutil
 import subprocess
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -59,26 +56,6 @@ def test_slash_sandbox_shows_the_rules_in_force(
     assert str(tmp_path) in screen
     assert "~/.ssh" in screen
     assert "network: none allowed" in screen
-
-
-class _Hello(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        self.send_response(200)
-        self.send_header("Content-Length", "12")
-        self.end_headers()
-        self.wfile.write(b"hello there\n")
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-@pytest.fixture
-def port() -> Iterator[int]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Hello)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server.server_address[1]
-    server.shutdown()
-    server.server_close()
 
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl not installed")
