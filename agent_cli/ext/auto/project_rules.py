@@ -7,12 +7,11 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
 from agent_cli.core.errors import ConfigError
-from agent_cli.core.files.private_file import write_private
+from agent_cli.core.files.private_file import read_object, write_private
 from agent_cli.ext.auto.drafting import DraftedRules
 
 SETTINGS = Path(".agent") / "settings.json"
@@ -38,28 +37,10 @@ def parse_edited(text: str) -> list[str]:
 def save(workspace: Path, rules: list[str]) -> Path:
     """`auto.rules` in the workspace's settings file, replaced; every other key kept."""
     path = workspace / SETTINGS
-    data = _read(path)
+    data = read_object(path)
     section = data.get("auto")
     if section is not None and not isinstance(section, dict):
         raise ConfigError(f"{path}: `auto` is not an object; fix it first")
     data["auto"] = {**(section or {}), "rules": rules}
     write_private(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")  # whole or not
     return path
-
-
-def _read(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        return {}
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read it ({e.strerror})") from e
-    if not text.strip():
-        return {}
-    try:
-        data = json.loads(text)
-    except ValueError as e:
-        raise ConfigError(f"{path}: not valid JSON ({e}); fix it first") from e
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: must hold a JSON object")
-    return data

@@ -7,25 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agent_cli.core.errors import ConfigError
-from agent_cli.core.files.private_file import write_private
+from agent_cli.core.files.private_file import read_object, write_private
 from agent_cli.core.settings.mcp import McpServerSpec
-
-
-def _read(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        return {}
-    if not text.strip():
-        return {}
-    try:
-        data = json.loads(text)
-    except ValueError as e:
-        raise ConfigError(f"{path}: not valid JSON ({e}); fix or remove it first") from e
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: must hold a JSON object")
-    return data
 
 
 def _write(path: Path, data: dict[str, Any]) -> None:
@@ -34,7 +17,7 @@ def _write(path: Path, data: dict[str, Any]) -> None:
 
 def add_server(path: Path, name: str, spec: McpServerSpec) -> bool:
     """True when it replaced a server of that name."""
-    data = _read(path)
+    data = read_object(path)
     servers = data.get("mcpServers")
     if not isinstance(servers, dict):
         servers = {}
@@ -46,7 +29,7 @@ def add_server(path: Path, name: str, spec: McpServerSpec) -> bool:
 
 
 def remove_server(path: Path, name: str) -> bool:
-    data = _read(path)
+    data = read_object(path)
     servers = data.get("mcpServers")
     if not isinstance(servers, dict) or name not in servers:
         return False
