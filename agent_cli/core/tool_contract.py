@@ -53,6 +53,18 @@ class ToolResult:
     blocks: list[dict[str, Any]] = field(default_factory=list)
 
 
+UserAllows = Callable[[], Awaitable[bool]]
+HostReview = Callable[[str, int, str, UserAllows], Awaitable["tuple[bool, str] | None"]]
+"""Auto mode's answer to a sandboxed command's unlisted host: (host, port, command, ask the user)
+-> (allowed, why not) or None when auto mode is off (the user is asked as in `default`)."""
+
+
+async def no_review(
+    host: str, port: int, command: str, user: UserAllows
+) -> tuple[bool, str] | None:
+    return None
+
+
 @dataclass
 class ToolContext:
     """What a tool may touch. One per session; subagents get their own copy."""
@@ -71,6 +83,8 @@ class ToolContext:
     inbox: Inbox = field(default_factory=Inbox)
     # the user's answers to ask_user (None: nobody to ask); the front ends inject theirs
     ask: Callable[[list[Question]], Awaitable[list[Answer] | None]] = headless_ask
+    # auto mode's reviewer for a confined command's unlisted host (runtime/assembly.py sets it)
+    review_host: HostReview = no_review
     # the user's decision on a presented plan (headless: the plan is handed over, the run ends)
     present_plan: Callable[[str], Awaitable[PlanDecisionResult]] = headless_present
     # language servers' diagnostics after an edit (None: nobody checks)

@@ -29,6 +29,7 @@ from agent_cli.model.server_tools import declarations
 from agent_cli.policy.approval import REVIEWER, Approver, HeadlessApprover
 from agent_cli.policy.gate import PolicyGate
 from agent_cli.policy.hooks import Hooks
+from agent_cli.policy.host_review import host_review
 from agent_cli.policy.permissions import Permissions
 from agent_cli.policy.turn_hooks import TurnHooksChain
 from agent_cli.runtime.extensions.contract import ExtensionContext
@@ -141,6 +142,7 @@ def assemble(
     project = workspace_part(session, extensions, context)
     reviewer = port_when_asked(extensions, REVIEWER, context)  # auto mode's
     permissions = _permissions(session, options, approver, project, reviewer)
+    session.tool_ctx.review_host = host_review(permissions)  # a confined command's hosts
     gate = PolicyGate(permissions, hooks, project.gate_hooks())
     server_tools = declarations(settings.web)
     jobs = extensions.port(JOBS, context)  # background jobs, if an extension provides them

@@ -9,6 +9,7 @@ neither ship nor edit them.
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -18,7 +19,7 @@ from agent_cli.core.events import Answered, QuestionAsked
 from agent_cli.core.files.private_file import write_private
 from agent_cli.core.settings.schema import user_config_dir
 from agent_cli.core.tool_contract import ToolContext, current_call_id
-from agent_cli.tools.shell.net_proxy import Approve, Decision, NetworkProxy
+from agent_cli.tools.shell.net_proxy import Approve, Decision, NetworkProxy, Refusal
 from agent_cli.tools.shell.net_rules import HostRules, shown
 
 ONCE, PROJECT, DENY = "Allow once", "Allow for this project", "Deny"
@@ -69,11 +70,33 @@ def _question(host: str, port: int, command: str) -> Question:
 
 
 def approver(ctx: ToolContext, command: str, store: ApprovedHosts) -> Approve | None:
-    """The user's answer in chat; None where nobody can be asked (the request is refused)."""
+    """The user's answer in chat, or auto mode's (its reviewer's, which may ask the user); None
+    where nobody can answer (the request is refused)."""
+    user = _user_asked(ctx, command, store)
+    if user is None and ctx.settings.permissions.mode != "auto":
+        return None
+
+    async def approve(host: str, port: int) -> Decision | Refusal:
+        async def the_user_allows() -> bool:
+            return user is not None and await user(host, port) != "deny"
+
+        reviewed = await ctx.review_host(host, port, command, the_user_allows)
+        if reviewed is None:  # auto mode is off (Shift-Tab): the user's question
+            return "deny" if user is None else await user(host, port)
+        allowed, why_not = reviewed
+        return "once" if allowed else Refusal(why_not)
+
+    return approve
+
+
+def _user_asked(
+    ctx: ToolContext, command: str, store: ApprovedHosts
+) -> Callable[[str, int], Awaitable[Decision]] | None:
+    """The user's answer in chat; None where nobody can be asked."""
     if ctx.ask is headless_ask:
         return None
 
-    async def approve(host: str, port: int) -> Decision:
+    async def ask(host: str, port: int) -> Decision:
         call_id = (current_call_id.get() or "call") + f":net:{shown(host, port)}"
         questions = [_question(host, port, command)]
         ctx.emit(QuestionAsked(id=call_id, questions=questions))
@@ -85,7 +108,7 @@ def approver(ctx: ToolContext, command: str, store: ApprovedHosts) -> Approve | 
             return "project"
         return "once" if ONCE in chosen else "deny"
 
-    return approve
+    return ask
 
 
 async def open_proxy(ctx: ToolContext, command: str) -> NetworkProxy | None:

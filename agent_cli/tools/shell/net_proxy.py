@@ -16,6 +16,7 @@ import contextlib
 import logging
 import socket
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit
 
@@ -23,7 +24,16 @@ from agent_cli.tools.shell.net_rules import HostRules, Verdict, normal_host, sho
 
 log = logging.getLogger(__name__)
 Decision = Literal["once", "project", "deny"]
-Approve = Callable[[str, int], Awaitable[Decision]]
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A no that is not the user's (auto mode's rules or reviewer), with its reason."""
+
+    reason: str
+
+
+Approve = Callable[[str, int], Awaitable["Decision | Refusal"]]
 HEAD_LIMIT = 65_536
 HEAD_TIMEOUT_S = 30.0
 CONNECT_TIMEOUT_S = 30.0
@@ -212,8 +222,10 @@ class NetworkProxy:
             if again.kind != "ask" or (host, port) in self._denied:
                 return again
             decision = await self.approve(host, port)
-            if decision == "deny":
+            if decision == "deny" or isinstance(decision, Refusal):
                 self._denied.add((host, port))
+                if isinstance(decision, Refusal):
+                    return Verdict("refuse", reason=f"{shown(host, port)}: {decision.reason}")
                 return Verdict("refuse", reason=f"{shown(host, port)} was refused by the user")
             self.rules.allow(host, port)
             return await self.rules.check(host, port)
