@@ -7,6 +7,14 @@ from typing import Literal
 
 import typer
 
+
+def more_than_zero(value: float | None) -> float | None:
+    """A limit of 0 or less would stop the run before it starts: refused by the flag's name."""
+    if value is not None and value <= 0:
+        raise typer.BadParameter(f"{value:g} is not a limit: say a number more than 0")
+    return value
+
+
 PermissionModeOpt = Literal["default", "accept-edits", "bypass", "plan", "auto"]
 
 WORKSPACE = typer.Option(

@@ -72,10 +72,16 @@ def run(
         None, "--goal", help="Keep working until a reviewer model judges this met."
     ),
     max_cost: float | None = typer.Option(
-        None, "--max-cost", min=0.0, help="US dollars: stop before the request that would pass it."
+        None,
+        "--max-cost",
+        callback=opt.more_than_zero,
+        help="US dollars, more than 0: stop before the request that would pass it.",
     ),
     max_minutes: float | None = typer.Option(
-        None, "--max-minutes", min=0.0, help="Minutes a goal may take (default: settings)."
+        None,
+        "--max-minutes",
+        callback=opt.more_than_zero,
+        help="Minutes a goal may take, more than 0 (default: settings).",
     ),
 ) -> None:
     import gc

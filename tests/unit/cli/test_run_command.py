@@ -206,3 +206,16 @@ def test_sessions_list_and_show(fake_model: FakeAnthropic, fake_env: dict[str, s
     assert shown.returncode == 0, shown.stderr
     assert "remember this prompt" in shown.stdout
     assert "answer" in shown.stdout
+
+
+def test_a_limit_of_zero_is_refused_by_its_flag_before_any_request(
+    fake_model: FakeAnthropic, fake_env: dict[str, str], tmp_path: Path
+):
+    for flag, value in (("--max-cost", "0"), ("--max-minutes", "-1")):
+        proc = run_cli(fake_env, tmp_path, "run", "-p", "hi", "--goal", "x", flag, value)
+        assert proc.returncode == 2, proc.stderr
+        assert f"'{flag}': {value} is not a limit" in proc.stderr
+    assert fake_model.bodies() == []
+    help_text = run_cli(fake_env, tmp_path, "run", "--help").stdout
+    assert "x>=0" not in help_text
+    assert "more than 0" in help_text
