@@ -42,6 +42,7 @@ class PlanDialog:
         self._cache: tuple[int, list[str]] | None = None
         self.back_to = "default"
         self.chosen = self.top = 0
+        self.at_end = False  # scrolled to the plan's end: a resize keeps it there
         self.color = True
         self._future: asyncio.Future[int] | None = None
 
@@ -52,7 +53,7 @@ class PlanDialog:
     async def present(self, lines: Lines, back_to: str, color: bool = True) -> int:
         """The answer picked: 0 implement here, 1 in a fresh context, 2 keep planning."""
         self._lines, self.back_to, self.color = lines, back_to, color
-        self._cache, self.chosen, self.top = None, 0, 0
+        self._cache, self.chosen, self.top, self.at_end = None, 0, 0, False
         self._future = asyncio.get_running_loop().create_future()
         self._invalidate()
         try:
@@ -71,6 +72,7 @@ class PlanDialog:
         """`step` lines down (negative: up), within the plan."""
         last = max(len(self.plan_lines()) - self.viewport(), 0)
         self.top = min(max(self.top + step, 0), last)
+        self.at_end = self.top == last > 0
         self._invalidate()
 
     def page(self, pages: int) -> None:
@@ -88,7 +90,10 @@ class PlanDialog:
     def plan_lines(self) -> list[str]:
         width = max(self._columns(), 10)
         if self._cache is None or self._cache[0] != width:
+            before = len(self._cache[1]) if self._cache else 0
             self._cache = (width, self._lines(width))
+            if before:  # re-wrapped: the same place in the plan, not the same line number
+                self.top = self.top * len(self._cache[1]) // before
         return self._cache[1]
 
     def _fixed(self) -> int:
@@ -106,7 +111,8 @@ class PlanDialog:
         if not self.open:
             return ""
         width, lines, shown = max(self._columns(), 10), self.plan_lines(), self.viewport()
-        self.top = min(self.top, max(len(lines) - shown, 0))  # a resize may leave less to show
+        last = max(len(lines) - shown, 0)
+        self.top = last if self.at_end else min(self.top, last)  # a resize changes what fits
         out = [self._heading(len(lines), shown, width)]
         out += lines[self.top : self.top + shown]
         out += [""] * (shown - len(lines[self.top : self.top + shown]))
