@@ -82,8 +82,10 @@ class Repl(ChatCore):
 
     def redraw_history(self) -> None:
         """A resumed conversation goes back into scrollback before anything else."""
+        self.tools = ToolLog()  # a switched-to session's calls, not the one left
         if self.runtime.restored is not None:
-            for line in history_lines(self.runtime.restored, self.screen.columns(), self.color):
+            width, restored = self.screen.columns(), self.runtime.restored
+            for line in history_lines(restored, width, self.color, self.tools.feed):
                 self.screen.commit(line)
         past = self.jobs.past_listing() if self.jobs is not None else ""
         if past:  # all ended with the previous run; their output stays

@@ -11,11 +11,12 @@ own style; a failed turn's error, a goal's check and a thought where they were s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from agent_cli.core import history
-from agent_cli.core.events import ToolEnd
+from agent_cli.core.events import Event, ToolEnd, ToolStart
 from agent_cli.core.markers import ATTACHED_RE as ATTACHED
 from agent_cli.core.markers import SHELL
 from agent_cli.core.messages import blocks_of
@@ -46,6 +47,7 @@ class _Redraw:
     notices: list[ShownRecord] = field(default_factory=list)  # the agent's texts as the user's
     thoughts: list[str] = field(default_factory=list)  # `thought for 3s`, one a thinking block
     out: list[str] = field(default_factory=list)
+    calls: Callable[[Event], None] | None = None  # told of each call (Ctrl-O's log)
 
     def item(self, item: dict[str, Any] | Boundary | ShownRecord) -> None:
         if isinstance(item, Boundary) and item.stage == "fresh_context":  # an approved plan's
@@ -149,15 +151,25 @@ class _Redraw:
         record = self.shown.pop(use_id, None)
         summary = record.text if record else label
         failed = record.is_error if record else bool(result.get("is_error"))
+        if self.calls is not None:
+            self.calls(ToolStart(id=use_id, name=name, input=dict(block.get("input") or {})))
         self.call(use_id, name, summary, failed, output)
 
     def call(self, use_id: str, name: str, summary: str, failed: bool, output: str) -> None:
         event = ToolEnd(id=use_id, name=name, is_error=failed, summary=summary, output=output)
         self.out.append(render.tool_end(event, self.width, self.color))
+        if self.calls is not None:
+            self.calls(event)
 
 
-def history_lines(restored: RestoredSession, width: int, color: bool) -> list[str]:
-    """What scrollback shows of a resumed session, oldest first."""
+def history_lines(
+    restored: RestoredSession,
+    width: int,
+    color: bool,
+    calls: Callable[[Event], None] | None = None,
+) -> list[str]:
+    """What scrollback shows of a resumed session, oldest first; `calls` is told of each tool
+    call drawn (its start and end), so Ctrl-O's view holds the earlier session's calls too."""
     items = restored.conversation()
     results = {
         str(b.get("tool_use_id")): b
@@ -166,7 +178,7 @@ def history_lines(restored: RestoredSession, width: int, color: bool) -> list[st
         for b in blocks_of(m)
         if b.get("type") == "tool_result"
     }
-    redraw = _Redraw(width, color, results)
+    redraw = _Redraw(width, color, results, calls=calls)
     for record in items:
         if isinstance(record, ShownRecord):
             redraw.took(record)

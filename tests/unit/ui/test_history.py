@@ -42,3 +42,27 @@ def test_the_conversation_is_redrawn_in_order(tmp_path: Path):
     ]
     positions = [text.index(part) for part in order]
     assert positions == sorted(positions)
+
+
+def test_ctrl_o_holds_the_resumed_sessions_calls(tmp_path: Path):
+    from agent_cli.ui.render.tool_log import ToolLog
+    from agent_cli.ui.tool_view import newest_call
+
+    restored = RestoredSession(id="s-2", path=tmp_path / "s-2.jsonl", started="2026-01-01T12:00:00")
+    uses = [("t1", "a.py", "BODY OF A", False), ("t2", "gone.py", "no such file", True)]
+    restored.history = [{"role": "user", "content": "read both"}]
+    for use_id, path, output, failed in uses:
+        call = {"type": "tool_use", "id": use_id, "name": "read_file", "input": {"path": path}}
+        result = {"type": "tool_result", "tool_use_id": use_id, "content": output}
+        restored.history += [
+            {"role": "assistant", "content": [call]},
+            {"role": "user", "content": [{**result, "is_error": failed}]},
+        ]
+    log = ToolLog()
+    history_lines(restored, 80, color=False, calls=log.feed)
+    text = log.text()
+    assert log.count() == 2
+    assert text.index("── 1. ✔ read_file a.py") < text.index("BODY OF A")
+    assert '"path": "a.py"' in text
+    assert text[newest_call(text) :].startswith("── 2. ✗ read_file gone.py")
+    assert "no such file" in text[newest_call(text) :]
