@@ -107,7 +107,8 @@ class Snip:
         state = self.state
         state.counter.calibrate(ctx, messages)
         limits = state.thresholds
-        if len(messages) < limits.snip_limit and not self._rides(messages):
+        n = len(messages)
+        if n < limits.snip_trigger or (n < limits.snip_limit and not self._rides(messages)):
             return None
         plan = plan_snip(messages, limits.snip_trigger, limits.snip_target)
         if plan is None:
