@@ -5,7 +5,7 @@ When (the product's reading of SPEC §8): a snip rewrites the cached prefix afte
 cache write costs 1.25x input where a read costs 0.1x, so a due snip waits for a request that
 rewrites anyway (micro-compaction or a summary due in the same pass, or a cache past its TTL) and
 rides on it; alone it happens only at `snip_limit` messages, which bounds the count. The marker
-goes after the cut, into the first kept user message, so the head stays as the cache holds it.
+goes after the cut, into the first kept user message, so the head stays as it was sent.
 The cut never separates a tool_use from its tool_result: the kept tail always begins with an
 assistant message, whose results follow it.
 """
@@ -127,7 +127,7 @@ class Snip:
 
     def _rides(self, messages: list[Message]) -> bool:
         """This request rewrites the cached messages anyway: the cache is cold, an earlier stage
-        rewrote them, or micro-compaction (below the summary's threshold) is due."""
+        rewrote them, or micro-compaction is due (and a summary, whose threshold is higher)."""
         state = self.state
         due = state.counter.estimate(messages) > state.thresholds.micro_threshold
         return state.rewriting or due
