@@ -130,7 +130,7 @@ class Thresholds:
 
 
 # fractions of the context window used when a token threshold is not set
-MICRO_THRESHOLD_SHARE = 0.55
+MICRO_THRESHOLD_SHARE = 0.62
 MICRO_TARGET_SHARE = 0.15
 SUMMARY_THRESHOLD_SHARE = 0.80
 

@@ -241,8 +241,9 @@ def test_micro_only_replaces_old_seen_results_oldest_first(
     actions: list[Any], excess: int, keep: int
 ) -> None:
     refs = find_results(grown(actions).messages)
-    seen = [r for r in refs if r.seen and not is_placeholder(r.text)]
-    newest = seen[max(0, len(seen) - keep) :] if keep else []
+    whole = [r for r in refs if not is_placeholder(r.text)]
+    seen = [r for r in whole if r.seen]
+    newest = whole[max(0, len(whole) - keep) :] if keep else []  # unseen ones count among them
     plan = plan_micro(refs, excess, keep, cost=lambda text: len(text) // 4)
     assert all(r.seen for r in plan)
     assert not set(plan) & set(newest)

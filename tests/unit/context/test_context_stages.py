@@ -54,7 +54,7 @@ def test_old_seen_results_are_saved_and_replaced_oldest_first(tmp_path: Path):
     replaced = [i for i in ids if is_placeholder(after[i])]
     assert replaced, "micro-compaction should have run"
     assert replaced == ids[: len(replaced)]  # oldest first, contiguous
-    assert all(after[i] == before[i] for i in ids[-4:])  # newest 3 seen + the unseen one
+    assert all(after[i] == before[i] for i in ids[-3:])  # the newest 3, the unseen one among them
     for i in replaced:
         path = Path(after[i].removeprefix("[Earlier tool result saved at ").removesuffix("]"))
         assert path.parent == session.paths.tool_results(session.id)
@@ -207,4 +207,6 @@ def test_results_the_model_has_not_seen_are_never_placeholders(tmp_path: Path):
     assert [r.seen for r in refs] == [True, False, False]
     plan = plan_micro(refs, excess=10**9, keep=0, cost=len)
     assert [r.tool_use_id for r in plan] == [refs[0].tool_use_id]
-    assert plan_micro(refs, excess=10**9, keep=1, cost=len) == []
+    # the newest results kept count the unseen ones; past them, still only seen ones are replaced
+    assert plan_micro(refs, excess=10**9, keep=1, cost=len) == plan
+    assert plan_micro(refs, excess=10**9, keep=3, cost=len) == []
