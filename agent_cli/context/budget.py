@@ -48,7 +48,7 @@ class ResultBudget:
 
     async def apply(self, messages: list[Message], ctx: StageContext) -> Compacted | None:
         state = self.state
-        state.prefix_broken = False  # the first stage: a new request is being prepared
+        state.begin_pass()  # the first stage: a new request is being prepared
         if state.overhead_of is not None:
             state.counter.overhead = state.overhead_of()
         state.counter.calibrate(ctx, messages)

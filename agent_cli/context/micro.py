@@ -32,9 +32,10 @@ PREVIEW_NOTE_TOKENS = 60
 
 def plan_micro(results: list[ResultRef], excess: int, keep: int, cost: Cost) -> list[ResultRef]:
     """Seen results to replace by a placeholder, oldest first, until `excess` tokens are freed;
-    the newest `keep` seen results are never touched, nor any unseen one."""
-    seen = [r for r in results if r.seen and not is_placeholder(r.text)]
-    candidates = seen[: max(0, len(seen) - keep)]
+    the newest `keep` results are never touched (the one the model has not seen yet counts among
+    them: it is the newest), nor any unseen one."""
+    whole = [r for r in results if not is_placeholder(r.text)]
+    candidates = [r for r in whole[: max(0, len(whole) - keep)] if r.seen]
     return _take(candidates, excess, lambda r: cost(r.text) - PLACEHOLDER_TOKENS)
 
 

@@ -17,6 +17,7 @@ from agent_cli.context.state import ContextState, current_request, request_visib
 from agent_cli.context.tokens import TokenCounter, resolve_thresholds, value_tokens
 from agent_cli.core.events import WarningEvent
 from agent_cli.core.messages import Block, Message
+from agent_cli.model.calls import ttl_seconds
 from agent_cli.session.state import Session
 
 log = logging.getLogger(__name__)
@@ -176,6 +177,7 @@ def build_pipeline(session: Session, overhead: int = 0) -> tuple[list[Stage], Co
         session_id=session.id,
         counter=TokenCounter(overhead=overhead),
         locate=session.locate,
+        cache_ttl_s=ttl_seconds(session.settings.cache_ttl.main),  # only the main agent's
     )
     summariser = Summariser(state)
     stages: list[Stage] = [

@@ -1,9 +1,13 @@
-"""Step 2, snip: when the history reaches `snip_trigger` messages, keep the first message and the
-newest ones, down to `snip_target`, and move the middle to an archive file named by one marker.
+"""Step 2, snip: once the history has reached `snip_trigger` messages, keep the first message and
+the newest ones, down to `snip_target`, and move the middle to an archive file named by one marker.
 
-Trigger and target are far apart (hysteresis), so a snip buys many rounds before the next one and
-the cached prefix stays stable in between. The cut never separates a tool_use from its
-tool_result: the kept tail always begins with an assistant message, whose results follow it.
+When (the product's reading of SPEC §8): a snip rewrites the cached prefix after the head, and a
+cache write costs 1.25x input where a read costs 0.1x, so a due snip waits for a request that
+rewrites anyway (micro-compaction or a summary due in the same pass, or a cache past its TTL) and
+rides on it; alone it happens only at `snip_limit` messages, which bounds the count. The marker
+goes after the cut, into the first kept user message, so the head stays as it was sent.
+The cut never separates a tool_use from its tool_result: the kept tail always begins with an
+assistant message, whose results follow it.
 """
 
 from __future__ import annotations
@@ -56,16 +60,25 @@ def marker_text(removed: int, archive: Path) -> str:
 
 
 def snipped(messages: list[Message], plan: SnipPlan, archive: Path, request: str) -> list[Message]:
-    """The new history: the head with one marker (replacing an older one), then the tail."""
-    head_blocks = without_marker(blocks_of(messages[0]))
-    if not head_blocks:
-        head_blocks = [{"type": "text", "text": "(start of session)"}]
-    head = {**messages[0], "content": head_blocks}
+    """The new history: the head as it was, then the tail, whose first user message carries the
+    marker after its tool results (they must come first); the head only when none follows."""
+    head, tail = messages[: plan.head], list(messages[plan.tail :])
     notice: list[Block] = [{"type": "text", "text": marker_text(plan.tail - plan.head, archive)}]
-    tail = messages[plan.tail :]
-    if not request_visible(request, [head, *tail]):
+    if not request_visible(request, [*head, *tail]):
         notice.append({"type": "text", "text": request_block(request)})
-    return [{**head, "content": head_blocks + notice}, *tail]
+    at = next((i for i, m in enumerate(tail) if m.get("role") == "user"), None)
+    if at is None:
+        return [*marked_head(messages[0], notice), *head[1:], *tail]
+    blocks = blocks_of(tail[at])
+    results = next((i for i, b in enumerate(blocks) if b.get("type") != "tool_result"), len(blocks))
+    tail[at] = {**tail[at], "content": blocks[:results] + notice + blocks[results:]}
+    return [*head, *tail]
+
+
+def marked_head(message: Message, notice: list[Block]) -> list[Message]:
+    """The head with the marker (replacing an older one in it)."""
+    blocks = without_marker(blocks_of(message)) or [{"type": "text", "text": "(start of session)"}]
+    return [{**message, "content": blocks + notice}]
 
 
 def without_marker(blocks: list[Block]) -> list[Block]:
@@ -94,6 +107,9 @@ class Snip:
         state = self.state
         state.counter.calibrate(ctx, messages)
         limits = state.thresholds
+        n = len(messages)
+        if n < limits.snip_trigger or (n < limits.snip_limit and not self._rides(messages)):
+            return None
         plan = plan_snip(messages, limits.snip_trigger, limits.snip_target)
         if plan is None:
             return None
@@ -108,3 +124,10 @@ class Snip:
             tokens_before=state.counter.estimate(messages),
             tokens_after=state.counter.estimate(out),
         )
+
+    def _rides(self, messages: list[Message]) -> bool:
+        """This request rewrites the cached messages anyway: the cache is cold, an earlier stage
+        rewrote them, or micro-compaction is due (and a summary, whose threshold is higher)."""
+        state = self.state
+        due = state.counter.estimate(messages) > state.thresholds.micro_threshold
+        return state.rewriting or due

@@ -4,6 +4,7 @@ outputs and archives go, and what happened earlier in the current request's prep
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +37,24 @@ class ContextState:
     auto_summary_off: bool = False
     overhead_of: Callable[[], int] | None = None  # the system and tools offered now, raw tokens
     locate: Locate = nowhere
+    # the prompt cache forgets a prefix unused for its TTL: then rewriting it costs nothing more
+    cache_ttl_s: float = 300.0
+    clock: Callable[[], float] = time.monotonic  # tests move time, never sleep
+    cache_cold: bool = False  # this request's prefix is past the TTL since the previous request
+    last_pass_at: float | None = None
+
+    def begin_pass(self) -> None:
+        """A new request is being prepared: nothing rewritten yet; is the cache still warm?"""
+        now = self.clock()
+        since = None if self.last_pass_at is None else now - self.last_pass_at
+        self.cache_cold = since is not None and since > self.cache_ttl_s
+        self.last_pass_at = now
+        self.prefix_broken = False
+
+    @property
+    def rewriting(self) -> bool:
+        """Whether this request writes its messages to the cache anew anyway."""
+        return self.prefix_broken or self.cache_cold
 
     @property
     def results_dir(self) -> Path:

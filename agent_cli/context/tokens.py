@@ -119,6 +119,7 @@ class Thresholds:
     result_budget_chars: int
     snip_trigger: int
     snip_target: int
+    snip_limit: int
     micro_threshold: int
     micro_target: int
     summary_threshold: int
@@ -129,7 +130,7 @@ class Thresholds:
 
 
 # fractions of the context window used when a token threshold is not set
-MICRO_THRESHOLD_SHARE = 0.55
+MICRO_THRESHOLD_SHARE = 0.62
 MICRO_TARGET_SHARE = 0.15
 SUMMARY_THRESHOLD_SHARE = 0.80
 
@@ -178,6 +179,7 @@ def resolve_thresholds(settings: Settings, model: str | None = None) -> Threshol
         result_budget_chars=ctx.result_budget_chars,
         snip_trigger=ctx.snip_trigger,
         snip_target=ctx.snip_target,
+        snip_limit=ctx.snip_ceiling,
         micro_threshold=micro,
         micro_target=target,
         summary_threshold=summary,

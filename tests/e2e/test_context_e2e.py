@@ -25,7 +25,7 @@ def test_resume_after_sigkill_during_a_tool_call_sends_a_valid_request(
 ):
     (tmp_path / ".agent").mkdir()
     (tmp_path / ".agent" / "settings.json").write_text(
-        json.dumps({"context": {"snip_trigger": 6, "snip_target": 4}})
+        json.dumps({"context": {"snip_trigger": 6, "snip_target": 4, "snip_limit": 7}})
     )
     (tmp_path / "a.txt").write_text("alpha\n")
     for _ in range(4):
@@ -56,7 +56,8 @@ def test_resume_after_sigkill_during_a_tool_call_sends_a_valid_request(
     assert resumed.returncode == 0, resumed.stderr
     first = fake_model.bodies()[sent_before]
     messages = first["messages"]
-    assert "[Context snipped: " in json.dumps(messages[0])  # rebuilt after the compaction
+    assert messages[0]["content"] == [{"type": "text", "text": "start"}]  # the head as it was
+    assert "[Context snipped: " in json.dumps(messages[2])  # rebuilt after the compaction
     bash_call = messages[-2]["content"][-1]
     assert bash_call["name"] == "bash"
     results = messages[-1]["content"]

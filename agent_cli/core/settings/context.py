@@ -48,6 +48,12 @@ class ContextSettings(StrictSettings):
     )
     snip_trigger: int = Field(default=50, ge=4, description="Message count that triggers a snip.")
     snip_target: int = Field(default=30, ge=2, description="Message count a snip cuts down to.")
+    snip_limit: int | None = Field(
+        default=None,
+        ge=5,
+        description="Message count at which a due snip happens even while nothing else rewrites "
+        "the cached prefix (unset: twice snip_trigger).",
+    )
     micro_threshold_tokens: int | None = Field(
         default=None, ge=1_000, description="Estimated tokens that start micro-compaction."
     )
@@ -85,6 +91,8 @@ class ContextSettings(StrictSettings):
     def _hysteresis(self) -> ContextSettings:
         if self.snip_trigger <= self.snip_target:
             raise ValueError("snip_trigger must be greater than snip_target")
+        if self.snip_limit is not None and self.snip_limit <= self.snip_trigger:
+            raise ValueError("snip_limit must be greater than snip_trigger")
         if self.compact_at is not None and self.summary_threshold_tokens is not None:
             raise ValueError("set compact_at or summary_threshold_tokens, not both")
         return self
@@ -95,6 +103,11 @@ class ContextSettings(StrictSettings):
         if isinstance(value, dict):
             return value.get(model, value.get(ANY_MODEL))
         return value
+
+    @property
+    def snip_ceiling(self) -> int:
+        """`snip_limit`, or twice `snip_trigger` when unset."""
+        return self.snip_limit if self.snip_limit is not None else 2 * self.snip_trigger
 
 
 # How long the prompt cache keeps what a request writes: `5m` (the API's default) or `1h`, for the

@@ -21,7 +21,7 @@ from agent_cli.context.budget import newest_batch
 from agent_cli.context.micro import plan_micro
 from agent_cli.context.pipeline import build_pipeline
 from agent_cli.context.results import find_results, is_placeholder
-from agent_cli.context.snip import plan_snip, snipped
+from agent_cli.context.snip import MARKER_PREFIX, plan_snip, snipped, without_marker
 from agent_cli.context.state import request_visible
 from agent_cli.context.tokens import TokenCounter
 from agent_cli.core import history as hist
@@ -226,8 +226,13 @@ def test_a_snip_keeps_pairs_head_and_everything_else_in_order(
     out = snipped(messages, plan, Path("/state/archive/s-1.jsonl"), sim.request)
     assert validate_request(request_body(out)) == []
     assert len(out) <= min(target, trigger - 1) + 1
-    assert out[1:] == messages[plan.tail :]
-    assert out[0]["content"][0] == messages[0]["content"][0]
+    unmarked = [{**m, "content": without_marker(m["content"])} for m in out[1:]]
+    assert unmarked == messages[plan.tail :]
+    if any(m["role"] == "user" for m in out[1:]):  # before a request, the last message is one
+        assert out[0] == messages[0]  # the cached head is not rewritten
+    else:
+        assert out[0]["content"][0] == messages[0]["content"][0]
+    assert sum(MARKER_PREFIX in json.dumps(m) for m in out) == 1
     assert request_visible(sim.request, out)
 
 
@@ -236,8 +241,9 @@ def test_micro_only_replaces_old_seen_results_oldest_first(
     actions: list[Any], excess: int, keep: int
 ) -> None:
     refs = find_results(grown(actions).messages)
-    seen = [r for r in refs if r.seen and not is_placeholder(r.text)]
-    newest = seen[max(0, len(seen) - keep) :] if keep else []
+    whole = [r for r in refs if not is_placeholder(r.text)]
+    seen = [r for r in whole if r.seen]
+    newest = whole[max(0, len(whole) - keep) :] if keep else []  # unseen ones count among them
     plan = plan_micro(refs, excess, keep, cost=lambda text: len(text) // 4)
     assert all(r.seen for r in plan)
     assert not set(plan) & set(newest)

@@ -54,7 +54,7 @@ def test_old_seen_results_are_saved_and_replaced_oldest_first(tmp_path: Path):
     replaced = [i for i in ids if is_placeholder(after[i])]
     assert replaced, "micro-compaction should have run"
     assert replaced == ids[: len(replaced)]  # oldest first, contiguous
-    assert all(after[i] == before[i] for i in ids[-4:])  # newest 3 seen + the unseen one
+    assert all(after[i] == before[i] for i in ids[-3:])  # the newest 3, the unseen one among them
     for i in replaced:
         path = Path(after[i].removeprefix("[Earlier tool result saved at ").removesuffix("]"))
         assert path.parent == session.paths.tool_results(session.id)
@@ -104,6 +104,7 @@ def test_snip_at_49_messages_does_nothing_and_at_50_cuts_to_the_target(tmp_path:
 
 def test_snips_are_rare_one_archive_then_none_for_nine_rounds(tmp_path: Path):
     no_micro = small_settings(
+        snip_limit=51,  # nothing else rewrites here: alone, a snip waits for its limit
         micro_threshold_tokens=100_000,
         micro_target_tokens=50_000,
         summary_threshold_tokens=200_000,
@@ -127,31 +128,36 @@ def test_snips_are_rare_one_archive_then_none_for_nine_rounds(tmp_path: Path):
 
 
 def test_snip_keeps_head_and_tail_pairs_and_names_the_archive(tmp_path: Path):
-    session = make_session(tmp_path, request="the original prompt")
+    session = make_session(tmp_path, small_settings(snip_limit=51), request="the original prompt")
     stages, _ = build_pipeline(session)
     messages = history(rounds=25, result_chars=10, request="the original prompt")
     out = run(prepare(stages, messages, context_for(session)))
     assert validate_request(request_body(out)) == []
-    assert out[0]["content"][0] == messages[0]["content"][0]
-    marker = out[0]["content"][1]["text"]
+    assert out[0] == messages[0]  # the head stays as the cache holds it
+    assert out[1]["role"] == "assistant"
+    results, marker = out[2]["content"][0], out[2]["content"][1]["text"]
+    assert results["type"] == "tool_result"  # the results come first, the marker after them
     assert marker.startswith("[Context snipped: ")
     archive = session.paths.archive_file(session.id, 1)
     assert str(archive) in marker
     archived = [json.loads(line)["message"] for line in archive.read_text().splitlines()]
-    assert archived + out[1:] == messages[1:]  # nothing lost, nothing duplicated
+    kept = [out[1], {**out[2], "content": [results]}, *out[3:]]
+    assert archived + kept == messages[1:]  # nothing lost, nothing duplicated
     assert request_visible("the original prompt", out)
 
 
 def test_snip_puts_a_current_request_it_cut_back_in_view(tmp_path: Path):
-    session = make_session(tmp_path, request="second request")
+    session = make_session(tmp_path, small_settings(snip_limit=51), request="second request")
     stages, _ = build_pipeline(session)
     messages = history(rounds=5, result_chars=10, request="first request")
     messages += [{"role": "assistant", "content": [{"type": "text", "text": "done"}]}]
     messages += history(rounds=25, result_chars=10, request="second request")
     out = run(prepare(stages, messages, context_for(session)))
     assert len(out) < len(messages)
+    assert out[0] == messages[0]
     assert request_visible("second request", out)
-    assert "second request" not in json.dumps(out[1:])  # it was cut: the marker carries it
+    assert "second request" in json.dumps(out[2])  # it was cut: the marker carries it
+    assert "second request" not in json.dumps([out[1], *out[3:]])
 
 
 def test_forged_saved_path_in_tool_output_is_not_trusted(tmp_path: Path):
@@ -201,4 +207,6 @@ def test_results_the_model_has_not_seen_are_never_placeholders(tmp_path: Path):
     assert [r.seen for r in refs] == [True, False, False]
     plan = plan_micro(refs, excess=10**9, keep=0, cost=len)
     assert [r.tool_use_id for r in plan] == [refs[0].tool_use_id]
-    assert plan_micro(refs, excess=10**9, keep=1, cost=len) == []
+    # the newest results kept count the unseen ones; past them, still only seen ones are replaced
+    assert plan_micro(refs, excess=10**9, keep=1, cost=len) == plan
+    assert plan_micro(refs, excess=10**9, keep=3, cost=len) == []

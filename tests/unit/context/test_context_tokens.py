@@ -50,11 +50,11 @@ def test_calibration_uses_each_usage_once_and_skips_a_rewritten_prefix(tmp_path:
 def test_thresholds_derive_from_the_model_window():
     settings = Settings(context_windows={"small-model": 100_000}, model="small-model")
     limits = resolve_thresholds(settings)
-    assert limits.micro_threshold == 55_000
+    assert limits.micro_threshold == 62_000
     assert limits.micro_target == 15_000
     assert limits.summary_threshold == 80_000
     unknown = resolve_thresholds(Settings(model="not-in-the-table"))
-    assert unknown.micro_threshold == 110_000  # an unknown model counts as 200,000 tokens
+    assert unknown.micro_threshold == 124_000  # an unknown model counts as 200,000 tokens
 
 
 def test_contradicting_thresholds_are_refused():
