@@ -254,17 +254,28 @@ class TranscriptWriter:
         line = record.model_dump_json().encode("utf-8", "backslashreplace") + b"\n"
         try:
             with self._lock:
-                if self._fd is None:
-                    make_dirs(self.path.parent)
-                    self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
-                offset = os.lseek(self._fd, 0, os.SEEK_END)
+                fd = self._open()
+                offset = os.lseek(fd, 0, os.SEEK_END)
                 written = 0
                 while written < len(line):
-                    written += os.write(self._fd, line[written:])
+                    written += os.write(fd, line[written:])
         except OSError as e:  # a full disk, a folder made read-only: the run ends, one line
             raise state_write_error(self.path, e) from e
         self.ledger.take(record, offset)
         return offset
+
+    def _open(self) -> int:
+        """The file, kept open; opened again when it was removed since (as each record opened
+        it before: the file is made again, a folder that went away is a write error)."""
+        if self._fd is None:
+            make_dirs(self.path.parent)
+        elif os.fstat(self._fd).st_nlink == 0:
+            os.close(self._fd)
+        else:
+            return self._fd
+        self._fd = None
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        return self._fd
 
     def message(self, message: Message) -> None:
         """Appends a message; a later compaction that keeps this very object refers to it."""
