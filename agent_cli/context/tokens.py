@@ -12,10 +12,10 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from agent_cli.context.prefix_sums import PrefixSums
 from agent_cli.core.errors import ConfigError
 from agent_cli.core.image_rules import without_images
 from agent_cli.core.messages import Message
-from agent_cli.core.prefix_sums import PrefixSums
 from agent_cli.core.settings.schema import Settings
 from agent_cli.model.usage import Usage
 

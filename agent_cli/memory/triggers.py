@@ -15,10 +15,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Literal
 
+from agent_cli.context.prefix_sums import PrefixSums
 from agent_cli.core.image_rules import without_images
 from agent_cli.core.messages import Message
 from agent_cli.core.payloads import TodoItem
-from agent_cli.core.prefix_sums import PrefixSums
 from agent_cli.core.settings.features import MemorySettings
 
 Trigger = Literal["todos", "done", "topic", "length", "remember", "retry"]
