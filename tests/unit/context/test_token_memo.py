@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from agent_cli.context.tokens import TokenCounter, message_tokens, value_tokens
 
 
@@ -24,16 +26,19 @@ def test_memo_survives_many_messages_without_mixing_them_up():
 def test_a_growing_history_is_estimated_as_a_fresh_count_would_also_after_a_rewrite():
     # the counter sums from what the previous call summed: a longer list, a prefix of it (the
     # calibration's), a message rewritten in the middle and another history all answer afresh
-    def whole(messages: list[dict]) -> int:
+    def whole(messages: list[dict[str, Any]]) -> int:
         return sum(value_tokens(m["content"]) + 4 for m in messages)
 
-    history = [{"role": "user", "content": [{"type": "text", "text": "z" * n}]} for n in (5, 900)]
+    history: list[dict[str, Any]] = [
+        {"role": "user", "content": [{"type": "text", "text": "z" * n}]} for n in (5, 900)
+    ]
     counter, fresh = TokenCounter(), TokenCounter()
     for n in range(3, 9):
         history = [*history, {"role": "user", "content": [{"type": "text", "text": "w" * n * 97}]}]
         assert counter.estimate(history) == whole(history)
         assert counter.estimate(history[:2]) == whole(history[:2])
-    rewritten = [history[0], {"role": "user", "content": "snipped"}, *history[2:]]
+    snipped: dict[str, Any] = {"role": "user", "content": "snipped"}
+    rewritten = [history[0], snipped, *history[2:]]
     assert counter.estimate(rewritten) == whole(rewritten) == fresh.estimate(rewritten)
     assert counter.estimate(history) == whole(history)
     assert counter.estimate(history[3:]) == whole(history[3:])
