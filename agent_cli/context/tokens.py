@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from agent_cli.context.prefix_sums import PrefixSums
 from agent_cli.core.errors import ConfigError
 from agent_cli.core.image_rules import without_images
 from agent_cli.core.messages import Message
@@ -83,9 +84,14 @@ class TokenCounter:
     ratio: float = 1.0
     learned: bool = False  # the ratio comes from an API count (else the raw heuristic stands)
     _calibrated_on: Usage | None = field(default=None, repr=False)
+    # the history is estimated several times a round, each time the last one plus a message or
+    # two: summed from what is kept, not walked whole (a round was O(history) lookups, thrice)
+    _sums: PrefixSums[Message] = field(
+        default_factory=lambda: PrefixSums(message_tokens), repr=False, compare=False
+    )
 
     def estimate(self, messages: list[Message]) -> int:
-        return round((raw_tokens(messages) + self.overhead) * self.ratio)
+        return round((self._sums(messages) + self.overhead) * self.ratio)
 
     def scaled(self, raw: int) -> int:
         return round(raw * self.ratio)
@@ -99,7 +105,7 @@ class TokenCounter:
         self._calibrated_on = usage
         if usage.context_tokens <= 0 or not 0 < sent <= len(messages):
             return
-        self.ratio = calibration_ratio(usage.context_tokens, raw_tokens(messages[:sent]), self)
+        self.ratio = calibration_ratio(usage.context_tokens, self._sums(messages[:sent]), self)
         self.learned = True
 
     def forget(self, usage: Usage | None) -> None:

@@ -94,10 +94,19 @@ class ToolContext:
     # workspace files the agent itself runs outside the sandbox later (trusted hooks' scripts,
     # language and MCP servers): read-only to confined commands
     run_later: tuple[Path, ...] = ()
+    # the workspace resolved, kept for the workspace it was resolved from: a file tool's call
+    # asked it four times (permission subject, display paths), each a walk of its parents
+    _root: tuple[Path, Path] | None = field(default=None, init=False, repr=False, compare=False)
 
     def resolve(self, path: str) -> Path:
         p = Path(path).expanduser()
         return (p if p.is_absolute() else self.workspace / p).resolve()
+
+    def workspace_root(self) -> Path:
+        held = self._root
+        if held is None or held[0] is not self.workspace:
+            held = self._root = (self.workspace, self.workspace.resolve())
+        return held[1]
 
 
 class Tool(ABC, Generic[InputT]):

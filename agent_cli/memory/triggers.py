@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Literal
 
+from agent_cli.context.prefix_sums import PrefixSums
 from agent_cli.core.image_rules import without_images
 from agent_cli.core.messages import Message
 from agent_cli.core.payloads import TodoItem
@@ -103,13 +104,12 @@ def next_message_trigger(text: str, files_changed: bool, context: set[str]) -> T
     return None
 
 
-def estimate_tokens(messages: Sequence[Message]) -> int:
+def estimate_tokens(messages: list[Message]) -> int:
     """About 4 characters a token (an image by its pixels): a threshold needs no tokenizer.
     The characters are those of the list's JSON, "[" + ", ".join(items) + "]", added up from
     each message's own (kept per message: this is asked after every round)."""
-    sizes = [_message_size(m) for m in messages]
-    chars = 2 + sum(c for c, _ in sizes) + 2 * max(0, len(sizes) - 1)
-    return sum(i for _, i in sizes) + chars // 4
+    chars = 2 + _CHARS(messages) + 2 * max(0, len(messages) - 1)
+    return _IMAGES(messages) + chars // 4
 
 
 # Messages are never changed in place (see context/tokens.py): a size is kept per message object.
@@ -128,6 +128,11 @@ def _message_size(message: Message) -> tuple[int, int]:
         _SIZES.clear()
     _SIZES[id(message)] = (message, size)  # holding the message keeps its id from being reused
     return size
+
+
+# since the last episode, summed as it grows (asked after every round): only new messages' sizes
+_CHARS: PrefixSums[Message] = PrefixSums(lambda m: _message_size(m)[0])
+_IMAGES: PrefixSums[Message] = PrefixSums(lambda m: _message_size(m)[1])
 
 
 def length_reached(rounds: int, tokens: int, settings: MemorySettings) -> bool:

@@ -3,7 +3,9 @@ the exit summary built from the same records."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import statistics
 import threading
 import time
@@ -67,7 +69,14 @@ class CallLog:
         self.records: list[CallRecord] = []
         self._lock = threading.Lock()
         self._folder_made = False  # made with the first line (a stat of every parent a call)
+        self._fd: int | None = None  # kept open: a call's line was an open and a close
         self.calls = Calls()
+
+    def __del__(self) -> None:
+        fd = getattr(self, "_fd", None)
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
     def write(self, record: CallRecord) -> None:
         usage = record.usage or Usage()
@@ -96,13 +105,23 @@ class CallLog:
         if not self._folder_made:
             make_dirs(path.parent)
             self._folder_made = True
-        try:
-            f = path.open("a", encoding="utf-8")
-        except FileNotFoundError:  # the folder went away since: made again, as before
-            make_dirs(path.parent)
-            f = path.open("a", encoding="utf-8")
-        with f:
-            f.write(text)
+        if self._fd is not None and os.fstat(self._fd).st_nlink == 0:  # removed since
+            os.close(self._fd)
+            self._fd = None
+        if self._fd is None:
+            try:
+                self._fd = _open_append(path)
+            except FileNotFoundError:  # the folder went away since: made again, as before
+                make_dirs(path.parent)
+                self._fd = _open_append(path)
+        data = text.encode("utf-8")
+        written = 0
+        while written < len(data):
+            written += os.write(self._fd, data[written:])
+
+
+def _open_append(path: Path) -> int:
+    return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
 
 
 def key_last4(secrets: tuple[str, ...]) -> str | None:

@@ -119,12 +119,30 @@ class Fingerprint:
         )
 
 
-def fingerprint(request: ModelRequest) -> Fingerprint:
-    tools = tuple((str(t.get("name", "")), _hash(t)) for t in request.tools)
-    running, history = "", []
-    for message in request.messages:
+# the newest history fingerprinted and its running hashes: the next request's history is
+# this one plus a message or two, found so in one list comparison instead of a lookup a message
+_LAST: tuple[list[object], list[str]] = ([], [])
+
+
+def _history(messages: list[Any]) -> list[str]:
+    global _LAST
+    held, hashes = _LAST
+    common = min(len(messages), len(held))
+    if messages[:common] != held[:common]:  # another caller's history, or a rewritten one
+        common = 0
+    history = hashes[:common]
+    running = history[-1] if history else ""
+    for message in messages[common:]:
         running = _running(running, message)
         history.append(running)
+    if len(messages) >= len(held) or common < len(messages):
+        _LAST = (list(messages), history)
+    return history
+
+
+def fingerprint(request: ModelRequest) -> Fingerprint:
+    tools = tuple((str(t.get("name", "")), _hash(t)) for t in request.tools)
+    history = _history(request.messages)
     return Fingerprint(request.model, tools, _system(request.system), tuple(history), len(history))
 
 

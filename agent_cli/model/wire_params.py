@@ -22,10 +22,12 @@ def _with_breakpoint(block: Block, ttl: str = "5m") -> Block:
 def build_params(request: ModelRequest) -> dict[str, Any]:
     """The wire request: breakpoints on tools, system and the newest stored block; the
     request-only guidance goes after the breakpoint so the cached prefix stays reusable."""
-    system = [dict(b) for b in request.system]
+    # lists of the same blocks and messages: only the last of each is replaced (by a copy with
+    # its breakpoint); the SDK copies what it sends, so copying every message here was waste
+    system = list(request.system)
     if system:
         system[-1] = _with_breakpoint(system[-1], request.cache_ttl)
-    messages: list[Message] = [dict(m) for m in request.messages]
+    messages: list[Message] = list(request.messages)
     if messages:
         last = copy.deepcopy(messages[-1])
         content = last["content"]
@@ -43,7 +45,7 @@ def build_params(request: ModelRequest) -> dict[str, Any]:
     if system:
         params["system"] = system
     if request.tools:
-        tools = [dict(t) for t in request.tools]
+        tools = list(request.tools)
         tools[-1] = _with_breakpoint(tools[-1], request.cache_ttl)
         params["tools"] = tools
         if request.tool_choice is not None:

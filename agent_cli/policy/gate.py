@@ -48,9 +48,11 @@ class PolicyGate:
         self.extra = list(extra)
 
     async def before(self, tool: AnyTool, args: ToolInput, ctx: ToolContext) -> str | None:
-        reason = await self.hooks.pre_tool_use(tool.name, _input(args))
-        if reason is not None:
-            return f"Denied by a pre_tool_use hook: {reason}"
+        # no hook set for the event: no payload made (the input dumped, the result redacted)
+        if self.hooks.settings.pre_tool_use:
+            reason = await self.hooks.pre_tool_use(tool.name, _input(args))
+            if reason is not None:
+                return f"Denied by a pre_tool_use hook: {reason}"
         decision: str | None = None
         for hooks in self.extra:
             verdict = await hooks.before_tool(tool, args, ctx)
@@ -66,9 +68,10 @@ class PolicyGate:
     async def after(
         self, tool: AnyTool, args: ToolInput, result: ToolResult, ctx: ToolContext
     ) -> None:
-        # the registry redacts after this call: hooks must not see the key either
-        content = redact(result.content, ctx.secrets)
-        await self.hooks.post_tool_use(tool.name, _input(args), content, result.is_error)
+        if self.hooks.settings.post_tool_use:
+            # the registry redacts after this call: hooks must not see the key either
+            content = redact(result.content, ctx.secrets)
+            await self.hooks.post_tool_use(tool.name, _input(args), content, result.is_error)
         for hooks in self.extra:
             await hooks.after_tool(tool, args, result, ctx)
 

@@ -9,8 +9,10 @@ newest compaction and what follows it, never the whole file (`session.boundary`)
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import os
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -223,8 +225,16 @@ class TranscriptWriter:
         self.path = path
         self.ledger = ledger or TranscriptLedger()
         self._lock = threading.Lock()
-        self._folder_made = False  # made with the first record: nothing is written before
+        # opened with the first record (nothing is written before) and kept: a record a round
+        # was an open and a close each; written unbuffered, so each line is out at once
+        self._fd: int | None = None
         self._end_cut_off_line()
+
+    def __del__(self) -> None:
+        fd = getattr(self, "_fd", None)
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
     def _end_cut_off_line(self) -> None:
         """A crash mid-write left a line without its newline: end it, or the next record would
@@ -244,17 +254,28 @@ class TranscriptWriter:
         line = record.model_dump_json().encode("utf-8", "backslashreplace") + b"\n"
         try:
             with self._lock:
-                if not self._folder_made:
-                    make_dirs(self.path.parent)
-                    self._folder_made = True
-                with self.path.open("ab") as f:
-                    offset = f.tell()
-                    f.write(line)
-                    f.flush()
+                fd = self._open()
+                offset = os.lseek(fd, 0, os.SEEK_END)
+                written = 0
+                while written < len(line):
+                    written += os.write(fd, line[written:])
         except OSError as e:  # a full disk, a folder made read-only: the run ends, one line
             raise state_write_error(self.path, e) from e
         self.ledger.take(record, offset)
         return offset
+
+    def _open(self) -> int:
+        """The file, kept open; opened again when it was removed since (as each record opened
+        it before: the file is made again, a folder that went away is a write error)."""
+        if self._fd is None:
+            make_dirs(self.path.parent)
+        elif os.fstat(self._fd).st_nlink == 0:
+            os.close(self._fd)
+        else:
+            return self._fd
+        self._fd = None
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        return self._fd
 
     def message(self, message: Message) -> None:
         """Appends a message; a later compaction that keeps this very object refers to it."""

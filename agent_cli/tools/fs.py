@@ -37,7 +37,7 @@ def inside(path: Path, root: Path) -> bool:
 
 
 def workspace_root(ctx: ToolContext) -> Path:
-    return ctx.workspace.resolve()
+    return ctx.workspace_root()
 
 
 def internal_folders(ctx: ToolContext) -> list[Path]:

@@ -89,8 +89,10 @@ def is_view(path: Path) -> bool:
 def read_view(path: Path, transcripts: Path) -> str | None:
     """The text a view stands for; None when `path` is not a view honoured here. Raises
     ViewBroken when it is one whose lines are gone."""
+    if not is_view(path):  # first: most files read are not views, and it is one open, not
+        return None  # the two walks of every parent that resolving them both is
     root = transcripts.resolve()
-    if not path.resolve().is_relative_to(root) or not is_view(path):
+    if not path.resolve().is_relative_to(root):
         return None
     try:
         view = LineView.model_validate_json(path.read_bytes()[len(_MAGIC) :])
