@@ -10,7 +10,7 @@ next commit was written under them: 19-35 blank rows in a row in scrollback. At 
 down from there: 24 blank rows. Afterwards no more than one blank row in a row between the
 todo line and the reply's end. That sequence also shows what tmux itself does: the live area's
 140-column rows re-wrapped into three rows each on a 24-row screen go into scrollback before
-the program learns of the resize, so its rows are not checked there (see ui/screen/gap.py)."""
+the program learns of the resize, so its rows are not checked there (ui/screen/anchor.py: Gap)."""
 
 from __future__ import annotations
 

@@ -29,8 +29,8 @@ from prompt_toolkit.application import Application, run_in_terminal
 from prompt_toolkit.data_structures import Point
 
 from agent_cli.ui.screen import region_rows
+from agent_cli.ui.screen.anchor import Gap
 from agent_cli.ui.screen.frames import FramedOutput, fix_size, fixed_size, one_frame
-from agent_cli.ui.screen.gap import Gap
 from agent_cli.ui.screen.reflow import (
     commit_bytes,
     erase_region,
@@ -204,7 +204,7 @@ class Commits:
             self.gap.keep(size.rows - taken)
             if self.anchor is not None:
                 self.anchor.below = None
-        else:  # the freed rows above it stay its own, at its top (ui/screen/gap.py)
+        else:  # the freed rows above it stay its own, at its top (ui/screen/anchor.py: Gap)
             erase_region(self.app, up, texts, 0)
             self.gap.keep(
                 min(height, size.rows) + self._down(up + 1 - min(height, size.rows) - taken)

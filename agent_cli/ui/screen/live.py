@@ -36,11 +36,11 @@ from agent_cli.ui.dialogs.region import Dialogs
 from agent_cli.ui.input.keys import chat_bindings
 from agent_cli.ui.input.screen_jobs import JobKeys
 from agent_cli.ui.input.screen_keys import KeyActions
+from agent_cli.ui.screen.anchor import Gap
 from agent_cli.ui.screen.commits import Commits
 from agent_cli.ui.screen.contract import Controller
 from agent_cli.ui.screen.cursor_answers import anchor_asking, route_answer
 from agent_cli.ui.screen.frames import FramedOutput, fix_size, log_frame, screen_output
-from agent_cli.ui.screen.gap import Gap
 from agent_cli.ui.screen.input_box import count_line, input_rows
 from agent_cli.ui.screen.picker import Picker
 from agent_cli.ui.screen.question import ASKED, QuestionView
