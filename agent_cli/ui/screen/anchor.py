@@ -165,18 +165,21 @@ class Gap:
     """Blank rows at the top of the bottom region: the rows a re-lay frees, kept in the region.
 
     A change of columns re-wraps the region's rows (tmux: each row wider than the new width is
-    split), which pushes the screen's top rows into scrollback; re-laid at the new width, the region
-    takes fewer rows than its re-wrapped copy did (ui/screen/commits.py: `relay`). The rows it frees
-    were left blank above it, between the conversation and the region, where the next commit was
-    written under them: a blank run inside the conversation in scrollback (35 rows after 140 -> 100
-    -> 80 -> 140 columns mid-turn). They are the region's own rows instead, at its top: a commit is
-    written into them (the conversation then goes on right under its last line), the live area
-    grows into them, and the next re-lay erases them with the region. What remains: a second
-    narrowing before commits fill them re-wraps the region's rows again, and when that adds more
-    rows than the conversation has on screen above them, tmux pushes the excess of these blank
-    rows into scrollback (13 of 19 after 140 -> 100 -> 80 columns 3 s apart early in a reply);
-    kept anywhere else, the rows pushed would be the live area's own (a piece of the panel) or
-    the same blank rows sooner."""
+    split), which pushes the screen's top rows into scrollback; re-laid at the new width, the
+    region takes fewer rows than its re-wrapped copy did (ui/screen/commits.py: `relay`). Those
+    rows were left blank above it, between the conversation and the region, and the next commit
+    was written under them: a blank run inside the conversation in scrollback (35 rows after 140
+    -> 100 -> 80 -> 140 columns mid-turn). While a turn runs they are the region's own rows
+    instead, at its top: a commit is written into them (the conversation goes on right under its
+    last line), the live area grows into them, and the next re-lay erases them with the region.
+    What remains: a second narrowing before commits fill them re-wraps the region's rows again;
+    when that adds more rows than the conversation has on screen above them, tmux pushes the
+    excess of these blank rows into scrollback (13 of 19 after 140 -> 100 -> 80 columns 3 s apart
+    early in a reply). Kept anywhere else, the rows pushed would be the live area's own (a piece
+    of the panel) or the same blank rows sooner. Between turns no commit comes to fill them:
+    kept, they went into scrollback with each narrowing of a series, and the panel's top after
+    them (tmux at 140x45, ten idle changes of columns); there they stay above the region, part
+    under it as far as a halving still fits (ui/screen/commits.py: `_down`)."""
 
     def __init__(self) -> None:
         self.floor = 0  # rows the region keeps (gap and content) until its content fills them

@@ -199,16 +199,16 @@ class Commits:
         up = max(top + taken + renderer._cursor_pos.y, 0)
         self.gap.reset()  # the region's own rows, counted in `up`: erased with it
         height = self.app.layout.container.preferred_height(size.columns, size.rows).preferred
-        if up >= size.rows:  # its top went into scrollback: all the screen's rows are its own
+        turn = not self.idle()  # commits to come fill the rows it frees (ui/screen/anchor.py: Gap)
+        if up >= size.rows:  # its top went into scrollback: drawn from the screen's top
             erase_region(self.app, size.rows - 1, texts, 0)
-            self.gap.keep(size.rows - taken)
+            self.gap.keep(size.rows - taken if turn else 0)
             if self.anchor is not None:
                 self.anchor.below = None
-        else:  # the freed rows above it stay its own, at its top (ui/screen/anchor.py: Gap)
-            erase_region(self.app, up, texts, 0)
-            self.gap.keep(
-                min(height, size.rows) + self._down(up + 1 - min(height, size.rows) - taken)
-            )
+        else:
+            down = self._down(up + 1 - min(height, size.rows) - taken)
+            erase_region(self.app, up, texts, 0 if turn else down)
+            self.gap.keep(min(height, size.rows) + down if turn else 0)
         self.waiting = self._resized = False
         if probes is not None:
             probes.relaid()
