@@ -23,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from prompt_toolkit.application import Application
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.layout import ConditionalContainer, Dimension, Window
 
 from agent_cli.ui.screen.reflow import terminal_reflows
 
@@ -157,3 +159,58 @@ class BottomAnchor:
         self.filler += max(rows - top - last.height, 0)
         self.anchored = self.at_bottom = True
         self.below = 0
+
+
+class Gap:
+    """Blank rows at the top of the bottom region: the rows a re-lay frees, kept in the region.
+
+    A change of columns re-wraps the region's rows (tmux: each row wider than the new width is
+    split), which pushes the screen's top rows into scrollback; re-laid at the new width, the
+    region takes fewer rows than its re-wrapped copy did (ui/screen/commits.py: `relay`). Those
+    rows were left blank above it, between the conversation and the region, and the next commit
+    was written under them: a blank run inside the conversation in scrollback (35 rows after 140
+    -> 100 -> 80 -> 140 columns mid-turn). While a turn runs they are the region's own rows
+    instead, at its top: a commit is written into them (the conversation goes on right under its
+    last line), the live area grows into them, and the next re-lay erases them with the region.
+    What remains: a second narrowing before commits fill them re-wraps the region's rows again;
+    when that adds more rows than the conversation has on screen above them, tmux pushes the
+    excess of these blank rows into scrollback (13 of 19 after 140 -> 100 -> 80 columns 3 s apart
+    early in a reply). Kept anywhere else, the rows pushed would be the live area's own (a piece
+    of the panel) or the same blank rows sooner. Between turns no commit comes to fill them:
+    kept, they went into scrollback with each narrowing of a series, and the panel's top after
+    them (tmux at 140x45, ten idle changes of columns); there they stay above the region, part
+    under it as far as a halving still fits (ui/screen/commits.py: `_down`)."""
+
+    def __init__(self) -> None:
+        self.floor = 0  # rows the region keeps (gap and content) until its content fills them
+        self.rows = 0  # blank rows at its top in this frame
+
+    def container(self) -> ConditionalContainer:
+        window = Window(height=lambda: Dimension.exact(self.rows), dont_extend_height=True)
+        return ConditionalContainer(window, filter=Condition(lambda: self.rows > 0))
+
+    def keep(self, floor: int) -> None:
+        """The region, just re-laid, takes `floor` rows, its content at their bottom."""
+        self.floor = max(floor, 0)
+
+    def fit(self, app: Application[None]) -> None:
+        """Before each frame: the gap is what the content leaves of the floor; once the
+        content fills it the floor is forgotten (the region then grows and shrinks as ever)."""
+        if not self.floor:
+            self.rows = 0
+            return
+        size = app.output.get_size()
+        total = app.layout.container.preferred_height(size.columns, size.rows).preferred
+        self.rows = max(self.floor - (total - self.rows), 0)
+        if not self.rows:
+            self.floor = 0
+
+    def took(self, rows: int) -> int:
+        """A commit of `rows` rows is written into the gap's rows: how many of them it fills."""
+        filled = min(rows, self.rows)
+        self.floor = max(self.floor - rows, 0) if self.floor else 0
+        self.rows -= filled
+        return filled
+
+    def reset(self) -> None:
+        self.floor = self.rows = 0

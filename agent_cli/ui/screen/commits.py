@@ -29,6 +29,7 @@ from prompt_toolkit.application import Application, run_in_terminal
 from prompt_toolkit.data_structures import Point
 
 from agent_cli.ui.screen import region_rows
+from agent_cli.ui.screen.anchor import Gap
 from agent_cli.ui.screen.frames import FramedOutput, fix_size, fixed_size, one_frame
 from agent_cli.ui.screen.reflow import (
     commit_bytes,
@@ -55,8 +56,10 @@ class Commits:
         app: Application[None],
         anchor: BottomAnchor | None = None,
         idle: Callable[[], bool] = lambda: True,  # no turn runs: the region keeps its height
+        gap: Gap | None = None,
     ) -> None:
         self.app, self.anchor, self.idle = app, anchor, idle
+        self.gap = gap or Gap()
         self._queue: asyncio.Queue[str] | None = None
         self._hurry = asyncio.Event()  # the next batch goes out without waiting for more
         # committed but not on screen yet: the screen keeps showing its last frame meanwhile,
@@ -80,6 +83,7 @@ class Commits:
 
         def clear_and_forget() -> None:  # Ctrl-L (prompt-toolkit's binding)
             clear()
+            self.gap.reset()
             if anchor is not None:
                 anchor.cleared()
 
@@ -112,6 +116,7 @@ class Commits:
                 if self.anchor is not None:  # printed under the erased region: blank rows first
                     self.anchor.make_room(self.app, self.anchor.filler)
                 self._remember(text)
+                self.gap.took(commit_bytes(text, self.app.output.get_size().columns)[1])
                 with one_frame(self.app.output):  # erase, print, redraw: shown as one frame
                     await run_in_terminal(lambda t=text: write(t + "\n"))  # type: ignore[misc]
             for _ in batch:
@@ -131,10 +136,11 @@ class Commits:
         self.relay()  # a resize not yet handled: the region's top moved
         size = output.get_size()
         data, rows = commit_bytes(text, size.columns)
-        if self.anchor is not None:  # the rows it takes: blank ones at the top go first
-            self.anchor.make_room(self.app, rows)
+        gap = self.gap.took(rows)  # written into the region's blank top rows first
+        if self.anchor is not None:  # the rows it adds: blank ones at the screen's top go first
+            self.anchor.make_room(self.app, rows - gap)
         cursor, last = renderer._cursor_pos, renderer._last_screen
-        if last is not None and rows + last.height < size.rows:
+        if last is not None and not gap and rows + last.height < size.rows:
             output.write_raw(open_rows(cursor, last.height, rows))  # the region stays drawn
         else:  # the old region is written over and the rest diffed against it shifted
             output.cursor_backward(cursor.x)
@@ -191,8 +197,18 @@ class Commits:
         taken = sum(commit_bytes(text, size.columns)[1] for text in texts)
         top = rows_above(region, size.columns, terminal_reflows()) - region.cursor[0]
         up = max(top + taken + renderer._cursor_pos.y, 0)
+        self.gap.reset()  # the region's own rows, counted in `up`: erased with it
         height = self.app.layout.container.preferred_height(size.columns, size.rows).preferred
-        erase_region(self.app, up, texts, self._down(up + 1 - min(height, size.rows) - taken))
+        turn = not self.idle()  # commits to come fill the rows it frees (ui/screen/anchor.py: Gap)
+        if up >= size.rows:  # its top went into scrollback: drawn from the screen's top
+            erase_region(self.app, size.rows - 1, texts, 0)
+            self.gap.keep(size.rows - taken if turn else 0)
+            if self.anchor is not None:
+                self.anchor.below = None
+        else:
+            down = self._down(up + 1 - min(height, size.rows) - taken)
+            erase_region(self.app, up, texts, 0 if turn else down)
+            self.gap.keep(min(height, size.rows) + down if turn else 0)
         self.waiting = self._resized = False
         if probes is not None:
             probes.relaid()

@@ -36,6 +36,7 @@ from agent_cli.ui.dialogs.region import Dialogs
 from agent_cli.ui.input.keys import chat_bindings
 from agent_cli.ui.input.screen_jobs import JobKeys
 from agent_cli.ui.input.screen_keys import KeyActions
+from agent_cli.ui.screen.anchor import Gap
 from agent_cli.ui.screen.commits import Commits
 from agent_cli.ui.screen.contract import Controller
 from agent_cli.ui.screen.cursor_answers import anchor_asking, route_answer
@@ -81,6 +82,7 @@ class ChatScreen(KeyActions, JobKeys):
         self.buffer = Buffer(
             multiline=True, history=history, completer=completer, complete_while_typing=True
         )
+        self.gap = Gap()
         self.app: Application[None] = Application(
             layout=Layout(self._root(), focused_element=self._input),
             key_bindings=chat_bindings(self),
@@ -92,7 +94,7 @@ class ChatScreen(KeyActions, JobKeys):
         )
         self.anchor = anchor_asking(self.app)  # room above the region for a resize to reflow
         idle = lambda: not (self.controller and self.controller.busy)  # noqa: E731
-        self.commits = Commits(self.app, self.anchor, idle)
+        self.commits = Commits(self.app, self.anchor, idle, self.gap)
         self.app.after_render += self.anchor.after_render
         # Esc stops a turn at once: a terminal sends an escape sequence (and Alt-Enter's two bytes)
         # in one write, so 20 ms tells a lone Esc from one; once the reader has seen it alone, the
@@ -107,6 +109,7 @@ class ChatScreen(KeyActions, JobKeys):
     def _before_frame(self, app: Application[None]) -> None:
         fix_size(app.output)
         self.commits.relay()  # a frame drawn before the resize is noticed re-lays it too
+        self.gap.fit(app)
         fit_region(app, self.anchor)
 
     # -- layout ------------------------------------------------------------------------------
@@ -160,6 +163,7 @@ class ChatScreen(KeyActions, JobKeys):
         beside = ConditionalContainer(self._beside(panel), filter=wide & has_panel)
         body = HSplit(
             [
+                self.gap.container(),  # rows a re-lay freed, kept at the region's top
                 ConditionalContainer(VSplit([live, beside]), filter=has_live | (has_panel & wide)),
                 ConditionalContainer(
                     SteadyWindow(panel, dont_extend_height=True), filter=has_panel & ~wide
