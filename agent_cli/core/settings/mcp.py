@@ -44,6 +44,10 @@ class McpServerSpec(BaseModel):
     def transport(self) -> Transport:
         return self.type or "stdio"
 
+    def runs_outside(self) -> list[list[str]]:
+        """What it launches outside the sandbox (policy/run_later.py); a URL launches nothing."""
+        return [[self.command, *self.args]] if self.command else []
+
     def launch_line(self) -> str:
         """What the user is shown and trusts: the command line with its environment, or the URL."""
         if self.transport != "stdio":

@@ -37,7 +37,6 @@ from agent_cli.core.settings.features import (
     WebSettings,
 )
 from agent_cli.core.settings.layers import Layer, holder
-from agent_cli.core.settings.lsp import LspSettings
 from agent_cli.core.settings.mcp import McpServerSpec, McpSettings
 from agent_cli.core.settings.models import Provider, default_aliases
 from agent_cli.core.settings.narrowing import narrowing_only, user_mode
@@ -211,7 +210,6 @@ class Settings(StrictSettings):
     project_files: ProjectFilesSettings = Field(default_factory=ProjectFilesSettings)
     jobs: JobsSettings = Field(default_factory=JobsSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
-    lsp: LspSettings = Field(default_factory=LspSettings)
     notify: NotifySettings = Field(default_factory=NotifySettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
     thinking: ThinkingSettings = Field(default_factory=ThinkingSettings)

@@ -23,3 +23,7 @@ class StatusLineSettings(StrictSettings):
         default=500, ge=10, le=60_000, description="A run past this is killed; the old line stays."
     )
     padding: int = Field(default=0, ge=0, le=20, description="Spaces before the line.")
+
+    def runs_outside(self) -> list[str]:
+        """The command it runs outside the sandbox (policy/run_later.py)."""
+        return [self.command]
