@@ -37,7 +37,6 @@ from agent_cli.core.settings.features import (
     WebSettings,
 )
 from agent_cli.core.settings.layers import Layer, holder
-from agent_cli.core.settings.mcp import McpServerSpec, McpSettings
 from agent_cli.core.settings.models import Provider, default_aliases
 from agent_cli.core.settings.narrowing import narrowing_only, user_mode
 from agent_cli.core.settings.sandbox import SandboxSettings
@@ -202,10 +201,6 @@ class Settings(StrictSettings):
     context: ContextSettings = Field(default_factory=ContextSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
     web: WebSettings = Field(default_factory=WebSettings)
-    mcp_servers: dict[str, McpServerSpec] = Field(
-        default_factory=dict, description="MCP servers by name (see also mcp.json, .mcp.json)."
-    )
-    mcp: McpSettings = Field(default_factory=McpSettings)
     checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
     project_files: ProjectFilesSettings = Field(default_factory=ProjectFilesSettings)
     jobs: JobsSettings = Field(default_factory=JobsSettings)

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, Field, create_model
-from pydantic.fields import FieldInfo
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +27,7 @@ class Key:
     what an untrusted workspace may keep of it (None: nothing, until `agent trust`)."""
 
     annotation: Any
-    field: FieldInfo
+    field: Any  # pydantic's Field(...): its default and description
     narrow: Narrow | None = None
 
 

@@ -30,11 +30,11 @@ def lsp_asked(asking: Asking) -> bool:
 
 
 def mcp_asked(asking: Asking) -> bool:
-    """Servers configured: `mcp_servers` (or `mcp`, by its name) in a settings layer, the
-    workspace's `.mcp.json`, the user's `mcp.json`; or plugins may bring some."""
+    """Servers configured: the workspace's `.mcp.json`, the user's `mcp.json`; or plugins may
+    bring some (a settings layer's `mcp_servers` or `mcp` asks by its line's keys)."""
     from agent_cli.core.settings.schema import user_config_dir
 
-    found = "mcp_servers" in asking.settings or asking.file(".mcp.json") or asked.plugins(asking)
+    found = asking.file(".mcp.json") or asked.plugins(asking)
     return found or (user_config_dir() / "mcp.json").is_file()
 
 
@@ -82,6 +82,8 @@ BUILTINS: tuple[Declared, ...] = (
         BUILTIN,
         mcp_asked,
         commands=(("mcp", "Add, remove, list and inspect MCP servers."),),
+        keys=("mcp_servers",),
+        trusts=(".mcp.json", ".agent/settings.json"),  # ext/mcp/servers.py's files
     ),
     Declared(
         "plugins",

@@ -62,6 +62,7 @@ class Declared:
     ports: tuple[str, ...] = ()
     commands: tuple[tuple[str, str], ...] = ()  # (CLI command, its help line)
     keys: tuple[str, ...] = ()  # its top-level settings keys beside its name (Extension.keys)
+    trusts: tuple[str, ...] = ()  # workspace files its `trust_items` reads (a built-in's)
 
     def wanted(self, asking: Asking) -> bool:
         if asking is EVERYTHING or self.name in asking.settings:

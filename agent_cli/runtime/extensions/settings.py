@@ -37,7 +37,7 @@ def read_settings(
     )
 
 
-def parsed(data: dict[str, Any], source: str = "settings") -> Settings:
+def parse_all(data: dict[str, Any], source: str = "settings") -> Settings:
     """`data` read as settings with every extension's section."""
     from agent_cli.runtime.extensions.registry import discover
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from agent_cli.core.settings.mcp import McpServerSpec
 from agent_cli.core.text.redaction import CREDENTIAL_VARS
+from agent_cli.ext.mcp.settings import McpServerSpec
 
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}")
 

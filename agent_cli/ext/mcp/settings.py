@@ -1,15 +1,19 @@
-"""The MCP part of the settings: how one server is launched or reached, and the client's limits.
+"""The MCP part of the settings: how one server is launched or reached (the top-level key
+`mcp_servers`, older than the extension), and the client's limits (its section, `mcp`).
 
 The same `McpServerSpec` describes a server from settings (`mcp_servers`), from the user's
 `mcp.json` (written by `agent mcp add`) and from a project's `.mcp.json` (Claude Code's format,
-read leniently by `agent_cli.policy.mcp_servers`).
+read leniently by `agent_cli.ext.mcp.servers`). An untrusted workspace's settings keep both:
+its servers wait for `agent trust` where they are started (servers.py), not here.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from agent_cli.core.settings.sections import Key, section
 
 Transport = Literal["stdio", "http", "sse"]
 
@@ -85,3 +89,26 @@ class McpSettings(BaseModel):
         description="MCP tool schemas above this many tokens are found through a search tool "
         "instead of being sent; unset: 10 % of the model's context window.",
     )
+
+
+def kept(local: Any, user: Any) -> Any:
+    """An untrusted workspace's part, all of it (see the module's docstring)."""
+    return local
+
+
+SERVERS = Key(
+    dict[str, McpServerSpec],
+    Field(default_factory=dict, description="MCP servers by name (see also mcp.json, .mcp.json)."),
+    kept,
+)
+
+
+def mcp_settings(settings: object) -> McpSettings:
+    """The run's `mcp` section (its defaults where the settings were made without it)."""
+    return section(settings, "mcp", McpSettings, McpSettings())
+
+
+def mcp_servers(settings: object) -> dict[str, McpServerSpec]:
+    """The settings' `mcp_servers` (none where the settings were made without them)."""
+    found: dict[str, McpServerSpec] = section(settings, "mcp_servers", dict, {})
+    return found
