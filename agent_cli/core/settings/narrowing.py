@@ -47,10 +47,6 @@ def narrowing_only(
         log.warning("the workspace's status_line command is ignored until `agent trust`")
     if local.get("pass_env"):  # the user's credentials handed to programs it names
         log.warning("the workspace's pass_env is ignored until `agent trust`")
-    if isinstance(kept.get("verify"), dict) and kept["verify"].get("commands"):
-        # what counts as a test run would let a repository vouch for its own claims
-        log.warning("the workspace's verify.commands are ignored until `agent trust`")
-        kept["verify"] = {k: v for k, v in kept["verify"].items() if k != "commands"}
     if isinstance(kept.get("sandbox"), dict):
         kept["sandbox"] = _sandbox_narrowed(kept["sandbox"], base_sandbox)
     permissions = kept.get("permissions")

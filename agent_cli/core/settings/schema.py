@@ -28,6 +28,7 @@ from agent_cli.core.settings.env_layer import VARIABLE, env_settings
 from agent_cli.core.settings.features import DEFAULT_MODEL as DEFAULT_MODEL
 from agent_cli.core.settings.features import (
     AutoSettings,
+    BudgetSettings,
     CheckpointSettings,
     JobsSettings,
     MemorySettings,
@@ -44,7 +45,6 @@ from agent_cli.core.settings.sections import Narrow, Sections, extended, untrust
 from agent_cli.core.settings.status_line import StatusLineSettings
 from agent_cli.core.settings.strict import StrictSettings
 from agent_cli.core.settings.thinking import ThinkingSettings, budget_problem
-from agent_cli.core.settings.verify import BudgetSettings, GoalSettings, VerifySettings
 
 UNKNOWN_MODEL_WINDOW = 200_000
 
@@ -208,9 +208,7 @@ class Settings(StrictSettings):
     notify: NotifySettings = Field(default_factory=NotifySettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
     thinking: ThinkingSettings = Field(default_factory=ThinkingSettings)
-    goal: GoalSettings = Field(default_factory=GoalSettings)
     budget: BudgetSettings = Field(default_factory=BudgetSettings)
-    verify: VerifySettings = Field(default_factory=VerifySettings)
     vim_mode: bool = Field(default=False, description="Vi keys in agent chat's input (/vim).")
     status_line: StatusLineSettings | None = Field(
         default=None, description="A command whose first line `agent chat` shows (trust)."

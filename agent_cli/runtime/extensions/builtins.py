@@ -67,7 +67,9 @@ BUILTINS: tuple[Declared, ...] = (
     ),
     Declared("cost", "agent_cli.ext.cost:EXTENSION", BUILTIN, _takes_turns, ("session_cost",)),
     Declared("daily", "agent_cli.ext.daily:EXTENSION", BUILTIN, lambda a: a.command == "chat"),
-    Declared("goals", "agent_cli.ext.goals:EXTENSION", BUILTIN, _takes_turns),  # claims: every turn
+    Declared(  # claims: every turn
+        "goals", "agent_cli.ext.goals:EXTENSION", BUILTIN, _takes_turns, keys=("goal", "verify")
+    ),
     Declared("jobs", "agent_cli.ext.jobs:EXTENSION", BUILTIN, _takes_turns, ports=("jobs",)),
     Declared(
         "lsp",
