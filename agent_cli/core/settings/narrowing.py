@@ -36,15 +36,13 @@ def user_mode(user: dict[str, Any], section: str = "permissions") -> str:
 def narrowing_only(
     local: dict[str, Any], base_mode: str, base_sandbox: str = "auto"
 ) -> dict[str, Any]:
-    """A workspace's settings without what widens what runs unasked: hooks, the status line's
-    command, credentials passed on (`pass_env`), allow rules, a permission mode wider than
-    `base_mode` (the user's), and what widens the
-    sandbox (see `_sandbox_narrowed`; `base_sandbox` is the user's mode)."""
-    kept = {k: v for k, v in local.items() if k not in ("hooks", "status_line", "pass_env", "auto")}
+    """A workspace's settings without what widens what runs unasked: hooks, credentials passed
+    on (`pass_env`), allow rules, a permission mode wider than `base_mode` (the user's), and
+    what widens the sandbox (see `_sandbox_narrowed`; `base_sandbox` is the user's mode). The
+    extensions' own parts are narrowed by their `narrow` (sections.py's `untrusted`)."""
+    kept = {k: v for k, v in local.items() if k not in ("hooks", "pass_env", "auto")}
     if local.get("auto"):  # rules the reviewer would follow: a repository vouching for itself
         log.warning("the workspace's auto section is ignored until `agent trust`")
-    if local.get("status_line"):  # a command run every few seconds, as hooks are run
-        log.warning("the workspace's status_line command is ignored until `agent trust`")
     if local.get("pass_env"):  # the user's credentials handed to programs it names
         log.warning("the workspace's pass_env is ignored until `agent trust`")
     if isinstance(kept.get("sandbox"), dict):

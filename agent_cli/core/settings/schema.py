@@ -42,7 +42,6 @@ from agent_cli.core.settings.models import Provider, default_aliases
 from agent_cli.core.settings.narrowing import narrowing_only, user_mode
 from agent_cli.core.settings.sandbox import SandboxSettings
 from agent_cli.core.settings.sections import Narrow, Sections, extended, untrusted, without
-from agent_cli.core.settings.status_line import StatusLineSettings
 from agent_cli.core.settings.strict import StrictSettings
 from agent_cli.core.settings.thinking import ThinkingSettings, budget_problem
 
@@ -210,9 +209,6 @@ class Settings(StrictSettings):
     thinking: ThinkingSettings = Field(default_factory=ThinkingSettings)
     budget: BudgetSettings = Field(default_factory=BudgetSettings)
     vim_mode: bool = Field(default=False, description="Vi keys in agent chat's input (/vim).")
-    status_line: StatusLineSettings | None = Field(
-        default=None, description="A command whose first line `agent chat` shows (trust)."
-    )
     pass_env: list[str] = Field(
         default_factory=list,
         description="Environment variables named like credentials (`*_TOKEN`, `*_API_KEY`, "

@@ -66,7 +66,14 @@ BUILTINS: tuple[Declared, ...] = (
         ),
     ),
     Declared("cost", "agent_cli.ext.cost:EXTENSION", BUILTIN, _takes_turns, ("session_cost",)),
-    Declared("daily", "agent_cli.ext.daily:EXTENSION", BUILTIN, lambda a: a.command == "chat"),
+    Declared(
+        "daily",
+        "agent_cli.ext.daily:EXTENSION",
+        BUILTIN,
+        lambda a: a.command == "chat",
+        ports=("status_line",),
+        keys=("status_line",),
+    ),
     Declared(  # claims: every turn
         "goals", "agent_cli.ext.goals:EXTENSION", BUILTIN, _takes_turns, keys=("goal", "verify")
     ),

@@ -1,14 +1,20 @@
 """A status line of one's own: a command whose first output line `agent chat` shows in its
 status bar, fed a JSON description of the session on stdin (Claude Code's `statusLine` keys
-where they mean the same, so its scripts work). A section of the one Settings model."""
+where they mean the same, so its scripts work): the top-level key `status_line` (older than
+the extension). A workspace's own waits for `agent trust`: a command run every few seconds, as
+hooks are run."""
 
 from __future__ import annotations
 
-from typing import Literal
+import logging
+from typing import Any, Literal
 
 from pydantic import Field
 
+from agent_cli.core.settings.sections import Key, section
 from agent_cli.core.settings.strict import StrictSettings
+
+log = logging.getLogger(__name__)
 
 
 class StatusLineSettings(StrictSettings):
@@ -27,3 +33,21 @@ class StatusLineSettings(StrictSettings):
     def runs_outside(self) -> list[str]:
         """The command it runs outside the sandbox (policy/run_later.py)."""
         return [self.command]
+
+
+def _untrusted(local: Any, user: Any) -> None:
+    """Nothing of an untrusted workspace's (see the module's docstring)."""
+    if local:
+        log.warning("the workspace's status_line command is ignored until `agent trust`")
+
+
+STATUS_LINE = Key(
+    StatusLineSettings | None,
+    Field(default=None, description="A command whose first line `agent chat` shows (trust)."),
+    _untrusted,
+)
+
+
+def status_line_settings(settings: object) -> StatusLineSettings | None:
+    """The settings' `status_line`; None where none is set (or the settings have no such key)."""
+    return section(settings, "status_line", StatusLineSettings, None)
