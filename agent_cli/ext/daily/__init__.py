@@ -90,9 +90,9 @@ def _service(runtime: Any) -> object:
 
 
 def _status_line(context: ExtensionContext) -> object:
-    from agent_cli.ext.daily.status_line import OwnLines
+    from agent_cli.ext.daily.status_line import StatusLines
 
-    return OwnLines(context)
+    return StatusLines(context)
 
 
 EXTENSION = Extension(

@@ -138,7 +138,7 @@ class StatusLine:
                 await asyncio.gather(task, return_exceptions=True)
 
 
-class OwnLines:
+class StatusLines:
     """The port "status_line": the status line of the session's settings, for the bar to run."""
 
     def __init__(self, context: ExtensionContext) -> None:

@@ -19,8 +19,13 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from agent_cli.core.settings.schema import Settings, user_config_dir
-from agent_cli.ext.mcp.expand import CredentialVariable, MissingVariable, expand_spec
-from agent_cli.ext.mcp.settings import McpServerSpec, mcp_servers
+from agent_cli.ext.mcp.settings import (
+    CredentialVariable,
+    McpServerSpec,
+    MissingVariable,
+    expand_spec,
+    mcp_servers,
+)
 from agent_cli.policy.trust import TrustItem
 
 PROJECT_FILE = ".mcp.json"

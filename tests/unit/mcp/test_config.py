@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.ext.mcp.expand import MissingVariable, expand
 from agent_cli.ext.mcp.names import tool_name
 from agent_cli.ext.mcp.servers import load_servers, normalise, read_servers_file
+from agent_cli.ext.mcp.settings import MissingVariable, expand
 from agent_cli.runtime.extensions.settings import parse_all
 
 
