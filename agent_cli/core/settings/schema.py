@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from agent_cli.core.errors import ConfigError
 from agent_cli.core.options import PermissionMode
@@ -152,6 +152,10 @@ class SubagentSettings(StrictSettings):
 
 class Settings(StrictSettings):
     """Everything configurable. Every field is documented and bounded."""
+
+    # built when first used: a run validates this model extended by its extensions' sections
+    # (sections.py), so building this one too would be paid for nothing
+    model_config = ConfigDict(**StrictSettings.model_config, defer_build=True)
 
     model: str = Field(default=DEFAULT_MODEL, min_length=1, description="Model id.")
     max_tokens: int = Field(default=16_000, ge=1, le=128_000, description="Output tokens a reply.")
