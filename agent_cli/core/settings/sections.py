@@ -1,4 +1,5 @@
-"""Settings sections that extensions bring, each under its extension's name.
+"""Settings sections that extensions bring, each under its extension's name, and the other
+top-level keys a built-in owns (`Key`: `mcp_servers`, `goal`, `verify`, `status_line`).
 
 The agent's own model refuses unknown keys; an installed extension's section is a field of that
 model extended for the run (made once per set of sections), so a bad or unknown key in it is an

@@ -167,9 +167,10 @@ class Extensions:
         return found
 
     def ignored(self) -> frozenset[str]:
-        """Names declared but not loaded: their settings sections are left unread (the
-        problem line already said why)."""
-        return self._declared - set(self.names())
+        """Names declared but not loaded (and a built-in's other keys): their settings are
+        left unread (the problem line already said why)."""
+        names = self._declared - set(self.names())
+        return names | {k for d in self.declarations if d.name in names for k in d.keys}
 
     def tools(
         self, context: Callable[[str], ExtensionContext], taken: Iterable[str]
