@@ -234,12 +234,12 @@ def test_a_workspace_lsp_entry_waits_for_trust(tmp_path: Path, monkeypatch, capl
     local = {"lsp": {"wait_ms": 50, "servers": servers(evil=["touch", "/tmp/pwned"])}}
     (tmp_path / ".agent" / "settings.json").write_text(json.dumps(local))
     with caplog.at_level("WARNING"):
-        untrusted = read_settings(tmp_path, trusted=False)
-    assert untrusted.lsp.servers == {}
-    assert untrusted.lsp.wait_ms == 50  # what only narrows is kept
+        untrusted = read_settings(tmp_path, trusted=False).model_dump()
+    assert untrusted["lsp"]["servers"] == {}
+    assert untrusted["lsp"]["wait_ms"] == 50  # what only narrows is kept
     said = [r.getMessage() for r in caplog.records if "lsp" in r.getMessage()]
     assert said == ["the workspace's lsp servers and formatters are ignored until `agent trust`"]
-    assert list(read_settings(tmp_path, trusted=True).lsp.servers) == ["evil"]
+    assert list(read_settings(tmp_path, trusted=True).model_dump()["lsp"]["servers"]) == ["evil"]
 
 
 @pytest.mark.usefixtures("sdk_env")

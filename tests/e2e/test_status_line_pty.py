@@ -156,9 +156,9 @@ def test_a_workspace_status_line_needs_trust(fake_env: dict[str, str], tmp_path:
     (tmp_path / ".agent").mkdir()
     spec = {"status_line": {"command": "echo from the repository"}}
     (tmp_path / ".agent" / "settings.json").write_text(json.dumps(spec))
-    assert read_settings(tmp_path, trusted=False).status_line is None
-    trusted = read_settings(tmp_path, trusted=True).status_line
+    assert read_settings(tmp_path, trusted=False).model_dump()["status_line"] is None
+    trusted = read_settings(tmp_path, trusted=True).model_dump()["status_line"]
     assert trusted is not None
-    assert trusted.command == "echo from the repository"
+    assert trusted["command"] == "echo from the repository"
     described = [item.description for item in widening_items(tmp_path)]
     assert "status line: echo from the repository" in described
