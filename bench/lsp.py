@@ -20,10 +20,10 @@ from pathlib import Path
 from common import Figure, report
 
 from agent_cli.core.files.paths import Paths
-from agent_cli.core.settings.lsp import LspSettings
 from agent_cli.core.settings.schema import Settings
 from agent_cli.core.tool_contract import ToolContext
 from agent_cli.ext.lsp.manager import LspManager
+from agent_cli.ext.lsp.settings import LspSettings
 from agent_cli.tools.edit_file import EditFile, EditFileInput
 from agent_cli.tools.read_file import ReadFile, ReadFileInput
 

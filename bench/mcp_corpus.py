@@ -15,7 +15,7 @@ from pathlib import Path
 
 from common import REPO
 
-from agent_cli.policy.mcp_servers import entries_from, read_servers_file
+from agent_cli.ext.mcp.servers import entries_from, read_servers_file
 
 
 def corpus_dir(argv: list[str]) -> Path:

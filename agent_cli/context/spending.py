@@ -13,7 +13,7 @@ from agent_cli.context.tokens import raw_tokens
 from agent_cli.core.errors import AgentError
 from agent_cli.core.events import WarningEvent
 from agent_cli.core.messages import Message
-from agent_cli.core.settings.verify import BudgetSettings
+from agent_cli.core.settings.features import BudgetSettings
 from agent_cli.model.usage import Usage
 
 MIN_RATE_WINDOW_S = 10.0  # a rate over a shorter span is noise (one request's burst)

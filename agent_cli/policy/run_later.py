@@ -7,9 +7,9 @@ trusted: settings arrive narrowed), and, in a trusted workspace, `.mcp.json`'s s
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from agent_cli.core.settings.schema import Settings
 from agent_cli.policy.trust import TrustStore
@@ -26,16 +26,22 @@ def _json(path: Path) -> Any:
         return None
 
 
+@runtime_checkable
+class RunsOutside(Protocol):
+    """A settings part (an extension's section, or a value in one of its maps) naming commands
+    the agent runs outside the sandbox: language servers, MCP servers, the status line."""
+
+    def runs_outside(self) -> Iterable[Command]: ...
+
+
 def _settings_commands(settings: Settings) -> Iterator[Command]:
     for specs in settings.hooks.model_dump().values():
         yield from (spec["command"] for spec in specs)
-    yield from (spec.command for spec in settings.lsp.servers.values())
-    yield from settings.lsp.formatters.values()
-    if settings.status_line is not None:
-        yield settings.status_line.command
-    for server in settings.mcp_servers.values():
-        if server.command:
-            yield [server.command, *server.args]
+    for key in sorted(type(settings).model_fields):  # an order that is not the extensions'
+        value = getattr(settings, key)
+        for part in value.values() if isinstance(value, dict) else [value]:
+            if isinstance(part, RunsOutside):
+                yield from part.runs_outside()
 
 
 def _mcp_file_commands(data: Any) -> Iterator[Command]:

@@ -14,8 +14,6 @@ from typing import Any
 from agent_cli.policy.trust import TrustItem
 
 Provider = Callable[[Path], list[TrustItem]]
-# where a workspace names MCP servers (policy/mcp_servers.py's PROJECT_FILE, WORKSPACE_SETTINGS)
-MCP_FILES = (".mcp.json", ".agent/settings.json")
 
 
 def _workspace_settings(workspace: Path) -> list[TrustItem]:
@@ -95,14 +93,21 @@ def _lsp_commands(lsp: Any, source: str) -> list[TrustItem]:
     return items
 
 
-def _mcp_servers(workspace: Path) -> list[TrustItem]:
-    """The project's servers (`.mcp.json`, the workspace settings' `mcp_servers`); a workspace
-    with neither file has none, known without importing their reader."""
-    if not any(_stat(workspace / name) for name in MCP_FILES):
-        return []
-    from agent_cli.policy.mcp_servers import project_trust_items  # config, not the client
+def _extension_items(workspace: Path) -> list[TrustItem]:
+    """What the built-ins list of the workspace's files (the MCP servers of `.mcp.json` and
+    of the workspace settings' `mcp_servers`); one whose files are not there is not imported."""
+    from agent_cli.runtime.extensions.builtins import BUILTINS
+    from agent_cli.runtime.extensions.contract import Extension
+    from agent_cli.runtime.extensions.discovery import load
 
-    return project_trust_items(workspace)
+    items: list[TrustItem] = []
+    for declared in BUILTINS:
+        if not any(_stat(workspace / name) for name in declared.trusts):
+            continue
+        extension = load(declared)
+        if isinstance(extension, Extension) and extension.trust_items is not None:
+            items.extend(extension.trust_items(workspace))
+    return items
 
 
 def _stat(path: Path) -> bool:
@@ -114,7 +119,7 @@ def _stat(path: Path) -> bool:
     return True
 
 
-PROVIDERS: list[Provider] = [_workspace_settings, _mcp_servers]
+PROVIDERS: list[Provider] = [_workspace_settings, _extension_items]
 
 
 def widening_items(workspace: Path, more: Sequence[Provider] = ()) -> list[TrustItem]:

@@ -9,6 +9,7 @@ scripts work; what only this agent knows is under "agent"."""
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -17,7 +18,6 @@ from agent_cli import __version__
 from agent_cli.tools.shell.confined import status_of
 from agent_cli.ui.screen.status_fit import SEPARATOR, fit_parts
 from agent_cli.ui.slash.host import ChatPart
-from agent_cli.ui.status_line import CONTROL, StatusLine
 
 if TYPE_CHECKING:
     from agent_cli.runtime.runtime import Runtime
@@ -25,6 +25,11 @@ if TYPE_CHECKING:
     from agent_cli.ui.screen.side_panel import PanelState
 
 MIN_LINE = 12  # columns the status line keeps however narrow the screen
+# escape sequences (colours, cursor moves, titles) and other control characters: the bar is one
+# style, and a script's bytes must not move the cursor of the screen it is drawn in
+CONTROL = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.?|[\x00-\x1f\x7f-\x9f]"
+)
 PUSH_TITLE, POP_TITLE = "\x1b[22;0t", "\x1b[23;0t"  # xterm's title stack (others ignore them)
 
 
@@ -36,6 +41,30 @@ class Spend(Protocol):
     def status(self) -> str: ...
 
     def facts(self) -> dict[str, Any]: ...
+
+
+class OwnLine(Protocol):
+    """A status line of one's own (the `status_line` setting), as the bar runs it."""
+
+    line: str  # what it shows; empty: the built-in parts stand
+    padding: int  # spaces before it
+
+    def start(self) -> None: ...
+
+    def poke(self) -> None:
+        """Run now (a turn ended)."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class OwnLines(Protocol):
+    """The port "status_line" (the daily extension's): the line, when the settings name one."""
+
+    def line(
+        self, payload: Callable[[], dict[str, Any]], changed: Callable[[], None]
+    ) -> OwnLine | None: ...
 
 
 def spend_of(runtime: Runtime) -> Spend | None:
@@ -114,11 +143,11 @@ class StatusBar:
         self.state = "idle"
         self.started = time.monotonic()
         self._title = ""
-        spec = runtime.settings.status_line
-        self.line: StatusLine | None = None
-        if spec is not None:
+        lines = runtime.port("status_line")
+        self.line: OwnLine | None = None
+        if isinstance(lines, OwnLines):
             payload = lambda: status_input(runtime, panel(), self.state, self.started)  # noqa: E731
-            self.line = StatusLine(spec, payload, screen.invalidate, runtime.options.workspace)
+            self.line = lines.line(payload, screen.invalidate)
 
     def start(self) -> None:
         self.screen.ping(PUSH_TITLE)
@@ -182,7 +211,7 @@ class StatusBar:
         ]
         if not mine:
             return fit_parts(parts, width)
-        padding = " " * (self.line.spec.padding if self.line is not None else 0)
+        padding = " " * (self.line.padding if self.line is not None else 0)
         # the user's line is theirs to shape: cut to the room the parts above it leave
         room = width - len(fit_parts(parts[:3], width)) - len(SEPARATOR)
         parts.insert(2, (cut(padding + mine, max(room, MIN_LINE)), 6))

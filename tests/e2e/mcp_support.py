@@ -13,13 +13,13 @@ from typing import Any
 from agent_cli.core.events import Event
 from agent_cli.core.files.paths import Paths
 from agent_cli.core.options import Options
-from agent_cli.core.settings.schema import Settings
 from agent_cli.ext.mcp.manager import McpManager
 from agent_cli.loop.agent import Agent
 from agent_cli.model.call_log import CallLog
 from agent_cli.runtime.assembly import build_agent
 from agent_cli.runtime.build import make_client
 from agent_cli.runtime.extensions.registry import discover
+from agent_cli.runtime.extensions.settings import parse_all
 from agent_cli.runtime.opening import open_session
 from agent_cli.tools.present_plan import PlanModeTools
 
@@ -53,7 +53,7 @@ def http_server(transport: str = "http") -> Iterator[str]:
 
 def make_agent(workspace: Path, settings: dict[str, Any]) -> Agent:
     options = Options(workspace=workspace)
-    parsed = Settings.model_validate(settings)
+    parsed = parse_all(settings)
     session, _ = open_session(options, parsed, Paths(workspace))
     mcp = discover(path=[])  # every built-in: MCP's tools, and project files' agent types
     return build_agent(session, make_client(parsed, CallLog(None, None)), options, extensions=mcp)

@@ -14,12 +14,13 @@ from typing import Any
 import pytest
 
 from agent_cli.core.files.paths import Paths
-from agent_cli.core.settings.lsp import LspSettings
-from agent_cli.core.settings.schema import Settings, load_settings
+from agent_cli.core.settings.schema import Settings
 from agent_cli.core.tool_contract import ToolContext, ToolResult
 from agent_cli.ext.lsp.manager import LspManager
 from agent_cli.ext.lsp.service import LspService
+from agent_cli.ext.lsp.settings import LspSettings
 from agent_cli.ext.lsp.tool import Diagnostics, DiagnosticsInput
+from agent_cli.runtime.extensions.settings import read_settings
 from agent_cli.tools.edit_file import EditFile, EditFileInput
 from agent_cli.tools.read_file import ReadFile, ReadFileInput
 from agent_cli.tools.write_file import WriteFile, WriteFileInput
@@ -233,12 +234,12 @@ def test_a_workspace_lsp_entry_waits_for_trust(tmp_path: Path, monkeypatch, capl
     local = {"lsp": {"wait_ms": 50, "servers": servers(evil=["touch", "/tmp/pwned"])}}
     (tmp_path / ".agent" / "settings.json").write_text(json.dumps(local))
     with caplog.at_level("WARNING"):
-        untrusted = load_settings(tmp_path, trusted=False)
-    assert untrusted.lsp.servers == {}
-    assert untrusted.lsp.wait_ms == 50  # what only narrows is kept
+        untrusted = read_settings(tmp_path, trusted=False).model_dump()
+    assert untrusted["lsp"]["servers"] == {}
+    assert untrusted["lsp"]["wait_ms"] == 50  # what only narrows is kept
     said = [r.getMessage() for r in caplog.records if "lsp" in r.getMessage()]
     assert said == ["the workspace's lsp servers and formatters are ignored until `agent trust`"]
-    assert list(load_settings(tmp_path, trusted=True).lsp.servers) == ["evil"]
+    assert list(read_settings(tmp_path, trusted=True).model_dump()["lsp"]["servers"]) == ["evil"]
 
 
 @pytest.mark.usefixtures("sdk_env")

@@ -150,15 +150,15 @@ def alive(pid: int) -> bool:
 
 
 def test_a_workspace_status_line_needs_trust(fake_env: dict[str, str], tmp_path: Path):
-    from agent_cli.core.settings.schema import load_settings
+    from agent_cli.runtime.extensions.settings import read_settings
     from agent_cli.runtime.trust_items import widening_items
 
     (tmp_path / ".agent").mkdir()
     spec = {"status_line": {"command": "echo from the repository"}}
     (tmp_path / ".agent" / "settings.json").write_text(json.dumps(spec))
-    assert load_settings(tmp_path, trusted=False).status_line is None
-    trusted = load_settings(tmp_path, trusted=True).status_line
+    assert read_settings(tmp_path, trusted=False).model_dump()["status_line"] is None
+    trusted = read_settings(tmp_path, trusted=True).model_dump()["status_line"]
     assert trusted is not None
-    assert trusted.command == "echo from the repository"
+    assert trusted["command"] == "echo from the repository"
     described = [item.description for item in widening_items(tmp_path)]
     assert "status line: echo from the repository" in described

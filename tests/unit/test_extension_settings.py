@@ -121,3 +121,15 @@ def test_an_extensions_own_narrow_keeps_what_narrows_before_trust(
 def test_the_extended_model_is_made_once_per_set_of_sections():
     assert extended(Settings, SECTIONS) is extended(Settings, (("hello", HelloSettings),))
     assert extended(Settings, ()) is Settings
+
+
+def test_a_builtins_own_top_level_key_loads_it_so_a_bad_value_is_refused(
+    tmp_path: Path, user: Path
+):
+    from agent_cli.runtime.extensions.settings import read_settings
+
+    write(user, {"status_line": {"command": "date", "refresh_s": 0}})  # daily's key, not asked
+    with pytest.raises(ConfigError, match=r"bad setting 'status_line\.refresh_s'"):
+        read_settings(tmp_path, command="run")
+    write(user, {"status_line": {"command": "date"}})
+    assert read_settings(tmp_path, command="run").model_dump()["status_line"]["command"] == "date"

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from agent_cli.core.outside.later import workspace_programs
-from agent_cli.core.settings.schema import Settings
 from agent_cli.policy.run_later import commands
+from agent_cli.runtime.extensions.settings import parse_all
 
 
 def _files(root: Path, *names: str) -> None:
@@ -45,7 +45,7 @@ def test_an_unbalanced_quote_still_names_its_files(tmp_path: Path) -> None:
 
 
 def test_settings_and_trusted_project_files_give_the_commands(tmp_path: Path) -> None:
-    settings = Settings.model_validate(
+    settings = parse_all(
         {
             "hooks": {"pre_tool_use": [{"command": "./check.sh"}]},
             "lsp": {"servers": {"x": {"command": ["./ls"], "extensions": [".x"]}}},

@@ -184,3 +184,14 @@ class AutoSettings(StrictSettings):
     max_denials: int = Field(
         default=20, ge=1, le=1_000, description="Denials in a session that stop auto mode."
     )
+
+
+class BudgetSettings(StrictSettings):
+    """Spending limits: the run stops before the request that would pass `max_cost_usd`."""
+
+    max_cost_usd: float | None = Field(
+        default=None, gt=0, description="US dollars a session may spend (`--max-cost`)."
+    )
+    warn_usd_per_min: float | None = Field(
+        default=None, gt=0, description="Chat warns once when a session spends faster than this."
+    )

@@ -9,7 +9,6 @@ log = logging.getLogger(__name__)
 
 # narrow -> wide; auto lets a model answer what default asks: only bypass is wider
 MODE_RANK = {"plan": 0, "default": 1, "accept-edits": 2, "auto": 3, "bypass": 4}
-LSP_COMMANDS = ("servers", "formatters")
 SANDBOX_RANK = {"required": 0, "auto": 1, "off": 2}  # narrow -> wide
 SANDBOX_WIDENING = ("write_paths", "allow_unix_sockets")
 
@@ -37,28 +36,15 @@ def user_mode(user: dict[str, Any], section: str = "permissions") -> str:
 def narrowing_only(
     local: dict[str, Any], base_mode: str, base_sandbox: str = "auto"
 ) -> dict[str, Any]:
-    """A workspace's settings without what widens what runs unasked: hooks, the status line's
-    command, credentials passed on (`pass_env`), allow rules, language servers and formatters
-    (commands), a permission mode wider than `base_mode` (the user's), and what widens the
-    sandbox (see `_sandbox_narrowed`; `base_sandbox` is the user's mode)."""
-    kept = {k: v for k, v in local.items() if k not in ("hooks", "status_line", "pass_env", "auto")}
+    """A workspace's settings without what widens what runs unasked: hooks, credentials passed
+    on (`pass_env`), allow rules, a permission mode wider than `base_mode` (the user's), and
+    what widens the sandbox (see `_sandbox_narrowed`; `base_sandbox` is the user's mode). The
+    extensions' own parts are narrowed by their `narrow` (sections.py's `untrusted`)."""
+    kept = {k: v for k, v in local.items() if k not in ("hooks", "pass_env", "auto")}
     if local.get("auto"):  # rules the reviewer would follow: a repository vouching for itself
         log.warning("the workspace's auto section is ignored until `agent trust`")
-    if local.get("status_line"):  # a command run every few seconds, as hooks are run
-        log.warning("the workspace's status_line command is ignored until `agent trust`")
     if local.get("pass_env"):  # the user's credentials handed to programs it names
         log.warning("the workspace's pass_env is ignored until `agent trust`")
-    if isinstance(kept.get("lsp"), dict):
-        lsp = kept["lsp"]
-        if any(lsp.get(k) for k in LSP_COMMANDS):  # said once: settings load once a run
-            log.warning(
-                "the workspace's lsp servers and formatters are ignored until `agent trust`"
-            )
-        kept["lsp"] = {k: v for k, v in lsp.items() if k not in LSP_COMMANDS}
-    if isinstance(kept.get("verify"), dict) and kept["verify"].get("commands"):
-        # what counts as a test run would let a repository vouch for its own claims
-        log.warning("the workspace's verify.commands are ignored until `agent trust`")
-        kept["verify"] = {k: v for k, v in kept["verify"].items() if k != "commands"}
     if isinstance(kept.get("sandbox"), dict):
         kept["sandbox"] = _sandbox_narrowed(kept["sandbox"], base_sandbox)
     permissions = kept.get("permissions")

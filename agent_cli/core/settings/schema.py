@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from agent_cli.core.errors import ConfigError
 from agent_cli.core.options import PermissionMode
@@ -28,6 +28,7 @@ from agent_cli.core.settings.env_layer import VARIABLE, env_settings
 from agent_cli.core.settings.features import DEFAULT_MODEL as DEFAULT_MODEL
 from agent_cli.core.settings.features import (
     AutoSettings,
+    BudgetSettings,
     CheckpointSettings,
     JobsSettings,
     MemorySettings,
@@ -37,16 +38,12 @@ from agent_cli.core.settings.features import (
     WebSettings,
 )
 from agent_cli.core.settings.layers import Layer, holder
-from agent_cli.core.settings.lsp import LspSettings
-from agent_cli.core.settings.mcp import McpServerSpec, McpSettings
 from agent_cli.core.settings.models import Provider, default_aliases
 from agent_cli.core.settings.narrowing import narrowing_only, user_mode
 from agent_cli.core.settings.sandbox import SandboxSettings
 from agent_cli.core.settings.sections import Narrow, Sections, extended, untrusted, without
-from agent_cli.core.settings.status_line import StatusLineSettings
 from agent_cli.core.settings.strict import StrictSettings
 from agent_cli.core.settings.thinking import ThinkingSettings, budget_problem
-from agent_cli.core.settings.verify import BudgetSettings, GoalSettings, VerifySettings
 
 UNKNOWN_MODEL_WINDOW = 200_000
 
@@ -156,6 +153,10 @@ class SubagentSettings(StrictSettings):
 class Settings(StrictSettings):
     """Everything configurable. Every field is documented and bounded."""
 
+    # built when first used: a run validates this model extended by its extensions' sections
+    # (sections.py), so building this one too would be paid for nothing
+    model_config = ConfigDict(**StrictSettings.model_config, defer_build=True)
+
     model: str = Field(default=DEFAULT_MODEL, min_length=1, description="Model id.")
     max_tokens: int = Field(default=16_000, ge=1, le=128_000, description="Output tokens a reply.")
     max_retries: int = Field(
@@ -203,25 +204,15 @@ class Settings(StrictSettings):
     context: ContextSettings = Field(default_factory=ContextSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
     web: WebSettings = Field(default_factory=WebSettings)
-    mcp_servers: dict[str, McpServerSpec] = Field(
-        default_factory=dict, description="MCP servers by name (see also mcp.json, .mcp.json)."
-    )
-    mcp: McpSettings = Field(default_factory=McpSettings)
     checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
     project_files: ProjectFilesSettings = Field(default_factory=ProjectFilesSettings)
     jobs: JobsSettings = Field(default_factory=JobsSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
-    lsp: LspSettings = Field(default_factory=LspSettings)
     notify: NotifySettings = Field(default_factory=NotifySettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
     thinking: ThinkingSettings = Field(default_factory=ThinkingSettings)
-    goal: GoalSettings = Field(default_factory=GoalSettings)
     budget: BudgetSettings = Field(default_factory=BudgetSettings)
-    verify: VerifySettings = Field(default_factory=VerifySettings)
     vim_mode: bool = Field(default=False, description="Vi keys in agent chat's input (/vim).")
-    status_line: StatusLineSettings | None = Field(
-        default=None, description="A command whose first line `agent chat` shows (trust)."
-    )
     pass_env: list[str] = Field(
         default_factory=list,
         description="Environment variables named like credentials (`*_TOKEN`, `*_API_KEY`, "

@@ -1,4 +1,5 @@
-"""Settings sections that extensions bring, each under its extension's name.
+"""Settings sections that extensions bring, each under its extension's name, and the other
+top-level keys a built-in owns (`Key`: `mcp_servers`, `goal`, `verify`, `status_line`).
 
 The agent's own model refuses unknown keys; an installed extension's section is a field of that
 model extended for the run (made once per set of sections), so a bad or unknown key in it is an
@@ -9,19 +10,34 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, Field, create_model
 
 log = logging.getLogger(__name__)
 
-Sections = tuple[tuple[str, type[BaseModel]], ...]
-"""(extension name, its settings model), in the extensions' order."""
+Narrow = Callable[[Any, Any], Any]
+"""An extension's `narrow`: (the untrusted workspace's section, the user's) -> what stays."""
+
+
+@dataclass(frozen=True)
+class Key:
+    """A top-level settings key an extension brings beside its own section (one older than
+    the extension: `mcp_servers`, `verify`): its type, its field (default, description) and
+    what an untrusted workspace may keep of it (None: nothing, until `agent trust`)."""
+
+    annotation: Any
+    field: Any  # pydantic's Field(...): its default and description
+    narrow: Narrow | None = None
+
+
+Sections = tuple[tuple[str, type[BaseModel] | Key], ...]
+"""(key, its settings model or `Key`), in the extensions' order: a section's key is its
+extension's name."""
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
-
-Narrow = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
-"""An extension's `narrow`: (the untrusted workspace's section, the user's) -> what stays."""
+SectionT = TypeVar("SectionT")
 
 
 def extended(base: type[ModelT], sections: Sections) -> type[ModelT]:
@@ -32,10 +48,23 @@ def extended(base: type[ModelT], sections: Sections) -> type[ModelT]:
 @functools.cache
 def _extended(base: type[BaseModel], sections: Sections) -> type[BaseModel]:
     fields: dict[str, Any] = {
-        name: (model, Field(default_factory=model, description=f"The {name} extension's."))
+        name: (model.annotation, model.field)
+        if isinstance(model, Key)
+        else (model, Field(default_factory=model, description=f"The {name} extension's."))
         for name, model in sections
     }
     return create_model(base.__name__, __base__=base, __module__=base.__module__, **fields)
+
+
+def section(settings: object, key: str, kind: type[SectionT], absent: SectionT) -> SectionT:
+    """The settings' `key` (an extension's section), `absent` when the settings were made
+    without it (a test's bare `Settings()`)."""
+    value = getattr(settings, key, None)
+    if value is None:
+        return absent
+    if not isinstance(value, kind):
+        raise TypeError(f"the '{key}' settings are a {type(value).__name__}")
+    return value
 
 
 def without(data: dict[str, Any], names: Iterable[str]) -> dict[str, Any]:

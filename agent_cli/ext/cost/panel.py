@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_cli.core.settings.verify import BudgetSettings
+from agent_cli.core.settings.features import BudgetSettings
 from agent_cli.ext.cost import view
 from agent_cli.ext.cost.records import CostSummary
 from agent_cli.runtime.extensions.contract import CommandPort, ExtensionContext

@@ -1,13 +1,20 @@
 """The daily extras of `agent chat`: /rename, /export, /copy, /add-dir, /init, /review, /btw and
-/vim. Nothing of it is imported until chat loads its commands; each command's module is imported
-when it first runs."""
+/vim, and the status line of one's own (the `status_line` setting, run by the status bar through
+the port "status_line"). Nothing of it is imported until chat loads its commands (or a settings
+layer sets `status_line`); each command's module is imported when it first runs."""
 
 from __future__ import annotations
 
 import importlib
 from typing import Any
 
-from agent_cli.runtime.extensions.contract import CommandPort, Extension, SlashCommand
+from agent_cli.ext.daily.settings import STATUS_LINE
+from agent_cli.runtime.extensions.contract import (
+    CommandPort,
+    Extension,
+    ExtensionContext,
+    SlashCommand,
+)
 
 COMMANDS = (  # (name, usage, about, "module:function")
     (
@@ -82,6 +89,12 @@ def _service(runtime: Any) -> object:
     return Daily(runtime)
 
 
+def _status_line(context: ExtensionContext) -> object:
+    from agent_cli.ext.daily.status_line import StatusLines
+
+    return StatusLines(context)
+
+
 EXTENSION = Extension(
     name="daily",
     about="the daily extras of agent chat: rename, export, copy, add-dir, init, review, btw, vim",
@@ -89,4 +102,6 @@ EXTENSION = Extension(
         SlashCommand(name, about, _runner(target), usage) for name, usage, about, target in COMMANDS
     ),
     service=_service,
+    keys={"status_line": STATUS_LINE},
+    ports={"status_line": _status_line},
 )

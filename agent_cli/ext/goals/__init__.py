@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli.core.events import ErrorEvent, Event, FilesChanged, ToolEnd, ToolStart, TurnEnd
 from agent_cli.core.messages import Block
+from agent_cli.ext.goals.settings import KEYS, verify_settings
 from agent_cli.policy.turn_hooks import FollowUp
 from agent_cli.runtime.extensions.contract import (
     CommandPort,
@@ -116,7 +117,7 @@ class GoalTurns:
         if end.text.strip():
             from agent_cli.ext.goals.claims import claims_checked
 
-            extra = self.context.settings.verify.commands
+            extra = verify_settings(self.context.settings).commands
             if (checked := claims_checked(end.text, self.ledger, extra)) is not None:
                 tell(checked)
 
@@ -155,6 +156,7 @@ def _goal_command(port: CommandPort, arg: str) -> None:
 EXTENSION = Extension(
     name="goals",
     about="done means proven: claims marked against the evidence, goals checked after turns",
+    keys=KEYS,
     service=_service,
     observers=_turns,
     middleware=_turns,

@@ -13,6 +13,7 @@ from agent_cli.ext.goals import evaluator
 from agent_cli.ext.goals.check_run import run_check
 from agent_cli.ext.goals.goal import Goal, Limits, gave_up
 from agent_cli.ext.goals.ledger import EvidenceLedger
+from agent_cli.ext.goals.settings import goal_settings
 from agent_cli.model.client import Final, ModelRequest
 
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ def limits_of(
 ) -> Limits:
     """`--max-turns` and `--max-minutes` when given, else the settings'; `flags`: set by
     `agent run` (a limit reached names its flag; in chat, the setting and /goal)."""
-    goal = settings.goal
+    goal = goal_settings(settings)
     return Limits(
         max_turns=turns or goal.max_turns,
         max_minutes=minutes or goal.max_minutes,
@@ -74,7 +75,7 @@ async def after_turn(
 async def _check(
     goal: Goal, runtime: Runtime, ledger: EvidenceLedger, changed: FilesChanged | None
 ) -> list[Event]:
-    settings, within = runtime.settings, runtime.settings.goal
+    settings, within = runtime.settings, goal_settings(runtime.settings)
     if goal.kind == "command":
         run = await run_check(goal.check, runtime.options.workspace, settings.sandbox,
                               within.check_timeout_s, within.output_chars)  # fmt: skip

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent_cli.core.tool_contract import AnyTool
+from agent_cli.ext.lsp.settings import LspSettings, narrow
 from agent_cli.runtime.extensions.contract import (
     CommandPort,
     Extension,
@@ -53,6 +54,8 @@ def _cli() -> Any:
 EXTENSION = Extension(
     name="lsp",
     about="language servers: diagnostics after edits, the diagnostics tool",
+    settings=LspSettings,
+    narrow=narrow,
     service=_service,
     tools=_tools,
     ports={"after_edit": _after_edit},

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from agent_cli.core.outside.paths import program
-from agent_cli.core.settings.lsp import LspServerSpec, LspSettings
+from agent_cli.ext.lsp.settings import LspServerSpec, LspSettings
 
 ENV_BUILTIN = "AGENT_LSP_BUILTIN"  # "0": no built-in server, whatever is on PATH (CI, tests)
 

@@ -36,6 +36,7 @@ def status(
     from agent_cli.ext.lsp.manager import LspManager
     from agent_cli.ext.lsp.plugins import plugin_servers
     from agent_cli.ext.lsp.server import NotRunnable, resolve
+    from agent_cli.ext.lsp.settings import lsp_settings
     from agent_cli.policy.trust import TrustStore
     from agent_cli.runtime.build import load, resolve_workspace
     from agent_cli.runtime.extensions.bundle_port import workspace_bundles
@@ -47,7 +48,7 @@ def status(
     for line in bundles.warnings():
         typer.echo(f"warning: {line}", err=True)
     plugins = plugin_servers(bundles.bundles())
-    manager = LspManager(settings.lsp, options.workspace, lambda: trusted, plugins)
+    manager = LspManager(lsp_settings(settings), options.workspace, lambda: trusted, plugins)
     rows = manager.rows()
     for row in rows:
         if row.state == "not started":
@@ -58,7 +59,7 @@ def status(
     if as_json:
         typer.echo(json.dumps([asdict(row) for row in rows], indent=2))
         return
-    if not settings.lsp.enabled:
+    if not lsp_settings(settings).enabled:
         typer.echo("Language servers are off (lsp.enabled: false).")
     if not rows:
         typer.echo("No language server is configured or on PATH (settings: lsp.servers).")

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_cli.core.diagnosing import EditReport
-from agent_cli.core.settings.lsp import LspServerSpec, LspSettings
 from agent_cli.ext.lsp.builtins import on_path
 from agent_cli.ext.lsp.diagnostic import Diagnostic, kept, shown_lines
 from agent_cli.ext.lsp.format import run_formatter
 from agent_cli.ext.lsp.server import LanguageServer
+from agent_cli.ext.lsp.settings import LspServerSpec, LspSettings
 
 log = logging.getLogger(__name__)
 

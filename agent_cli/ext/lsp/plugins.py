@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from agent_cli.core.settings.lsp import LspServerSpec
+from agent_cli.ext.lsp.settings import LspServerSpec
 
 if TYPE_CHECKING:
     from agent_cli.runtime.bundles import Bundle

@@ -20,9 +20,9 @@ from typing import Any, Literal
 
 from agent_cli.core.outside import spawn
 from agent_cli.core.outside.paths import program
-from agent_cli.core.settings.lsp import LspServerSpec
 from agent_cli.ext.lsp.diagnostic import Diagnostic, from_lsp
 from agent_cli.ext.lsp.rpc import LspConnection, RpcClosed, RpcError
+from agent_cli.ext.lsp.settings import LspServerSpec
 
 log = logging.getLogger(__name__)
 

@@ -11,12 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli.core.diagnosing import EditReport
 from agent_cli.ext.lsp.builtins import could_serve
+from agent_cli.ext.lsp.settings import lsp_settings
 from agent_cli.policy.trust import TrustStore
 from agent_cli.runtime.bundles import PORT
 
 if TYPE_CHECKING:
-    from agent_cli.core.settings.lsp import LspServerSpec
     from agent_cli.ext.lsp.manager import LspManager, ServerRow
+    from agent_cli.ext.lsp.settings import LspServerSpec
     from agent_cli.runtime.extensions.contract import ExtensionContext
 
 
@@ -25,7 +26,7 @@ class LspService:
 
     def __init__(self, runtime: Any) -> None:
         workspace = runtime.options.workspace
-        self._settings, self._workspace = runtime.settings.lsp, workspace
+        self._settings, self._workspace = lsp_settings(runtime.settings), workspace
         self._trusted = lambda: TrustStore().is_trusted(workspace)  # asked at each start
         self._port = runtime.port  # enabled plugins' servers, read when first needed
         self._plugins: dict[str, tuple[LspServerSpec, str]] | None = None

@@ -8,14 +8,25 @@ only when the spine asks for what it contributes."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from agent_cli.ext.mcp.settings import SERVERS, McpSettings, kept
 from agent_cli.runtime.extensions.contract import (
     CommandPort,
     Extension,
     ExtensionContext,
     SlashCommand,
 )
+
+if TYPE_CHECKING:
+    from agent_cli.policy.trust import TrustItem
+
+
+def _trust_items(workspace: Path) -> list[TrustItem]:
+    from agent_cli.ext.mcp.servers import project_trust_items
+
+    return project_trust_items(workspace)
 
 
 def _service(runtime: Any) -> object:
@@ -54,6 +65,10 @@ def _cli() -> Any:
 EXTENSION = Extension(
     name="mcp",
     about="MCP servers' tools, prompts and resources",
+    settings=McpSettings,
+    narrow=kept,
+    keys={"mcp_servers": SERVERS},
+    trust_items=_trust_items,
     service=_service,
     ports={p: _port(p) for p in ("tool_source", "run_start", "attachments", "chat_part")},
     slash_commands=(

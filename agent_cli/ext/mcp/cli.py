@@ -35,7 +35,7 @@ SCOPE = typer.Option("user", "--scope", "-s", help="user (mcp.json) or project (
 
 
 def _file(scope: Scope, workspace: Path) -> Path:
-    from agent_cli.policy.mcp_servers import PROJECT_FILE, user_file
+    from agent_cli.ext.mcp.servers import PROJECT_FILE, user_file
     from agent_cli.runtime.build import resolve_workspace
 
     return user_file() if scope == "user" else resolve_workspace(workspace) / PROJECT_FILE
@@ -65,7 +65,7 @@ def add(
     """Add a server: `agent mcp add NAME -- CMD ARGS…` or `agent mcp add -t http NAME URL`."""
     from pydantic import ValidationError
 
-    from agent_cli.core.settings.mcp import McpServerSpec
+    from agent_cli.ext.mcp.settings import McpServerSpec
     from agent_cli.ext.mcp.user_config import add_server
 
     data: dict[str, object] = {"type": transport}

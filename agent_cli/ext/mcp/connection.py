@@ -23,9 +23,9 @@ from mcp.shared.message import SessionMessage
 from mcp_types import Implementation, ToolListChangedNotification
 
 from agent_cli import __version__
-from agent_cli.core.settings.mcp import McpServerSpec, McpSettings
+from agent_cli.ext.mcp.servers import ServerEntry
+from agent_cli.ext.mcp.settings import McpServerSpec, McpSettings
 from agent_cli.ext.mcp.stdio import gated_stdio
-from agent_cli.policy.mcp_servers import ServerEntry
 
 log = logging.getLogger(__name__)
 

@@ -24,8 +24,9 @@ from agent_cli.core.tool_contract import AnyTool, ToolResult
 from agent_cli.ext.mcp.names import clean, tool_name
 from agent_cli.ext.mcp.results import to_tool_result
 from agent_cli.ext.mcp.search import Candidate, McpToolSearch
+from agent_cli.ext.mcp.servers import ServerEntry
+from agent_cli.ext.mcp.settings import mcp_settings
 from agent_cli.ext.mcp.tool import McpTool, make_tool
-from agent_cli.policy.mcp_servers import ServerEntry
 
 if TYPE_CHECKING:
     from agent_cli.ext.mcp.connection import McpConnection
@@ -141,7 +142,7 @@ class McpManager:
             errlog = (self.log_dir / f"mcp-{clean(name)}.log").open("a", encoding="utf-8")
             self._logs.append(errlog)
             entry = self.entries[name]
-            connection = McpConnection(entry, self.settings.mcp, self.workspace, errlog)
+            connection = McpConnection(entry, mcp_settings(self.settings), self.workspace, errlog)
             connection.on_change = lambda: self.on_change()
             self.connections[name] = connection
         return self.connections[name]
@@ -215,7 +216,7 @@ class McpManager:
         return tools
 
     def budget(self) -> int:
-        configured = self.settings.mcp.tool_budget_tokens
+        configured = mcp_settings(self.settings).tool_budget_tokens
         window = self.settings.context_window()
         return configured if configured is not None else int(window * BUDGET_SHARE)
 
@@ -238,7 +239,7 @@ class McpManager:
         """Ready, or crashed with restarts left: its next call restarts it, so the tools stay."""
         if connection.ready:
             return True
-        restartable = self.restarts.get(name, 0) < self.settings.mcp.max_restarts
+        restartable = self.restarts.get(name, 0) < mcp_settings(self.settings).max_restarts
         return connection.state == "failed" and bool(connection.tools) and restartable
 
     def _candidates(self) -> list[Candidate]:
@@ -268,13 +269,13 @@ class McpManager:
             await starting
         if not connection.ready and connection.state != "starting":
             used = self.restarts.get(server, 0)
-            if used < self.settings.mcp.max_restarts:
+            if used < mcp_settings(self.settings).max_restarts:
                 self.restarts[server] = used + 1
                 log.warning(
                     "mcp server %s: restarting (%d of at most %d)",
                     server,
                     used + 1,
-                    self.settings.mcp.max_restarts,
+                    mcp_settings(self.settings).max_restarts,
                 )
                 await self._spawn(server)
         return connection

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.ext.mcp.names import MAX, clean
-from agent_cli.policy.mcp_servers import LoadedMcpConfig, entries_from
+from agent_cli.ext.mcp.servers import LoadedMcpConfig, entries_from
 
 if TYPE_CHECKING:
     from agent_cli.runtime.bundles import Bundle

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 from agent_cli.core.settings.schema import Settings
 from agent_cli.ext.mcp.manager import McpManager
 from agent_cli.ext.mcp.plugins import plugin_servers
-from agent_cli.policy.mcp_servers import ServerEntry, load_servers
-from agent_cli.policy.mcp_servers import any_configured as any_configured
+from agent_cli.ext.mcp.servers import ServerEntry, load_servers
+from agent_cli.ext.mcp.servers import any_configured as any_configured
 from agent_cli.policy.trust import TrustStore
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.core.files.private_file import read_object, write_private
-from agent_cli.core.settings.mcp import McpServerSpec
+from agent_cli.ext.mcp.settings import McpServerSpec
 
 
 def _write(path: Path, data: dict[str, Any]) -> None:

@@ -28,12 +28,13 @@ AS_JSON = typer.Option(False, "--json", help="One JSON array.")
 def _settings(root: Path, command: str) -> Settings:
     """The settings with the sections of the extensions this listing asks for: an enabled
     plugin's `plugins` section is the plugins extension's, unknown to the core schema."""
-    from agent_cli.core.settings.schema import layer_keys, load_settings
+    from agent_cli.core.settings.schema import layer_keys
     from agent_cli.runtime.build import installed
     from agent_cli.runtime.extensions.discovery import Asking
+    from agent_cli.runtime.extensions.settings import read_settings
 
     extensions = installed(Asking(layer_keys(root, None), root, command))
-    return load_settings(root, sections=extensions.sections(), ignored=extensions.ignored())
+    return read_settings(root, extensions=extensions)
 
 
 def _load(workspace: Path, command: str) -> tuple[ProjectFiles, Settings]:

@@ -30,11 +30,11 @@ def lsp_asked(asking: Asking) -> bool:
 
 
 def mcp_asked(asking: Asking) -> bool:
-    """Servers configured: `mcp_servers` (or `mcp`, by its name) in a settings layer, the
-    workspace's `.mcp.json`, the user's `mcp.json`; or plugins may bring some."""
+    """Servers configured: the workspace's `.mcp.json`, the user's `mcp.json`; or plugins may
+    bring some (a settings layer's `mcp_servers` or `mcp` asks by its line's keys)."""
     from agent_cli.core.settings.schema import user_config_dir
 
-    found = "mcp_servers" in asking.settings or asking.file(".mcp.json") or asked.plugins(asking)
+    found = asking.file(".mcp.json") or asked.plugins(asking)
     return found or (user_config_dir() / "mcp.json").is_file()
 
 
@@ -66,8 +66,17 @@ BUILTINS: tuple[Declared, ...] = (
         ),
     ),
     Declared("cost", "agent_cli.ext.cost:EXTENSION", BUILTIN, _takes_turns, ("session_cost",)),
-    Declared("daily", "agent_cli.ext.daily:EXTENSION", BUILTIN, lambda a: a.command == "chat"),
-    Declared("goals", "agent_cli.ext.goals:EXTENSION", BUILTIN, _takes_turns),  # claims: every turn
+    Declared(
+        "daily",
+        "agent_cli.ext.daily:EXTENSION",
+        BUILTIN,
+        lambda a: a.command == "chat",
+        ports=("status_line",),
+        keys=("status_line",),
+    ),
+    Declared(  # claims: every turn
+        "goals", "agent_cli.ext.goals:EXTENSION", BUILTIN, _takes_turns, keys=("goal", "verify")
+    ),
     Declared("jobs", "agent_cli.ext.jobs:EXTENSION", BUILTIN, _takes_turns, ports=("jobs",)),
     Declared(
         "lsp",
@@ -82,6 +91,8 @@ BUILTINS: tuple[Declared, ...] = (
         BUILTIN,
         mcp_asked,
         commands=(("mcp", "Add, remove, list and inspect MCP servers."),),
+        keys=("mcp_servers",),
+        trusts=(".mcp.json", ".agent/settings.json"),  # ext/mcp/servers.py's files
     ),
     Declared(
         "plugins",

@@ -30,19 +30,19 @@ def workspace_bundles(workspace: Path, command: str) -> BundleSource:
     """The port as a run of `command` in `workspace` would have it: the installed packages'
     extensions and the built-ins this run asks for that provide it, its settings read."""
     from agent_cli.core.files.paths import Paths
-    from agent_cli.core.settings.schema import layer_keys, load_settings
+    from agent_cli.core.settings.schema import layer_keys
     from agent_cli.policy.trust import TrustStore
     from agent_cli.runtime.extensions.contract import ExtensionContext
     from agent_cli.runtime.extensions.discovery import Asking
     from agent_cli.runtime.extensions.registry import BUILTINS, discover
+    from agent_cli.runtime.extensions.settings import read_settings
 
     asking = Asking(layer_keys(workspace, None), workspace, command)
     extensions = discover(builtins=_providers(BUILTINS), asking=asking)
     if not any(PORT in item.extension.ports for item in extensions.loaded):
         return NoBundles()
     trusted = TrustStore().is_trusted(workspace)
-    sections, ignored = extensions.sections(), extensions.ignored()
-    settings = load_settings(workspace, None, trusted=trusted, sections=sections, ignored=ignored)
+    settings = read_settings(workspace, trusted=trusted, extensions=extensions)
     paths = Paths(workspace)
 
     def context(name: str) -> ExtensionContext:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from pydantic import BaseModel
 
+from agent_cli.core.settings.sections import Key
 from agent_cli.core.settings.strict import StrictSettings
 from agent_cli.core.tool_contract import AnyTool, InputT, Tool
 from agent_cli.tools.registry import input_schema
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from agent_cli.context.ports import Guide, Stage, TurnObserver
     from agent_cli.core.files.paths import Paths
     from agent_cli.core.settings.schema import Settings
+    from agent_cli.policy.trust import TrustItem
     from agent_cli.policy.turn_hooks import TurnHooks, TurnWrapper
 
 SectionT = TypeVar("SectionT", bound=BaseModel)
@@ -149,6 +151,13 @@ class Extension:
     narrow: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]] | None = None
     """An untrusted workspace's section (first argument) narrowed against the user's (second):
     what may stay of it. None: the workspace's section is ignored until `agent trust`."""
+    trust_items: Callable[[Path], list[TrustItem]] | None = None
+    """What the workspace's files ask it to run that only `agent trust` lets (its MCP servers),
+    as `agent trust` shows and records them; a built-in's files are declared in the registry
+    (`Declared.trusts`), and it is imported for this only where one of them is there."""
+    keys: Mapping[str, Key] = field(default_factory=dict)
+    """Top-level settings keys it brings beside its section, each with its own `narrow` (a
+    built-in's keys older than it, declared in the registry too: setting one loads it)."""
     cli: Callable[[], typer.Typer] | None = None
     """`agent <command> ...`: a typer app; its command names are declared with the extension
     (a built-in's in the registry, so the command line lists them without importing it)."""

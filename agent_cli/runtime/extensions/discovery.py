@@ -61,9 +61,13 @@ class Declared:
     asked: Callable[[Asking], bool] = always
     ports: tuple[str, ...] = ()
     commands: tuple[tuple[str, str], ...] = ()  # (CLI command, its help line)
+    keys: tuple[str, ...] = ()  # its top-level settings keys beside its name (Extension.keys)
+    trusts: tuple[str, ...] = ()  # workspace files its `trust_items` reads (a built-in's)
 
     def wanted(self, asking: Asking) -> bool:
         if asking is EVERYTHING or self.name in asking.settings:
+            return True
+        if not asking.settings.isdisjoint(self.keys):  # so a bad value is still refused
             return True
         return asking.command in {c for c, _ in self.commands} or self.asked(asking)
 
@@ -146,7 +150,7 @@ def load(declared: Declared) -> Extension | Problem:
         where = label(declared.name, declared.package)
         return Problem(f"{where}: {declared.target} is of type {kind}, not an Extension")
     # a built-in whose section is still the agent's own (it brings none) keeps that name
-    own = declared.package == BUILTIN and value.settings is None
+    own = declared.package == BUILTIN and value.settings is None and not value.keys
     why = problem_with(value, declared.name, () if own else taken_settings_names())
     return Problem(f"{label(declared.name, declared.package)}: {why}; skipped") if why else value
 
@@ -168,8 +172,11 @@ def problem_with(extension: Extension, name: str, taken: Iterable[str]) -> str |
         return f"it calls itself '{extension.name}' under the entry point '{name}'"
     if not NAME.match(name) or name.startswith("model_"):
         return f"'{name}' is not a name (lower-case letters, digits and '_')"
-    if name in set(taken):
+    taken = set(taken)
+    if name in taken:
         return f"'{name}' is a key of the agent's own settings"
+    if clash := sorted(taken & set(extension.keys)):
+        return f"'{clash[0]}' is a key of the agent's own settings"
     requires = extension.requires
     if not isinstance(requires, tuple) or not all(isinstance(r, str) for r in requires):
         return "`requires` must be a tuple of extension names"

@@ -149,20 +149,28 @@ class Extensions:
 
     def sections(self) -> tuple[tuple[str, type[Any]], ...]:
         """The settings sections the loaded extensions validate, by name."""
-        return tuple(
-            (i.extension.name, i.extension.settings)
-            for i in self.loaded
-            if i.extension.settings is not None
-        )
+        found: list[tuple[str, Any]] = []
+        for extension in (i.extension for i in self.loaded):
+            if extension.settings is not None:
+                found.append((extension.name, extension.settings))
+            found.extend(extension.keys.items())
+        return tuple(found)
 
     def narrowers(self) -> dict[str, Narrow]:
-        """What each loaded extension keeps of an untrusted workspace's section (`narrow`)."""
-        return {i.extension.name: i.extension.narrow for i in self.loaded if i.extension.narrow}
+        """What each loaded extension keeps of an untrusted workspace's section (`narrow`)
+        and of its other keys."""
+        found: dict[str, Narrow] = {}
+        for extension in (i.extension for i in self.loaded):
+            if extension.narrow is not None:
+                found[extension.name] = extension.narrow
+            found.update({k: key.narrow for k, key in extension.keys.items() if key.narrow})
+        return found
 
     def ignored(self) -> frozenset[str]:
-        """Names declared but not loaded: their settings sections are left unread (the
-        problem line already said why)."""
-        return self._declared - set(self.names())
+        """Names declared but not loaded (and a built-in's other keys): their settings are
+        left unread (the problem line already said why)."""
+        names = self._declared - set(self.names())
+        return names | {k for d in self.declarations if d.name in names for k in d.keys}
 
     def tools(
         self, context: Callable[[str], ExtensionContext], taken: Iterable[str]

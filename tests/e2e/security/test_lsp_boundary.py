@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.core.settings.lsp import LspSettings
 from agent_cli.ext.lsp.manager import LspManager
+from agent_cli.ext.lsp.settings import LspSettings
 from tests.conftest import FAKE_API_KEY
 from tests.e2e.helpers import last_user_blocks, run_agent
 from tests.e2e.mcp_support import SERVER

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.core.settings.schema import Settings
 from agent_cli.ext.mcp.names import tool_name
-from agent_cli.policy.mcp_expand import MissingVariable, expand
-from agent_cli.policy.mcp_servers import load_servers, normalise, read_servers_file
+from agent_cli.ext.mcp.servers import load_servers, normalise, read_servers_file
+from agent_cli.ext.mcp.settings import MissingVariable, expand
+from agent_cli.runtime.extensions.settings import parse_all
 
 
 @pytest.fixture(autouse=True)
@@ -85,7 +85,7 @@ def test_sources_scopes_precedence_and_skips(tmp_path: Path, user_config: Path):
     )
     write(user_config / "mcp.json", {"mcpServers": {"both": {"command": "user-version"}}})
     write(workspace / ".agent" / "settings.json", {"mcp_servers": {"local": {"command": "l"}}})
-    settings = Settings.model_validate(
+    settings = parse_all(
         {
             "mcp_servers": {
                 "local": {"command": "l"},

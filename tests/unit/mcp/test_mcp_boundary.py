@@ -13,9 +13,8 @@ import pytest
 from mcp_types import jsonrpc_message_adapter
 from pydantic import ValidationError
 
-from agent_cli.core.settings.mcp import McpServerSpec
-from agent_cli.policy.mcp_expand import CredentialVariable, expand
-from agent_cli.policy.mcp_servers import entries_from, project_trust_items
+from agent_cli.ext.mcp.servers import entries_from, project_trust_items
+from agent_cli.ext.mcp.settings import CredentialVariable, McpServerSpec, expand
 from agent_cli.serve.mcp_bounds import Refused, client_mode, session_folder
 from agent_cli.serve.mcp_wire import error_for
 

@@ -11,8 +11,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agent_cli.policy import mcp_servers
-from agent_cli.runtime.trust_items import MCP_FILES, widening_items
+from agent_cli.ext.mcp import servers as mcp_servers
+from agent_cli.runtime.extensions.builtins import BUILTINS
+from agent_cli.runtime.trust_items import widening_items
+
+MCP_FILES = next(d.trusts for d in BUILTINS if d.name == "mcp")  # what asks for its import
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -47,7 +50,7 @@ LATER = [
     "agent_cli.subagent.note_render",
     "agent_cli.ext.lsp.manager",  # the first edit a server checks, or /lsp
     "agent_cli.ext.lsp.server",
-    "agent_cli.policy.mcp_servers",  # a workspace that names MCP servers
+    "agent_cli.ext.mcp.servers",  # a workspace that names MCP servers
     "agent_cli.tools.shell.git_guard",  # the first command
     "agent_cli.memory.generator",  # an episode written
     "agent_cli.memory.episode_store",  # an episode written, a recall, an index to show

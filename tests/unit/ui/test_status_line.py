@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from agent_cli.core.settings.status_line import StatusLineSettings
+from agent_cli.ext.daily.settings import StatusLineSettings
+from agent_cli.ext.daily.status_line import StatusLine, first_line
 from agent_cli.ui.status_bar import cut, osc_title
-from agent_cli.ui.status_line import StatusLine, first_line
 
 
 def test_first_line_drops_escapes_and_control_bytes():
@@ -65,7 +65,7 @@ else: time.sleep(20)
         for _ in range(times):
             await line.refresh()
 
-    caplog.set_level(logging.WARNING, logger="agent_cli.ui.status_line")
+    caplog.set_level(logging.WARNING, logger="agent_cli.ext.daily.status_line")
     asyncio.run(runs("ok", 1))
     asyncio.run(runs("fail", 2))
     assert line.line == "good"

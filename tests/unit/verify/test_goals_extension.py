@@ -94,7 +94,8 @@ def test_a_plain_run_loads_only_the_package_before_its_first_request(
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     found = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert found == {"code": 0, "before": ["agent_cli.ext.goals"]}
+    # and its settings (`goal`, `verify`): core/settings/verify.py's before they moved here
+    assert found == {"code": 0, "before": ["agent_cli.ext.goals", "agent_cli.ext.goals.settings"]}
 
 
 def test_a_goal_line_says_money_as_the_chat_does():

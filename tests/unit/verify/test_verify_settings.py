@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from agent_cli.core.errors import ConfigError
-from agent_cli.core.settings.schema import load_settings, parse_settings
 from agent_cli.ext.goals.evaluator import judge
 from agent_cli.ext.goals.goal import gave_up
+from agent_cli.runtime.extensions.settings import parse_all, read_settings
 
 
 @pytest.fixture(autouse=True)
@@ -26,17 +26,17 @@ def _workspace(tmp_path: Path, data: dict[str, object]) -> Path:
 
 def test_an_untrusted_workspace_cannot_add_commands_that_count(tmp_path: Path):
     ws = _workspace(tmp_path, {"verify": {"commands": {"tests": ["true"]}}})
-    assert load_settings(ws).verify.commands == {}
-    assert load_settings(ws, trusted=True).verify.commands == {"tests": ["true"]}
+    assert read_settings(ws).model_dump()["verify"]["commands"] == {}
+    assert read_settings(ws, trusted=True).model_dump()["verify"]["commands"] == {"tests": ["true"]}
 
 
 def test_bad_values_name_the_key():
     with pytest.raises(ConfigError, match=r"verify\.commands"):
-        parse_settings({"verify": {"commands": {"speed": ["x"]}}})
+        parse_all({"verify": {"commands": {"speed": ["x"]}}})
     with pytest.raises(ConfigError, match=r"budget\.max_cost_usd"):
-        parse_settings({"budget": {"max_cost_usd": -1}})
+        parse_all({"budget": {"max_cost_usd": -1}})
     with pytest.raises(ConfigError, match=r"goal\.max_turns"):
-        parse_settings({"goal": {"max_turns": 0}})
+        parse_all({"goal": {"max_turns": 0}})
 
 
 @pytest.mark.parametrize(

@@ -1,11 +1,17 @@
-"""The settings of goals, budgets and claim checking (done means proven): sections of the one
-Settings model, kept apart so `schema.py` stays readable."""
+"""The settings of goals and claim checking (done means proven): the top-level keys `goal` and
+`verify` (older than the extension), and what an untrusted workspace may keep of them."""
 
 from __future__ import annotations
 
+import logging
+from typing import Any
+
 from pydantic import Field, field_validator
 
+from agent_cli.core.settings.sections import Key, section
 from agent_cli.core.settings.strict import StrictSettings
+
+log = logging.getLogger(__name__)
 
 CLAIM_KINDS = ("tests", "build", "typecheck", "lint")
 
@@ -27,17 +33,6 @@ class GoalSettings(StrictSettings):
     )
 
 
-class BudgetSettings(StrictSettings):
-    """Spending limits: the run stops before the request that would pass `max_cost_usd`."""
-
-    max_cost_usd: float | None = Field(
-        default=None, gt=0, description="US dollars a session may spend (`--max-cost`)."
-    )
-    warn_usd_per_min: float | None = Field(
-        default=None, gt=0, description="Chat warns once when a session spends faster than this."
-    )
-
-
 class VerifySettings(StrictSettings):
     """Claims in answers ("all tests pass") are checked against the commands that ran."""
 
@@ -53,3 +48,31 @@ class VerifySettings(StrictSettings):
         if unknown:
             raise ValueError(f"unknown kind {unknown[0]!r}; one of {', '.join(CLAIM_KINDS)}")
         return value
+
+
+def _goal_kept(local: Any, user: Any) -> Any:
+    """A goal's limits only narrow what runs: all of them stay."""
+    return local
+
+
+def _verify_narrowed(verify: Any, user: Any) -> Any:
+    """Without `commands`: what counts as a test run would let a repository vouch for its own
+    claims."""
+    if not isinstance(verify, dict) or not verify.get("commands"):
+        return verify
+    log.warning("the workspace's verify.commands are ignored until `agent trust`")
+    return {k: v for k, v in verify.items() if k != "commands"}
+
+
+KEYS = {
+    "goal": Key(GoalSettings, Field(default_factory=GoalSettings), _goal_kept),
+    "verify": Key(VerifySettings, Field(default_factory=VerifySettings), _verify_narrowed),
+}
+
+
+def goal_settings(settings: object) -> GoalSettings:
+    return section(settings, "goal", GoalSettings, GoalSettings())
+
+
+def verify_settings(settings: object) -> VerifySettings:
+    return section(settings, "verify", VerifySettings, VerifySettings())

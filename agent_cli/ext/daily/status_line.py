@@ -12,23 +12,21 @@ import contextlib
 import json
 import logging
 import os
-import re
 import signal
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_cli.core.files.logs import FILE_ONLY
 from agent_cli.core.outside import spawn
-from agent_cli.core.settings.status_line import StatusLineSettings
+from agent_cli.ext.daily.settings import StatusLineSettings, status_line_settings
+from agent_cli.ui.status_bar import CONTROL
+
+if TYPE_CHECKING:
+    from agent_cli.runtime.extensions.contract import ExtensionContext
 
 log = logging.getLogger(__name__)
 
-# escape sequences (colours, cursor moves, titles) and other control characters: the bar is one
-# style, and a script's bytes must not move the cursor of the screen it is drawn in
-CONTROL = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.?|[\x00-\x1f\x7f-\x9f]"
-)
 MAX_LINE = 500
 
 
@@ -53,6 +51,10 @@ class StatusLine:
         self._poked: asyncio.Task[None] | None = None
         self._failing: str | None = None
         self._busy = False
+
+    @property
+    def padding(self) -> int:
+        return self.spec.padding
 
     def start(self) -> None:
         self._ticker = asyncio.get_running_loop().create_task(self._tick())
@@ -134,3 +136,15 @@ class StatusLine:
             if task is not None:
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
+
+
+class StatusLines:
+    """The port "status_line": the status line of the session's settings, for the bar to run."""
+
+    def __init__(self, context: ExtensionContext) -> None:
+        self.spec, self.cwd = status_line_settings(context.settings), context.workspace
+
+    def line(
+        self, payload: Callable[[], dict[str, Any]], changed: Callable[[], None]
+    ) -> StatusLine | None:
+        return None if self.spec is None else StatusLine(self.spec, payload, changed, self.cwd)

@@ -1,11 +1,20 @@
 """The language-server part of the settings (issue 38): which servers check which files, how
-long an edit waits for their diagnostics, how many it shows, and formatters run on request."""
+long an edit waits for their diagnostics, how many it shows, and formatters run on request;
+and what an untrusted workspace may say of them (`narrow`)."""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterator
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from agent_cli.core.settings.sections import section
+
+log = logging.getLogger(__name__)
+
+COMMANDS = ("servers", "formatters")  # what a workspace names to be run, until `agent trust`
 
 
 class LspServerSpec(BaseModel):
@@ -67,3 +76,22 @@ class LspSettings(BaseModel):
         default_factory=dict,
         description="By extension: a command that formats the file in place; '{file}' is its path.",
     )
+
+    def runs_outside(self) -> Iterator[str | list[str]]:
+        """The commands it runs outside the sandbox (policy/run_later.py)."""
+        yield from (spec.command for spec in self.servers.values())
+        yield from self.formatters.values()
+
+
+def narrow(lsp: Any, user: Any) -> Any:
+    """An untrusted workspace's section without its servers and formatters (commands)."""
+    if not isinstance(lsp, dict):
+        return lsp
+    if any(lsp.get(k) for k in COMMANDS):  # said once: settings load once a run
+        log.warning("the workspace's lsp servers and formatters are ignored until `agent trust`")
+    return {k: v for k, v in lsp.items() if k not in COMMANDS}
+
+
+def lsp_settings(settings: object) -> LspSettings:
+    """The run's `lsp` section (its defaults where the settings were made without it)."""
+    return section(settings, "lsp", LspSettings, LspSettings())

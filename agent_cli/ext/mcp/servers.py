@@ -18,9 +18,14 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from agent_cli.core.settings.mcp import McpServerSpec
 from agent_cli.core.settings.schema import Settings, user_config_dir
-from agent_cli.policy.mcp_expand import CredentialVariable, MissingVariable, expand_spec
+from agent_cli.ext.mcp.settings import (
+    CredentialVariable,
+    McpServerSpec,
+    MissingVariable,
+    expand_spec,
+    mcp_servers,
+)
 from agent_cli.policy.trust import TrustItem
 
 PROJECT_FILE = ".mcp.json"
@@ -175,8 +180,8 @@ def load_servers(
     enabled plugins bring, read by the MCP extension)."""
     env = os.environ if env is None else env
     in_workspace = set(workspace_setting_servers(workspace))
-    from_workspace = {k: v for k, v in settings.mcp_servers.items() if k in in_workspace}
-    from_user = {k: v for k, v in settings.mcp_servers.items() if k not in in_workspace}
+    from_workspace = {k: v for k, v in mcp_servers(settings).items() if k in in_workspace}
+    from_user = {k: v for k, v in mcp_servers(settings).items() if k not in in_workspace}
     parts = [
         entries_from(from_workspace, workspace / WORKSPACE_SETTINGS, "project", env),
         entries_from(from_user, "settings", "user", env),
@@ -206,7 +211,7 @@ def load_servers(
 def any_configured(workspace: Path, settings: Settings) -> bool:
     """Cheap: is there anything to load at all (so the MCP machinery can stay unimported)?"""
     return bool(
-        settings.mcp_servers or user_file().is_file() or (workspace / PROJECT_FILE).is_file()
+        mcp_servers(settings) or user_file().is_file() or (workspace / PROJECT_FILE).is_file()
     )
 
 
