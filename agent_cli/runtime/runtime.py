@@ -55,9 +55,6 @@ def preload_sdk() -> threading.Thread:
     return thread
 
 
-MODE_CYCLE: tuple[PermissionMode, ...] = ("default", "accept-edits", "plan", "auto")
-
-
 class Runtime:
     def __init__(
         self,
@@ -104,16 +101,6 @@ class Runtime:
             self.planning.mode_before_plan = current
         self.session.settings.permissions.mode = mode
         self.options.permission_mode = mode
-
-    def cycle_permission_mode(self) -> PermissionMode:
-        """default -> accept-edits -> plan -> auto -> default (bypass is only ever chosen at start);
-        kept for the sessions /clear and /resume open."""
-        current = self.permission_mode
-        mode: PermissionMode = "default"
-        if current in MODE_CYCLE:
-            mode = MODE_CYCLE[(MODE_CYCLE.index(current) + 1) % len(MODE_CYCLE)]
-        self.set_permission_mode(mode)
-        return mode
 
     # -- sessions ------------------------------------------------------------------------------
 
