@@ -82,7 +82,6 @@ def run(
 
     gc.disable()  # importing makes classes, not garbage: collecting meanwhile is wasted work
     from agent_cli.cli.run_output import Reporting, RunOutcome, RunReporter
-    from agent_cli.cli.worktree_session import in_worktree
     from agent_cli.core.options import Options
     from agent_cli.runtime.build import build_runtime, resolve_workspace
     from agent_cli.runtime.runtime import preload_sdk
@@ -117,8 +116,11 @@ def run(
             goal_max_turns=max_turns,
             goal_max_minutes=max_minutes,
         )
-        # left (removed or kept) when the command's context closes, however the run ends
-        options = ctx.with_resource(in_worktree(options, worktree, base))
+        if worktree is not None or base is not None:
+            from agent_cli.cli.worktree_session import in_worktree
+
+            # left (removed or kept) when the command's context closes, however the run ends
+            options = ctx.with_resource(in_worktree(options, worktree, base))
         tools = [structured] if structured is not None else []  # the final tool: the user's schema
         runtime = build_runtime(options, quiet=quiet, extra_tools=tools)
         goals = runtime.extension("goals")  # made now: it outlives the run's end (aclose)
