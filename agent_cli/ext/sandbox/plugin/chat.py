@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_cli.ext.sandbox.plugin.service import SandboxService
+from agent_cli.ext.sandbox import SandboxService
 from agent_cli.runtime.extensions.contract import CommandPort
 
 
