@@ -6,16 +6,17 @@ not before the first request."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.core.diagnosing import EditReport
-from agent_cli.ext.lsp.builtins import could_serve
+from agent_cli.core.outside.paths import program
 from agent_cli.policy.trust import TrustStore
-from agent_cli.runtime.bundles import PORT
+from agent_cli.runtime.extensions.builtins import LSP_PROGRAMS
 
 if TYPE_CHECKING:
-    from agent_cli.core.settings.lsp import LspServerSpec
+    from agent_cli.core.settings.lsp import LspServerSpec, LspSettings
     from agent_cli.ext.lsp.manager import LspManager, ServerRow
     from agent_cli.runtime.extensions.contract import ExtensionContext
 
@@ -45,6 +46,8 @@ class LspService:
     def plugin_servers(self) -> dict[str, tuple[LspServerSpec, str]]:
         """The enabled plugins' servers; without the plugins extension, nothing is imported."""
         if self._plugins is None:
+            from agent_cli.runtime.bundles import PORT
+
             self._plugins = {}
             if (source := self._port(PORT)) is not None:
                 from agent_cli.ext.lsp.plugins import plugin_servers
@@ -58,9 +61,8 @@ class LspService:
         if self._manager is not None:
             return self._manager if self._manager.any_server() else None
         if self._could is None:
-            self._could = bool(self.plugin_servers()) or could_serve(
-                self._settings, self._workspace
-            )
+            could = could_serve(self._settings, self._workspace)
+            self._could = could or bool(self.plugin_servers())
         return self._checks if self._could else None
 
     def rows(self) -> list[ServerRow]:
@@ -70,6 +72,18 @@ class LspService:
     async def aclose(self) -> None:
         if self._manager is not None:  # nothing was started without it
             await self._manager.aclose()
+
+
+def could_serve(settings: LspSettings, workspace: Path) -> bool:
+    """Some server could check an edit (a configured one, or a built-in one on PATH): what
+    `LspManager.any_server` says, known without importing the servers' code or specs (the
+    registry's LSP_PROGRAMS are the built-in ones' commands; builtins.py's ENV_BUILTIN)."""
+    if not settings.enabled:
+        return False
+    if settings.servers:
+        return True
+    wanted = settings.builtin and os.environ.get("AGENT_LSP_BUILTIN") != "0"
+    return wanted and any(program(name, workspace) for name in LSP_PROGRAMS)
 
 
 class Checks:

@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 from agent_cli.core.settings.lsp import LspServerSpec, LspSettings
-from agent_cli.ext.lsp.builtins import could_serve
 from agent_cli.ext.lsp.manager import LspManager
-from agent_cli.ext.lsp.service import Checks, LspService
+from agent_cli.ext.lsp.service import Checks, LspService, could_serve
 
 SPEC = LspServerSpec(command=["/bin/false"], extensions=[".py"])
 
