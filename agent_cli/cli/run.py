@@ -10,7 +10,6 @@ import typer
 
 from agent_cli.cli import options as opt
 from agent_cli.cli.common import guarded
-from agent_cli.cli.failures import internal_error
 from agent_cli.core.errors import AgentError, UsageError
 
 if TYPE_CHECKING:  # the command's own imports are deferred: `agent --help` must stay light
@@ -218,6 +217,8 @@ def _execute(
     except AgentError as e:  # e.g. the disk filled up under the transcript
         outcome.error, outcome.exit_code = str(e), e.exit_code
     except Exception as e:  # a bug still ends with the result object and one line
+        from agent_cli.cli.failures import internal_error
+
         outcome.error, outcome.exit_code = internal_error(e), 1
 
 

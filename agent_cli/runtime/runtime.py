@@ -26,7 +26,6 @@ from agent_cli.core.events import Event
 from agent_cli.core.messages import Block
 from agent_cli.core.options import Options, PermissionMode
 from agent_cli.loop.shown import record_notice, record_shown
-from agent_cli.loop.user_input import user_shell, with_files
 from agent_cli.policy.approval import Approver
 from agent_cli.runtime.extensions.contract import ExtensionContext, PanelPart
 from agent_cli.runtime.planning import Planning
@@ -234,11 +233,13 @@ class Runtime:
         """The one generator between the loop and the front end (each layer costs every event):
         each turn is the agent's (its wrappers' checkpoint too), its follow-up a turn of its own."""
         agent = await self.agent()
-        stripped = text.strip()
-        if typed and stripped.startswith("!") and (command := stripped[1:].strip()):
-            yield await user_shell(agent, command)
-            return
-        if typed:
+        if typed:  # what the user typed in a chat
+            from agent_cli.loop.user_input import user_shell, with_files
+
+            stripped = text.strip()
+            if stripped.startswith("!") and (command := stripped[1:].strip()):
+                yield await user_shell(agent, command)
+                return
             attach = self.port("attachments")  # `@server:uri`: an MCP server's resources
             request = await cast(Attach, attach)(text) if callable(attach) else text
             content = await with_files(agent, text, request, self.options.workspace)
