@@ -6,14 +6,12 @@ not before the first request."""
 
 from __future__ import annotations
 
-import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.core.diagnosing import EditReport
-from agent_cli.core.outside.paths import program
 from agent_cli.policy.trust import TrustStore
-from agent_cli.runtime.extensions.builtins import LSP_PROGRAMS
 
 if TYPE_CHECKING:
     from agent_cli.core.settings.lsp import LspServerSpec, LspSettings
@@ -22,9 +20,10 @@ if TYPE_CHECKING:
 
 
 class LspService:
-    """`runtime`: the Runtime (its settings and workspace)."""
+    """`runtime`: the Runtime (its settings and workspace); `could`: whether a server could
+    check an edit, known without the manager (the extension's `could_serve`)."""
 
-    def __init__(self, runtime: Any) -> None:
+    def __init__(self, runtime: Any, could: Callable[[LspSettings, Path], bool]) -> None:
         workspace = runtime.options.workspace
         self._settings, self._workspace = runtime.settings.lsp, workspace
         self._trusted = lambda: TrustStore().is_trusted(workspace)  # asked at each start
@@ -32,6 +31,7 @@ class LspService:
         self._plugins: dict[str, tuple[LspServerSpec, str]] | None = None
         self._manager: LspManager | None = None
         self._checks = Checks(self)
+        self._could_serve = could
         self._could: bool | None = None  # looked up on PATH once, as the manager does
 
     @property
@@ -61,7 +61,7 @@ class LspService:
         if self._manager is not None:
             return self._manager if self._manager.any_server() else None
         if self._could is None:
-            could = could_serve(self._settings, self._workspace)
+            could = self._could_serve(self._settings, self._workspace)
             self._could = could or bool(self.plugin_servers())
         return self._checks if self._could else None
 
@@ -72,18 +72,6 @@ class LspService:
     async def aclose(self) -> None:
         if self._manager is not None:  # nothing was started without it
             await self._manager.aclose()
-
-
-def could_serve(settings: LspSettings, workspace: Path) -> bool:
-    """Some server could check an edit (a configured one, or a built-in one on PATH): what
-    `LspManager.any_server` says, known without importing the servers' code or specs (the
-    registry's LSP_PROGRAMS are the built-in ones' commands; builtins.py's ENV_BUILTIN)."""
-    if not settings.enabled:
-        return False
-    if settings.servers:
-        return True
-    wanted = settings.builtin and os.environ.get("AGENT_LSP_BUILTIN") != "0"
-    return wanted and any(program(name, workspace) for name in LSP_PROGRAMS)
 
 
 class Checks:
