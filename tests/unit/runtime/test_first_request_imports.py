@@ -67,6 +67,7 @@ LATER = [
     "agent_cli.ext.lsp.builtins",
     "agent_cli.ext.sandbox.plugin",  # the first command
     "agent_cli.ext.web.fetch",  # the first fetch
+    "agent_cli.ext.jobs.tools",  # the first bash_output or bash_kill
     "agent_cli.ext.checkpoints.conversation",  # a rewind, a turn's end
     "agent_cli.memory.episode",  # an episode written, a recall
     "agent_cli.subagent.profile",  # a task's type
