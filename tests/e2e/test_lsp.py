@@ -17,9 +17,9 @@ from agent_cli.core.files.paths import Paths
 from agent_cli.core.settings.lsp import LspSettings
 from agent_cli.core.settings.schema import Settings, load_settings
 from agent_cli.core.tool_contract import ToolContext, ToolResult
+from agent_cli.ext.lsp import Diagnostics, DiagnosticsInput
 from agent_cli.ext.lsp.manager import LspManager
 from agent_cli.ext.lsp.service import LspService
-from agent_cli.ext.lsp.tool import Diagnostics, DiagnosticsInput
 from agent_cli.tools.edit_file import EditFile, EditFileInput
 from agent_cli.tools.read_file import ReadFile, ReadFileInput
 from agent_cli.tools.write_file import WriteFile, WriteFileInput

@@ -11,9 +11,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import Field
+
 from agent_cli.core.diagnosing import Diagnoser, EditReport
 from agent_cli.core.outside.paths import program
-from agent_cli.core.tool_contract import AnyTool
+from agent_cli.core.tool_contract import AnyTool, Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.runtime.extensions.builtins import LSP_PROGRAMS
 from agent_cli.runtime.extensions.contract import (
     CommandPort,
@@ -73,10 +75,31 @@ def _after_edit(context: ExtensionContext) -> object:
     return after_edit(context)
 
 
+class DiagnosticsInput(ToolInput):
+    paths: list[str] = Field(
+        default_factory=list,
+        description="Files to check; none: every file edited in this session.",
+    )
+
+
+class Diagnostics(Tool[DiagnosticsInput]):
+    """What the language servers report now (tool.py, imported at its first call)."""
+
+    name = "diagnostics"
+    input_model = DiagnosticsInput
+    read_only = True
+
+    def describe_call(self, args: DiagnosticsInput) -> str:
+        return f"diagnostics {' '.join(args.paths)}".rstrip()
+
+    async def run(self, args: DiagnosticsInput, ctx: ToolContext) -> ToolResult:
+        from agent_cli.ext.lsp.tool import diagnostics
+
+        return await diagnostics(args.paths, ctx)
+
+
 def _tools(context: ExtensionContext) -> Sequence[AnyTool]:
     """`diagnostics`, offered when a server could answer it."""
-    from agent_cli.ext.lsp.tool import Diagnostics
-
     return [Diagnostics()] if _after_edit(context) is not None else []
 
 

@@ -65,6 +65,7 @@ LATER = [
     "agent_cli.ext.cost",  # chat's /cost, or the run's JSON result at its end
     "agent_cli.ext.lsp.service",  # the first edit a server checks
     "agent_cli.ext.lsp.builtins",
+    "agent_cli.ext.lsp.tool",  # the first diagnostics call
     "agent_cli.ext.sandbox.plugin",  # the first command
     "agent_cli.ext.web.fetch",  # the first fetch
     "agent_cli.ext.jobs.tools",  # the first bash_output or bash_kill
