@@ -22,8 +22,8 @@ from common import Figure, report
 from agent_cli.core.files.paths import Paths
 from agent_cli.core.settings.schema import Settings
 from agent_cli.core.tool_contract import ToolContext
+from agent_cli.ext.web import WebFetch
 from agent_cli.ext.web.convert import html_to_markdown
-from agent_cli.ext.web.fetch import WebFetch
 from agent_cli.ext.web.http import Page, fetch_page
 from agent_cli.tools.host_rules import system_resolver
 from agent_cli.tools.registry import ToolRegistry

@@ -1,5 +1,5 @@
-"""The typer application: `run` and `chat` here; every other command (one module per command
-group) is imported when it runs (cli/extension_commands.py)."""
+"""The typer application: `run` here; `chat` (cli/chat.py) and every other command (one module
+per command group) are imported when typer looks for them (cli/extension_commands.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,6 @@ from collections.abc import Callable
 
 import typer
 
-from agent_cli.cli.chat import CHAT_CONTEXT, chat
-from agent_cli.cli.chat_start import DESCRIPTION
 from agent_cli.cli.extension_commands import ExtensionGroup
 from agent_cli.cli.run import run
 
@@ -42,7 +40,6 @@ def main(
     """A terminal coding agent."""
 
 
-app.command("chat", help=DESCRIPTION, context_settings=CHAT_CONTEXT, add_help_option=False)(chat)
 app.command("run", help="Run one prompt non-interactively and exit.")(run)
 
 

@@ -11,8 +11,6 @@ from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 import typer
 
-from agent_cli.cli.failures import failure_line
-
 if TYPE_CHECKING:
     from agent_cli.core.files.paths import Paths
 
@@ -37,6 +35,8 @@ def guarded(func: Callable[P, R]) -> Callable[P, R]:
         except typer.Exit:
             raise
         except (Exception, KeyboardInterrupt) as e:
+            from agent_cli.cli.failures import failure_line
+
             raise fail(*failure_line(e)) from None
 
     return wrapper

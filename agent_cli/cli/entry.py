@@ -15,6 +15,7 @@ import sys
 from agent_cli.core.files import durable
 
 FAST_EXIT = ("run", "chat")
+WORKTREE = "--worktree"  # cli/worktree_session.py's FLAG: a bare one needs rewriting first
 
 
 def keep_bytecode_whole() -> None:
@@ -72,9 +73,11 @@ def run_in_process(argv: list[str]) -> int:
             run_chat(argv[1:])  # the prompt appears before typer would have loaded
         else:
             from agent_cli.cli.app import command
-            from agent_cli.cli.worktree_session import optional_name
 
-            argv = optional_name(argv) if argv[:1] == ["run"] else argv
+            if argv[:1] == ["run"] and WORKTREE in argv:
+                from agent_cli.cli.worktree_session import optional_name
+
+                argv = optional_name(argv)
             command()(args=argv, prog_name="agent")
     except SystemExit as e:
         return exit_code(e.code)

@@ -23,6 +23,7 @@ from agent_cli.runtime.extensions.registry import (
     say,
 )
 
+CHAT = "chat"  # the agent's own, listed first: cli/chat.py, imported when typer looks for it
 HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}
 OWN = {  # command -> ("module:attribute" of its typer app or function, its help line)
     "sessions": (
@@ -49,13 +50,17 @@ class ExtensionGroup(TyperGroup):
     """The agent's command group: `run` and `chat`, its other commands, then the extensions'."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        own = [*super().list_commands(ctx), *OWN]
+        own = [CHAT, *super().list_commands(ctx), *OWN]
         return [*own, *(name for name in _declared() if name not in own)]
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         found = super().get_command(ctx, cmd_name)
         if found is not None:
             return found
+        if cmd_name == CHAT:
+            from agent_cli.cli.chat import chat_command
+
+            return chat_command(_holder())
         if cmd_name in OWN:
             return _own(cmd_name)
         return _command(cmd_name) if cmd_name in _declared() else None
@@ -65,7 +70,7 @@ def _own(name: str) -> click.Command | None:
     target, about = OWN[name]
     module, _, attribute = target.partition(":")
     made: Any = getattr(importlib.import_module(module), attribute)
-    holder = typer.Typer(rich_markup_mode=None, context_settings=HELP_OPTIONS)  # as the app's
+    holder = _holder()
     if isinstance(made, typer.Typer):
         holder.add_typer(made, name=name, help=about)
     else:
@@ -73,6 +78,10 @@ def _own(name: str) -> click.Command | None:
         holder.command("-")(lambda: None)  # two commands: typer keeps a group to look into
     group = typer.main.get_command(holder)
     return group.commands.get(name) if isinstance(group, TyperGroup) else None
+
+
+def _holder() -> typer.Typer:
+    return typer.Typer(rich_markup_mode=None, context_settings=HELP_OPTIONS)  # as the app's
 
 
 @functools.cache

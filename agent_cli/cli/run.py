@@ -10,7 +10,6 @@ import typer
 
 from agent_cli.cli import options as opt
 from agent_cli.cli.common import guarded
-from agent_cli.cli.failures import internal_error
 from agent_cli.core.errors import AgentError, UsageError
 
 if TYPE_CHECKING:  # the command's own imports are deferred: `agent --help` must stay light
@@ -88,7 +87,6 @@ def run(
 
     gc.disable()  # importing makes classes, not garbage: collecting meanwhile is wasted work
     from agent_cli.cli.run_output import Reporting, RunOutcome, RunReporter
-    from agent_cli.cli.worktree_session import in_worktree
     from agent_cli.core.options import Options
     from agent_cli.runtime.build import build_runtime, resolve_workspace
     from agent_cli.runtime.runtime import preload_sdk
@@ -123,8 +121,11 @@ def run(
             goal_max_turns=max_turns,
             goal_max_minutes=max_minutes,
         )
-        # left (removed or kept) when the command's context closes, however the run ends
-        options = ctx.with_resource(in_worktree(options, worktree, base))
+        if worktree is not None or base is not None:
+            from agent_cli.cli.worktree_session import in_worktree
+
+            # left (removed or kept) when the command's context closes, however the run ends
+            options = ctx.with_resource(in_worktree(options, worktree, base))
         tools = [structured] if structured is not None else []  # the final tool: the user's schema
         runtime = build_runtime(options, quiet=quiet, extra_tools=tools)
         goals = runtime.extension("goals")  # made now: it outlives the run's end (aclose)
@@ -222,6 +223,8 @@ def _execute(
     except AgentError as e:  # e.g. the disk filled up under the transcript
         outcome.error, outcome.exit_code = str(e), e.exit_code
     except Exception as e:  # a bug still ends with the result object and one line
+        from agent_cli.cli.failures import internal_error
+
         outcome.error, outcome.exit_code = internal_error(e), 1
 
 

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from agent_cli.cli.common import fail
-from agent_cli.cli.failures import internal_error
 from agent_cli.core.errors import AgentError
 from agent_cli.core.events import (
     AutoVerdict,
@@ -191,6 +190,8 @@ class RunReporter:
             self._early(str(e), e.exit_code)
             raise
         except Exception as e:
+            from agent_cli.cli.failures import internal_error
+
             message = internal_error(e)
             self._early(message, 1)
             raise fail(message, 1) from None

@@ -9,6 +9,7 @@ from typing import Literal
 
 PermissionMode = Literal["default", "accept-edits", "bypass", "plan", "auto"]
 PERMISSION_MODES: tuple[PermissionMode, ...] = ("default", "accept-edits", "bypass", "plan", "auto")
+MODE_CYCLE: tuple[PermissionMode, ...] = ("default", "accept-edits", "plan", "auto")
 SandboxModeOpt = Literal["auto", "required", "off"]
 SANDBOX_MODES: tuple[SandboxModeOpt, ...] = ("auto", "required", "off")
 
@@ -35,3 +36,11 @@ class Options:
     goal_kind: Literal["command", "words"] = "command"
     goal_max_turns: int | None = None  # --max-turns with a goal: the goal's turns
     goal_max_minutes: float | None = None
+
+
+def next_mode(current: str) -> PermissionMode:
+    """The mode after `current` as the chat's key cycles them: default -> accept-edits -> plan
+    -> auto -> default (bypass is only ever chosen at start, never cycled into)."""
+    if current not in MODE_CYCLE:
+        return "default"
+    return MODE_CYCLE[(MODE_CYCLE.index(current) + 1) % len(MODE_CYCLE)]

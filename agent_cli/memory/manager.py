@@ -26,13 +26,13 @@ from agent_cli.core.events import Event, TodosUpdated, TurnEnd, WarningEvent
 from agent_cli.core.messages import Message
 from agent_cli.core.payloads import TodoItem
 from agent_cli.memory import triggers
-from agent_cli.memory.episode import Episode, EpisodeDraft, new_episode_id, relative_path
 from agent_cli.model.client import ModelClient
 from agent_cli.session.state import Session
 from agent_cli.session.transcript import EpisodeRecord
 
 if TYPE_CHECKING:
     from agent_cli.memory import generator
+    from agent_cli.memory.episode import Episode, EpisodeDraft
     from agent_cli.memory.episode_store import EpisodeStore
 
 log = logging.getLogger(__name__)
@@ -243,6 +243,8 @@ class EpisodeManager:
         return episode
 
     def _to_episode(self, draft: EpisodeDraft) -> Episode:
+        from agent_cli.memory.episode import Episode, new_episode_id, relative_path
+
         workspace = self.session.tool_ctx.workspace
         fields = draft.model_dump(exclude={"revises"})
         for change in fields["code_changes"]:

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Protocol
 from pydantic import Field, model_validator
 
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
-from agent_cli.memory.episode import Episode, relative_path
 
 if TYPE_CHECKING:
+    from agent_cli.memory.episode import Episode
     from agent_cli.memory.episode_store import EpisodeStore
 
 
@@ -48,6 +48,8 @@ def lazy_notes_search(
 
 def find_episodes(store: EpisodeStore, args: RecallInput, workspace: str) -> list[Episode]:
     """Episodes matching both the file and the query first, then either one."""
+    from agent_cli.memory.episode import relative_path
+
     by_file = (
         store.by_file(relative_path(args.file, None), workspace, args.limit) if args.file else []
     )
@@ -74,6 +76,7 @@ class Recall(Tool[RecallInput]):
 
     async def run(self, args: RecallInput, ctx: ToolContext) -> ToolResult:
         from agent_cli.memory import render  # the first search imports the index's code
+        from agent_cli.memory.episode import relative_path
         from agent_cli.memory.episode_store import EpisodeStore
 
         episodes: list[Episode] = []

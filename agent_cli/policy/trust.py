@@ -21,7 +21,6 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agent_cli.core.files.private_file import write_private
 from agent_cli.core.settings.schema import user_config_dir
 
 ENV_TRUST = "AGENT_TRUST_WORKSPACE"
@@ -69,6 +68,8 @@ class TrustStore:
             return TrustFile()
 
     def _save(self, data: TrustFile) -> None:
+        from agent_cli.core.files.private_file import write_private  # only to write
+
         write_private(self.path, data.model_dump_json(indent=2))
 
     def grant(self, workspace: Path) -> TrustGrant | None:

@@ -38,7 +38,6 @@ from agent_cli.runtime.ports import Assembly
 from agent_cli.runtime.workspace_part import PORT as WORKSPACE_PART
 from agent_cli.runtime.workspace_part import NoWorkspacePart, WorkspacePart, WorkspaceParts
 from agent_cli.session.state import Session
-from agent_cli.subagent.isolating import PORT as ISOLATION
 from agent_cli.subagent.task import Task
 from agent_cli.todo.reminder import TodoReminder
 from agent_cli.tools.compact import Compact
@@ -157,7 +156,7 @@ def assemble(
     # subagents get the complete set minus `task` (and what the runner leaves out itself)
     children = ToolRegistry([*before_task, *after_task], gate, source, server_tools)
     runner = _runner(session, client, children, project)
-    isolation = lambda: extensions.port(ISOLATION, context)  # noqa: E731 - asked when used
+    isolation = lambda name: extensions.port(name, context)  # noqa: E731 - asked when used
     task = Task(runner, project.agent_types(permissions, hooks), isolation)
     tools = [*before_task, task, *after_task, *extra_tools]
     registry = ToolRegistry(tools, gate, PlanModeTools(_mode(permissions), source), server_tools)

@@ -26,7 +26,6 @@ from agent_cli.core.events import Event
 from agent_cli.core.messages import Block
 from agent_cli.core.options import Options, PermissionMode
 from agent_cli.loop.shown import record_notice, record_shown
-from agent_cli.loop.user_input import user_shell, with_files
 from agent_cli.policy.approval import Approver
 from agent_cli.runtime.extensions.contract import ExtensionContext, PanelPart
 from agent_cli.runtime.planning import Planning
@@ -53,9 +52,6 @@ def preload_sdk() -> threading.Thread:
     thread = threading.Thread(target=importlib.import_module, args=(SDK_MODULE,), daemon=True)
     thread.start()
     return thread
-
-
-MODE_CYCLE: tuple[PermissionMode, ...] = ("default", "accept-edits", "plan", "auto")
 
 
 class Runtime:
@@ -104,16 +100,6 @@ class Runtime:
             self.planning.mode_before_plan = current
         self.session.settings.permissions.mode = mode
         self.options.permission_mode = mode
-
-    def cycle_permission_mode(self) -> PermissionMode:
-        """default -> accept-edits -> plan -> auto -> default (bypass is only ever chosen at start);
-        kept for the sessions /clear and /resume open."""
-        current = self.permission_mode
-        mode: PermissionMode = "default"
-        if current in MODE_CYCLE:
-            mode = MODE_CYCLE[(MODE_CYCLE.index(current) + 1) % len(MODE_CYCLE)]
-        self.set_permission_mode(mode)
-        return mode
 
     # -- sessions ------------------------------------------------------------------------------
 
@@ -247,11 +233,13 @@ class Runtime:
         """The one generator between the loop and the front end (each layer costs every event):
         each turn is the agent's (its wrappers' checkpoint too), its follow-up a turn of its own."""
         agent = await self.agent()
-        stripped = text.strip()
-        if typed and stripped.startswith("!") and (command := stripped[1:].strip()):
-            yield await user_shell(agent, command)
-            return
-        if typed:
+        if typed:  # what the user typed in a chat
+            from agent_cli.loop.user_input import user_shell, with_files
+
+            stripped = text.strip()
+            if stripped.startswith("!") and (command := stripped[1:].strip()):
+                yield await user_shell(agent, command)
+                return
             attach = self.port("attachments")  # `@server:uri`: an MCP server's resources
             request = await cast(Attach, attach)(text) if callable(attach) else text
             content = await with_files(agent, text, request, self.options.workspace)

@@ -7,13 +7,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from agent_cli.core.settings.schema import Settings
 from agent_cli.policy.approval import HeadlessApprover
 from agent_cli.policy.gate import PolicyGate, ToolHooks
 from agent_cli.policy.hooks import Hooks
 from agent_cli.policy.permissions import Permissions
-from agent_cli.subagent.profile import SubagentProfile
+
+if TYPE_CHECKING:
+    from agent_cli.subagent.profile import SubagentProfile
 
 NAME = "explore"
 DESCRIPTION = (
@@ -82,6 +85,8 @@ class ExploreOnly:
     def profile(self, name: str) -> SubagentProfile | None:
         if name.strip() != NAME:
             return None
+        from agent_cli.subagent.profile import SubagentProfile  # a task asks for the type
+
         return SubagentProfile(
             name=NAME,
             system=BODY,

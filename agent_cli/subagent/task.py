@@ -12,9 +12,9 @@ from pydantic import Field, field_validator
 
 from agent_cli.core.payloads import Note, NoteDisplay
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult, current_call_id
-from agent_cli.subagent.isolating import Isolating, IsolationFailed
 
 if TYPE_CHECKING:
+    from agent_cli.subagent.isolating import Isolating
     from agent_cli.subagent.profile import SubagentProfile, SubagentTypes
     from agent_cli.subagent.runner import SubagentRunner
 
@@ -57,12 +57,12 @@ class Task(Tool[TaskInput]):
         self,
         runner: SubagentRunner | Callable[[], SubagentRunner],
         types: SubagentTypes | None = None,
-        isolation: Callable[[], object | None] = lambda: None,
+        isolation: Callable[[str], object | None] = lambda name: None,
     ) -> None:
         """`runner`: the runner, or what makes it when a task first runs (a session that
-        delegates nothing never imports it). `isolation`: asks for the port "isolation"
-        (subagent/isolating.py), the first time a task wants it; None when no extension
-        provides it."""
+        delegates nothing never imports it). `isolation`: the session's ports by name, asked
+        for the port "isolation" (subagent/isolating.py, imported then) the first time a task
+        wants it; None when no extension provides it."""
         self._make_runner = runner if callable(runner) else lambda: runner
         self._made: SubagentRunner | None = None
         self._types = types
@@ -100,6 +100,8 @@ class Task(Tool[TaskInput]):
         self, args: TaskInput, ctx: ToolContext, call_id: str, profile: SubagentProfile | None
     ) -> ToolResult:
         """In a place of its own; the note comes back with what became of its edits."""
+        from agent_cli.subagent.isolating import IsolationFailed
+
         isolation = self._isolating()
         if isolation is None:
             message = "isolation worktree is not available here (no worktrees extension)"
@@ -123,8 +125,10 @@ class Task(Tool[TaskInput]):
 
     def _isolating(self) -> Isolating | None:
         """The port, asked for once (before any await: the calls of one round share it)."""
+        from agent_cli.subagent.isolating import PORT, Isolating
+
         if self._isolation is None:
-            port = self._ask_isolation()
+            port = self._ask_isolation(PORT)
             self._isolation = port if isinstance(port, Isolating) else None
         return self._isolation
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from agent_cli.core.events import Event, Steered
+from agent_cli.core.options import next_mode
 from agent_cli.runtime.runtime import Runtime, preload_sdk
 from agent_cli.tools.shell.confined import notice_of
 from agent_cli.ui.approver import ScreenApprover, use_color
@@ -128,7 +129,8 @@ class Repl(ChatCore):
 
     def cycle_mode(self) -> None:
         """Shown in the status bar only: a line in scrollback per key press was noise."""
-        self.runtime.cycle_permission_mode()
+        runtime = self.runtime
+        runtime.set_permission_mode(next_mode(runtime.permission_mode))  # kept by /clear, /resume
         self.screen.invalidate()
 
     def submit(self, text: str) -> None:

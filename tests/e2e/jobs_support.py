@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.core.tool_contract import AnyTool
+from agent_cli.ext.jobs import BashKill, BashOutput
 from agent_cli.ext.jobs.board import JobBoard
 from agent_cli.ext.jobs.service import JobsService
-from agent_cli.ext.jobs.tools import BashKill, BashOutput
 from agent_cli.runtime.assembly import base_tools
 from tests.sandbox_support import shell_wrapper
 

@@ -16,10 +16,10 @@ import pytest
 from agent_cli.core.files.paths import Paths
 from agent_cli.core.settings.schema import Settings
 from agent_cli.core.tool_contract import ToolContext, ToolResult
+from agent_cli.ext.lsp import Diagnostics, DiagnosticsInput
 from agent_cli.ext.lsp.manager import LspManager
 from agent_cli.ext.lsp.service import LspService
 from agent_cli.ext.lsp.settings import LspSettings
-from agent_cli.ext.lsp.tool import Diagnostics, DiagnosticsInput
 from agent_cli.runtime.extensions.settings import read_settings
 from agent_cli.tools.edit_file import EditFile, EditFileInput
 from agent_cli.tools.read_file import ReadFile, ReadFileInput

@@ -22,6 +22,8 @@ MODULES = (
     "agent_cli.model.call_log",
     "agent_cli.core.signals",
     "agent_cli.subagent.runner",
+    "agent_cli.subagent.profile",  # a task's type (explore), made when a task runs
+    "agent_cli.memory.episode",  # an episode written, after a turn
     "agent_cli.loop.agent",
     "httpcore2",
     "h11",

@@ -12,13 +12,6 @@ from agent_cli.ext.checkpoints.records import Checkpoint
 from agent_cli.session.transcript import RECORD_ADAPTER, SessionRecord
 
 
-def transcript_size(path: Path | None) -> int:
-    try:
-        return path.stat().st_size if path is not None else 0
-    except OSError:
-        return 0
-
-
 def _session_record(line: bytes, path: Path) -> SessionRecord:
     try:
         record = RECORD_ADAPTER.validate_python(json.loads(line))

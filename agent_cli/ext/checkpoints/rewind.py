@@ -9,10 +9,11 @@ from pathlib import Path
 
 from agent_cli.core.files.paths import Paths
 from agent_cli.core.settings.features import CheckpointSettings
-from agent_cli.ext.checkpoints.conversation import fork_session, transcript_size
+from agent_cli.ext.checkpoints.conversation import fork_session
 from agent_cli.ext.checkpoints.records import Checkpoint
 from agent_cli.ext.checkpoints.restore import RestoredFiles, restore_tree
 from agent_cli.ext.checkpoints.store import CheckpointStore
+from agent_cli.ext.checkpoints.turn import transcript_size
 from agent_cli.session.state import new_session_id as new_id
 
 

@@ -19,7 +19,6 @@ from pathlib import Path
 from agent_cli.core.errors import UsageError
 from agent_cli.core.files.paths import STATE_FOLDERS, Paths, ensure_state_folder
 from agent_cli.core.settings.features import CheckpointSettings
-from agent_cli.ext.checkpoints.conversation import forked_from
 from agent_cli.ext.checkpoints.git import ShadowGit
 from agent_cli.ext.checkpoints.planted import check_store
 from agent_cli.ext.checkpoints.records import (
@@ -128,6 +127,8 @@ class CheckpointStore:
     def session_checkpoints(self, session_id: str) -> list[Checkpoint]:
         """The session's turn checkpoints, oldest first, with those of the session it was
         forked from (by a rewind) that came before the fork point."""
+        from agent_cli.ext.checkpoints.conversation import forked_from  # not to take one
+
         every = self.checkpoints()
         chain: list[Checkpoint] = []
         for _ in range(MAX_FORK_DEPTH):

@@ -113,8 +113,6 @@ async def checkpointed(
     in a new store it is several git calls) and waited for before the turn's first event is
     passed on, so before any tool of the turn can run; a process the turn starts before then
     (a hook, an MCP server) waits for it too (core/snapshot_hold)."""
-    from agent_cli.ext.checkpoints.conversation import transcript_size
-
     pending = asyncio.ensure_future(asyncio.to_thread(take, transcript_size(transcript)))
     with holding(pending):
         reported = False
@@ -128,6 +126,14 @@ async def checkpointed(
             yield event
         if not reported:
             yield _saved(await _taken(pending), pending)
+
+
+def transcript_size(path: Path | None) -> int:
+    """Where the transcript ends as the turn starts: a rewind to it cuts there."""
+    try:
+        return path.stat().st_size if path is not None else 0
+    except OSError:
+        return 0
 
 
 async def _taken(pending: asyncio.Future[Opened]) -> Opened | None:

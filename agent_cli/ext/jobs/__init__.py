@@ -2,20 +2,72 @@
 own process group with its output in a file, never outliving the agent unless the user keeps one.
 
 What plugs in: the run's service (service.py: the board, made when first needed), bash's port
-"jobs" (that service), the tools `bash_output` and `bash_kill`, and `/jobs`. Loading this
-module imports nothing else of the feature."""
+"jobs" (that service), the tools `bash_output` and `bash_kill` (declared here; what they do is
+tools.py, imported at their first call), and `/jobs`. Loading this module imports nothing else
+of the feature."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agent_cli.core.tool_contract import AnyTool
+from pydantic import Field
+
+from agent_cli.core.tool_contract import AnyTool, Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.runtime.extensions.contract import (
     CommandPort,
     Extension,
     ExtensionContext,
     SlashCommand,
 )
+
+if TYPE_CHECKING:
+    from agent_cli.ext.jobs.service import JobsService
+
+
+class BashOutputInput(ToolInput):
+    id: str = Field(min_length=1, description="The job id, e.g. j1.")
+    since: int | None = Field(
+        default=None,
+        ge=0,
+        description="Byte offset to read from; default: where the last read stopped.",
+    )
+
+
+class BashOutput(Tool[BashOutputInput]):
+    name = "bash_output"
+    input_model = BashOutputInput
+    read_only = True
+
+    def __init__(self, jobs: JobsService) -> None:
+        self.jobs = jobs  # the run's board is made when a job starts, or a tool is called
+
+    def describe_call(self, args: BashOutputInput) -> str:
+        return f"bash_output {args.id}"
+
+    async def run(self, args: BashOutputInput, ctx: ToolContext) -> ToolResult:
+        from agent_cli.ext.jobs.tools import read_output
+
+        return read_output(self.jobs, args.id, args.since, ctx)
+
+
+class BashKillInput(ToolInput):
+    id: str = Field(min_length=1, description="The job id, e.g. j1.")
+
+
+class BashKill(Tool[BashKillInput]):
+    name = "bash_kill"
+    input_model = BashKillInput
+
+    def __init__(self, jobs: JobsService) -> None:
+        self.jobs = jobs
+
+    def describe_call(self, args: BashKillInput) -> str:
+        return f"bash_kill {args.id}"
+
+    async def run(self, args: BashKillInput, ctx: ToolContext) -> ToolResult:
+        from agent_cli.ext.jobs.tools import kill
+
+        return await kill(self.jobs, args.id)
 
 
 def _service(runtime: Any) -> object:
@@ -30,7 +82,6 @@ def _port(context: ExtensionContext) -> object | None:
 
 def _tools(context: ExtensionContext) -> list[AnyTool]:
     from agent_cli.ext.jobs.service import JobsService
-    from agent_cli.ext.jobs.tools import BashKill, BashOutput
 
     service = context.services("jobs")
     if not isinstance(service, JobsService):

@@ -42,9 +42,3 @@ def on_path(settings: LspSettings, workspace: Path) -> list[tuple[str, LspServer
     wanted = settings.builtin and os.environ.get(ENV_BUILTIN) != "0"
     found = BUILTIN.items() if wanted else []
     return [(n, s) for n, s in found if program(s.command[0], workspace)]
-
-
-def could_serve(settings: LspSettings, workspace: Path) -> bool:
-    """Some server could check an edit (a configured one, or a built-in one on PATH): what
-    `LspManager.any_server` says, known without importing the servers' code."""
-    return settings.enabled and bool(settings.servers or on_path(settings, workspace))

@@ -6,25 +6,25 @@ not before the first request."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.core.diagnosing import EditReport
-from agent_cli.ext.lsp.builtins import could_serve
 from agent_cli.ext.lsp.settings import lsp_settings
 from agent_cli.policy.trust import TrustStore
-from agent_cli.runtime.bundles import PORT
 
 if TYPE_CHECKING:
     from agent_cli.ext.lsp.manager import LspManager, ServerRow
-    from agent_cli.ext.lsp.settings import LspServerSpec
+    from agent_cli.ext.lsp.settings import LspServerSpec, LspSettings
     from agent_cli.runtime.extensions.contract import ExtensionContext
 
 
 class LspService:
-    """`runtime`: the Runtime (its settings and workspace)."""
+    """`runtime`: the Runtime (its settings and workspace); `could`: whether a server could
+    check an edit, known without the manager (the extension's `could_serve`)."""
 
-    def __init__(self, runtime: Any) -> None:
+    def __init__(self, runtime: Any, could: Callable[[LspSettings, Path], bool]) -> None:
         workspace = runtime.options.workspace
         self._settings, self._workspace = lsp_settings(runtime.settings), workspace
         self._trusted = lambda: TrustStore().is_trusted(workspace)  # asked at each start
@@ -32,6 +32,7 @@ class LspService:
         self._plugins: dict[str, tuple[LspServerSpec, str]] | None = None
         self._manager: LspManager | None = None
         self._checks = Checks(self)
+        self._could_serve = could
         self._could: bool | None = None  # looked up on PATH once, as the manager does
 
     @property
@@ -46,6 +47,8 @@ class LspService:
     def plugin_servers(self) -> dict[str, tuple[LspServerSpec, str]]:
         """The enabled plugins' servers; without the plugins extension, nothing is imported."""
         if self._plugins is None:
+            from agent_cli.runtime.bundles import PORT
+
             self._plugins = {}
             if (source := self._port(PORT)) is not None:
                 from agent_cli.ext.lsp.plugins import plugin_servers
@@ -59,9 +62,8 @@ class LspService:
         if self._manager is not None:
             return self._manager if self._manager.any_server() else None
         if self._could is None:
-            self._could = bool(self.plugin_servers()) or could_serve(
-                self._settings, self._workspace
-            )
+            could = self._could_serve(self._settings, self._workspace)
+            self._could = could or bool(self.plugin_servers())
         return self._checks if self._could else None
 
     def rows(self) -> list[ServerRow]:

@@ -1,4 +1,5 @@
-"""`web_fetch`: one web page as readable text, through the same result budget as every tool.
+"""`web_fetch`'s work (the tool itself, its input and its cache, is the extension's __init__):
+one web page as readable text, through the same result budget as every tool.
 
 Permissions (asked per domain) are the gate's; this module refuses what no answer may allow:
 other schemes, blocked domains, private addresses, URLs that carry a credential. A page fetched
@@ -9,14 +10,12 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
+from collections.abc import MutableMapping
 from typing import TYPE_CHECKING
 
-from pydantic import Field
-
 from agent_cli.core.payloads import PageDisplay
-from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
-from agent_cli.tools.host_rules import Resolver, WebRefused, domain_of, system_resolver
+from agent_cli.core.tool_contract import ToolContext, ToolResult
+from agent_cli.tools.host_rules import Resolver, WebRefused, domain_of
 
 if TYPE_CHECKING:
     from agent_cli.ext.web.convert import Converted
@@ -26,86 +25,63 @@ PASSAGE_WORDS = re.compile(r"\w{3,}")
 CACHED_PAGES = 32  # pages kept per session; the oldest goes first
 
 
-class WebFetchInput(ToolInput):
-    url: str = Field(min_length=1, max_length=4_000, description="The http(s) URL to fetch.")
-    prompt: str | None = Field(
-        default=None,
-        max_length=1_000,
-        description="What you are looking for on the page; passages about it come first "
-        "when the page is too long to show whole.",
-    )
+Cache = MutableMapping[str, tuple[float, ToolResult]]  # url -> (when, the result)
 
 
-@dataclass
-class _Cached:
-    at: float
-    result: ToolResult
+async def fetch_cached(
+    url: str, prompt: str | None, ctx: ToolContext, resolver: Resolver, cache: Cache
+) -> ToolResult:
+    """The page at `url` (from `cache`, one of the session's tool's, within the TTL)."""
+    web = ctx.settings.web
+    if any(secret and secret in url for secret in ctx.secrets):
+        refusal = "The URL contains the agent's own API key; it is never sent, in any mode."
+        return ToolResult(refusal, is_error=True, summary="web_fetch: refused (API key)")
+    cached = cache.get(url)
+    if cached is not None and time.monotonic() - cached[0] < web.cache_ttl_s:
+        return _copy(cached[1], " (cached)")
+    try:
+        result = await _fetch(url, prompt, ctx, resolver)
+    except WebRefused as e:
+        return ToolResult(str(e), is_error=True, summary=f"web_fetch {url}: refused")
+    except TimeoutError:
+        message = f"Fetching {url} took longer than {web.timeout_s:g} s (web.timeout_s)."
+        return ToolResult(message, is_error=True, summary=f"web_fetch {url}: timed out")
+    if not result.is_error:
+        cache.pop(url, None)  # a page fetched again is the newest
+        cache[url] = (time.monotonic(), _copy(result))
+        while len(cache) > CACHED_PAGES:
+            del cache[next(iter(cache))]
+    return result
 
 
-class WebFetch(Tool[WebFetchInput]):
-    name = "web_fetch"
-    input_model = WebFetchInput
-    read_only = True
+async def _fetch(url: str, prompt: str | None, ctx: ToolContext, resolver: Resolver) -> ToolResult:
+    import httpx2
 
-    def __init__(self, resolver: Resolver = system_resolver) -> None:
-        self.resolver = resolver  # tests give names their own addresses
-        self._cache: dict[str, _Cached] = {}  # url -> the result, for this session
+    from agent_cli.ext.web.convert import convert
+    from agent_cli.ext.web.http import Redirected, fetch_page
 
-    def describe_call(self, args: WebFetchInput) -> str:
-        return f"web_fetch {args.url}"
-
-    async def run(self, args: WebFetchInput, ctx: ToolContext) -> ToolResult:
-        web = ctx.settings.web
-        if any(secret and secret in args.url for secret in ctx.secrets):
-            refusal = "The URL contains the agent's own API key; it is never sent, in any mode."
-            return ToolResult(refusal, is_error=True, summary="web_fetch: refused (API key)")
-        cached = self._cache.get(args.url)
-        if cached is not None and time.monotonic() - cached.at < web.cache_ttl_s:
-            return _copy(cached.result, " (cached)")
-        try:
-            result = await self._fetch(args, ctx)
-        except WebRefused as e:
-            return ToolResult(str(e), is_error=True, summary=f"web_fetch {args.url}: refused")
-        except TimeoutError:
-            message = f"Fetching {args.url} took longer than {web.timeout_s:g} s (web.timeout_s)."
-            return ToolResult(message, is_error=True, summary=f"web_fetch {args.url}: timed out")
-        if not result.is_error:
-            self._cache.pop(args.url, None)  # a page fetched again is the newest
-            self._cache[args.url] = _Cached(time.monotonic(), _copy(result))
-            while len(self._cache) > CACHED_PAGES:
-                del self._cache[next(iter(self._cache))]
-        return result
-
-    async def _fetch(self, args: WebFetchInput, ctx: ToolContext) -> ToolResult:
-        import httpx2
-
-        from agent_cli.ext.web.convert import convert
-        from agent_cli.ext.web.http import Redirected, fetch_page
-
-        web = ctx.settings.web
-        deny = tuple(ctx.settings.permissions.deny)
-        try:
-            page = await fetch_page(args.url, web, self.resolver, deny)
-        except httpx2.TimeoutException as e:
-            raise TimeoutError(str(e)) from e
-        except httpx2.HTTPError as e:
-            raise WebRefused(f"Fetching {args.url} failed: {type(e).__name__}: {e}") from e
-        if isinstance(page, Redirected):
-            return ToolResult(
-                f"{page.url} redirects ({page.status}) to another host: {page.location}\n"
-                "It was not followed. To read it, call web_fetch again with that URL.",
-                summary=f"web_fetch {args.url}: redirects to {domain_of(page.location)}",
-            )
-        converted = convert(page)
-        label = converted.title or domain_of(page.url) or page.url
-        content = _header(page, converted, args.prompt, ctx) + (
-            converted.text or "(the page has no text)"
+    web = ctx.settings.web
+    deny = tuple(ctx.settings.permissions.deny)
+    try:
+        page = await fetch_page(url, web, resolver, deny)
+    except httpx2.TimeoutException as e:
+        raise TimeoutError(str(e)) from e
+    except httpx2.HTTPError as e:
+        raise WebRefused(f"Fetching {url} failed: {type(e).__name__}: {e}") from e
+    if isinstance(page, Redirected):
+        return ToolResult(
+            f"{page.url} redirects ({page.status}) to another host: {page.location}\n"
+            "It was not followed. To read it, call web_fetch again with that URL.",
+            summary=f"web_fetch {url}: redirects to {domain_of(page.location)}",
         )
-        display = PageDisplay(url=page.url, title=converted.title, bytes=len(page.body))
-        if page.status >= 400:
-            return ToolResult(content, True, f"web_fetch {label}: HTTP {page.status}", display)
-        size = _size(len(page.body))
-        return ToolResult(content, summary=f"web_fetch {label} ({size})", display=display)
+    converted = convert(page)
+    label = converted.title or domain_of(page.url) or page.url
+    content = _header(page, converted, prompt, ctx) + (converted.text or "(the page has no text)")
+    display = PageDisplay(url=page.url, title=converted.title, bytes=len(page.body))
+    if page.status >= 400:
+        return ToolResult(content, True, f"web_fetch {label}: HTTP {page.status}", display)
+    size = _size(len(page.body))
+    return ToolResult(content, summary=f"web_fetch {label} ({size})", display=display)
 
 
 def _header(page: Page, converted: Converted, prompt: str | None, ctx: ToolContext) -> str:

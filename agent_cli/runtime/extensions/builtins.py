@@ -38,6 +38,10 @@ def mcp_asked(asking: Asking) -> bool:
     return found or (user_config_dir() / "mcp.json").is_file()
 
 
+def _in_chat(asking: Asking) -> bool:
+    return asking.command == "chat"
+
+
 def _takes_turns(asking: Asking) -> bool:
     return asking.command in ("run", "chat")
 
@@ -65,7 +69,8 @@ BUILTINS: tuple[Declared, ...] = (
             ("rewind", "Take code and/or conversation back to a checkpoint."),
         ),
     ),
-    Declared("cost", "agent_cli.ext.cost:EXTENSION", BUILTIN, _takes_turns, ("session_cost",)),
+    # in chat for /cost and the bar's spend; `agent run` wakes it for its result (the service)
+    Declared("cost", "agent_cli.ext.cost:EXTENSION", BUILTIN, _in_chat, ("session_cost",)),
     Declared(
         "daily",
         "agent_cli.ext.daily:EXTENSION",

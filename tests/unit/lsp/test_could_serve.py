@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.ext.lsp.builtins import could_serve
+from agent_cli.ext.lsp import could_serve
 from agent_cli.ext.lsp.manager import LspManager
 from agent_cli.ext.lsp.service import Checks, LspService
 from agent_cli.ext.lsp.settings import LspServerSpec, LspSettings
@@ -67,7 +67,7 @@ class _Runtime:
 
 
 def test_edits_are_checked_through_the_manager_made_at_the_first_check(ruff_on_path: Path) -> None:
-    service = LspService(_Runtime(ruff_on_path, LspSettings()))
+    service = LspService(_Runtime(ruff_on_path, LspSettings()), could_serve)
     checks = service.diagnoser()
     assert isinstance(checks, Checks)
     assert service._manager is None  # nothing made before an edit is checked

@@ -1,7 +1,8 @@
 """What `agent run -p hi` leaves unimported until its first request is out (issue 58): code only a
-later step needs (a task's subagent runner and notes store, the language servers' manager,
-the MCP config reader in a workspace without MCP files) is imported when that step comes,
-while the first request still offers every tool (`task`, `recall`, `diagnostics`)."""
+later step needs (a task's subagent runner and notes store, the language servers' service and
+manager, the MCP config reader in a workspace without MCP files, web_fetch's fetching) is
+imported when that step comes, while the first request still offers every tool (`task`,
+`recall`, `diagnostics`, `web_fetch`)."""
 
 from __future__ import annotations
 
@@ -58,6 +59,23 @@ LATER = [
     "agent_cli.tools.rg",  # a glob or a grep
     "agent_cli.ext.lsp.plugins",  # plugins enabled (none are here)
     "agent_cli.runtime.extensions.bundle_port",
+    "agent_cli.runtime.bundles",
+    "agent_cli.cli.chat_start",  # `agent chat`
+    "agent_cli.cli.worktree_session",  # --worktree
+    "agent_cli.cli.failures",  # a failure's line
+    "agent_cli.core.files.private_file",  # a trust granted
+    "agent_cli.loop.user_input",  # a chat's typed `!command`, `@path`
+    "agent_cli.ext.cost",  # chat's /cost, or the run's JSON result at its end
+    "agent_cli.ext.lsp.service",  # the first edit a server checks
+    "agent_cli.ext.lsp.builtins",
+    "agent_cli.ext.lsp.tool",  # the first diagnostics call
+    "agent_cli.ext.sandbox.plugin",  # the first command
+    "agent_cli.ext.web.fetch",  # the first fetch
+    "agent_cli.ext.jobs.tools",  # the first bash_output or bash_kill
+    "agent_cli.ext.checkpoints.conversation",  # a rewind, a turn's end
+    "agent_cli.memory.episode",  # an episode written, a recall
+    "agent_cli.subagent.profile",  # a task's type
+    "agent_cli.subagent.isolating",  # a task in a worktree
 ]
 
 
@@ -97,7 +115,7 @@ def test_later_steps_code_waits_and_every_tool_is_still_offered(tmp_path: Path) 
     assert [m for m in LATER if m in modules] == []
     tools = found["tools"]
     assert isinstance(tools, list)
-    assert {"task", "recall", "diagnostics", "bash"} <= set(tools)
+    assert {"task", "recall", "diagnostics", "bash", "web_fetch", "bash_output"} <= set(tools)
 
 
 def test_mcp_files_are_the_ones_the_config_reader_reads() -> None:

@@ -110,7 +110,7 @@ def test_what_confines_a_command_is_imported_when_the_first_one_runs(
     fake_model.script.text("nothing to run")
     code, err, loaded = _run(fake_env, ws, "")
     assert code == 0, err
-    assert "agent_cli.ext.sandbox.plugin.service" in loaded  # `agent run` asked: its notice
+    assert "agent_cli.ext.sandbox.probe" in loaded  # `agent run` asked the service: its notice
     assert not COMMAND_MODULES & loaded, err
     fake_model.script.tool_use("bash", command=NAMESPACE).text("done")
     code, err, loaded = _run(fake_env, ws, "")

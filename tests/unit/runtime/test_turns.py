@@ -14,6 +14,7 @@ import pytest
 from agent_cli.core.errors import UsageError
 from agent_cli.core.events import CheckpointSaved, Event, ToolStart, TurnEnd, WarningEvent
 from agent_cli.core.history import INTERRUPTED
+from agent_cli.core.options import next_mode
 from agent_cli.runtime.runtime import Runtime
 from tests.e2e.checkpoint_support import rewinds
 from tests.e2e.runtime_support import drive, make_runtime
@@ -132,14 +133,19 @@ def test_the_permission_mode_cycles_and_follows_a_new_session(
 ):
     runtime = make_runtime(tmp_path, monkeypatch)
     assert runtime.permission_mode == "bypass"  # chosen at start, never cycled back into
-    assert [runtime.cycle_permission_mode() for _ in range(5)] == [
+
+    def cycle() -> str:  # the chat's key
+        runtime.set_permission_mode(next_mode(runtime.permission_mode))
+        return runtime.permission_mode
+
+    assert [cycle() for _ in range(5)] == [
         "default",
         "accept-edits",
         "plan",
         "auto",
         "default",
     ]
-    runtime.cycle_permission_mode()
+    cycle()
     runtime.switch()  # /clear
     assert runtime.permission_mode == "accept-edits"
     closing(runtime)

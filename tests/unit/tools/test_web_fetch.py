@@ -14,7 +14,7 @@ import pytest
 from agent_cli.core.payloads import PageDisplay
 from agent_cli.core.settings.schema import Settings
 from agent_cli.core.tool_contract import ToolContext, ToolResult
-from agent_cli.ext.web.fetch import WebFetch
+from agent_cli.ext.web import WebFetch
 from agent_cli.policy.approval import Approver, HeadlessApprover
 from agent_cli.policy.gate import PolicyGate
 from agent_cli.policy.hooks import Hooks
