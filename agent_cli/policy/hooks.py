@@ -21,7 +21,7 @@ from typing import Any
 
 from agent_cli.core.events import Event, TurnEnd
 from agent_cli.core.messages import Block
-from agent_cli.core.outside.spawn import default_env
+from agent_cli.core.outside.env import default_env
 from agent_cli.core.settings.schema import HookSpec, HooksSettings
 from agent_cli.policy.turn_hooks import prompt_text, veto_events
 

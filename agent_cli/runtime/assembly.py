@@ -18,7 +18,7 @@ from agent_cli.core.events import Event, WarningEvent
 from agent_cli.core.options import Options
 from agent_cli.core.prompts.instructions import project_instructions
 from agent_cli.core.prompts.system import build_system
-from agent_cli.core.tool_contract import AnyTool
+from agent_cli.core.tool_contract import AnyTool, HostReview, UserAllows
 from agent_cli.loop.agent import Agent
 from agent_cli.loop.outbox import Outbox
 from agent_cli.memory.manager import EpisodeManager
@@ -29,7 +29,6 @@ from agent_cli.model.server_tools import declarations
 from agent_cli.policy.approval import REVIEWER, Approver, HeadlessApprover
 from agent_cli.policy.gate import PolicyGate
 from agent_cli.policy.hooks import Hooks
-from agent_cli.policy.host_review import host_review
 from agent_cli.policy.permissions import Permissions
 from agent_cli.policy.turn_hooks import TurnHooksChain
 from agent_cli.runtime.extensions.contract import ExtensionContext
@@ -141,7 +140,7 @@ def assemble(
     project = workspace_part(session, extensions, context)
     reviewer = port_when_asked(extensions, REVIEWER, context)  # auto mode's
     permissions = _permissions(session, options, approver, project, reviewer)
-    session.tool_ctx.review_host = host_review(permissions)  # a confined command's hosts
+    session.tool_ctx.review_host = _host_review(permissions)  # a confined command's hosts
     gate = PolicyGate(permissions, hooks, project.gate_hooks())
     server_tools = declarations(settings.web)
     jobs = extensions.port(JOBS, context)  # background jobs, if an extension provides them
@@ -213,6 +212,20 @@ def workspace_part(
     if parts is None:
         return NoWorkspacePart(session)
     return parts(session, resumed=bool(session.messages))
+
+
+def _host_review(permissions: Permissions) -> HostReview:
+    """Auto mode's answer to a confined command's unlisted host; its module is imported at the
+    first such host, which a plain run never meets."""
+
+    async def review(
+        host: str, port: int, command: str, user: UserAllows
+    ) -> tuple[bool, str] | None:
+        from agent_cli.policy.host_review import host_review
+
+        return await host_review(permissions)(host, port, command, user)
+
+    return review
 
 
 def contexts(

@@ -18,7 +18,7 @@ from agent_cli.core.files import durable
 from agent_cli.core.files.logs import secrets_from_env, setup_logging
 from agent_cli.core.files.paths import Paths
 from agent_cli.core.options import Options
-from agent_cli.core.outside import spawn
+from agent_cli.core.outside.env import pass_names
 from agent_cli.core.settings.models import PROVIDER_VARIABLE, resolve_model
 from agent_cli.core.settings.schema import Settings, layer_keys, load_settings
 from agent_cli.core.tool_contract import AnyTool
@@ -188,7 +188,7 @@ def build_runtime(
         extensions = installed(asking(options, overrides_of(options)))
     settings, paths = load(options, extensions)
     require_provider(settings, paths, extensions)
-    spawn.pass_names(settings.pass_env)
+    pass_names(settings.pass_env)
     paths.require_writable()  # a read-only workspace: one line, before any work
     call_log = start_logging(paths, quiet)
     log_problems(extensions.problems)

@@ -47,3 +47,17 @@ def clean_env(keep: Iterable[str] = (), base: Mapping[str, str] | None = None) -
         for name, value in source.items()
         if name in kept or not (name in AGENT_CREDENTIALS or is_secret(name))
     }
+
+
+_passed: frozenset[str] = frozenset()
+
+
+def pass_names(names: Iterable[str]) -> None:
+    """The credential-looking variables the user's own settings hand on (`pass_env`)."""
+    global _passed
+    _passed = frozenset(names)
+
+
+def default_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The user's environment less credentials (but those `pass_env` names), plus `extra`."""
+    return {**clean_env(_passed), **(extra or {})}

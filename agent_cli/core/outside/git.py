@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from agent_cli.core.outside import spawn
+from agent_cli.core.outside.env import default_env
 from agent_cli.core.outside.paths import PlantedLink
 
 # git's internal diff of the two files an external diff driver is given ($2 old, $5 new)
@@ -97,7 +98,7 @@ def overrides(keys: list[str]) -> dict[str, str]:
 
 def base_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
     """The gate's environment less git's redirections, in the C locale, never prompting."""
-    env = {k: v for k, v in (base or spawn.default_env()).items() if k not in REDIRECTING}
+    env = {k: v for k, v in (base or default_env()).items() if k not in REDIRECTING}
     env.update(LC_ALL="C", GIT_TERMINAL_PROMPT="0")
     return env
 

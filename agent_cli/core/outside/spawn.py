@@ -9,29 +9,16 @@ from __future__ import annotations
 import errno
 import os
 import subprocess
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.core.outside import reap
-from agent_cli.core.outside.env import clean_env
+from agent_cli.core.outside.env import default_env
 from agent_cli.core.outside.paths import program
 
 if TYPE_CHECKING:
     import asyncio
-
-_passed: frozenset[str] = frozenset()
-
-
-def pass_names(names: Iterable[str]) -> None:
-    """The credential-looking variables the user's own settings hand on (`pass_env`)."""
-    global _passed
-    _passed = frozenset(names)
-
-
-def default_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The user's environment less credentials (but those `pass_env` names), plus `extra`."""
-    return {**clean_env(_passed), **(extra or {})}
 
 
 def _env(env: Mapping[str, str] | None) -> dict[str, str]:

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from agent_cli.core.errors import AgentError
 from agent_cli.core.outside import spawn
-from agent_cli.core.outside.env import clean_env
+from agent_cli.core.outside.env import clean_env, default_env
 from agent_cli.core.settings.sandbox import SandboxSettings
 from agent_cli.core.text.redaction import redact, secrets_from_env
 from agent_cli.ext.batch.results import TaskResult, Tokens
@@ -133,7 +133,7 @@ def _check(task: BatchTask, tree: TaskTree, plan: RunPlan) -> TaskResult:
         argv = _check_argv(task.check, tree.path, sandbox)
     except SandboxUnavailable as e:
         return TaskResult(id=task.id, status="failed", check_exit=None, check_output=str(e))
-    env = spawn.default_env(clean_env(base=plan.env))
+    env = default_env(clean_env(base=plan.env))
     code, out, err = _run(argv, tree.path, env, "", plan.task_timeout_s)
     status = "passed" if code == 0 else "failed"
     return TaskResult(id=task.id, status=status, check_exit=code, check_output=_tail(out + err))

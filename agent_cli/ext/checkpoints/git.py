@@ -13,6 +13,7 @@ from pathlib import Path
 
 from agent_cli.core.errors import AgentError
 from agent_cli.core.outside import spawn
+from agent_cli.core.outside.env import default_env
 
 # -c options on every call, so even a tampered config of ours cannot turn them back on
 SAFE_CONFIG = (
@@ -48,7 +49,7 @@ class GitError(AgentError):
 def git_env(git_dir: Path, work_tree: Path) -> dict[str, str]:
     """The gate's environment (no credentials: this git never talks to a server) without
     git's own variables, then ours."""
-    env = {k: v for k, v in spawn.default_env().items() if not k.startswith("GIT_")}
+    env = {k: v for k, v in default_env().items() if not k.startswith("GIT_")}
     env.update(
         GIT_DIR=str(git_dir),
         GIT_WORK_TREE=str(work_tree),

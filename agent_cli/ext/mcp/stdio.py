@@ -30,7 +30,8 @@ from anyio.streams.text import TextReceiveStream
 from mcp.os.posix.utilities import terminate_posix_process_tree
 from mcp.shared.message import SessionMessage
 
-from agent_cli.core.outside import reap, spawn
+from agent_cli.core.outside import reap
+from agent_cli.core.outside.env import default_env
 from agent_cli.core.outside.paths import program
 from agent_cli.core.outside.watch import gated
 
@@ -53,7 +54,7 @@ async def gated_stdio(
         with reap.starting():
             process = await anyio.open_process(
                 argv,
-                env=spawn.default_env(env),
+                env=default_env(env),
                 stderr=errlog,
                 cwd=cwd,
                 start_new_session=True,

@@ -11,9 +11,6 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, field_validator
 
-from agent_cli.core.outside import spawn
-from agent_cli.core.outside.groups import exited as _exited
-from agent_cli.core.outside.groups import kill_group
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.model.credentials import CREDENTIAL_VARS
 from agent_cli.tools.shell.bash_jobs import Background, move_to_background, start_background
@@ -227,6 +224,19 @@ class Bash(Tool[BashInput]):
             return "timeout"
 
 
+# the process-group helpers and the spawner are imported with the first command, not to offer bash
+def kill_group(proc: asyncio.subprocess.Process) -> None:
+    from agent_cli.core.outside.groups import kill_group as kill
+
+    kill(proc)
+
+
+async def _exited(proc: asyncio.subprocess.Process) -> None:
+    from agent_cli.core.outside.groups import exited
+
+    await exited(proc)
+
+
 async def _within(proc: asyncio.subprocess.Process, seconds: float) -> bool:
     try:
         await asyncio.wait_for(_exited(proc), seconds)
@@ -245,6 +255,8 @@ async def _spawn(
     """The shell (`argv`, maybe confined), in its own process group, behind `gate`, inheriting
     `fds` too. A cancel while the pipes are still being set up waits for the process and kills
     its group."""
+    from agent_cli.core.outside import spawn
+
     spawning = asyncio.ensure_future(
         spawn.start(
             gate.wrap(argv),

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import AbstractContextManager
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from agent_cli.core.outside.groups import Shell
 from agent_cli.core.tool_contract import ToolContext, ToolResult
 from agent_cli.tools.shell.confined import Confined
+
+if TYPE_CHECKING:
+    from agent_cli.core.outside.groups import Shell
 
 PORT = "jobs"
 NOT_HERE = "Background jobs are not available here: run the command in the foreground."

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from agent_cli.core.outside.groups import Shell
 from agent_cli.core.tool_contract import ToolContext, ToolResult
 
 if TYPE_CHECKING:
+    from agent_cli.core.outside.groups import Shell
     from agent_cli.core.settings.schema import Settings
 
 SHELL_WRAPPER = "shell_wrapper"  # the port's name

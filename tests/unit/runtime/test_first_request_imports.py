@@ -76,6 +76,8 @@ LATER = [
     "agent_cli.memory.episode",  # an episode written, a recall
     "agent_cli.subagent.profile",  # a task's type
     "agent_cli.subagent.isolating",  # a task in a worktree
+    "agent_cli.core.outside.groups",  # the first command's process group
+    "agent_cli.policy.host_review",  # auto mode's first sandboxed host
 ]
 
 
