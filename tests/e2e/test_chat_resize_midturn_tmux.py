@@ -29,7 +29,7 @@ pytestmark = [
     pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux"),
     pytest.mark.timeout(240),
 ]
-LOOK_S = 3.0  # a person's pace between two changes of width
+LOOK_S = 1.5  # a person's quick pace between two changes of width
 BLOCKS, CODE = 8, 6
 REPLY = "\n\n".join(
     f"Part {b} of the answer, a paragraph before its code.\n\n```python\n"
@@ -71,7 +71,7 @@ def test_resizes_mid_reply_leave_code_blocks_whole_and_no_panel_behind(
 ):
     fake_env.pop("NO_COLOR", None)
     fake_model.script.tool_use("todo_write", todos=TODOS)
-    fake_model.script.text(REPLY, chunks=160, pace=0.2)
+    fake_model.script.text(REPLY, chunks=160, pace=0.12)
     workspace = tmp_path / "project"
     workspace.mkdir()
     tmux = Tmux(tmp_path / "tmux.sock", fake_env, workspace, size)
@@ -91,7 +91,9 @@ def test_resizes_mid_reply_leave_code_blocks_whole_and_no_panel_behind(
                 )
 
             wait_until(streamed_on, timeout=30, what="more of the reply")
+            mid_reply = f"c{BLOCKS}_{CODE} = " not in tmux.scrollback()
             time.sleep(LOOK_S)
+        assert mid_reply, "the reply ended before the last resize: this tested nothing mid-turn"
         wait_until(
             lambda: f"c{BLOCKS}_{CODE} = " in tmux.scrollback() and "working" not in tmux.screen(),
             timeout=60,
