@@ -96,6 +96,11 @@ def test_read_file_numbering_paging_and_refusals(ctx: ToolContext):
     assert "binary" in run(ctx, "read_file", path="bin.dat").content
     assert "directory" in run(ctx, "read_file", path=".").content
     assert "past the end" in run(ctx, "read_file", path="lines.txt", offset=50).content
+    os.mkfifo(ctx.workspace / "pipe")
+    (ctx.workspace / "dangling").symlink_to("gone.txt")
+    assert "not a regular file" in run(ctx, "read_file", path="pipe").content
+    for missing in ("gone.txt", "dangling", "lines.txt/under"):
+        assert "File not found" in run(ctx, "read_file", path=missing).content
 
 
 def test_glob_newest_first_gitignore_and_state_folders(ctx: ToolContext):
