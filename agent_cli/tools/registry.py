@@ -179,7 +179,7 @@ class ToolRegistry:
         except ValidationError as e:
             return _error(format_validation_error(name, e), name)
         token = current_call_id.set(call_id)  # the gate's questions name the call too
-        paths = _Held(call_paths.set({}))  # one resolution a path: the check and a reader's run
+        paths = _CallPaths(call_paths.set({}))  # one resolution a path: check, reader's run
         try:
             denial = await self.gate.before(tool, args, ctx)
             if not tool.read_only:  # a call that may move files resolves again as it runs
@@ -203,12 +203,12 @@ class ToolRegistry:
 
 
 @dataclass
-class _Held:
+class _CallPaths:
     """A call's resolved paths while they are held; `forget` ends that (once)."""
 
     token: Token[dict[tuple[Path, str], Path] | None] | None
 
-    def forget(self) -> _Held:
+    def forget(self) -> _CallPaths:
         if self.token is not None:
             call_paths.reset(self.token)
             self.token = None
