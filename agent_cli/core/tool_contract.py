@@ -41,6 +41,10 @@ InputT = TypeVar("InputT", bound=ToolInput)
 
 # the tool_use id of the call being run (set by dispatch; each concurrent call has its own)
 current_call_id: ContextVar[str | None] = ContextVar("current_call_id", default=None)
+# the paths one call resolved (set by dispatch around its check and run; each concurrent call
+# has its own): the permission check and the tool act on the path resolved once, not on three
+# resolutions (each a walk of its parents) a symlink could change between
+call_paths: ContextVar[dict[tuple[Path, str], Path] | None] = ContextVar("call_paths", default=None)
 
 
 @dataclass
@@ -99,8 +103,14 @@ class ToolContext:
     _root: tuple[Path, Path] | None = field(default=None, init=False, repr=False, compare=False)
 
     def resolve(self, path: str) -> Path:
+        held = call_paths.get()
+        if held is not None and (hit := held.get((self.workspace, path))) is not None:
+            return hit
         p = Path(path).expanduser()
-        return (p if p.is_absolute() else self.workspace / p).resolve()
+        resolved = (p if p.is_absolute() else self.workspace / p).resolve()
+        if held is not None:
+            held[(self.workspace, path)] = resolved
+        return resolved
 
     def workspace_root(self) -> Path:
         held = self._root

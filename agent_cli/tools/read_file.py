@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import io
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
@@ -89,12 +91,25 @@ class ReadFile(Tool[ReadFileInput]):
         return ToolResult(text, summary=f"read_file {shown_path} ({counted(shown, 'line')})")
 
 
+# what Path.exists() reads as "not there" (it raises on any other error, and so does this)
+_MISSING = {errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP}
+
+
 def _refusal(path: Path, raw: str) -> ToolResult | None:
-    if not path.exists():
+    """One stat answers all three questions (exists, is_dir, is_file each made its own)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as e:
+        if e.errno not in _MISSING:
+            raise
+        mode = None
+    except ValueError:  # a NUL in the path
+        mode = None
+    if mode is None:
         return _error(f"File not found: {raw} (resolved to {path}).", raw)
-    if path.is_dir():
+    if stat.S_ISDIR(mode):
         return _error(f"{raw} is a directory; use glob to list it.", raw)
-    if not path.is_file():  # a FIFO or a device would block the turn, or never end
+    if not stat.S_ISREG(mode):  # a FIFO or a device would block the turn, or never end
         return _error(f"{raw} is not a regular file; read_file reads files.", raw)
     return None
 

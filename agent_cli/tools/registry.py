@@ -8,7 +8,10 @@ from __future__ import annotations
 import copy
 import logging
 from collections.abc import Callable, Iterable
+from contextvars import Token
+from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ValidationError
@@ -26,6 +29,7 @@ from agent_cli.core.tool_contract import (
     OpenGate,
     ToolContext,
     ToolResult,
+    call_paths,
     current_call_id,
 )
 
@@ -175,8 +179,11 @@ class ToolRegistry:
         except ValidationError as e:
             return _error(format_validation_error(name, e), name)
         token = current_call_id.set(call_id)  # the gate's questions name the call too
+        paths = _CallPaths(call_paths.set({}))  # one resolution a path: check, reader's run
         try:
             denial = await self.gate.before(tool, args, ctx)
+            if not tool.read_only:  # a call that may move files resolves again as it runs
+                paths.forget()
             if denial is not None:
                 summary = f"{tool.describe_call(args)}: denied"
                 if isinstance(denial, KnownFailure):  # the call would fail: nobody denied it
@@ -184,13 +191,28 @@ class ToolRegistry:
                 text = safe_text(str(denial))  # a plain str: the subclass stays here
                 return ToolResult(text, is_error=True, summary=safe_text(summary))
             result = await tool.run(args, ctx)
+            paths.forget()  # the after-hooks look again
             await self.gate.after(tool, args, result, ctx)
         except Exception as e:  # a crashing handler is a result, never a crashed session
             log.exception("tool %s crashed", name)
             return _error(f"{name} failed: {type(e).__name__}: {e}", name)
         finally:
             current_call_id.reset(token)
+            paths.forget()
         return finish_result(result, ctx, name, call_id)
+
+
+@dataclass
+class _CallPaths:
+    """A call's resolved paths while they are held; `forget` ends that (once)."""
+
+    token: Token[dict[tuple[Path, str], Path] | None] | None
+
+    def forget(self) -> _CallPaths:
+        if self.token is not None:
+            call_paths.reset(self.token)
+            self.token = None
+        return self
 
 
 def _schema(tool: AnyTool) -> dict[str, Any]:

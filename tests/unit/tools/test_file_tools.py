@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_cli.core.payloads import DiffDisplay
-from agent_cli.core.tool_contract import ToolContext, ToolResult
+from agent_cli.core.tool_contract import AnyTool, OpenGate, ToolContext, ToolInput, ToolResult
 from agent_cli.runtime.assembly import base_tools
 from agent_cli.tools.edit_file import replace_text
 from agent_cli.tools.glob import compile_glob
@@ -96,6 +96,11 @@ def test_read_file_numbering_paging_and_refusals(ctx: ToolContext):
     assert "binary" in run(ctx, "read_file", path="bin.dat").content
     assert "directory" in run(ctx, "read_file", path=".").content
     assert "past the end" in run(ctx, "read_file", path="lines.txt", offset=50).content
+    os.mkfifo(ctx.workspace / "pipe")
+    (ctx.workspace / "dangling").symlink_to("gone.txt")
+    assert "not a regular file" in run(ctx, "read_file", path="pipe").content
+    for missing in ("gone.txt", "dangling", "lines.txt/under"):
+        assert "File not found" in run(ctx, "read_file", path=missing).content
 
 
 def test_glob_newest_first_gitignore_and_state_folders(ctx: ToolContext):
@@ -158,3 +163,33 @@ def test_crlf_replace_and_line_split():
     assert replace_text(mixed, "a\nb", "z") == (0, mixed)
     assert split_lines("one\x0ctwo\u2028\r\nlast") == ["one\x0ctwo\u2028", "last"]
     assert split_lines("") == []
+
+
+class SwappingGate(OpenGate):
+    """Checks the path as the permission check does, then re-points the link it went through
+    (another process's doing, between the check and the read)."""
+
+    def __init__(self) -> None:
+        self.checked: list[Path] = []
+
+    async def before(self, tool: AnyTool, args: ToolInput, ctx: ToolContext) -> str | None:
+        self.checked.append(ctx.resolve(str(getattr(args, "path", ""))))
+        link = ctx.workspace / "link"
+        link.unlink()
+        link.symlink_to(ctx.workspace / "other.txt")
+        return None
+
+
+def test_a_read_acts_on_the_path_its_check_resolved(ctx: ToolContext):
+    (ctx.workspace / "seen.txt").write_text("checked\n")
+    (ctx.workspace / "other.txt").write_text("swapped in\n")
+    (ctx.workspace / "link").symlink_to(ctx.workspace / "seen.txt")
+    gate = SwappingGate()
+    registry = ToolRegistry(base_tools(shell_wrapper=shell_wrapper), gate)
+    read = call(registry, ctx, "read_file", path="link")
+    assert gate.checked == [ctx.workspace.resolve() / "seen.txt"]
+    assert "checked" in read.content
+    assert "swapped" not in read.content
+    # a call that may move files resolves again as it runs: it writes where the link is now
+    assert not call(registry, ctx, "write_file", path="link", content="new\n").is_error
+    assert (ctx.workspace / "other.txt").read_text() == "new\n"
