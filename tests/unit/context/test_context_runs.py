@@ -56,7 +56,7 @@ def test_sixty_rounds_stay_within_budget_and_keep_the_prompt_in_view(
     assert summaries.served == 0  # the steps without a model call sufficed
     f = figures(bodies)
     assert f.share_of_naive <= 0.40
-    assert f.stable_share >= 0.90
+    assert f.stable_share >= 0.95  # issue 53: 57 of 60 requests keep the cached prefix
 
 
 def test_one_prompt_too_long_is_recovered_and_the_run_succeeds(
