@@ -29,6 +29,7 @@ os.environ.setdefault(
 _SLOW_OK = [HealthCheck.too_slow, HealthCheck.data_too_large]
 
 
+@pytest.hookimpl(optionalhook=True)  # a run with `-p no:xdist` has no such hook
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto`: half as many workers again as this process may use cores. Most of the suite
     waits (a pty's next frame, a tmux pane, a subprocess's answer): with one worker a core the
