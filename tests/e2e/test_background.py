@@ -101,10 +101,20 @@ def test_an_approval_waits_through_the_terminals_sighup_until_answered(
     os.killpg(terminal.pid, signal.SIGHUP)  # the terminal closes
     assert terminal.wait(timeout=WAIT_S) == -signal.SIGHUP
     assert ps(bg_env, tmp_path)["writer"]["state"] == "waiting: approval"
-    answer(waiting["socket"], "allow")  # what `agent attach` will do
+    follow = subprocess.Popen(  # follows the log until the session ends
+        [sys.executable, "-m", "agent_cli", "logs", "writer", "-f"],
+        cwd=tmp_path,
+        env={**bg_env, "PYTHONPATH": str(REPO)},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    answer(waiting["socket"], decision="allow")  # what `agent attach` will do
     until_state(bg_env, "writer", "done")
     assert (tmp_path / "out.txt").read_text() == "hi"
     assert ps(bg_env, tmp_path)["writer"]["turns"] == 2
+    followed = follow.communicate(timeout=WAIT_S)[0]
+    assert "waits for approval: write_file out.txt" in followed
+    assert [line[9:] for line in followed.splitlines()[-2:]] == ["assistant: wrote it", "done"]
 
 
 def test_a_killed_session_is_stopped_and_a_stopped_one_resumes(

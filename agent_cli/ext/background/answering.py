@@ -1,17 +1,22 @@
-"""How a background session asks, and where the answer comes in.
+"""How a background session asks, and where the answers come in.
 
-It asks as `agent chat` does, not as `agent run` (which denies): an approval it needs is held
-(`waiting: approval` in `agent ps`) until an answer arrives on the session's socket, an
+It asks as `agent chat` does, not as `agent run` (which denies, and tells the model nobody
+can be asked): an approval, an `ask_user` question or a presented plan is held (`waiting:
+approval|question|plan` in `agent ps`) until an answer arrives on the session's socket, an
 owner-only unix socket in the user's private runtime folder (the warm process's), one JSON
 line each way:
 
-    {"op": "pending"}                            -> {"pending": [{"tool", "summary", ...}]}
-    {"op": "answer", "decision": "allow"}        -> {"ok": true} | {"ok": false, "error"}
-        decision: allow | always | deny; with deny, "feedback" reaches the model
+    {"op": "pending"}  -> {"pending": [{"kind": "approval", "summary", ...}, ...]}
+    {"op": "answer", "decision": "allow"}                 an approval: allow | always | deny
+        (with deny, "feedback" reaches the model)
+    {"op": "answer", "answers": [{"question", "chosen": [...], "typed"}]}   a question
+    {"op": "answer", "plan": {"choice": "implement", "feedback": ""}}        a plan
+    -> {"ok": true} | {"ok": false, "error": "..."}
 
-The oldest waiting approval takes the answer, the first answer wins. `answer()` below is the
-client the attach side calls (`agent attach` will serve this session's ACP on the same socket:
-its `session/request_permission` answered in the end by `Waiting.answer`)."""
+The oldest thing waiting takes the answer; the first answer wins. `answer()` below is the
+client the attach side calls: `agent attach` will serve this session's ACP on the same socket,
+its `session/request_permission` (and the question and plan dialogs) answered in the end by
+`Waiting.answer`, so two attached terminals and an editor share one queue."""
 
 from __future__ import annotations
 
@@ -21,11 +26,16 @@ import hashlib
 import json
 import os
 import socket
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
+from agent_cli.core.asking import Answer, PlanDecisionResult, Question
 from agent_cli.core.errors import UsageError
-from agent_cli.ext.background.status import Status
+from agent_cli.ext.background.status import Status, one_line
 from agent_cli.policy.approval import ApprovalRequest, Decision, Denial
 
 ANSWERS: dict[str, Decision] = {"allow": "allow", "always": "always", "deny": "deny"}
@@ -39,45 +49,87 @@ def socket_path(record: Path) -> str:
     return os.path.join(private_dir(), f"bg-{digest}.sock")  # noqa: PTH118 - a socket's str
 
 
+def _decision(request: dict[str, Any]) -> Decision | Denial:
+    given = ANSWERS.get(str(request.get("decision")))
+    if given is None:
+        raise ValueError(f"{request.get('decision')!r} is not an answer: allow, always or deny")
+    feedback = str(request.get("feedback") or "")
+    return Denial(feedback) if given == "deny" and feedback else given
+
+
+def _answers(request: dict[str, Any]) -> list[Answer]:
+    return [Answer.model_validate(a) for a in request["answers"]]
+
+
+def _plan(request: dict[str, Any]) -> PlanDecisionResult:
+    return PlanDecisionResult.model_validate(request["plan"])
+
+
+READERS: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "approval": _decision,
+    "question": _answers,
+    "plan": _plan,
+}
+
+
+@dataclass
+class Asked:
+    kind: str  # approval | question | plan
+    shown: dict[str, Any]  # what an answering side shows of it
+    future: asyncio.Future[Any]
+
+
 class Waiting:
-    """The approvals a session waits on, oldest first; the approver port of its session."""
+    """What a session waits on, oldest first: its approver port and its front end's Asker."""
 
     def __init__(self, status: Status) -> None:
         self.status = status
-        self.asked: list[tuple[ApprovalRequest, asyncio.Future[Decision | Denial]]] = []
+        self.asked: list[Asked] = []
 
-    async def approve(self, request: ApprovalRequest) -> Decision | Denial:
-        future: asyncio.Future[Decision | Denial] = asyncio.get_running_loop().create_future()
-        self.asked.append((request, future))
-        self.status.waiting("approval", request.summary)
+    async def _wait(self, kind: str, line: str, shown: dict[str, Any]) -> Any:
+        item = Asked(kind, {"kind": kind, **shown}, asyncio.get_running_loop().create_future())
+        self.asked.append(item)
+        self.status.waiting(kind, one_line(line))
         try:
-            return await future
+            return await item.future
         finally:
-            self.asked = [(r, f) for r, f in self.asked if f is not future]
+            self.asked.remove(item)
             self.status.answered()
 
-    def pending(self) -> list[dict[str, Any]]:
-        return [
-            {"tool": r.tool, "summary": r.summary, "preview": r.preview, "pattern": r.pattern}
-            for r, _ in self.asked
-        ]
+    async def approve(self, request: ApprovalRequest) -> Decision | Denial:
+        shown = {"tool": request.tool, "summary": request.summary, "preview": request.preview}
+        decision: Decision | Denial = await self._wait("approval", request.summary, shown)
+        return decision
 
-    def answer(self, decision: str, feedback: str = "") -> str | None:
-        """The oldest question answered; what went wrong, or None."""
-        if decision not in ANSWERS:
-            return f"{decision!r} is not an answer: allow, always or deny"
+    async def ask(self, questions: list[Question]) -> list[Answer] | None:
+        shown = {"questions": [q.model_dump() for q in questions]}
+        answers: list[Answer] = await self._wait("question", questions[0].question, shown)
+        return answers
+
+    async def present_plan(self, plan: str, back_to: str) -> PlanDecisionResult:
+        first = next((line for line in plan.splitlines() if line.strip()), "a plan")
+        decided: PlanDecisionResult = await self._wait(
+            "plan", first, {"plan": plan, "back_to": back_to}
+        )
+        return decided
+
+    def answer(self, request: dict[str, Any]) -> str | None:
+        """The oldest waiting thing answered; what went wrong, or None."""
         if not self.asked:
             return "nothing is waiting for an answer"
-        _, future = self.asked[0]
-        given = ANSWERS[decision]
-        future.set_result(Denial(feedback) if given == "deny" and feedback else given)
+        item = self.asked[0]
+        try:
+            value = READERS[item.kind](request)
+        except (KeyError, TypeError, ValueError, ValidationError) as e:
+            return f"not an answer to the waiting {item.kind}: {one_line(str(e))}"
+        item.future.set_result(value)
         return None
 
     def reply(self, request: dict[str, Any]) -> dict[str, Any]:
         if request.get("op") == "pending":
-            return {"pending": self.pending()}
+            return {"pending": [item.shown for item in self.asked]}
         if request.get("op") == "answer":
-            error = self.answer(str(request.get("decision")), str(request.get("feedback", "")))
+            error = self.answer(request)
             return {"ok": True} if error is None else {"ok": False, "error": error}
         return {"ok": False, "error": f"unknown op {request.get('op')!r}"}
 
@@ -118,8 +170,9 @@ def ask(path: str, request: dict[str, Any]) -> dict[str, Any]:
     return reply if isinstance(reply, dict) else {}
 
 
-def answer(path: str, decision: str, feedback: str = "") -> None:
-    """Answer the session's oldest waiting approval (the attach side's call)."""
-    reply = ask(path, {"op": "answer", "decision": decision, "feedback": feedback})
+def answer(path: str, **given: Any) -> None:
+    """Answer what the session waits on (the attach side's call): `decision="allow"`,
+    `answers=[...]` or `plan={...}`, as the socket takes them; UsageError when refused."""
+    reply = ask(path, {"op": "answer", **given})
     if not reply.get("ok"):
         raise UsageError(str(reply.get("error", "no answer")))

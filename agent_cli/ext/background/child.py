@@ -64,6 +64,7 @@ async def run(path: Path) -> int:
     try:
         options = options_of(record.data["spec"])
         runtime = build_runtime(options, approver=waiting)
+        runtime.planning.answer_with(waiting)  # ask_user and present_plan wait as approvals do
         status.set(session_id=runtime.session.id, last="started")
         if options.goal is not None:
             runtime.extension("goals")  # made now: it outlives the turn (as in agent run)

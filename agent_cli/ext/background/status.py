@@ -46,7 +46,7 @@ class Status:
     def __init__(self, path: Path, out: TextIO = sys.stdout) -> None:
         self.path, self.out = path, out
         self.turns, self.reply, self.ended = 0, "", ""
-        self.asking = 0  # approvals waiting: what the record says last stays theirs
+        self.asking = 0  # things waiting for an answer: the record's last line stays theirs
 
     def set(self, **changes: Any) -> None:
         registry.update(self.path, **changes)
@@ -79,12 +79,15 @@ class Status:
             self._said(_call(event.name, event.input))
 
     def _dialog(self, event: QuestionAsked | PlanPresented | Answered | PlanDecided) -> None:
+        """Logged only: the state is the Asker's (answering.py), which holds them."""
         if isinstance(event, QuestionAsked):
-            self._said("asks: " + one_line(event.questions[0].question), state="waiting: question")
+            self.say("asks: " + one_line(event.questions[0].question))
         elif isinstance(event, PlanPresented):
-            self._said("presents a plan", state="waiting: plan")
+            self.say("presents a plan" + (f" ({event.path})" if event.path else ""))
+        elif isinstance(event, Answered):
+            self.say("answered" if not event.nobody else "nobody answered")
         else:
-            self.set(state="working")
+            self.say(f"plan: {event.choice}")
 
     def _said(self, line: str, **changes: Any) -> None:
         self._flush_reply()
@@ -104,7 +107,7 @@ class Status:
         self.set(last=last)
 
     def waiting(self, what: str, line: str) -> None:
-        self.asking += what == "approval"
+        self.asking += 1
         self._said(f"waits for {what}: {line}", state=f"waiting: {what}")
 
     def answered(self) -> None:
