@@ -73,7 +73,7 @@ READERS: dict[str, Callable[[dict[str, Any]], Any]] = {
 
 
 @dataclass
-class Asked:
+class Held:
     kind: str  # approval | question | plan
     shown: dict[str, Any]  # what an answering side shows of it
     future: asyncio.Future[Any]
@@ -84,10 +84,10 @@ class Waiting:
 
     def __init__(self, status: Status) -> None:
         self.status = status
-        self.asked: list[Asked] = []
+        self.asked: list[Held] = []
 
     async def _wait(self, kind: str, line: str, shown: dict[str, Any]) -> Any:
-        item = Asked(kind, {"kind": kind, **shown}, asyncio.get_running_loop().create_future())
+        item = Held(kind, {"kind": kind, **shown}, asyncio.get_running_loop().create_future())
         self.asked.append(item)
         self.status.waiting(kind, one_line(line))
         try:
