@@ -52,8 +52,8 @@ def until_state(env: dict[str, str], name: str, state: str) -> dict[str, Any]:
     return record(env, name)
 
 
-def ps(env: dict[str, str], where: Path) -> dict[str, dict[str, Any]]:
-    proc = run_agent(env, where, "ps", "--json")
+def ps(env: dict[str, str], where: Path, *flags: str) -> dict[str, dict[str, Any]]:
+    proc = run_agent(env, where, "ps", "--json", *flags)
     assert proc.returncode == 0, proc.stderr
     return {row["name"]: row for row in json.loads(proc.stdout)}
 
@@ -135,7 +135,8 @@ def test_a_killed_session_is_stopped_and_a_stopped_one_resumes(
     assert "still running" in refused.stderr
     os.kill(victim["pid"], signal.SIGKILL)
     wait_until(lambda: process_start(victim["pid"]) is None, WAIT_S, "the kill")
-    rows = ps(bg_env, tmp_path)
+    rows = ps(bg_env, killed, "--here")  # this workspace's only
+    assert set(rows) == {"victim"}
     assert (rows["victim"]["state"], rows["victim"]["reason"]) == ("stopped", GONE)
     proc = run_agent(bg_env, stopped, "stop", "paused")
     assert proc.returncode == 0, proc.stderr
