@@ -36,7 +36,7 @@ def detach(params: dict[str, Any], options: Options, prompt: str, name: str | No
     if not params.get("background"):
         raise UsageError("--name names a background session: give --bg too")
     for parameter, flag in NOT_YET.items():
-        if params.get(parameter):
+        if params.get(parameter) not in (None, False):  # a bare --worktree is ""
             raise UsageError(f"{flag} cannot be used with {FLAG} (not yet)")
     if params.get("output_format", "text") != "text" or params.get("input_format") != "text":
         raise UsageError(f"{FLAG} takes text formats only: it prints the session's name")

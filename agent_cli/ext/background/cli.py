@@ -59,7 +59,11 @@ def _table(rows: list[dict[str, Any]]) -> str:
     for row in rows:
         cost = "-" if row["cost_usd"] is None else f"${row['cost_usd']:.3f}"
         where = str(row["workspace"]).replace(home, "~", 1)
-        last = row["reason"] if row["state"] == "stopped" and row["reason"] else row["last"]
+        last = (
+            row["reason"]
+            if row["state"] in ("stopped", "failed") and row["reason"]
+            else row["last"]
+        )
         line = (row["name"], row["state"], _ago(row["for_s"]), str(row["turns"]), cost, where)
         lines.append((*line, str(last)))
     widths = [max(len(line[i]) for line in lines) for i in range(6)]

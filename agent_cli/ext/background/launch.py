@@ -86,9 +86,14 @@ class Launcher:
     def detach(self, options: Options, prompt: str, name: str | None) -> tuple[str, list[str]]:
         path, chosen = reserve(options, prompt, name)
         pid = start(path, options.workspace)
+        looks = [
+            ("agent ps", "its state, and every other session's"),
+            (f"agent logs {chosen} -f", "what it does"),
+            (f"agent stop {chosen}", "end it (agent run --continue here goes on with it)"),
+        ]
+        width = max(len(command) for command, _ in looks)
+        lines = [f"  {command.ljust(width)}  {what}" for command, what in looks]
         return chosen, [
-            f"{chosen} works in the background (pid {pid}); it asks, it does not deny:",
-            "  agent ps                 its state, and every other session's",
-            f"  agent logs {chosen} -f   what it does",
-            f"  agent stop {chosen}      end it (agent run --continue goes on with it)",
+            f"{chosen} works in the background (pid {pid}); it asks, not denies:",
+            *lines,
         ]
