@@ -35,6 +35,7 @@ def bg_env(fake_env: dict[str, str], tmp_path: Path) -> Iterator[dict[str, str]]
         pid = record.get("pid")
         if isinstance(pid, int) and process_start(pid) == record.get("process_start"):
             os.kill(pid, signal.SIGKILL)
+        Path(record["socket"]).unlink(missing_ok=True)  # a killed session leaves its socket
 
 
 def records(env: dict[str, str]) -> list[dict[str, Any]]:

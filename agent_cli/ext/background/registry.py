@@ -138,6 +138,8 @@ def update(path: Path, **changes: Any) -> dict[str, Any]:
 
 
 def forget(record: Record) -> None:
+    """Its files gone, the socket a killed session left behind too."""
     for suffix in (".json", ".log", ".lock"):
-        with contextlib.suppress(FileNotFoundError):
-            record.path.with_suffix(suffix).unlink()
+        record.path.with_suffix(suffix).unlink(missing_ok=True)
+    if isinstance(socket := record.data.get("socket"), str):
+        Path(socket).unlink(missing_ok=True)
