@@ -68,13 +68,13 @@ def launch(env: dict[str, str], workspace: Path, *args: str) -> str:
 def test_finished_sessions_show_done_under_names_from_their_prompt(
     fake_model: FakeAnthropic, bg_env: dict[str, str], tmp_path: Path
 ):
-    fake_model.script.text("hello, team").text("hello again")
+    fake_model.script.text("hello, team").text("hello, team")
     bad = run_agent(bg_env, tmp_path, "run", "--bg", "-p", "hi", "--name", "Not a name!")
     assert bad.returncode == 2
     assert "--name" in bad.stderr
     first = launch(bg_env, tmp_path, "-p", "Please say hello to the team")
+    second = launch(bg_env, tmp_path, "-p", "Please say hello to the team")  # both at once
     until_state(bg_env, first, "done")
-    second = launch(bg_env, tmp_path, "-p", "Please say hello to the team")
     until_state(bg_env, second, "done")
     assert (first, second) == ("say-hello-team", "say-hello-team-2")
     elsewhere = tmp_path / "home"  # any directory: ps lists this user's sessions
