@@ -19,6 +19,7 @@ import pytest
 from agent_cli.ext.background.answering import answer
 from agent_cli.ext.background.registry import GONE, process_start
 from tests.e2e.helpers import REPO, run_agent
+from tests.e2e.worktree_support import make_repo
 from tests.fake_model import FakeAnthropic
 from tests.waiting import wait_until
 
@@ -90,10 +91,11 @@ def test_an_approval_waits_through_the_terminals_sighup_until_answered(
     fake_model: FakeAnthropic, bg_env: dict[str, str], tmp_path: Path
 ):
     fake_model.script.tool_use("write_file", path="out.txt", content="hi").text("wrote it")
-    command = f"{sys.executable} -m agent_cli run --bg --name writer -p 'write out.txt'"
+    repo = make_repo(tmp_path / "repo")  # it works in a worktree of its own name
+    command = f"{sys.executable} -m agent_cli run --bg --name writer --worktree -p 'write out'"
     terminal = subprocess.Popen(  # a shell in a session of its own, as a terminal's
         ["/bin/sh", "-c", f"{command} >/dev/null 2>&1; exec sleep 120"],
-        cwd=tmp_path,
+        cwd=repo,
         env={**bg_env, "PYTHONPATH": str(REPO)},
         start_new_session=True,
     )
@@ -101,21 +103,24 @@ def test_an_approval_waits_through_the_terminals_sighup_until_answered(
     assert waiting["last"] == "waits for approval: write_file out.txt"
     os.killpg(terminal.pid, signal.SIGHUP)  # the terminal closes
     assert terminal.wait(timeout=WAIT_S) == -signal.SIGHUP
-    assert ps(bg_env, tmp_path)["writer"]["state"] == "waiting: approval"
+    row = ps(bg_env, tmp_path)["writer"]
+    assert (row["state"], row["worktree"]) == ("waiting: approval", "writer")
     follow = subprocess.Popen(  # follows the log until the session ends
         [sys.executable, "-m", "agent_cli", "logs", "writer", "-f"],
-        cwd=tmp_path,
+        cwd=repo,
         env={**bg_env, "PYTHONPATH": str(REPO)},
         stdout=subprocess.PIPE,
         text=True,
     )
     answer(waiting["socket"], decision="allow")  # what `agent attach` will do
     until_state(bg_env, "writer", "done")
-    assert (tmp_path / "out.txt").read_text() == "hi"
+    assert (repo / ".agent" / "worktrees" / "writer" / "out.txt").read_text() == "hi"
+    assert not (repo / "out.txt").exists()
     assert ps(bg_env, tmp_path)["writer"]["turns"] == 2
     followed = follow.communicate(timeout=WAIT_S)[0]
     assert "waits for approval: write_file out.txt" in followed
-    assert [line[9:] for line in followed.splitlines()[-2:]] == ["assistant: wrote it", "done"]
+    assert "assistant: wrote it" in followed
+    assert "worktree writer kept" in followed
 
 
 def test_a_killed_session_is_stopped_and_a_stopped_one_resumes(

@@ -15,8 +15,6 @@ from agent_cli.core.options import Options
 FLAG = "--bg"
 PORT = "background"
 NOT_YET = {  # run's parameter -> its flag: what a background session does not take (yet)
-    "worktree": "--worktree",
-    "base": "--base",
     "json_schema": "--json-schema",
     "wait_jobs": "--wait-jobs",
 }
@@ -24,9 +22,17 @@ NOT_YET = {  # run's parameter -> its flag: what a background session does not t
 
 @runtime_checkable
 class Detacher(Protocol):
-    def detach(self, options: Options, prompt: str, name: str | None) -> tuple[str, list[str]]:
+    def detach(
+        self,
+        options: Options,
+        prompt: str,
+        name: str | None,
+        worktree: str | None,
+        base: str | None,
+    ) -> tuple[str, list[str]]:
         """Start the session detached: its name, and the lines that say how to look at it.
-        UsageError (exit 2) on a bad or taken `name`."""
+        UsageError (exit 2) on a bad or taken `name`. `worktree`: the agent worktree it works
+        in, entered by the session ("": one of its own name), made from `base`."""
         ...
 
 
@@ -40,7 +46,11 @@ def detach(params: dict[str, Any], options: Options, prompt: str, name: str | No
             raise UsageError(f"{flag} cannot be used with {FLAG} (not yet)")
     if params.get("output_format", "text") != "text" or params.get("input_format") != "text":
         raise UsageError(f"{FLAG} takes text formats only: it prints the session's name")
-    chosen, lines = _port(options).detach(replace(options, one_shot=True), prompt, name)
+    worktree, base = params.get("worktree"), params.get("base")
+    if base is not None and worktree is None:
+        raise UsageError("--base needs --worktree")
+    detacher = _port(options)
+    chosen, lines = detacher.detach(replace(options, one_shot=True), prompt, name, worktree, base)
     sys.stdout.write(chosen + "\n")
     if not options.quiet:
         sys.stderr.write(

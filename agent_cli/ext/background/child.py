@@ -45,9 +45,8 @@ def options_of(spec: dict[str, Any]) -> Options:
 
 async def run(path: Path) -> int:
     from agent_cli.cli.failures import failure_line
+    from agent_cli.cli.worktree_session import in_worktree
     from agent_cli.core.signals import end_like_ctrl_c
-    from agent_cli.ext.background.answering import Waiting, serve
-    from agent_cli.runtime.build import build_runtime
 
     record = registry.read(path)
     if record is None:
@@ -59,21 +58,13 @@ async def run(path: Path) -> int:
     status = Status(path)
     me = os.getpid()
     status.set(pid=me, process_start=registry.process_start(me), state="working")
-    waiting = Waiting(status)
-    runtime, server, finished = None, None, False
-    try:
-        options = options_of(record.data["spec"])
-        runtime = build_runtime(options, approver=waiting)
-        runtime.planning.answer_with(waiting)  # ask_user and present_plan wait as approvals do
-        status.set(session_id=runtime.session.id, last="started")
-        if options.goal is not None:
-            runtime.extension("goals")  # made now: it outlives the turn (as in agent run)
-        server = await serve(waiting, str(record.data["socket"]))
-        async for event in runtime.turn(str(record.data["spec"]["prompt"])):
-            status.event(event)
-        finished = True
-        status.finish(status.ended or "done")
-        return 0 if status.ended in ("", "done") else 1
+    spec = record.data["spec"]
+    try:  # a bare --worktree: the worktree takes the session's name
+        worktree = record.name if spec.get("worktree") == "" else spec.get("worktree")
+        with in_worktree(options_of(spec), worktree, spec.get("base")) as options:
+            if options.worktree is not None:
+                status.set(worktree=options.worktree)
+            return await session(record, options, status)
     except asyncio.CancelledError:
         stopping = registry.read(path)
         asked = stopping is not None and stopping.data.get("stopping")
@@ -83,12 +74,31 @@ async def run(path: Path) -> int:
         line, code = failure_line(e)
         status.finish("failed", line)
         return code
+
+
+async def session(record: registry.Record, options: Options, status: Status) -> int:
+    """The prompt's turn in a Runtime that asks through the session's socket."""
+    from agent_cli.ext.background.answering import Waiting, serve
+    from agent_cli.runtime.build import build_runtime
+
+    waiting = Waiting(status)
+    runtime = build_runtime(options, approver=waiting)
+    runtime.planning.answer_with(waiting)  # ask_user and present_plan wait as approvals do
+    status.set(session_id=runtime.session.id, last="started")
+    if options.goal is not None:
+        runtime.extension("goals")  # made now: it outlives the turn (as in agent run)
+    socket = Path(str(record.data["socket"]))
+    server, finished = await serve(waiting, str(socket)), False
+    try:
+        async for event in runtime.turn(str(record.data["spec"]["prompt"])):
+            status.event(event)
+        finished = True
+        status.finish(status.ended or "done")
+        return 0 if status.ended in ("", "done") else 1
     finally:
-        if server is not None:
-            server.close()
-            Path(str(record.data["socket"])).unlink(missing_ok=True)
-        if runtime is not None:
-            await runtime.aclose(wait=finished)
+        server.close()
+        socket.unlink(missing_ok=True)
+        await runtime.aclose(wait=finished)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ from agent_cli.ext.background import registry
 NAME = typer.Argument(..., help="The session's name (agent ps).")
 STOP_WAIT_S = 20.0  # SIGTERM's turn to end cleanly; then SIGKILL
 POLL_S = 0.05
-FIELDS = ("name", "state", "reason", "workspace", "session_id", "pid", "turns", "cost_usd")
+FIELDS = ("name", "state", "reason", "workspace", "worktree", "session_id", "pid", "turns")
 
 
 def find(name: str) -> registry.Record:
@@ -43,7 +43,8 @@ def _row(record: registry.Record, now: float) -> dict[str, Any]:
 
 
 def _last(record: registry.Record) -> dict[str, Any]:
-    return {"last": record.data.get("last", ""), "log": record.data.get("log")}
+    data = record.data
+    return {"cost_usd": data.get("cost_usd"), "last": data.get("last", ""), "log": data.get("log")}
 
 
 def _ago(seconds: float) -> str:
@@ -59,6 +60,7 @@ def _table(rows: list[dict[str, Any]]) -> str:
     for row in rows:
         cost = "-" if row["cost_usd"] is None else f"${row['cost_usd']:.3f}"
         where = str(row["workspace"]).replace(home, "~", 1)
+        where += f" ({row['worktree']})" if row["worktree"] else ""
         last = (
             row["reason"]
             if row["state"] in ("stopped", "failed") and row["reason"]

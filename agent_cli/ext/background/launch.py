@@ -17,16 +17,19 @@ from agent_cli.core.options import Options
 from agent_cli.ext.background import names, registry
 
 
-def spec_of(options: Options, prompt: str) -> dict[str, Any]:
-    """What the session's process runs: the Options as JSON (child.options_of reads them)."""
+def spec_of(
+    options: Options, prompt: str, worktree: str | None = None, base: str | None = None
+) -> dict[str, Any]:
+    """What the session's process runs: the Options as JSON (child.options_of reads them),
+    and the worktree it enters (`""`: one of the session's name) from `base`."""
     fields = dataclasses.asdict(options)
     for field in ("workspace", "state_dir"):
         fields[field] = None if fields[field] is None else str(fields[field])
     fields["add_dirs"] = [str(p) for p in options.add_dirs]
-    return {"options": fields, "prompt": prompt}
+    return {"options": fields, "prompt": prompt, "worktree": worktree, "base": base}
 
 
-def reserve(options: Options, prompt: str, name: str | None) -> tuple[Path, str]:
+def reserve(options: Options, spec: dict[str, Any], name: str | None) -> tuple[Path, str]:
     """The session's record, under a name nobody in its workspace has (the folder's lock
     held, so two launchers never take the same one)."""
     from agent_cli.ext.background.answering import socket_path
@@ -38,7 +41,7 @@ def reserve(options: Options, prompt: str, name: str | None) -> tuple[Path, str]
         if name is not None and names.checked(name) in taken:
             state = taken[name].state
             raise UsageError(f"--name: {name} is taken here ({state}); agent rm {name} forgets it")
-        chosen = name or names.unique(names.from_prompt(prompt), taken)
+        chosen = name or names.unique(names.from_prompt(spec["prompt"]), taken)
         path = folder / f"{registry.key(options.workspace, chosen)}.json"
         registry.update(
             path,
@@ -51,7 +54,7 @@ def reserve(options: Options, prompt: str, name: str | None) -> tuple[Path, str]
             last="starting",
             log=str(path.with_suffix(".log")),
             socket=socket_path(path),
-            spec=spec_of(options, prompt),
+            spec=spec,
         )
     return path, chosen
 
@@ -83,8 +86,15 @@ def start(path: Path, workspace: Path) -> int:
 class Launcher:
     """The port "background": `agent run --bg`'s work."""
 
-    def detach(self, options: Options, prompt: str, name: str | None) -> tuple[str, list[str]]:
-        path, chosen = reserve(options, prompt, name)
+    def detach(
+        self,
+        options: Options,
+        prompt: str,
+        name: str | None,
+        worktree: str | None,
+        base: str | None,
+    ) -> tuple[str, list[str]]:
+        path, chosen = reserve(options, spec_of(options, prompt, worktree, base), name)
         pid = start(path, options.workspace)
         looks = [
             ("agent ps", "its state, and every other session's"),
