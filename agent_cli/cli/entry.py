@@ -16,6 +16,7 @@ from agent_cli.core.files import durable
 
 FAST_EXIT = ("run", "chat")
 WORKTREE = "--worktree"  # cli/worktree_session.py's FLAG: a bare one needs rewriting first
+BACKGROUND = "--bg"  # cli/commands/background.py's FLAG: started here, not by the warm process
 
 
 def keep_bytecode_whole() -> None:
@@ -43,7 +44,7 @@ def main() -> None:
         sys.stdout.write(f"agent {__version__}\n")
         sys.stdout.flush()
         return
-    if argv[:1] == ["run"]:
+    if argv[:1] == ["run"] and BACKGROUND not in argv:
         from agent_cli.cli.warm.client import through_server
 
         code = through_server(argv)

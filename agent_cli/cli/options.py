@@ -50,3 +50,9 @@ WORKTREE = typer.Option(
 BASE = typer.Option(
     None, "--base", help="The commit --worktree starts from (default HEAD), resolved once."
 )
+BACKGROUND = typer.Option(
+    False, "--bg", help="Detached from the terminal; it asks, not denies (agent ps, logs, stop)."
+)
+NAME = typer.Option(
+    None, "--name", help="With --bg: the session's name (default: from the prompt)."
+)

@@ -64,6 +64,8 @@ def run(
     ),
     worktree: str | None = opt.WORKTREE,
     base: str | None = opt.BASE,
+    background: bool = opt.BACKGROUND,
+    name: str | None = opt.NAME,
     goal_check: str | None = typer.Option(
         None, "--goal-check", help="Keep working until this command exits 0 (run after each turn)."
     ),
@@ -121,6 +123,10 @@ def run(
             goal_max_turns=max_turns,
             goal_max_minutes=max_minutes,
         )
+        if background or name is not None:  # detached: the extension's (cli/commands/background.py)
+            from agent_cli.cli.commands.background import detach
+
+            return detach(ctx.params, options, text, name)
         if worktree is not None or base is not None:
             from agent_cli.cli.worktree_session import in_worktree
 

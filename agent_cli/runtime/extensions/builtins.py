@@ -52,6 +52,19 @@ BUILTINS: tuple[Declared, ...] = (
     Declared(
         "auto", "agent_cli.ext.auto:EXTENSION", BUILTIN, lambda a: a.command == "chat", (REVIEWER,)
     ),
+    Declared(  # asked by `agent run --bg` (cli/commands/background.py) and its commands
+        "background",
+        "agent_cli.ext.background:EXTENSION",
+        BUILTIN,
+        asked=lambda _: False,
+        ports=("background",),
+        commands=(
+            ("ps", "Background sessions of this user: running, waiting, ended."),
+            ("logs", "What a background session did, as text (-f: as it goes)."),
+            ("stop", "End a background session cleanly (it stays resumable)."),
+            ("rm", "Forget an ended background session."),
+        ),
+    ),
     Declared(
         "batch",
         "agent_cli.ext.batch:EXTENSION",
