@@ -206,6 +206,8 @@ class Agent:
             yield turn.end("error")
             return
         assert reply is not None
+        if self.caller == "main":
+            self.session.model_wait.answered()
         turn.requests += 1
         self._last_usage = reply.usage
         self.session.account(reply.usage, self.caller, reply.model)  # announced via the sink
@@ -259,6 +261,8 @@ class Agent:
         for guide in [] if server_turn.ends_with_reply(self.session) else self.guides:
             guidance.extend(guide.guidance(messages))
         settings = self.session.settings
+        if self.caller == "main":  # its request is about to go out
+            self.session.model_wait.request_sent()
         return ModelRequest(
             model=self.session.model,
             system=self.system,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 from agent_cli.core.messages import Block, Message
@@ -64,9 +65,14 @@ def build_input(
     return redact("\n\n".join(parts), secrets)
 
 
+@cache
+def _schema() -> str:
+    """The draft's JSON schema as the prompt shows it (made once: a walk of the models)."""
+    return json.dumps(EpisodeDraft.model_json_schema(), indent=1)
+
+
 def system_prompt(workspace: Path | None) -> list[Block]:
-    schema = json.dumps(EpisodeDraft.model_json_schema(), indent=1)
-    text = load_prompt("episode.md", workspace).replace("{schema}", schema)
+    text = load_prompt("episode.md", workspace).replace("{schema}", _schema())
     return [{"type": "text", "text": text.strip()}]
 
 

@@ -8,7 +8,9 @@ Seams for the loop, the runtime and the REPL:
 - `await wait(timeout)` before the process exits (`agent run`, `agent chat`);
 - `on_saved` (optional callback): told of each episode written (the REPL shows it).
 
-A trigger met in the middle of a round waits for the round's results, so the episode sees them.
+A trigger met in the middle of a round waits for the round's results, so the episode sees them;
+its writing starts once it takes nothing from the turn (session/model_wait.py): between turns,
+or while the turn's request has waited on the model for a while.
 A generation that fails (API error) is retried once at the next trigger point (round end, turn
 end, next message or exit); failing again drops that stretch with a warning.
 """
@@ -78,6 +80,7 @@ class EpisodeManager:
         if isinstance(event, TodosUpdated):
             self.on_todos(self._todos, event.todos)
         elif isinstance(event, TurnEnd):
+            self.session.model_wait.turn_ended()
             self.on_turn_end(event.text)
 
     def on_todos(self, old: Sequence[TodoItem], new: Sequence[TodoItem]) -> None:
@@ -107,6 +110,7 @@ class EpisodeManager:
 
     def on_user_message(self, text: str) -> None:
         """Call before the turn starts (before the message enters history)."""
+        self.session.model_wait.turn_started()
         rule = triggers.next_message_trigger(text, self._files_changed, self._context)
         if rule is not None:
             self._fire(rule)
@@ -121,6 +125,7 @@ class EpisodeManager:
 
     async def wait(self, timeout: float) -> bool:
         """Wait for background work, running a pending retry too; True if all finished."""
+        self.session.model_wait.turn_ended()  # asked once no turn runs (a run's or chat's end)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while True:
@@ -180,6 +185,8 @@ class EpisodeManager:
         return True
 
     async def _run(self, reason: triggers.Trigger, end: int) -> None:
+        # never on the turn's time: between turns, or while its request waits on the model
+        await self.session.model_wait.quiet()
         async with self._lock:  # one at a time, so each covers the stretch after the last
             span = self.since_last(end)
             if not span:

@@ -16,6 +16,7 @@ from agent_cli.core.messages import Message
 from agent_cli.core.settings.schema import Settings
 from agent_cli.core.tool_contract import ToolContext
 from agent_cli.model.usage import Usage
+from agent_cli.session.model_wait import ModelWait
 from agent_cli.session.owner import SessionOwner
 from agent_cli.session.transcript import CallCostRecord, TranscriptWriter, UsageRecord, _Record
 from agent_cli.todo.tracker import TodoTracker
@@ -58,6 +59,8 @@ class Session:
     view_providers: list[Callable[[], str]] = field(default_factory=list)
     # the session's plan (SPEC §6): one tracker per session, never shared between agents
     todos: TodoTracker = field(default_factory=TodoTracker)
+    # whether the main turn is busy or waiting on the model (background work waits for that)
+    model_wait: ModelWait = field(default_factory=ModelWait)
 
     @property
     def paths(self) -> Paths:
