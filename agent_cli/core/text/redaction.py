@@ -44,6 +44,12 @@ def variants(secret: str) -> tuple[str, ...]:
 
 def forms(secrets: Iterable[str]) -> tuple[str, ...]:
     """Every form of every secret long enough to mask, in the order `redact` masks them."""
+    return _forms(secrets if isinstance(secrets, tuple) else tuple(secrets))
+
+
+@lru_cache(maxsize=16)
+def _forms(secrets: tuple[str, ...]) -> tuple[str, ...]:
+    # a run's secrets are one tuple: every log line and streamed text redacted asks again
     return tuple(f for s in secrets if s and len(s) >= MIN_SECRET_CHARS for f in variants(s))
 
 
