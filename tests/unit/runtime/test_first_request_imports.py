@@ -78,6 +78,8 @@ LATER = [
     "agent_cli.subagent.isolating",  # a task in a worktree
     "agent_cli.core.outside.groups",  # the first command's process group
     "agent_cli.policy.host_review",  # auto mode's first sandboxed host
+    "agent_cli.core.text.lenient_json",  # a reply's tool call, a call's input
+    "agent_cli.core.text.lenient_values",
 ]
 
 
