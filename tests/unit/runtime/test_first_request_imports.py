@@ -80,6 +80,8 @@ LATER = [
     "agent_cli.policy.host_review",  # auto mode's first sandboxed host
     "agent_cli.core.text.lenient_json",  # a reply's tool call, a call's input
     "agent_cli.core.text.lenient_values",
+    "agent_cli.core.thinking_rules",  # a request validated (the test server's check)
+    "agent_cli.core.text.money",  # a goal's status line
 ]
 
 
