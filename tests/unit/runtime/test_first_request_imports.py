@@ -82,6 +82,8 @@ LATER = [
     "agent_cli.core.text.lenient_values",
     "agent_cli.core.thinking_rules",  # a request validated (the test server's check)
     "agent_cli.core.text.money",  # a goal's status line
+    "agent_cli.policy.call_rules",  # the first call's permission check
+    "agent_cli.policy.patterns",  # the first call's check (its subject, the patterns)
 ]
 
 
