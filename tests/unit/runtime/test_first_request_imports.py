@@ -84,6 +84,9 @@ LATER = [
     "agent_cli.core.text.money",  # a goal's status line
     "agent_cli.policy.call_rules",  # the first call's permission check
     "agent_cli.policy.patterns",  # the first call's check (its subject, the patterns)
+    "agent_cli.tools.shell.rules",  # the first call's check, the first command
+    "agent_cli.tools.shell.deny",
+    "agent_cli.tools.shell.bash_jobs",  # the first command asks for the port "jobs"
 ]
 
 
