@@ -87,6 +87,7 @@ LATER = [
     "agent_cli.tools.shell.rules",  # the first call's check, the first command
     "agent_cli.tools.shell.deny",
     "agent_cli.tools.shell.bash_jobs",  # the first command asks for the port "jobs"
+    "agent_cli.tools.host_rules",  # the first fetch, or a fetch's check
 ]
 
 
