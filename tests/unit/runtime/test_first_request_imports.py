@@ -88,6 +88,7 @@ LATER = [
     "agent_cli.tools.shell.deny",
     "agent_cli.tools.shell.bash_jobs",  # the first command asks for the port "jobs"
     "agent_cli.tools.host_rules",  # the first fetch, or a fetch's check
+    "agent_cli.loop.rounds",  # a reply with tool calls
 ]
 
 
