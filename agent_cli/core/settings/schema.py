@@ -39,7 +39,6 @@ from agent_cli.core.settings.features import (
 )
 from agent_cli.core.settings.layers import Layer, holder
 from agent_cli.core.settings.models import Provider, default_aliases
-from agent_cli.core.settings.narrowing import narrowing_only, user_mode
 from agent_cli.core.settings.sandbox import SandboxSettings
 from agent_cli.core.settings.sections import Narrow, Sections, extended, untrusted, without
 from agent_cli.core.settings.strict import StrictSettings
@@ -338,6 +337,8 @@ def load_settings(
     layers = [(str(user), user_data), (str(local), local_data)]
     settings = parse_settings(_merge(user_data, local_data), layers, sections)
     if not trusted and local_data:
+        from agent_cli.core.settings.narrowing import narrowing_only, user_mode  # only then
+
         narrowed = narrowing_only(local_data, user_mode(user_data), user_mode(user_data, "sandbox"))
         narrowed = untrusted(narrowed, sections, user_data, narrowers)
         settings = parse_settings(_merge(user_data, narrowed), layers, sections)

@@ -89,6 +89,8 @@ LATER = [
     "agent_cli.tools.shell.bash_jobs",  # the first command asks for the port "jobs"
     "agent_cli.tools.host_rules",  # the first fetch, or a fetch's check
     "agent_cli.loop.rounds",  # a reply with tool calls
+    "agent_cli.core.settings.narrowing",  # an untrusted workspace's own settings
+    "agent_cli.core.settings.hosts",  # settings that name the sandbox's hosts
 ]
 
 
