@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -322,13 +322,14 @@ def load_settings(
     workspace: Path,
     overrides: dict[str, Any] | None = None,
     *,
-    trusted: bool = False,
+    trusted: bool | Callable[[], bool] = False,
     sections: Sections = (),
     ignored: frozenset[str] = frozenset(),
     narrowers: Mapping[str, Narrow] | None = None,
 ) -> Settings:
-    """User settings, then the workspace's (only what narrows unless `trusted`), then
-    `AGENT_SETTINGS`, then `overrides` (command-line flags). Every layer is validated, applied
+    """User settings, then the workspace's (only what narrows unless `trusted`: asked, when
+    it is how to ask, only of a workspace with settings of its own), then `AGENT_SETTINGS`,
+    then `overrides` (command-line flags). Every layer is validated, applied
     or not. `sections`: the installed extensions'; `ignored`: extensions that failed to load;
     `narrowers`: the extensions' own narrowing of an untrusted workspace's section."""
     user = user_config_dir() / "settings.json"
@@ -336,7 +337,7 @@ def load_settings(
     user_data, local_data = without(_read_json(user), ignored), without(_read_json(local), ignored)
     layers = [(str(user), user_data), (str(local), local_data)]
     settings = parse_settings(_merge(user_data, local_data), layers, sections)
-    if not trusted and local_data:
+    if local_data and not (trusted() if callable(trusted) else trusted):
         from agent_cli.core.settings.narrowing import narrowing_only, user_mode  # only then
 
         narrowed = narrowing_only(local_data, user_mode(user_data), user_mode(user_data, "sandbox"))

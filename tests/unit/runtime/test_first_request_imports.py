@@ -91,6 +91,7 @@ LATER = [
     "agent_cli.loop.rounds",  # a reply with tool calls
     "agent_cli.core.settings.narrowing",  # an untrusted workspace's own settings
     "agent_cli.core.settings.hosts",  # settings that name the sandbox's hosts
+    "agent_cli.policy.trust",  # a workspace with something only trust lets in
 ]
 
 
