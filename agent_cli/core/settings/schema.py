@@ -16,7 +16,7 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -37,12 +37,14 @@ from agent_cli.core.settings.features import (
     ServerSettings,
     WebSettings,
 )
-from agent_cli.core.settings.layers import Layer, holder
 from agent_cli.core.settings.models import Provider, default_aliases
 from agent_cli.core.settings.sandbox import SandboxSettings
 from agent_cli.core.settings.sections import Narrow, Sections, extended, untrusted, without
 from agent_cli.core.settings.strict import StrictSettings
 from agent_cli.core.settings.thinking import ThinkingSettings, budget_problem
+
+if TYPE_CHECKING:
+    from agent_cli.core.settings.layers import Layer
 
 UNKNOWN_MODEL_WINDOW = 200_000
 
@@ -305,6 +307,8 @@ def parse_settings(
     except RecursionError as e:
         raise ConfigError(f"{source}: nested too deeply to be settings") from e
     except ValidationError as e:
+        from agent_cli.core.settings.layers import holder  # which file holds the bad key
+
         first = e.errors()[0]
         key = ".".join(str(p) for p in first["loc"]) or "(top level)"
         where = source if isinstance(source, str) else holder(first["loc"], source)

@@ -92,6 +92,7 @@ LATER = [
     "agent_cli.core.settings.narrowing",  # an untrusted workspace's own settings
     "agent_cli.core.settings.hosts",  # settings that name the sandbox's hosts
     "agent_cli.policy.trust",  # a workspace with something only trust lets in
+    "agent_cli.core.settings.layers",  # a bad setting's error names its file
 ]
 
 
