@@ -7,20 +7,29 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agent_cli.policy.trust import ENV_TRUST, TrustItem, TrustStore, grant_items
 from agent_cli.runtime.trust_items import widening_items
 from agent_cli.tools.shell.confined import notice_of
 
+if TYPE_CHECKING:
+    from agent_cli.policy.trust import TrustItem, TrustStore
+
 
 def untrusted_items(workspace: Path, store: TrustStore | None = None) -> list[TrustItem]:
-    """What the workspace asks for that is ignored because it is not trusted."""
-    if (store or TrustStore()).is_trusted(workspace):
+    """What the workspace asks for that is ignored because it is not trusted (the trust store
+    is read only when the workspace asks for something)."""
+    items = widening_items(workspace)
+    if not items:
         return []
-    return widening_items(workspace)
+    from agent_cli.policy.trust import TrustStore
+
+    return [] if (store or TrustStore()).is_trusted(workspace) else items
 
 
 def ignored_line(items: list[TrustItem]) -> str:
+    from agent_cli.policy.trust import ENV_TRUST
+
     shown = ", ".join(item.description for item in items[:3])
     more = f" and {len(items) - 3} more" if len(items) > 3 else ""
     return (
@@ -47,6 +56,8 @@ def warn_unconfined(extension: Callable[[str], object | None]) -> None:
 
 def ask_trust(workspace: Path, read_answer: Callable[[str], str] = input) -> bool:
     """One y/N question listing what trust would let run; a yes is recorded. True if trusted."""
+    from agent_cli.policy.trust import TrustStore, grant_items
+
     store = TrustStore()
     items = untrusted_items(workspace, store)
     if not items:

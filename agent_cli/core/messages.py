@@ -13,7 +13,6 @@ from collections import Counter
 from typing import Any
 
 from agent_cli.core.image_rules import check_images
-from agent_cli.core.thinking_rules import check_thinking
 
 Message = dict[str, Any]
 """One entry of ``messages``: ``{"role": "user" | "assistant", "content": str | list[Block]}``."""
@@ -27,6 +26,8 @@ TOOL_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 def validate_request(body: dict[str, Any]) -> list[str]:
     """Return the §16 violations of a Messages API request body; an empty list means valid."""
+    from agent_cli.core.thinking_rules import check_thinking  # only a request checked needs it
+
     problems: list[str] = []
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:

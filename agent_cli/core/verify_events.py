@@ -7,8 +7,6 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from agent_cli.core.text.money import cost
-
 GoalState = Literal["pursuing", "met", "unmet", "impossible", "budget-limited"]
 
 
@@ -32,6 +30,8 @@ class GoalStatus(BaseModel):
         return self.model_dump(mode="json", exclude={"elapsed_s"})
 
     def line(self) -> str:
+        from agent_cli.core.text.money import cost  # a goal's line, shown once it is set
+
         ticked = self.elapsed_s or self.cost_usd is not None  # nothing spent before a turn
         spent = f", {cost(self.cost_usd)}" if ticked else ""  # n/a: a model without a price
         said = f": {self.reason}" if self.reason else ""

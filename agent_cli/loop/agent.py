@@ -32,7 +32,6 @@ from agent_cli.core.messages import Block
 from agent_cli.core.tool_contract import ToolResult
 from agent_cli.loop import server_turn, steering
 from agent_cli.loop.outbox import Outbox, Passed
-from agent_cli.loop.rounds import not_run_calls, run_round
 from agent_cli.loop.shown import ShownTurn, record_shown
 from agent_cli.loop.stream_events import ShownStream
 from agent_cli.loop.turn_edges import TurnEdges
@@ -180,6 +179,8 @@ class Agent:
         self, calls: list[Block], reply: ModelReply
     ) -> AsyncIterator[Event | Passed]:
         """The reply's calls run, then a compaction a tool asked for (e.g. a fresh context)."""
+        from agent_cli.loop.rounds import not_run_calls
+
         async for passed in self._run_tools(calls, not_run_calls(reply)):
             yield passed
         async for compaction in self._apply_requested_compaction():
@@ -311,6 +312,8 @@ class Agent:
     ) -> AsyncIterator[Passed]:
         """Every call gets exactly one result, also when the turn is cancelled mid-round.
         Tool events are passed on while the round runs, so the UI shows live progress."""
+        from agent_cli.loop.rounds import run_round
+
         for pending in self.outbox.pending():  # the reply's usage, before any tool starts
             yield Passed(pending)
         done: dict[str, ToolResult] = {}

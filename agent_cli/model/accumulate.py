@@ -18,8 +18,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_cli.core.messages import Block
-from agent_cli.core.text.lenient_json import loads_strict
-from agent_cli.core.text.lenient_values import json_in_string
 from agent_cli.core.text.unicode_safe import safe_text, safe_value
 from agent_cli.model.client import TextChunk, ThinkingChunk
 from agent_cli.model.usage import Usage
@@ -134,6 +132,10 @@ class ReplyBuilder:
         block["input"] = {}
         if not raw.strip():
             return
+        # a tool call's input, read once its block is complete: not before the first reply
+        from agent_cli.core.text.lenient_json import loads_strict
+        from agent_cli.core.text.lenient_values import json_in_string
+
         try:
             value = loads_strict(raw)
         except ValueError as e:

@@ -12,7 +12,8 @@ its "always" pattern `web_fetch(domain:<host>)`); `plan` allows it, as a read-on
 A bash command that runs in the sandbox is not asked in `default` or `accept-edits`; one the
 model marks `unsandboxed` is asked in every mode but bypass (and refused in plan).
 `auto` asks what `default` asks, and the session's reviewer (the port `REVIEWER`) answers it.
-Every decision is logged.
+Every decision is logged. What the rules say of one call is call_rules.py, imported by the
+first call's check.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from agent_cli.core.settings.schema import PermissionSettings
 from agent_cli.core.tool_contract import (
@@ -40,28 +42,13 @@ from agent_cli.policy.approval import (
     HeadlessApprover,
     Reviewer,
 )
-from agent_cli.policy.patterns import bash_pattern as bash_pattern
-from agent_cli.policy.patterns import call_subject, folder_of, reads_outside
-from agent_cli.policy.patterns import matches as matches
-from agent_cli.tools.fs import PathRefused, protected, writable_path
-from agent_cli.tools.shell.rules import denied, is_read_only
+
+if TYPE_CHECKING:
+    from agent_cli.policy.call_rules import Ask
 
 log = logging.getLogger(__name__)
 
-EDIT_TOOLS = frozenset({"write_file", "edit_file"})
 SETTINGS_FILE = ".agent/settings.json"
-BYPASS = "run with --permission-mode bypass"
-ACCEPT_EDITS = "run with --permission-mode accept-edits"
-
-
-@dataclass(frozen=True)
-class Ask:
-    """The call needs a yes from the user; `hint` says how to allow it without one."""
-
-    summary: str
-    pattern: str
-    hint: str
-    reusable: bool = True  # False: no allow pattern answers it and "always" is not remembered
 
 
 @dataclass
@@ -91,20 +78,27 @@ class Permissions:
         """None when the call may run, else the denial the model reads. `hook` is a
         PreToolUse hook's say: "allow" skips the question, "ask" asks even where the mode
         would not; neither lifts a refusal."""
+        # the rules a call is checked by: imported by the first call, not before
+        from agent_cli.policy import call_rules
+        from agent_cli.policy.patterns import call_subject, matches
+
         name, subject = tool.name, call_subject(tool.name, args, ctx)
-        refusal = self._refusal(name, args, ctx, subject)
+        deny = [*self.settings.deny, *self.extra_deny]
+        refusal = call_rules.refusal(name, args, ctx, subject, deny)
         if refusal is not None:
             log.info("permission deny %s %r (every mode): %s", name, subject, refusal)
             return refusal
-        decision = None if hook == "allow" else self._by_mode(tool, args, ctx, subject)
+        decision = (
+            None if hook == "allow" else call_rules.by_mode(self.mode, tool, args, ctx, subject)
+        )
         if (
             decision is None
             and self.mode != "bypass"
             and (hook == "ask" or any(matches(p, name, subject) for p in self.ask_rules))
         ):
-            decision = Ask(f"{name} {subject}", name, BYPASS, reusable=False)
-        if isinstance(decision, Ask):
-            failure = tool.precheck(args, ctx) if self._may_read(args, ctx) else None
+            decision = call_rules.Ask(f"{name} {subject}", name, call_rules.BYPASS, reusable=False)
+        if isinstance(decision, call_rules.Ask):
+            failure = tool.precheck(args, ctx) if call_rules.may_read(args, ctx, deny) else None
             if failure is not None:
                 log.info("permission not asked %s %r: it would fail", name, subject)
                 return KnownFailure(failure)
@@ -115,89 +109,11 @@ class Permissions:
         log.info("permission %s %s %r (mode %s)", verdict, name, subject, self.mode)
         return decision
 
-    def _refusal(self, name: str, args: ToolInput, ctx: ToolContext, subject: str) -> str | None:
-        if name in EDIT_TOOLS:
-            try:
-                writable_path(ctx, str(getattr(args, "path", "")))
-            except PathRefused as e:
-                return str(e)
-        if name == "bash":
-            reason = denied(subject)
-            if reason:
-                return f"Refused: {reason} is on the deny list and never runs, in any mode."
-        for pattern in [*self.settings.deny, *self.extra_deny]:
-            if matches(pattern, name, subject, deny=True):
-                return f"Refused by the permissions.deny pattern {pattern!r} in settings."
-        return None
-
-    def _may_read(self, args: ToolInput, ctx: ToolContext) -> bool:
-        """A call's path the model may read unasked: only there may a precheck tell it
-        anything about the file (a deny rule hides what it covers, existence included)."""
-        if not isinstance(getattr(args, "path", None), str) or reads_outside(args, ctx):
-            return False
-        subject = call_subject("read_file", args, ctx)
-        deny = [*self.settings.deny, *self.extra_deny]
-        return not any(matches(p, "read_file", subject, deny=True) for p in deny)
-
-    def _by_mode(
-        self, tool: AnyTool, args: ToolInput, ctx: ToolContext, subject: str
-    ) -> str | Ask | None:
-        """None: allowed; a string: refused; Ask: a question."""
-        name = tool.name
-        if self.mode == "bypass":
-            return None
-        if getattr(tool, "asks_permission", False):  # an MCP server's tool
-            if self.mode == "plan" and not tool.read_only:
-                return _plan_refusal(f"{name} (its server does not mark it read-only)")
-            return Ask(name, name, BYPASS)
-        outside = reads_outside(args, ctx) if tool.read_only else None
-        if outside is not None:
-            summary = f"{name} {outside} (outside the workspace)"
-            return Ask(summary, f"{name}({folder_of(outside)}/*)", BYPASS)
-        if name in EDIT_TOOLS:
-            return self._edit(name, args, ctx, subject)
-        if name == "web_fetch":  # read-only: plan mode allows it; elsewhere asked per domain
-            if self.mode == "plan":
-                return None
-            url = str(getattr(args, "url", ""))
-            return Ask(f"web_fetch {url}", f"web_fetch({subject})", BYPASS)
-        if name == "bash":
-            return self._bash(tool, args, ctx, subject)
-        return None
-
-    def _bash(
-        self, tool: AnyTool, args: ToolInput, ctx: ToolContext, subject: str
-    ) -> str | Ask | None:
-        """Read-only or sandboxed: unasked; `unsandboxed` (asked for by the model) is always
-        asked, and refused in plan mode, however read-only it looks: it bypasses the deny-read."""
-        if getattr(args, "unsandboxed", False):
-            if self.mode == "plan":
-                return _plan_refusal(f"bash {subject} outside the sandbox")
-            return Ask(f"bash {subject} (outside the sandbox)", bash_pattern(subject), BYPASS)
-        if is_read_only(subject, ctx.workspace):
-            return None
-        if self.mode == "plan":
-            return _plan_refusal(f"bash {subject}")
-        unconfined = getattr(tool, "unconfined", None)
-        if callable(unconfined) and not unconfined(args, ctx):
-            return None
-        return Ask(f"bash {subject}", bash_pattern(subject), BYPASS)
-
-    def _edit(self, name: str, args: ToolInput, ctx: ToolContext, subject: str) -> str | Ask | None:
-        if self.mode == "plan":
-            return _plan_refusal(f"{name} {subject}")
-        guarded = protected(ctx, ctx.resolve(str(getattr(args, "path", ""))))
-        if guarded is not None:
-            # shown as what "always" would allow: a pattern that matches no call
-            once = f"nothing: {name} {subject} is asked every time"
-            return Ask(f"{name} {subject} ({guarded})", once, BYPASS, reusable=False)
-        if self.mode == "accept-edits":
-            return None
-        return Ask(f"{name} {subject}", name, ACCEPT_EDITS)
-
     async def _ask(
         self, name: str, subject: str, ask: Ask, preview: str, arguments: dict[str, object]
     ) -> str | None:
+        from agent_cli.policy.patterns import matches
+
         async with self._lock:  # one question at a time; an "always" answers the ones after it
             allow = [
                 *self.settings.allow,
@@ -262,10 +178,3 @@ class Permissions:
         if not ask.reusable:
             return ask.hint
         return f'{ask.hint}, or add "{ask.pattern}" to permissions.allow in {SETTINGS_FILE}'
-
-
-def _plan_refusal(summary: str) -> str:
-    return (
-        f"Refused in plan mode (read-only tools only): {summary}. Finish the plan; to make "
-        "changes the user runs with --permission-mode default or accept-edits."
-    )

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from agent_cli.core.settings.schema import Settings
-from agent_cli.policy.trust import TrustStore
 
 Command = str | Sequence[str]
 CLAUDE_SETTINGS = (".claude/settings.json", ".claude/settings.local.json")
@@ -73,9 +72,27 @@ def commands(settings: Settings, workspace: Path, trusted: bool) -> list[Command
 
 def run_later(settings: Settings, workspace: Path) -> tuple[Path, ...]:
     """The workspace files the agent will run outside the sandbox, to keep read-only inside."""
-    found = commands(settings, workspace, TrustStore().is_trusted(workspace))
+    found = commands(settings, workspace, _project_files_trusted(workspace))
     if not found:  # nothing to read the commands' words for
         return ()
     from agent_cli.core.outside.later import workspace_programs
 
     return workspace_programs(found, workspace)
+
+
+def _project_files_trusted(workspace: Path) -> bool:
+    """Trust is read only when there are project files it would let in."""
+    if not any(_there(workspace / name) for name in (MCP_FILE, *CLAUDE_SETTINGS)):
+        return False
+    from agent_cli.policy.trust import TrustStore
+
+    return TrustStore().is_trusted(workspace)
+
+
+def _there(path: Path) -> bool:
+    """Something is there; where stat fails, a read would too (`_json`: nothing)."""
+    try:
+        path.stat()
+    except (OSError, ValueError):
+        return False
+    return True

@@ -46,9 +46,7 @@ from agent_cli.tools.grep import Grep
 from agent_cli.tools.present_plan import PlanModeTools, asking_tools
 from agent_cli.tools.read_file import ReadFile
 from agent_cli.tools.registry import ToolRegistry, ToolSource
-from agent_cli.tools.shell.bash import Bash, no_wrapper
-from agent_cli.tools.shell.bash_jobs import PORT as JOBS
-from agent_cli.tools.shell.bash_jobs import Background
+from agent_cli.tools.shell.bash import JOBS, Bash, no_wrapper
 from agent_cli.tools.shell.confined import SHELL_WRAPPER
 from agent_cli.tools.todo_write import TodoWrite
 from agent_cli.tools.write_file import WriteFile
@@ -60,11 +58,12 @@ log = logging.getLogger(__name__)
 
 
 def base_tools(
-    jobs: Background | None = None, shell_wrapper: Callable[[], object | None] = no_wrapper
+    jobs: Callable[[], object | None] = no_wrapper,
+    shell_wrapper: Callable[[], object | None] = no_wrapper,
 ) -> list[AnyTool]:
-    """`jobs`: where bash's background shells go (the port "jobs"); None offers none.
+    """`jobs`: the session's port where bash's background shells go (none: it offers none).
     `shell_wrapper`: the session's port that confines each command (none: they run as they
-    are)."""
+    are). Bash asks each when a command first needs it."""
     bash = Bash(jobs, shell_wrapper)
     return [ReadFile(), WriteFile(), EditFile(), bash, Glob(), Grep(), Recall(lazy_notes_search)]
 
@@ -143,10 +142,9 @@ def assemble(
     session.tool_ctx.review_host = _host_review(permissions)  # a confined command's hosts
     gate = PolicyGate(permissions, hooks, project.gate_hooks())
     server_tools = declarations(settings.web)
-    jobs = extensions.port(JOBS, context)  # background jobs, if an extension provides them
-    bash_jobs = jobs if isinstance(jobs, Background) else None
+    jobs = port_when_asked(extensions, JOBS, context)  # background jobs, if one provides them
     wrapper = port_when_asked(extensions, SHELL_WRAPPER, context)
-    before_task = [*base_tools(bash_jobs, wrapper), TodoWrite(session.todos, session.record)]
+    before_task = [*base_tools(jobs, wrapper), TodoWrite(session.todos, session.record)]
     after_task = [Compact(session), *asking_tools(), *project.tools(permissions)]
     own = ["task", *(t.name for t in [*before_task, *after_task, *extra_tools])]
     own += [str(t["name"]) for t in server_tools]

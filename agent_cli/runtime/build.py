@@ -25,7 +25,6 @@ from agent_cli.core.tool_contract import AnyTool
 from agent_cli.model.call_log import CallLog, key_last4
 from agent_cli.model.client import ModelClient
 from agent_cli.policy.approval import Approver
-from agent_cli.policy.trust import TrustStore
 from agent_cli.runtime.assembly import assemble
 from agent_cli.runtime.extensions.discovery import EVERYTHING, Asking
 from agent_cli.runtime.extensions.registry import (
@@ -94,17 +93,24 @@ def load(options: Options, extensions: Extensions | None = None) -> tuple[Settin
     import os
 
     overrides = overrides_of(options)
-    trusted = TrustStore().is_trusted(options.workspace)
     extensions = installed(asking(options, overrides)) if extensions is None else extensions
     sections, ignored = extensions.sections(), extensions.ignored()
     settings = load_settings(
-        options.workspace, overrides, trusted=trusted, sections=sections, ignored=ignored,
-        narrowers=extensions.narrowers(),
+        options.workspace, overrides, trusted=lambda: _trusted(options.workspace),
+        sections=sections, ignored=ignored, narrowers=extensions.narrowers(),
     )  # fmt: skip
     settings.model = resolve_model(settings.model, settings)  # `sonnet`, `--model haiku`
     resolve_thresholds(settings)  # contradicting context thresholds: exit 2 before any work
     state = options.state_dir or Path(os.environ.get("AGENT_STATE_DIR") or options.workspace)
     return settings, Paths(state.expanduser().resolve())
+
+
+def _trusted(workspace: Path) -> bool:
+    """Asked only of a workspace with settings of its own: the trust store is not read where
+    nothing needs trust."""
+    from agent_cli.policy.trust import TrustStore
+
+    return TrustStore().is_trusted(workspace)
 
 
 def start_logging(paths: Paths, quiet: bool) -> CallLog:

@@ -9,11 +9,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agent_cli.policy.trust import TrustItem
+if TYPE_CHECKING:
+    from agent_cli.policy.trust import TrustItem
 
-Provider = Callable[[Path], list[TrustItem]]
+Provider = Callable[[Path], "list[TrustItem]"]
+Found = list[tuple[str, str]]  # (key, description) of each item a source asks for
 
 
 def _workspace_settings(workspace: Path) -> list[TrustItem]:
@@ -24,72 +26,74 @@ def _workspace_settings(workspace: Path) -> list[TrustItem]:
         return []
     if not isinstance(data, dict):
         return []
-    source = str(path)
-    return [
-        *_permission_items(data.get("permissions"), source),
-        *_web_items(data.get("web"), source),
-        *_lsp_commands(data.get("lsp"), source),
-        *_hook_items(data.get("hooks"), source),
-        *_status_line_items(data.get("status_line"), source),
+    found = [
+        *_permission_items(data.get("permissions")),
+        *_web_items(data.get("web")),
+        *_lsp_commands(data.get("lsp")),
+        *_hook_items(data.get("hooks")),
+        *_status_line_items(data.get("status_line")),
     ]
+    if not found:
+        return []
+    from agent_cli.policy.trust import TrustItem  # there is something to trust
+
+    return [TrustItem(key=key, source=str(path), description=said) for key, said in found]
 
 
-def _status_line_items(spec: Any, source: str) -> list[TrustItem]:
+def _status_line_items(spec: Any) -> Found:
     """The status line's command: run every few seconds while `agent chat` is open."""
     command = spec.get("command") if isinstance(spec, dict) else None
     if not command:
         return []
-    return [TrustItem(key="status_line", source=source, description=f"status line: {command}")]
+    return [("status_line", f"status line: {command}")]
 
 
-def _permission_items(permissions: Any, source: str) -> list[TrustItem]:
+def _permission_items(permissions: Any) -> Found:
     if not isinstance(permissions, dict):
         return []
-    items: list[TrustItem] = []
+    items: Found = []
     mode = permissions.get("mode")
     if mode in ("accept-edits", "bypass"):
-        items.append(TrustItem(key="mode", source=source, description=f"mode {mode}"))
+        items.append(("mode", f"mode {mode}"))
     for i, rule in enumerate(permissions.get("allow") or []):
-        items.append(TrustItem(key=f"allow:{i}", source=source, description=f"allow {rule}"))
+        items.append((f"allow:{i}", f"allow {rule}"))
     return items
 
 
-def _web_items(web: Any, source: str) -> list[TrustItem]:
+def _web_items(web: Any) -> Found:
     """web_fetch reaching local services, or sending credentials."""
     if not isinstance(web, dict):
         return []
     return [
-        TrustItem(key=f"web:{key}", source=source, description=f"web.{key}")
+        (f"web:{key}", f"web.{key}")
         for key in ("allow_private_hosts", "allow_credential_urls")
         if web.get(key) is True
     ]
 
 
-def _hook_items(hooks: Any, source: str) -> list[TrustItem]:
+def _hook_items(hooks: Any) -> Found:
     if not isinstance(hooks, dict):
         return []
-    items: list[TrustItem] = []
+    items: Found = []
     for event, specs in hooks.items():
         for i, spec in enumerate(specs if isinstance(specs, list) else []):
             command = spec.get("command") if isinstance(spec, dict) else spec
-            described = f"hook {event}: {command}"
-            items.append(TrustItem(key=f"hook:{event}:{i}", source=source, description=described))
+            items.append((f"hook:{event}:{i}", f"hook {event}: {command}"))
     return items
 
 
-def _lsp_commands(lsp: Any, source: str) -> list[TrustItem]:
+def _lsp_commands(lsp: Any) -> Found:
     """Language servers and formatters: commands the agent would start after any edit."""
     if not isinstance(lsp, dict):
         return []
-    items: list[TrustItem] = []
+    items: Found = []
     servers = lsp.get("servers")
     for name, spec in (servers if isinstance(servers, dict) else {}).items():
         command = spec.get("command") if isinstance(spec, dict) else spec
-        items.append(TrustItem(key=f"lsp:{name}", source=source, description=f"lsp {command}"))
+        items.append((f"lsp:{name}", f"lsp {command}"))
     formatters = lsp.get("formatters")
     for suffix, command in (formatters if isinstance(formatters, dict) else {}).items():
-        described = f"formatter {suffix}: {command}"
-        items.append(TrustItem(key=f"format:{suffix}", source=source, description=described))
+        items.append((f"format:{suffix}", f"formatter {suffix}: {command}"))
     return items
 
 

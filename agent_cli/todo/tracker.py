@@ -16,7 +16,6 @@ from typing import Any
 from pydantic import ValidationError
 
 from agent_cli.core.payloads import TodoItem
-from agent_cli.core.text.lenient_values import json_in_string
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +38,8 @@ def parse_todos(raw: Any) -> Any:
         return raw
     if len(raw) > MAX_STRING_CHARS:
         raise TodoError(f"todos is a string of {len(raw):,} characters; send an array")
+    from agent_cli.core.text.lenient_values import json_in_string  # a call's string, when sent
+
     parsed = json_in_string(raw)  # JSON, inside a code fence too
     if parsed is not None:
         return parsed

@@ -18,7 +18,6 @@ from pydantic import BaseModel, ValidationError
 
 from agent_cli.core.files.paths import make_dirs, result_file_stem
 from agent_cli.core.prompts.templates import load_prompt
-from agent_cli.core.text import lenient_json, lenient_values
 from agent_cli.core.text.redaction import redact as redact
 from agent_cli.core.text.redaction import redact_value
 from agent_cli.core.text.unicode_safe import safe_text, safe_value
@@ -166,6 +165,11 @@ class ToolRegistry:
         if tool is None:
             known = ", ".join(self.tools) or "none"
             return _error(f"Unknown tool '{name}'. Available tools: {known}.", name)
+        from agent_cli.core.text import (
+            lenient_json,
+            lenient_values,
+        )  # a call's input, when it comes
+
         raw = lenient_values.coerce_tool_input(raw, tool.input_model)
         if not isinstance(raw, dict):
             return _error(

@@ -20,7 +20,7 @@ def board_tools(board: JobBoard) -> list[AnyTool]:
     """The base tools with bash's background jobs on `board`, and the job tools; bash confines
     its commands as a run's does (the sandbox extension's wrapper)."""
     jobs = JobsService.over(board)
-    return [*base_tools(jobs, shell_wrapper), BashOutput(jobs), BashKill(jobs)]
+    return [*base_tools(lambda: jobs, shell_wrapper), BashOutput(jobs), BashKill(jobs)]
 
 
 def group_members(pgid: int) -> list[int]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.policy.permissions import bash_pattern, matches
+from agent_cli.policy.patterns import bash_pattern, matches
 from tests.unit.tool_helpers import ScriptedApprover, call, gated_registry, make_ctx, unconfined
 
 

@@ -6,8 +6,6 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from agent_cli.core.settings.hosts import parse_host_entry
-
 SandboxMode = Literal["auto", "required", "off"]
 
 
@@ -24,6 +22,8 @@ class SandboxNetwork(BaseModel):
     @field_validator("allowed_domains")
     @classmethod
     def _entries(cls, value: list[str]) -> list[str]:
+        from agent_cli.core.settings.hosts import parse_host_entry  # a setting names hosts
+
         for item in value:
             parse_host_entry(item)  # ValueError names the entry
         return value

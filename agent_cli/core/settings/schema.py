@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -37,13 +37,14 @@ from agent_cli.core.settings.features import (
     ServerSettings,
     WebSettings,
 )
-from agent_cli.core.settings.layers import Layer, holder
 from agent_cli.core.settings.models import Provider, default_aliases
-from agent_cli.core.settings.narrowing import narrowing_only, user_mode
 from agent_cli.core.settings.sandbox import SandboxSettings
 from agent_cli.core.settings.sections import Narrow, Sections, extended, untrusted, without
 from agent_cli.core.settings.strict import StrictSettings
 from agent_cli.core.settings.thinking import ThinkingSettings, budget_problem
+
+if TYPE_CHECKING:
+    from agent_cli.core.settings.layers import Layer
 
 UNKNOWN_MODEL_WINDOW = 200_000
 
@@ -306,6 +307,8 @@ def parse_settings(
     except RecursionError as e:
         raise ConfigError(f"{source}: nested too deeply to be settings") from e
     except ValidationError as e:
+        from agent_cli.core.settings.layers import holder  # which file holds the bad key
+
         first = e.errors()[0]
         key = ".".join(str(p) for p in first["loc"]) or "(top level)"
         where = source if isinstance(source, str) else holder(first["loc"], source)
@@ -323,13 +326,14 @@ def load_settings(
     workspace: Path,
     overrides: dict[str, Any] | None = None,
     *,
-    trusted: bool = False,
+    trusted: bool | Callable[[], bool] = False,
     sections: Sections = (),
     ignored: frozenset[str] = frozenset(),
     narrowers: Mapping[str, Narrow] | None = None,
 ) -> Settings:
-    """User settings, then the workspace's (only what narrows unless `trusted`), then
-    `AGENT_SETTINGS`, then `overrides` (command-line flags). Every layer is validated, applied
+    """User settings, then the workspace's (only what narrows unless `trusted`: asked, when
+    it is how to ask, only of a workspace with settings of its own), then `AGENT_SETTINGS`,
+    then `overrides` (command-line flags). Every layer is validated, applied
     or not. `sections`: the installed extensions'; `ignored`: extensions that failed to load;
     `narrowers`: the extensions' own narrowing of an untrusted workspace's section."""
     user = user_config_dir() / "settings.json"
@@ -337,7 +341,9 @@ def load_settings(
     user_data, local_data = without(_read_json(user), ignored), without(_read_json(local), ignored)
     layers = [(str(user), user_data), (str(local), local_data)]
     settings = parse_settings(_merge(user_data, local_data), layers, sections)
-    if not trusted and local_data:
+    if local_data and not (trusted() if callable(trusted) else trusted):
+        from agent_cli.core.settings.narrowing import narrowing_only, user_mode  # only then
+
         narrowed = narrowing_only(local_data, user_mode(user_data), user_mode(user_data, "sandbox"))
         narrowed = untrusted(narrowed, sections, user_data, narrowers)
         settings = parse_settings(_merge(user_data, narrowed), layers, sections)

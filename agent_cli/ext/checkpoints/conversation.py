@@ -71,17 +71,3 @@ def _first_text(content: object) -> str:
         if isinstance(block, dict) and block.get("type") == "text":
             return str(block.get("text", ""))
     return ""
-
-
-def forked_from(paths: Paths, session_id: str) -> tuple[str, str] | None:
-    """(session, checkpoint) a session was forked from by a rewind; None for an original."""
-    try:
-        with paths.transcript(session_id).open("rb") as f:
-            first = json.loads(f.readline())
-    except (OSError, ValueError):
-        return None
-    origin = first.get("forked_from") if isinstance(first, dict) else None
-    if not isinstance(origin, str) or "@" not in origin:
-        return None
-    session, _, checkpoint = origin.partition("@")
-    return session, checkpoint

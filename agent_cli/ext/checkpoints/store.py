@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -127,8 +128,6 @@ class CheckpointStore:
     def session_checkpoints(self, session_id: str) -> list[Checkpoint]:
         """The session's turn checkpoints, oldest first, with those of the session it was
         forked from (by a rewind) that came before the fork point."""
-        from agent_cli.ext.checkpoints.conversation import forked_from  # not to take one
-
         every = self.checkpoints()
         chain: list[Checkpoint] = []
         for _ in range(MAX_FORK_DEPTH):
@@ -205,3 +204,17 @@ class CheckpointStore:
             *(paths or []),
         )
         return out.decode(errors="replace")
+
+
+def forked_from(paths: Paths, session_id: str) -> tuple[str, str] | None:
+    """(session, checkpoint) a session was forked from by a rewind; None for an original."""
+    try:
+        with paths.transcript(session_id).open("rb") as f:
+            first = json.loads(f.readline())
+    except (OSError, ValueError):
+        return None
+    origin = first.get("forked_from") if isinstance(first, dict) else None
+    if not isinstance(origin, str) or "@" not in origin:
+        return None
+    session, _, checkpoint = origin.partition("@")
+    return session, checkpoint

@@ -1,17 +1,20 @@
 """The web: `web_fetch` (a page's text, through the hosts `web` allows: tools/host_rules.py, which
 the sandbox's network rules share). Offered when `web.fetch` is on (the default): the tool is
-declared here, and what fetches (fetch.py: its HTTP and conversion modules too) is imported when
-it first fetches."""
+declared here, and what fetches (fetch.py: its HTTP and conversion modules, the host rules too)
+is imported when it first fetches."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from pydantic import Field
 
 from agent_cli.core.tool_contract import AnyTool, Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.runtime.extensions.contract import Extension, ExtensionContext
-from agent_cli.tools.host_rules import Resolver, system_resolver
+
+if TYPE_CHECKING:
+    from agent_cli.tools.host_rules import Resolver
 
 
 class WebFetchInput(ToolInput):
@@ -29,8 +32,8 @@ class WebFetch(Tool[WebFetchInput]):
     input_model = WebFetchInput
     read_only = True
 
-    def __init__(self, resolver: Resolver = system_resolver) -> None:
-        self.resolver = resolver  # tests give names their own addresses
+    def __init__(self, resolver: Resolver | None = None) -> None:
+        self.resolver = resolver  # tests give names their own addresses; None: the system's
         self._cache: dict[str, tuple[float, ToolResult]] = {}  # url -> result, this session's
 
     def describe_call(self, args: WebFetchInput) -> str:
@@ -38,8 +41,10 @@ class WebFetch(Tool[WebFetchInput]):
 
     async def run(self, args: WebFetchInput, ctx: ToolContext) -> ToolResult:
         from agent_cli.ext.web.fetch import fetch_cached
+        from agent_cli.tools.host_rules import system_resolver
 
-        return await fetch_cached(args.url, args.prompt, ctx, self.resolver, self._cache)
+        resolver = self.resolver or system_resolver
+        return await fetch_cached(args.url, args.prompt, ctx, resolver, self._cache)
 
 
 def _tools(context: ExtensionContext) -> Sequence[AnyTool]:

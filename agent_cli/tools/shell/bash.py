@@ -13,7 +13,6 @@ from pydantic import Field, field_validator
 
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.model.credentials import CREDENTIAL_VARS
-from agent_cli.tools.shell.bash_jobs import Background, move_to_background, start_background
 from agent_cli.tools.shell.confined import (
     NO_WRAPPER,
     Confined,
@@ -21,10 +20,10 @@ from agent_cli.tools.shell.confined import (
     ShellWrapper,
     required,
 )
-from agent_cli.tools.shell.rules import is_read_only
 
 if TYPE_CHECKING:
     from agent_cli.core.outside.gate import StartGate
+    from agent_cli.tools.shell.bash_jobs import Background
 
 # output kept in memory; the registry saves anything over the per-result limit to a file
 MAX_OUTPUT_BYTES = 4_000_000
@@ -32,6 +31,7 @@ MAX_OUTPUT_BYTES = 4_000_000
 DRAIN_S = 2.0
 # `bash -c COMMAND` passes the command as one argument: Linux refuses one longer than this
 MAX_COMMAND_BYTES = 131_071
+JOBS = "jobs"  # the port of background jobs (bash_jobs.py: what bash asks of it)
 
 
 class BashInput(ToolInput):
@@ -98,11 +98,19 @@ class Bash(Tool[BashInput]):
 
     def __init__(
         self,
-        jobs: Background | None = None,
+        jobs: Callable[[], object | None] = no_wrapper,
         shell_wrapper: Callable[[], object | None] = no_wrapper,
     ) -> None:
-        self.jobs = jobs  # None: no background jobs (no extension provides the port)
-        self.shell_wrapper = shell_wrapper  # the session's port, made when first asked for
+        self.jobs_port = jobs  # the session's ports, made when a command first asks for them
+        self.shell_wrapper = shell_wrapper
+
+    @property
+    def jobs(self) -> Background | None:
+        """Where background jobs go; None: nowhere (no extension provides the port)."""
+        from agent_cli.tools.shell.bash_jobs import Background
+
+        found = self.jobs_port()
+        return found if isinstance(found, Background) else None
 
     def wrapper(self) -> ShellWrapper | None:
         """What confines the commands; None: they run as they are (or not at all: required)."""
@@ -123,6 +131,8 @@ class Bash(Tool[BashInput]):
         # imported by the first command, not before the first request
         from agent_cli.core.outside.gate import StartGate
         from agent_cli.tools.shell import git_guard
+        from agent_cli.tools.shell.bash_jobs import start_background
+        from agent_cli.tools.shell.rules import is_read_only
 
         env = clean_env()
         if "git" in args.command and is_read_only(args.command, ctx.workspace):
@@ -174,6 +184,8 @@ class Bash(Tool[BashInput]):
         try:
             ending = await self._wait(proc, timeout, gate)
             if ending == "move" and self.jobs is not None:
+                from agent_cli.tools.shell.bash_jobs import move_to_background
+
                 waited = time.monotonic() - started
                 args_ = (self.jobs, proc, reader, output.data, args.command, ctx, waited)
                 moved = await move_to_background(*args_)

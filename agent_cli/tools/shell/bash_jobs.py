@@ -14,7 +14,6 @@ from agent_cli.tools.shell.confined import Confined
 if TYPE_CHECKING:
     from agent_cli.core.outside.groups import Shell
 
-PORT = "jobs"
 NOT_HERE = "Background jobs are not available here: run the command in the foreground."
 
 

@@ -78,6 +78,21 @@ LATER = [
     "agent_cli.subagent.isolating",  # a task in a worktree
     "agent_cli.core.outside.groups",  # the first command's process group
     "agent_cli.policy.host_review",  # auto mode's first sandboxed host
+    "agent_cli.core.text.lenient_json",  # a reply's tool call, a call's input
+    "agent_cli.core.text.lenient_values",
+    "agent_cli.core.thinking_rules",  # a request validated (the test server's check)
+    "agent_cli.core.text.money",  # a goal's status line
+    "agent_cli.policy.call_rules",  # the first call's permission check
+    "agent_cli.policy.patterns",  # the first call's check (its subject, the patterns)
+    "agent_cli.tools.shell.rules",  # the first call's check, the first command
+    "agent_cli.tools.shell.deny",
+    "agent_cli.tools.shell.bash_jobs",  # the first command asks for the port "jobs"
+    "agent_cli.tools.host_rules",  # the first fetch, or a fetch's check
+    "agent_cli.loop.rounds",  # a reply with tool calls
+    "agent_cli.core.settings.narrowing",  # an untrusted workspace's own settings
+    "agent_cli.core.settings.hosts",  # settings that name the sandbox's hosts
+    "agent_cli.policy.trust",  # a workspace with something only trust lets in
+    "agent_cli.core.settings.layers",  # a bad setting's error names its file
 ]
 
 
