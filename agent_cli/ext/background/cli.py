@@ -4,7 +4,6 @@ this user's background sessions, from any directory. Without the SDK."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import sys
 import time
@@ -101,26 +100,6 @@ def _gone(record: registry.Record, within: float) -> bool:
     return True
 
 
-def _signal(record: registry.Record, signum: int) -> None:
-    """`signum` to the session's process and no other: a pidfd taken, then the process it
-    holds checked to be the recorded one (a pid reused meanwhile is left alone)."""
-    pid = record.pid
-    assert pid is not None  # a live record has its process
-    try:
-        fd = os.pidfd_open(pid)
-    except ProcessLookupError:
-        return
-    except (OSError, AttributeError):  # no pidfds here: the start time checked just before
-        if record.alive():
-            os.kill(pid, signum)
-        return
-    try:
-        if record.alive():
-            signal.pidfd_send_signal(fd, signum)
-    finally:
-        os.close(fd)
-
-
 @guarded
 def stop(name: str = NAME) -> None:
     """End a background session as Ctrl-C ends a turn: its tools killed, its transcript whole
@@ -131,9 +110,9 @@ def stop(name: str = NAME) -> None:
         typer.echo(f"{name} is not running ({state})")
         return
     registry.update(record.path, stopping=True)
-    _signal(record, signal.SIGTERM)
+    record.signal(signal.SIGTERM)
     if not _gone(record, STOP_WAIT_S):
-        _signal(record, signal.SIGKILL)
+        record.signal(signal.SIGKILL)
         why = f"killed: it did not end within {STOP_WAIT_S:g} s of SIGTERM"
         registry.update(record.path, state="stopped", reason=why)
     session = registry.read(record.path)
