@@ -1,24 +1,40 @@
 """Messages between background sessions, without their processes: a message lands whole and
 owner-only in the receiver's inbox, says who sent it, is taken oldest first, and rings the
-receiver only once it listens; an ended session takes none. The model's tools are offered to a
-background session's own process alone, and not when the settings turn them off."""
+receiver only once it listens; an ended session takes none. One that comes while a turn runs
+reaches the model at the tool boundary as a notice from `message`, and the turn's answer goes
+to the session that started it. The model's tools are offered to a background session's own
+process alone, and not when the settings turn them off."""
 
 from __future__ import annotations
 
+import asyncio
+import io
 import json
 import os
 import signal
 import stat
+from collections.abc import AsyncIterator
 from pathlib import Path
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, cast
 
 import pytest
 
 from agent_cli.core.errors import UsageError
+from agent_cli.core.events import Event, ToolEnd, TurnEnd
 from agent_cli.core.files.paths import Paths
 from agent_cli.core.settings.schema import load_settings
 from agent_cli.ext.background import EXTENSION, mail, registry
 from agent_cli.ext.background.settings import BackgroundSettings
+from agent_cli.ext.background.status import Status
+from agent_cli.ext.background.talking import Talk
+from agent_cli.loop import steering
 from agent_cli.runtime.extensions.contract import ExtensionContext
+from agent_cli.session.state import Session
+from tests.unit.context.fakes import make_session
+
+if TYPE_CHECKING:
+    from agent_cli.runtime.runtime import Runtime
 
 
 @pytest.fixture
@@ -103,3 +119,39 @@ def test_the_tools_are_a_background_sessions_own_and_the_settings_turn_them_off(
     monkeypatch.setenv(mail.ENV, str(live(folder, "me").path))
     assert tool_names(folder, tmp_path, {}) == ["list_sessions", "send_message", "start_session"]
     assert tool_names(folder, tmp_path, {"tools": False}) == []
+
+
+class ToolThenAnswer:
+    """A runtime whose turn runs one tool, then asks the model again (the loop's steering step
+    before that request), then ends with its answer."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.settings = SimpleNamespace(background=BackgroundSettings(idle_minutes=0))
+
+    async def turn(self, text: str) -> AsyncIterator[Event]:
+        yield ToolEnd(id="t1", name="bash", is_error=False, summary="bash ls")
+        steering.deliver(self.session)
+        yield TurnEnd(stop="done", text="all done", rounds=2)
+
+
+def test_a_message_in_mid_turn_is_a_notice_and_the_answer_goes_to_the_parent(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    lead = live(folder, "lead")
+    worker = live(folder, "worker", parent=str(lead.path))
+    monkeypatch.setenv(mail.ENV, str(lead.path))
+    mail.post(worker, "also check the tests")  # it comes as the worker's turn runs its tool
+    session = make_session(tmp_path / "worker-state")
+    runtime = ToolThenAnswer(session)
+    ended = asyncio.run(
+        Talk(worker, cast("Runtime", runtime), Status(worker.path, io.StringIO())).run("go")
+    )
+    assert ended == ""  # idle_minutes 0: it ends once its prompt is done
+    told = '[message from session "lead"; send_message answers it]\nalso check the tests'
+    transcript = session.paths.transcript(session.id).read_text().splitlines()
+    shown = [json.loads(line) for line in transcript if '"shown"' in line]
+    assert [(r["kind"], r["id"], r["text"]) for r in shown] == [("notice", "message", told)]
+    assert session.messages[-1]["content"][-1]["text"] == told  # after the tool's results
+    (answer,) = mail.take(lead.path)
+    assert (answer.kind, answer.sender, answer.text) == (mail.ANSWER, "worker", "all done")
