@@ -14,7 +14,7 @@ import typer
 
 from agent_cli.cli.common import guarded
 from agent_cli.core.errors import UsageError
-from agent_cli.ext.background import registry
+from agent_cli.ext.background import mail, registry
 
 NAME = typer.Argument(..., help="The session's name (agent ps).")
 STOP_WAIT_S = 20.0  # SIGTERM's turn to end cleanly; then SIGKILL
@@ -24,15 +24,7 @@ FIELDS = ("name", "state", "reason", "workspace", "worktree", "session_id", "pid
 
 def find(name: str) -> registry.Record:
     """The session `name`: this workspace's, else the only one of that name; UsageError."""
-    found = [r for r in registry.records() if r.name == name]
-    here = str(Path.cwd().resolve())
-    found = [r for r in found if r.data.get("workspace") == here] or found
-    if not found:
-        raise UsageError(f"no background session {name} (agent ps lists them)")
-    if len(found) > 1:
-        places = ", ".join(str(r.data.get("workspace")) for r in found)
-        raise UsageError(f"{name} names sessions in {places}: run this in its workspace")
-    return found[0]
+    return mail.find(name, str(Path.cwd().resolve()))
 
 
 def _row(record: registry.Record, now: float) -> dict[str, Any]:
