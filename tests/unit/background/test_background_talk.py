@@ -3,7 +3,8 @@ owner-only in the receiver's inbox, says who sent it, is taken oldest first, and
 receiver only once it listens; an ended session takes none. One that comes while a turn runs
 reaches the model at the tool boundary as a notice from `message`, and the turn's answer goes
 to the session that started it. The model's tools are offered to a background session's own
-process alone, and not when the settings turn them off."""
+process alone, and not when the settings turn them off. A session started from inside another
+(its bash's `agent run --bg`, its `start_session`) records that one as its parent."""
 
 from __future__ import annotations
 
@@ -23,8 +24,10 @@ import pytest
 from agent_cli.core.errors import UsageError
 from agent_cli.core.events import Event, ToolEnd, TurnEnd
 from agent_cli.core.files.paths import Paths
+from agent_cli.core.options import Options
 from agent_cli.core.settings.schema import load_settings
 from agent_cli.ext.background import EXTENSION, mail, registry
+from agent_cli.ext.background.launch import reserve, spec_of
 from agent_cli.ext.background.settings import BackgroundSettings
 from agent_cli.ext.background.status import Status
 from agent_cli.ext.background.talking import Talk
@@ -155,3 +158,17 @@ def test_a_message_in_mid_turn_is_a_notice_and_the_answer_goes_to_the_parent(
     assert session.messages[-1]["content"][-1]["text"] == told  # after the tool's results
     (answer,) = mail.take(lead.path)
     assert (answer.kind, answer.sender, answer.text) == (mail.ANSWER, "worker", "all done")
+
+
+def test_a_session_started_from_inside_a_session_records_it_as_its_parent(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    options = Options(workspace=tmp_path)
+    alone, _ = reserve(options, spec_of(options, "from a terminal"), "alone")
+    lead = live(folder, "lead")
+    monkeypatch.setenv(mail.ENV, str(lead.path))  # the lead's bash runs `agent run --bg`
+    worker, _ = reserve(options, spec_of(options, "from the lead"), "worker")
+    assert [(registry.read(p) or lead).data["parent"] for p in (alone, worker)] == [
+        None,
+        str(lead.path),
+    ]
