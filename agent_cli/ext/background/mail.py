@@ -73,12 +73,9 @@ def find(name: str, here: str) -> registry.Record:
 
 def post(to: registry.Record, text: str, kind: str = MESSAGE) -> str:
     """`text` into the inbox of session `to`, from this process's session (or the user), and
-    the receiver rung; its state. UsageError when it has ended or the text is too long."""
-    state = to.as_read().state
-    if state not in registry.LIVE:
-        sid = to.data.get("session_id")
-        again = f": agent run --resume {sid} goes on with it" if sid else ""
-        raise UsageError(f"{to.name} has ended ({state}){again}")
+    the receiver rung; its state. UsageError when it has ended or the text is too long. Under
+    the record's lock: a session that ends idle says so under it, then reads its inbox a last
+    time, so a message is either read or refused, never left unread."""
     if not text.strip():
         raise UsageError("the message is empty")
     if len(text) > MAX_CHARS:
@@ -86,9 +83,16 @@ def post(to: registry.Record, text: str, kind: str = MESSAGE) -> str:
     me = sender()
     message = Message(text, me.name if me else "", str(me.path) if me else "", kind)
     name = f"{time.time_ns():020d}-{os.getpid()}-{secrets.token_hex(4)}.json"
-    folder = inbox(to.path)
-    folder.mkdir(mode=0o700, exist_ok=True)
-    write_private(folder / name, json.dumps(asdict(message)))
+    with registry.locked(to.path.with_suffix(".lock")):
+        now = registry.read(to.path) or to
+        state = now.as_read().state
+        if state not in registry.LIVE:
+            sid = now.data.get("session_id")
+            again = f": agent run --resume {sid} goes on with it" if sid else ""
+            raise UsageError(f"{to.name} has ended ({state}){again}")
+        folder = inbox(to.path)
+        folder.mkdir(mode=0o700, exist_ok=True)
+        write_private(folder / name, json.dumps(asdict(message)))
     ring(to.path)
     return state
 

@@ -129,12 +129,15 @@ class Talk:
         self.status.set(state="idle")
         while True:
             self.rung.clear()
-            if (messages := mail.take(self.path)) or not minutes:
+            if messages := mail.take(self.path):
                 return messages
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.rung.wait(), minutes * 60)
-            if not self.rung.is_set() and not self._workers_busy():
-                return []
+            if minutes:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.rung.wait(), minutes * 60)
+                if self.rung.is_set() or self._workers_busy():
+                    continue
+            self.status.set(state="done")  # under its lock: a message from now is refused,
+            return mail.take(self.path)  # and one sent before is read
 
     def _workers_busy(self) -> bool:
         """A session it started still works (or waits for someone): its answer will come."""
