@@ -65,9 +65,8 @@ class Talk:
                     return f"idle for {minutes:g} min" if minutes else ""
                 going = await self._told(messages)
             return ""
-        finally:
+        finally:  # the handler stays: a ring that comes late must not end the process
             self.status.set(listening=False)
-            loop.remove_signal_handler(mail.RING)
 
     async def _turn(self, text: str, report_to: list[str]) -> bool:
         """One turn (its follow-ups too); True when it ended done, its answer sent on."""
