@@ -1,5 +1,6 @@
 """What reaches the model between its requests besides tool results: messages the user typed
-while a turn ran (steering) and notices of background jobs that ended.
+while a turn ran (steering), and notices: texts the agent gives the model as the user's (a
+background job that ended, another session's message), each with what gave it.
 
 The loop takes both just before a request, where every tool_use already has its tool_result,
 and adds them to the user message that ends the history (SPEC §16: text after the results).
@@ -14,7 +15,7 @@ from dataclasses import dataclass, field
 @dataclass
 class Inbox:
     queued: list[str] = field(default_factory=list)  # the user's messages, oldest first
-    notices: list[str] = field(default_factory=list)
+    notices: list[tuple[str, str]] = field(default_factory=list)  # (what gave it, its text)
     # told whenever either list changes (the input's "2 queued", a wake-up of an idle chat)
     listeners: list[Callable[[], None]] = field(default_factory=list)
 
@@ -23,8 +24,8 @@ class Inbox:
             self.queued.append(text)
             self._changed()
 
-    def notice(self, text: str) -> None:
-        self.notices.append(text)
+    def notice(self, text: str, source: str = "job") -> None:
+        self.notices.append((source, text))
         self._changed()
 
     def recall(self) -> str | None:
@@ -50,7 +51,7 @@ class Inbox:
             self._changed()
         return taken
 
-    def take(self) -> tuple[list[str], list[str]]:
+    def take(self) -> tuple[list[tuple[str, str]], list[str]]:
         """(notices, queued messages) for the next request, both emptied."""
         notices, queued = self.notices, self.queued
         self.notices, self.queued = [], []

@@ -1,6 +1,7 @@
 """What the inbox holds reaches the model: before a request of the main agent (every tool_use
 has its tool_result by then), the job notices and the user's queued messages become user text
-after the results (SPEC §16), and are stored in history like any message."""
+after the results (SPEC §16), and are stored in history like any message (a notice recorded
+as what gave it: a job, another session's message)."""
 
 from __future__ import annotations
 
@@ -17,9 +18,9 @@ def deliver(session: Session) -> Steered | None:
     if not notices and not queued:
         return None
     secrets = session.tool_ctx.secrets  # a job's last lines are its output: redacted like it
-    told = [safe_text(redact(n, secrets)) for n in notices]
-    for text in told:
-        record_notice(session, "job", text)  # the agent's words, never drawn as the user's
+    told = [safe_text(redact(text, secrets)) for _, text in notices]
+    for (source, _), text in zip(notices, told, strict=True):
+        record_notice(session, source, text)  # the agent's words, never drawn as the user's
     for text in [*told, *queued]:
         session.append(history.user_text(text))
     session.messages = history.repair(session.messages)  # merged into the user turn

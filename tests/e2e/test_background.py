@@ -20,7 +20,7 @@ from agent_cli.ext.background.answering import answer
 from agent_cli.ext.background.registry import GONE, process_start
 from tests.e2e.helpers import REPO, run_agent
 from tests.e2e.worktree_support import make_repo
-from tests.fake_model import FakeAnthropic
+from tests.fake_model import FakeAnthropic, Script
 from tests.waiting import wait_until
 
 WAIT_S = 60.0  # a session's process starts the whole agent: slow on a busy 2-core machine
@@ -28,15 +28,22 @@ WAIT_S = 60.0  # a session's process starts the whole agent: slow on a busy 2-co
 
 @pytest.fixture
 def bg_env(fake_env: dict[str, str], tmp_path: Path) -> Iterator[dict[str, str]]:
-    """The fake model's environment with a registry of the test's own; whatever session is
-    still running at the end is killed."""
+    """The fake model's environment with a registry of the test's own, its sessions ending once
+    their prompt is answered (not idle for messages); whatever still runs at the end is killed."""
     env = {**fake_env, "XDG_STATE_HOME": str(tmp_path / "state"), "AGENT_SANDBOX": "off"}
+    user_settings(env, {"background": {"idle_minutes": 0}})
     yield env
     for record in records(env):
         pid = record.get("pid")
         if isinstance(pid, int) and process_start(pid) == record.get("process_start"):
             os.kill(pid, signal.SIGKILL)
         Path(record["socket"]).unlink(missing_ok=True)  # a killed session leaves its socket
+
+
+def user_settings(env: dict[str, str], settings: dict[str, Any]) -> None:
+    folder = Path(env["HOME"]) / ".config" / "agent"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "settings.json").write_text(json.dumps(settings))
 
 
 def records(env: dict[str, str]) -> list[dict[str, Any]]:
@@ -152,3 +159,67 @@ def test_a_killed_session_is_stopped_and_a_stopped_one_resumes(
     assert resumed.returncode == 0, resumed.stderr
     assert resumed.stdout == "going on\n"
     assert not (stopped / "out.txt").exists()  # the write was never answered
+
+
+def shown(workspace: Path, record: dict[str, Any]) -> list[dict[str, Any]]:
+    """What a session's transcript says the screen showed (notices, steered texts)."""
+    path = workspace / ".transcripts" / f"{record['session_id']}.jsonl"
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    return [line for line in lines if line.get("type") == "shown"]
+
+
+def notices(workspace: Path, record: dict[str, Any]) -> list[str]:
+    return [s["text"] for s in shown(workspace, record) if s["kind"] == "notice"]
+
+
+def test_a_lead_hands_two_workers_a_task_each_and_hears_both_answers(
+    fake_model: FakeAnthropic, bg_env: dict[str, str], tmp_path: Path
+):
+    user_settings(
+        bg_env, {"background": {"idle_minutes": 10}, "permissions": {"allow": ["start_session"]}}
+    )
+
+    def session(needle: str) -> Script:
+        return fake_model.route(lambda body: needle in first_user(body) and bool(body["tools"]))
+
+    lead = session("LEAD")
+    lead.tool_uses(("start_session", {"name": "w1"}), ("start_session", {"name": "w2"}))
+    lead.text("two workers wait")
+    lead.tool_uses(
+        ("send_message", {"to": "w1", "text": "TASK-A: say A"}),
+        ("send_message", {"to": "w2", "text": "TASK-B: say B"}),
+    )
+    lead.text("handed out").text("noted").text("noted")  # the answers come in one turn or two
+    session("TASK-A").text("answer A")
+    session("TASK-B").text("answer B")
+    launch(bg_env, tmp_path, "--name", "lead", "-p", "LEAD: start two workers")
+    until_state(bg_env, "lead", "idle")  # its prompt answered, it waits for messages
+    until_state(bg_env, "w1", "idle")  # started with no prompt: idle at once
+    sent = run_agent(bg_env, tmp_path, "send", "lead", "hand out the tasks")
+    assert sent.returncode == 0, sent.stderr
+
+    def both(body: dict[str, Any]) -> bool:  # a lead's request that has heard both workers
+        said = json.dumps(body["messages"])
+        return "LEAD" in first_user(body) and "answer A" in said and "answer B" in said
+
+    heard = ('[session "w1" finished; its final answer:]\nanswer A',
+             '[session "w2" finished; its final answer:]\nanswer B')  # fmt: skip
+    wait_until(lambda: any(both(b) for b in fake_model.bodies()), WAIT_S, "both answers")
+    # every record says who started it; each message is in its receiver's transcript as one
+    leader = until_state(bg_env, "lead", "idle")
+    workers = [record(bg_env, w) for w in ("w1", "w2")]
+    assert [w["parent"] for w in workers] == [str(Path(leader["log"]).with_suffix(".json"))] * 2
+    told = notices(tmp_path, leader)
+    assert "[message from the user, sent with agent send]\nhand out the tasks" in told
+    assert all(any(h in t for t in told) for h in heard)
+    assert not [s for s in shown(tmp_path, leader) if s["kind"] == "steered"]  # none as typed
+    w1_told = notices(tmp_path, workers[0])
+    assert w1_told == ['[message from session "lead"; send_message answers it]\nTASK-A: say A']
+    stopped = run_agent(bg_env, tmp_path, "stop", "w1")  # an idle session stops as a working one
+    assert stopped.returncode == 0, stopped.stderr
+    assert record(bg_env, "w1")["state"] == "stopped"
+
+
+def first_user(body: dict[str, Any]) -> str:
+    content = (body.get("messages") or [{}])[0].get("content", "")
+    return content if isinstance(content, str) else json.dumps(content)

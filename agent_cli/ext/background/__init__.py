@@ -1,24 +1,32 @@
 """Background sessions (issue 55): `agent run --bg` (the port "background", asked by
 cli/commands/background.py), `agent ps`, `logs`, `stop`, `rm`. A session runs detached in a
 process of its own (child.py), keeps its record in this user's registry (registry.py) from its
-events (status.py), and waits for answers on its own socket (answering.py).
+events (status.py), waits for answers on its own socket (answering.py), and talks: it stays
+idle for messages after its prompt (talking.py), which `agent send` and the model's tools
+(tools.py) put in its inbox (mail.py).
 
-Loading this costs this module: each contribution imports its code when it is made."""
+Loading this costs this module and its settings: each contribution imports its code when it is
+made."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from agent_cli.ext.background.settings import BackgroundSettings
 from agent_cli.runtime.extensions.contract import Extension, ExtensionContext
 
 if TYPE_CHECKING:
     import typer
+
+    from agent_cli.core.tool_contract import AnyTool
 
 COMMANDS = (
     ("ps", "Background sessions of this user: running, waiting, ended."),
     ("logs", "What a background session did, as text (-f: as it goes)."),
     ("stop", "End a background session cleanly (it stays resumable)."),
     ("rm", "Forget an ended background session."),
+    ("send", "Send a message to a background session (its next prompt when it is idle)."),
 )
 
 
@@ -31,17 +39,26 @@ def _launcher(context: ExtensionContext) -> object:
 def _cli() -> typer.Typer:
     import typer
 
-    from agent_cli.ext.background import cli
+    from agent_cli.ext.background import cli, send
 
     app = typer.Typer(add_completion=False, rich_markup_mode=None)
     for name, about in COMMANDS:
-        app.command(name, help=about)(getattr(cli, name))
+        app.command(name, help=about)(getattr(cli, name, None) or getattr(send, name))
     return app
+
+
+def _tools(context: ExtensionContext) -> Sequence[AnyTool]:
+    from agent_cli.ext.background.tools import session_tools
+
+    return session_tools(context)
 
 
 EXTENSION = Extension(
     name="background",
-    about="Background sessions: agent run --bg, agent ps, logs, stop, rm.",
+    about="Background sessions: agent run --bg, agent ps, logs, stop, rm, send; sessions that "
+    "talk (list_sessions, send_message, start_session).",
+    settings=BackgroundSettings,
+    tools=_tools,
     cli=_cli,
     ports={"background": _launcher},
 )

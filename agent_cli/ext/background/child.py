@@ -29,6 +29,7 @@ def main(argv: list[str]) -> None:
 
     reap.adopt()  # what its tools leave behind is reaped here, not by init
     code = asyncio.run(run(Path(argv[0])))
+    signal.signal(signal.SIGUSR1, signal.SIG_IGN)  # a message's ring, too late: not an ending
     settle()
     os._exit(code)
 
@@ -77,12 +78,14 @@ async def run(path: Path) -> int:
 
 
 async def session(record: registry.Record, options: Options, status: Status) -> int:
-    """The prompt's turn in a Runtime that asks through the session's socket."""
+    """The prompt's turn in a Runtime that asks through the session's socket, then the turns
+    of the messages it is sent (talking.py), until it has been idle long enough."""
     from agent_cli.ext.background.answering import Waiting, serve
+    from agent_cli.ext.background.talking import Talk, extensions_for
     from agent_cli.runtime.build import build_runtime
 
     waiting = Waiting(status)
-    runtime = build_runtime(options, approver=waiting)
+    runtime = build_runtime(options, approver=waiting, extensions=extensions_for(options))
     runtime.planning.answer_with(waiting)  # ask_user and present_plan wait as approvals do
     status.set(session_id=runtime.session.id, last="started")
     if options.goal is not None:
@@ -90,10 +93,9 @@ async def session(record: registry.Record, options: Options, status: Status) -> 
     socket = Path(str(record.data["socket"]))
     server, finished = await serve(waiting, str(socket)), False
     try:
-        async for event in runtime.turn(str(record.data["spec"]["prompt"])):
-            status.event(event)
+        reason = await Talk(record, runtime, status).run(str(record.data["spec"]["prompt"]))
         finished = True
-        status.finish(status.ended or "done")
+        status.finish(status.ended or "done", reason)
         return 0 if status.ended in ("", "done") else 1
     finally:
         server.close()

@@ -4,7 +4,6 @@ this user's background sessions, from any directory. Without the SDK."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import sys
 import time
@@ -15,7 +14,7 @@ import typer
 
 from agent_cli.cli.common import guarded
 from agent_cli.core.errors import UsageError
-from agent_cli.ext.background import registry
+from agent_cli.ext.background import mail, registry
 
 NAME = typer.Argument(..., help="The session's name (agent ps).")
 STOP_WAIT_S = 20.0  # SIGTERM's turn to end cleanly; then SIGKILL
@@ -25,15 +24,7 @@ FIELDS = ("name", "state", "reason", "workspace", "worktree", "session_id", "pid
 
 def find(name: str) -> registry.Record:
     """The session `name`: this workspace's, else the only one of that name; UsageError."""
-    found = [r for r in registry.records() if r.name == name]
-    here = str(Path.cwd().resolve())
-    found = [r for r in found if r.data.get("workspace") == here] or found
-    if not found:
-        raise UsageError(f"no background session {name} (agent ps lists them)")
-    if len(found) > 1:
-        places = ", ".join(str(r.data.get("workspace")) for r in found)
-        raise UsageError(f"{name} names sessions in {places}: run this in its workspace")
-    return found[0]
+    return mail.find(name, str(Path.cwd().resolve()))
 
 
 def _row(record: registry.Record, now: float) -> dict[str, Any]:
@@ -101,26 +92,6 @@ def _gone(record: registry.Record, within: float) -> bool:
     return True
 
 
-def _signal(record: registry.Record, signum: int) -> None:
-    """`signum` to the session's process and no other: a pidfd taken, then the process it
-    holds checked to be the recorded one (a pid reused meanwhile is left alone)."""
-    pid = record.pid
-    assert pid is not None  # a live record has its process
-    try:
-        fd = os.pidfd_open(pid)
-    except ProcessLookupError:
-        return
-    except (OSError, AttributeError):  # no pidfds here: the start time checked just before
-        if record.alive():
-            os.kill(pid, signum)
-        return
-    try:
-        if record.alive():
-            signal.pidfd_send_signal(fd, signum)
-    finally:
-        os.close(fd)
-
-
 @guarded
 def stop(name: str = NAME) -> None:
     """End a background session as Ctrl-C ends a turn: its tools killed, its transcript whole
@@ -131,9 +102,9 @@ def stop(name: str = NAME) -> None:
         typer.echo(f"{name} is not running ({state})")
         return
     registry.update(record.path, stopping=True)
-    _signal(record, signal.SIGTERM)
+    record.signal(signal.SIGTERM)
     if not _gone(record, STOP_WAIT_S):
-        _signal(record, signal.SIGKILL)
+        record.signal(signal.SIGKILL)
         why = f"killed: it did not end within {STOP_WAIT_S:g} s of SIGTERM"
         registry.update(record.path, state="stopped", reason=why)
     session = registry.read(record.path)

@@ -14,7 +14,7 @@ from typing import Any
 import agent_cli
 from agent_cli.core.errors import UsageError
 from agent_cli.core.options import Options
-from agent_cli.ext.background import names, registry
+from agent_cli.ext.background import mail, names, registry
 
 
 def spec_of(
@@ -31,10 +31,11 @@ def spec_of(
 
 def reserve(options: Options, spec: dict[str, Any], name: str | None) -> tuple[Path, str]:
     """The session's record, under a name nobody in its workspace has (the folder's lock
-    held, so two launchers never take the same one)."""
+    held, so two launchers never take the same one), and the session that started it, if a
+    session did."""
     from agent_cli.ext.background.answering import socket_path
 
-    workspace = str(options.workspace)
+    workspace, parent = str(options.workspace), mail.sender()  # a session's bash, or its tool
     folder = registry.folder()
     with registry.locked(folder / ".lock"):
         taken = {r.name: r for r in registry.records() if r.data.get("workspace") == workspace}
@@ -55,6 +56,7 @@ def reserve(options: Options, spec: dict[str, Any], name: str | None) -> tuple[P
             log=str(path.with_suffix(".log")),
             socket=socket_path(path),
             spec=spec,
+            parent=None if parent is None else str(parent.path),  # its answers go there
         )
     return path, chosen
 
@@ -64,6 +66,7 @@ def start(path: Path, workspace: Path) -> int:
     from agent_cli.core.outside import spawn
 
     env = dict(os.environ)  # its own: the model's credentials too
+    env.pop(mail.ENV, None)  # the session that started it is in its record (`parent`)
     package_root = str(Path(agent_cli.__file__).resolve().parents[1])
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
     log = os.open(path.with_suffix(".log"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)

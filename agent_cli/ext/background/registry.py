@@ -14,6 +14,8 @@ import fcntl
 import hashlib
 import json
 import os
+import shutil
+import signal
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -101,6 +103,26 @@ class Record:
         started = process_start(pid)
         return started is not None and started in (self.data.get("process_start"), "?")
 
+    def signal(self, signum: int) -> None:
+        """`signum` to the session's process and no other: a pidfd taken, then the process it
+        holds checked to be the recorded one (a pid reused meanwhile is left alone)."""
+        pid = self.pid
+        if pid is None:
+            return
+        try:
+            fd = os.pidfd_open(pid)
+        except ProcessLookupError:
+            return
+        except (OSError, AttributeError):  # no pidfds here: the start time checked just before
+            if self.alive():
+                os.kill(pid, signum)
+            return
+        try:
+            if self.alive():
+                signal.pidfd_send_signal(fd, signum)
+        finally:
+            os.close(fd)
+
     def as_read(self) -> Record:
         """The record as it is now: a live state whose process is gone reads `stopped`."""
         if self.state not in LIVE or self.alive():
@@ -138,8 +160,9 @@ def update(path: Path, **changes: Any) -> dict[str, Any]:
 
 
 def forget(record: Record) -> None:
-    """Its files gone, the socket a killed session left behind too."""
+    """Its files gone (the messages nobody read too), the socket a killed session left."""
     for suffix in (".json", ".log", ".lock"):
         record.path.with_suffix(suffix).unlink(missing_ok=True)
+    shutil.rmtree(record.path.with_suffix(".inbox"), ignore_errors=True)
     if isinstance(socket := record.data.get("socket"), str):
         Path(socket).unlink(missing_ok=True)

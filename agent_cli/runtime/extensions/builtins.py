@@ -63,6 +63,7 @@ BUILTINS: tuple[Declared, ...] = (
             ("logs", "What a background session did, as text (-f: as it goes)."),
             ("stop", "End a background session cleanly (it stays resumable)."),
             ("rm", "Forget an ended background session."),
+            ("send", "Send a message to a background session (its next prompt when it is idle)."),
         ),
     ),
     Declared(
