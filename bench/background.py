@@ -1,0 +1,136 @@
+"""Background sessions (issue 55): what an idle one costs, and how fast `agent ps` answers.
+
+    python bench/background.py [--sessions 20] [--records 100] [--runs 11] [--json]
+
+- Private memory per idle background session: `--sessions` sessions started with
+  `agent run --bg` against the test model server, each answered at once and left `idle`; each
+  process's private pages (Private_Clean + Private_Dirty of /proc/PID/smaps_rollup), the memory
+  that would be freed if it ended (target ≤ 30 MiB).
+- `agent ps --json` with `--records` recorded sessions (ended ones, written by the registry's own
+  `update`), from process start to its exit (target ≤ 0.15 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from common import AGENT, Figure, agent_env, report
+
+from tests.fake_model import FakeAnthropic
+
+MEMORY_TARGET_MIB = 30.0
+PS_TARGET_S = 0.15
+WAIT_S = 300.0
+
+
+def private_mib(pid: int) -> float:
+    fields = {}
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        name, _, rest = line.partition(":")
+        if name in ("Private_Clean", "Private_Dirty"):
+            fields[name] = int(rest.split()[0])
+    return sum(fields.values()) / 1024
+
+
+def _ps(env: dict[str, str], cwd: Path) -> list[dict[str, object]]:
+    out = subprocess.run(
+        [*AGENT, "ps", "--json"], env=env, cwd=cwd, capture_output=True, text=True, check=True
+    )
+    listed = json.loads(out.stdout)
+    assert isinstance(listed, list)
+    return listed
+
+
+def idle_memory(sessions: int) -> Figure:
+    """Private MiB of each idle background session's process."""
+    home, ws = Path(tempfile.mkdtemp()), Path(tempfile.mkdtemp())
+    with FakeAnthropic() as server:
+        server.route(lambda body: True).respond(lambda body: "ok", times=sessions * 4)
+        env = agent_env(server.base_url, str(home))
+        env["XDG_STATE_HOME"] = str(home / "state")
+        for i in range(sessions):
+            subprocess.run(
+                [*AGENT, "run", "--bg", "-p", f"say ok number {i}"],
+                env=env, cwd=ws, capture_output=True, check=True,
+            )  # fmt: skip
+        deadline = time.monotonic() + WAIT_S
+        while True:
+            listed = _ps(env, ws)
+            if sum(1 for s in listed if s["state"] == "idle") == sessions:
+                break
+            if time.monotonic() > deadline or any(s["state"] == "failed" for s in listed):
+                raise RuntimeError(f"not all idle: {[s['state'] for s in listed]}")
+            time.sleep(0.5)
+        try:
+            values = [private_mib(int(str(s["pid"]))) for s in listed]
+        finally:
+            for s in listed:
+                subprocess.run([*AGENT, "stop", str(s["name"])], env=env, cwd=ws, check=False,
+                               capture_output=True)  # fmt: skip
+    return Figure.of(
+        f"private memory per idle session ({sessions})",
+        values,
+        "MiB",
+        f"target ≤ {MEMORY_TARGET_MIB:g} MiB",
+        ok=max(values) <= MEMORY_TARGET_MIB,
+    )
+
+
+def ps_time(records: int, runs: int) -> Figure:
+    """Seconds of `agent ps --json` with `records` ended sessions recorded."""
+    home = Path(tempfile.mkdtemp())
+    env = {**os.environ, "HOME": str(home), "XDG_STATE_HOME": str(home / "state")}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent)
+    made = subprocess.run(
+        [sys.executable, "-c", _RECORDS, str(records)], env=env, capture_output=True, text=True
+    )
+    if made.returncode != 0:
+        raise RuntimeError(made.stderr[-2000:])
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        listed = _ps(env, home)
+        times.append(time.perf_counter() - start)
+        assert len(listed) == records, len(listed)
+    return Figure.of(
+        f"agent ps --json, {records} recorded",
+        times,
+        "s",
+        f"target ≤ {PS_TARGET_S:g} s",
+        ok=sorted(times)[len(times) // 2] <= PS_TARGET_S,
+    )
+
+
+# the registry's own writer makes the records: as `agent run --bg` and its session leave them
+_RECORDS = """
+import sys, time
+from pathlib import Path
+from agent_cli.ext.background import registry
+folder = registry.folder()
+for i in range(int(sys.argv[1])):
+    path = folder / f"{registry.key(Path('/tmp/ws'), f'task-{i}')}.json"
+    registry.update(path, name=f"task-{i}", workspace="/tmp/ws", state="done", created=time.time(),
+                    turns=3, cost_usd=0.01, last="answered", pid=None)
+"""
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=20)
+    parser.add_argument("--records", type=int, default=100)
+    parser.add_argument("--runs", type=int, default=11)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    figures = [ps_time(args.records, args.runs), idle_memory(args.sessions)]
+    return report(figures, args.json)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
