@@ -78,6 +78,7 @@ async def run(path: Path) -> int:
 
 async def session(record: registry.Record, options: Options, status: Status) -> int:
     """The prompt's turn in a Runtime that asks through the session's socket."""
+    from agent_cli.ext.background.acp_session import Hub
     from agent_cli.ext.background.answering import Waiting, serve
     from agent_cli.runtime.build import build_runtime
 
@@ -87,16 +88,18 @@ async def session(record: registry.Record, options: Options, status: Status) -> 
     status.set(session_id=runtime.session.id, last="started")
     if options.goal is not None:
         runtime.extension("goals")  # made now: it outlives the turn (as in agent run)
-    socket = Path(str(record.data["socket"]))
-    server, finished = await serve(waiting, str(socket)), False
+    socket, hub = Path(str(record.data["socket"])), Hub(runtime, waiting)
+    server, finished = await serve(waiting, str(socket), hub.connect), False
     try:
         async for event in runtime.turn(str(record.data["spec"]["prompt"])):
             status.event(event)
+            hub.event(event)  # to the attached ACP clients
         finished = True
         status.finish(status.ended or "done")
         return 0 if status.ended in ("", "done") else 1
     finally:
         server.close()
+        hub.close()
         socket.unlink(missing_ok=True)
         await runtime.aclose(wait=finished)
 

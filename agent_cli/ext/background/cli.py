@@ -152,6 +152,15 @@ def rm(name: str = NAME) -> None:
 
 
 @guarded
+def attach(name: str = NAME) -> None:
+    """Its conversation redrawn, its turn as it goes, its approval to answer; a typed line
+    steers it; Ctrl-D detaches and it goes on."""
+    from agent_cli.ext.background.attach import attach as attached
+
+    attached(name)
+
+
+@guarded
 def logs(
     name: str = NAME,
     follow: bool = typer.Option(False, "--follow", "-f", help="Go on while it runs."),

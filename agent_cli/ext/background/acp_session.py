@@ -1,0 +1,215 @@
+"""A background session over the Agent Client Protocol, on its own socket (answering.serve
+hands it every connection that begins with JSON-RPC): how `agent attach` and an editor attach.
+
+The session drives its own turn, so a client does not start one: it `session/load`s the
+session (its id is the record's `session_id`, `agent ps --json`): the conversation so far is
+replayed as `agent acp` replays a resumed one, then every update of the live turn follows as a
+`session/update`, and each approval the session waits on (held, or asked later) comes as a
+`session/request_permission` to every attached client: the first answer wins, the others'
+are ignored. A `session/prompt` is steering: the running turn reads it at its next tool
+boundary (an idle session takes it as its next prompt); its response comes at once.
+`session/new` is refused: one socket, one session. `session/cancel` is ignored (`agent stop`
+ends a background session)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any, cast
+
+from acp import PROTOCOL_VERSION, RequestError
+from acp.agent.connection import AgentSideConnection
+from acp.interfaces import Agent, Client
+from acp.schema import (
+    AgentCapabilities,
+    ClientCapabilities,
+    Implementation,
+    InitializeResponse,
+    LoadSessionResponse,
+    PromptResponse,
+)
+
+from agent_cli.core.events import Event, ToolStart
+from agent_cli.ext.background.answering import Held, Waiting
+from agent_cli.ext.background.wire import relayed
+from agent_cli.runtime.runtime import Runtime
+from agent_cli.serve.acp_agent import modes
+from agent_cli.serve.acp_history import Replayed, replay
+from agent_cli.serve.acp_permission import card, decision, options
+from agent_cli.serve.acp_prompt import PromptBlock, content
+from agent_cli.serve.acp_updates import ToolCards, Update
+from agent_cli.session.resume import RestoredSession
+
+log = logging.getLogger(__name__)
+SHOWN_WAIT_S = 2.0  # how long a permission waits for its call's card to go out first
+Item = Update | Replayed | Held | asyncio.Event  # an update, a question to ask, the end of a replay
+
+
+class Hub:
+    """The session's live side: its events as updates to every attached client."""
+
+    def __init__(self, runtime: Runtime, waiting: Waiting) -> None:
+        self.runtime, self.waiting = runtime, waiting
+        self.cards = ToolCards(runtime.options.workspace)  # every call, attached or not
+        self.clients: list[Attached] = []
+        self.started: dict[str, asyncio.Event] = {}  # call id -> its ToolStart came
+        self.writers: set[asyncio.StreamWriter] = set()
+        waiting.listeners.append(self.held)
+
+    def event(self, event: Event) -> None:
+        update = self.cards.update(event)
+        if isinstance(event, ToolStart):
+            self.started.setdefault(event.id, asyncio.Event()).set()
+        if update is not None:
+            for client in self.clients:
+                client.queue.put_nowait(update)
+
+    def held(self, item: Held) -> None:
+        for client in self.clients:
+            client.later(item)
+
+    async def shown(self, item: Held) -> None:
+        """Its call's card first: an approval is asked after the call's ToolStart."""
+        call_id = getattr(item.asked, "call_id", "")
+        if call_id:
+            with contextlib.suppress(TimeoutError):
+                seen = self.started.setdefault(call_id, asyncio.Event())
+                await asyncio.wait_for(seen.wait(), SHOWN_WAIT_S)
+
+    async def connect(
+        self, first: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        """One ACP client, until it goes."""
+        inner, _pump = relayed(first, reader)
+        self.writers.add(writer)
+        attached: list[Attached] = []
+
+        def make(conn: Client) -> Agent:
+            attached.append(Attached(self, conn))
+            return cast(Agent, attached[-1])
+
+        conn = AgentSideConnection(make, writer, inner, listening=False)
+        try:
+            await conn.listen()
+        finally:
+            self.writers.discard(writer)
+            for client in attached:
+                client.leave()
+            with contextlib.suppress(Exception):
+                await conn.close()
+
+    def close(self) -> None:
+        """The session ends: its clients' connections end with it."""
+        for client in list(self.clients):
+            client.leave()
+        for writer in list(self.writers):
+            writer.close()
+
+
+class Attached:
+    """The agent side of one attached client."""
+
+    def __init__(self, hub: Hub, conn: Client) -> None:
+        self.hub, self.conn = hub, conn
+        self.queue: asyncio.Queue[Item] = asyncio.Queue()
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.pump: asyncio.Task[None] | None = None
+
+    @property
+    def sid(self) -> str:
+        return self.hub.runtime.session.id
+
+    def spawn(self, work: Any) -> None:
+        task = asyncio.ensure_future(work)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: ClientCapabilities | None = None,
+        client_info: Implementation | None = None,
+        **kwargs: Any,
+    ) -> InitializeResponse:
+        from agent_cli import __version__
+
+        return InitializeResponse(
+            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            agent_capabilities=AgentCapabilities(load_session=True),
+            agent_info=Implementation(name="agent", title="agent", version=__version__),
+        )
+
+    async def new_session(self, cwd: str, **kwargs: Any) -> None:
+        details = f"this socket serves background session {self.sid}: session/load it"
+        raise RequestError.invalid_request({"details": details})
+
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> LoadSessionResponse:
+        """Its history, then it is live: nothing awaited between the transcript's read and
+        the joining, so no event falls between them."""
+        if session_id != self.sid or self.pump is not None:
+            raise RequestError.invalid_params({"sessionId": f"{session_id!r}: not this session"})
+        runtime = self.hub.runtime
+        transcript = runtime.session.transcript
+        if transcript is not None and transcript.path.exists():
+            told = RestoredSession(id=self.sid, path=transcript.path)
+            for update in replay(told, runtime.options.workspace):
+                self.queue.put_nowait(update)
+        replayed = asyncio.Event()
+        self.queue.put_nowait(replayed)
+        self.hub.clients.append(self)
+        for item in self.hub.waiting.asked:
+            self.queue.put_nowait(item)
+        self.pump = asyncio.create_task(self._pump())
+        await replayed.wait()
+        return LoadSessionResponse(modes=modes(runtime.permission_mode))
+
+    async def prompt(
+        self, prompt: list[PromptBlock], session_id: str, **kwargs: Any
+    ) -> PromptResponse:
+        text, _blocks = content(prompt)
+        if text.strip():
+            self.hub.runtime.work.steer(text)
+        return PromptResponse(stop_reason="end_turn")
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        log.info("background session %s: session/cancel ignored (agent stop ends it)", self.sid)
+
+    def later(self, item: Held) -> None:
+        self.spawn(self._after_card(item))
+
+    async def _after_card(self, item: Held) -> None:
+        await self.hub.shown(item)
+        self.queue.put_nowait(item)
+
+    async def _pump(self) -> None:
+        while True:
+            item = await self.queue.get()
+            if isinstance(item, asyncio.Event):
+                item.set()
+            elif isinstance(item, Held):
+                if item.kind == "approval" and not item.future.done():
+                    self.spawn(self._permission(item))
+            else:
+                await self.conn.session_update(session_id=self.sid, update=item)
+
+    async def _permission(self, item: Held) -> None:
+        request, call_id = item.asked, item.asked.call_id or f"ask-{id(item)}"
+        try:
+            answer = await self.conn.request_permission(
+                session_id=self.sid,
+                tool_call=card(self.hub.cards, request, call_id),
+                options=options(request),
+            )
+        except Exception as e:  # a client gone: the approval waits on
+            log.info("background session %s: a client did not answer: %s", self.sid, e)
+            return
+        self.hub.waiting.resolve(item, decision(answer))
+
+    def leave(self) -> None:
+        if self in self.hub.clients:
+            self.hub.clients.remove(self)
+        for task in [*self.tasks, *([self.pump] if self.pump else [])]:
+            task.cancel()
