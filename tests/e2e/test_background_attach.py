@@ -1,17 +1,18 @@
 """Attaching to a background session (issue 55: one protocol, `agent attach`): its socket
-speaks the Agent Client Protocol, so the SDK's own client side loads the session (history
-replayed), receives its live updates and answers its approval; `agent attach` in a terminal at
+speaks the Agent Client Protocol, so the SDK's own client side, through `agent attach NAME
+--acp` as an editor runs it, gets the session (history replayed), receives its live updates,
+steers it and answers its approval; `agent attach` in a terminal at
 80x24 does the same for a person, and detaching leaves the session running."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import sys
 from pathlib import Path
 from typing import Any, cast
 
-from acp import PROTOCOL_VERSION, text_block
-from acp.client.connection import ClientSideConnection
+from acp import PROTOCOL_VERSION, spawn_agent_process, text_block
 from acp.interfaces import Client
 from acp.schema import ClientCapabilities
 
@@ -19,6 +20,7 @@ from agent_cli.ext.background.answering import answer
 from agent_cli.ext.background.registry import process_start
 from tests.e2e import test_background
 from tests.e2e.acp_client import Editor
+from tests.e2e.helpers import REPO
 from tests.e2e.pty_screen import CTRL_D, ChatTerm
 from tests.e2e.test_background import launch, record, until_state
 from tests.fake_model import FakeAnthropic
@@ -42,7 +44,7 @@ def reply(editor: Editor) -> str:
     return "".join(u.content.text for u in editor.updates("agent_message_chunk"))
 
 
-def test_an_acp_client_loads_the_session_sees_it_live_and_answers_its_approval(
+def test_an_editor_attaches_over_acp_sees_the_session_live_steers_and_answers_it(
     fake_model: FakeAnthropic, bg_env: dict[str, str], tmp_path: Path
 ):
     fake_model.script.tool_use("write_file", path="out.txt", content="hi").text("wrote it")
@@ -50,20 +52,22 @@ def test_an_acp_client_loads_the_session_sees_it_live_and_answers_its_approval(
     held = until_state(bg_env, "writer", "waiting: approval")
     editor = Editor()  # answers allow_once
 
-    async def attach() -> None:
-        reader, writer = await asyncio.open_unix_connection(held["socket"])
-        conn = ClientSideConnection(cast(Client, editor), writer, reader)
-        await conn.initialize(
-            protocol_version=PROTOCOL_VERSION, client_capabilities=ClientCapabilities()
+    async def attach() -> None:  # as an editor runs it: a command over stdio
+        env = {**bg_env, "PYTHONPATH": str(REPO)}
+        command = ("-m", "agent_cli", "attach", "writer", "--acp")
+        spawned = spawn_agent_process(
+            cast(Client, editor), sys.executable, *command, env=env, cwd=tmp_path
         )
-        sid = held["session_id"]
-        steered = await conn.prompt(session_id=sid, prompt=[text_block("and say bye")])
-        assert steered.stop_reason == "end_turn"  # steering: answered at once
-        await conn.load_session(cwd=str(tmp_path), session_id=sid, mcp_servers=[])
-        await editor.wait_for(lambda *_: reply(editor) == "wrote it", WAIT_S)
-        await conn.close()
-        writer.close()
-        await writer.wait_closed()
+        async with spawned as (conn, _process):
+            await conn.initialize(
+                protocol_version=PROTOCOL_VERSION, client_capabilities=ClientCapabilities()
+            )
+            sid = held["session_id"]
+            steered = await conn.prompt(session_id=sid, prompt=[text_block("and say bye")])
+            assert steered.stop_reason == "end_turn"  # steering: answered at once
+            session = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
+            assert session.session_id == sid  # a new thread of the editor's: this session
+            await editor.wait_for(lambda *_: reply(editor) == "wrote it", WAIT_S)
 
     asyncio.run(attach())
     until_state(bg_env, "writer", "done")

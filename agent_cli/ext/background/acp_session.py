@@ -8,8 +8,9 @@ replayed as `agent acp` replays a resumed one, then every update of the live tur
 `session/request_permission` to every attached client: the first answer wins, the others'
 are ignored. A `session/prompt` is steering: the running turn reads it at its next tool
 boundary (an idle session takes it as its next prompt); its response comes at once.
-`session/new` is refused: one socket, one session. `session/cancel` is ignored (`agent stop`
-ends a background session)."""
+An editor that only makes sessions gets this one from `session/new` (its history follows the
+response). `session/cancel` is ignored (`agent stop` ends a background session).
+`agent attach NAME --acp` carries an editor's stdio to the socket (acp_bridge.py)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from acp.schema import (
     Implementation,
     InitializeResponse,
     LoadSessionResponse,
+    NewSessionResponse,
     PromptResponse,
 )
 
@@ -140,17 +142,31 @@ class Attached:
             agent_info=Implementation(name="agent", title="agent", version=__version__),
         )
 
-    async def new_session(self, cwd: str, **kwargs: Any) -> None:
-        details = f"this socket serves background session {self.sid}: session/load it"
-        raise RequestError.invalid_request({"details": details})
+    async def new_session(
+        self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> NewSessionResponse:
+        """An editor that only makes sessions (a new thread) gets this one: its response
+        goes out before the replay (the pump runs once this handler's task yields, after
+        the SDK has queued the response)."""
+        self._join()
+        return NewSessionResponse(
+            session_id=self.sid, modes=modes(self.hub.runtime.permission_mode)
+        )
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> LoadSessionResponse:
-        """Its history, then it is live: nothing awaited between the transcript's read and
-        the joining, so no event falls between them."""
-        if session_id != self.sid or self.pump is not None:
+        """Its history, then it is live: the load answered once the history has gone out."""
+        if session_id != self.sid:
             raise RequestError.invalid_params({"sessionId": f"{session_id!r}: not this session"})
+        await self._join().wait()
+        return LoadSessionResponse(modes=modes(self.hub.runtime.permission_mode))
+
+    def _join(self) -> asyncio.Event:
+        """The history queued, then the held approvals, then every live update: nothing is
+        awaited between the transcript's read and the joining, so no event falls between."""
+        if self.pump is not None:
+            raise RequestError.invalid_request({"details": "already attached to this session"})
         runtime = self.hub.runtime
         transcript = runtime.session.transcript
         if transcript is not None and transcript.path.exists():
@@ -163,8 +179,7 @@ class Attached:
         for item in self.hub.waiting.asked:
             self.queue.put_nowait(item)
         self.pump = asyncio.create_task(self._pump())
-        await replayed.wait()
-        return LoadSessionResponse(modes=modes(runtime.permission_mode))
+        return replayed
 
     async def prompt(
         self, prompt: list[PromptBlock], session_id: str, **kwargs: Any

@@ -197,7 +197,7 @@ async def _talk(
             viewer.line("  (sent: it reads this at its next step)")
 
 
-def attach(name: str) -> None:
+def attach(name: str, acp: bool = False) -> None:
     from agent_cli.ext.background.cli import find
 
     record = find(name).as_read()
@@ -205,6 +205,11 @@ def attach(name: str) -> None:
         raise UsageError(f"{name} has ended ({record.state}): agent logs {name} shows what it did")
     if not record.data.get("session_id"):
         raise UsageError(f"{name} is still starting: attach again in a moment")
+    if acp:
+        from agent_cli.ext.background.acp_bridge import bridge
+
+        bridge(record)
+        return
     how = asyncio.run(attach_to(record, sys.stdout))
     now = registry.read(Path(record.path))
     if how == "ended":

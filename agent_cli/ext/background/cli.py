@@ -152,12 +152,15 @@ def rm(name: str = NAME) -> None:
 
 
 @guarded
-def attach(name: str = NAME) -> None:
+def attach(
+    name: str = NAME,
+    acp: bool = typer.Option(False, "--acp", help="Its ACP on stdio, for an editor."),
+) -> None:
     """Its conversation redrawn, its turn as it goes, its approval to answer; a typed line
     steers it; Ctrl-D detaches and it goes on."""
     from agent_cli.ext.background.attach import attach as attached
 
-    attached(name)
+    attached(name, acp)
 
 
 @guarded
