@@ -197,10 +197,9 @@ async def _talk(
             viewer.line("  (sent: it reads this at its next step)")
 
 
-def attach(name: str, acp: bool = False) -> None:
-    from agent_cli.ext.background.cli import find
-
-    record = find(name).as_read()
+def attach(found: registry.Record, acp: bool = False) -> None:
+    """`agent attach`'s work on the session `found` (cli.find)."""
+    record, name = found.as_read(), found.name
     if record.state not in registry.LIVE:
         raise UsageError(f"{name} has ended ({record.state}): agent logs {name} shows what it did")
     if not record.data.get("session_id"):

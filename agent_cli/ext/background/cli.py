@@ -160,7 +160,7 @@ def attach(
     steers it; Ctrl-D detaches and it goes on."""
     from agent_cli.ext.background.attach import attach as attached
 
-    attached(name, acp)
+    attached(find(name), acp)
 
 
 @guarded
