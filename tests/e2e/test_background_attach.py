@@ -27,6 +27,11 @@ from tests.fake_model import FakeAnthropic
 from tests.waiting import wait_until
 
 WAIT_S = 60.0
+NAME = {
+    "question": "Which name?",
+    "header": "Name",
+    "options": [{"label": "greet"}, {"label": "say_hello", "description": "says what it does"}],
+}
 bg_env = test_background.bg_env  # its registry of the test's own, its sessions killed after
 
 
@@ -85,10 +90,11 @@ def test_an_editor_attaches_over_acp_sees_the_session_live_steers_and_answers_it
     assert "and say bye" in said(fake_model.bodies()[1])  # the steering reached the model
 
 
-def test_agent_attach_answers_an_approval_and_detaching_leaves_it_running(
+def test_agent_attach_answers_an_approval_and_a_question_and_detaching_leaves_it_running(
     fake_model: FakeAnthropic, bg_env: dict[str, str], tmp_path: Path
 ):
     fake_model.script.tool_use("write_file", path="a.txt", content="a")
+    fake_model.script.tool_use("ask_user", questions=[NAME])
     fake_model.script.tool_use("write_file", path="b.txt", content="b").text("wrote both")
     launch(bg_env, tmp_path, "--name", "pair", "-p", "write a and b")
     until_state(bg_env, "pair", "waiting: approval")
@@ -98,6 +104,9 @@ def test_agent_attach_answers_an_approval_and_detaching_leaves_it_running(
         assert "you> write a and b" in screen  # its history, redrawn
         assert "? allow write_file a.txt?\n  a.txt:\n  + a\n" in screen  # what it would write
         term.type("y")
+        term.wait_for("a number, or your own answer", WAIT_S)  # its question, after the write
+        assert "? Name: Which name?\n  1. greet\n  2. say_hello — says what it does" in term.text()
+        term.type("2")
         term.wait_for(
             lambda t: "? allow write_file b.txt?" in t and t.endswith("n: Reject"), WAIT_S
         )
@@ -112,5 +121,7 @@ def test_agent_attach_answers_an_approval_and_detaching_leaves_it_running(
     answer(held["socket"], decision="allow")
     until_state(bg_env, "pair", "done")
     assert (tmp_path / "b.txt").read_text() == "b"
+    asked = fake_model.bodies()[2]["messages"][-1]["content"]
+    assert "say_hello" in str([b["content"] for b in asked if b["type"] == "tool_result"])
     wait_until(lambda: process_start(held["pid"]) is None, WAIT_S, "the session's end")
     assert not os.path.exists(held["socket"])  # noqa: PTH110 - a socket's path

@@ -10,7 +10,10 @@ are ignored. A `session/prompt` is steering: the running turn reads it at its ne
 boundary (an idle session takes it as its next prompt); its response comes at once.
 An editor that only makes sessions gets this one from `session/new` (its history follows the
 response). `session/cancel` is ignored (`agent stop` ends a background session).
-`agent attach NAME --acp` carries an editor's stdio to the socket (acp_bridge.py)."""
+A question or a plan it waits on goes out as the notification `_agent/waiting` (what
+`{"op": "pending"}` lists of it, with its `key`) and is answered by `_agent/answer` (the
+line op's fields and the `key`). `agent attach NAME --acp` carries an editor's stdio to the
+socket (acp_bridge.py)."""
 
 from __future__ import annotations
 
@@ -34,7 +37,7 @@ from acp.schema import (
 
 from agent_cli.core.events import Event, ToolStart
 from agent_cli.ext.background.answering import Held, Waiting
-from agent_cli.ext.background.wire import relayed
+from agent_cli.ext.background.wire import ANSWER, WAITING, relayed
 from agent_cli.runtime.runtime import Runtime
 from agent_cli.serve.acp_agent import modes
 from agent_cli.serve.acp_history import Replayed, replay
@@ -189,6 +192,14 @@ class Attached:
             self.hub.runtime.work.steer(text)
         return PromptResponse(stop_reason="end_turn")
 
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """`_agent/answer`: a question or plan of `_agent/waiting` answered, as the socket's
+        line op takes it (`key` says which)."""
+        if method != ANSWER:
+            raise RequestError.method_not_found(f"_{method}")
+        error = self.hub.waiting.answer(params)
+        return {"ok": True} if error is None else {"ok": False, "error": error}
+
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         log.info("background session %s: session/cancel ignored (agent stop ends it)", self.sid)
 
@@ -205,10 +216,17 @@ class Attached:
             if isinstance(item, asyncio.Event):
                 item.set()
             elif isinstance(item, Held):
-                if item.kind == "approval" and not item.future.done():
-                    self.spawn(self._permission(item))
+                await self._ask(item)
             else:
                 await self.conn.session_update(session_id=self.sid, update=item)
+
+    async def _ask(self, item: Held) -> None:
+        if item.future.done():
+            return
+        if item.kind == "approval":
+            self.spawn(self._permission(item))
+        else:  # ACP has no question or plan dialog: ours, an extension
+            await self.conn.ext_notification(WAITING, item.shown)
 
     async def _permission(self, item: Held) -> None:
         request, call_id = item.asked, item.asked.call_id or f"ask-{id(item)}"

@@ -86,11 +86,13 @@ class Waiting:
     def __init__(self, status: Status) -> None:
         self.status = status
         self.asked: list[Held] = []
+        self.held = 0  # things held so far: each one's key
         self.listeners: list[Callable[[Held], None]] = []  # told of each new thing held
 
     async def _wait(self, kind: str, line: str, shown: dict[str, Any], asked: Any = None) -> Any:
         future = asyncio.get_running_loop().create_future()
-        item = Held(kind, {"kind": kind, **shown}, future, asked)
+        self.held += 1
+        item = Held(kind, {"kind": kind, "key": self.held, **shown}, future, asked)
         self.asked.append(item)
         self.status.waiting(kind, one_line(line))
         for listener in self.listeners:
@@ -121,10 +123,13 @@ class Waiting:
         return decided
 
     def answer(self, request: dict[str, Any]) -> str | None:
-        """The oldest waiting thing answered; what went wrong, or None."""
-        if not self.asked:
-            return "nothing is waiting for an answer"
-        item = self.asked[0]
+        """The oldest waiting thing answered (the one of `request["key"]` when given); what
+        went wrong, or None."""
+        key = request.get("key")
+        found = [i for i in self.asked if key is None or i.shown["key"] == key]
+        if not found:
+            return "nothing is waiting for an answer" if key is None else "answered already"
+        item = found[0]
         try:
             value = READERS[item.kind](request)
         except (KeyError, TypeError, ValueError, ValidationError) as e:

@@ -32,7 +32,8 @@ from acp.schema import (
 
 from agent_cli.core.errors import UsageError
 from agent_cli.ext.background import registry
-from agent_cli.ext.background.wire import LIMIT, relayed
+from agent_cli.ext.background.attach_dialogs import Dialog
+from agent_cli.ext.background.wire import ANSWER, LIMIT, WAITING, relayed
 
 KEYS = {"y": "allow_once", "a": "allow_always", "n": "reject_once"}
 SHOWN_LINES = 12  # of an approval's diff or preview
@@ -49,6 +50,11 @@ class Viewer:
         self.out, self.workspace = out, workspace
         self.streaming = False  # mid-reply: the next line starts on a new one
         self.asking: tuple[str, list[PermissionOption], asyncio.Future[str]] | None = None
+        self.dialog: Dialog | None = None  # a question or plan waiting
+
+    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+        if method == WAITING:
+            self.dialog = Dialog(params, self.line)
 
     def line(self, text: str) -> None:
         if self.streaming:
@@ -192,9 +198,24 @@ async def _talk(
         if line is None:
             stop.cancel()
             return "detached"
-        if not viewer.answer(line) and line.strip():
+        if viewer.answer(line):
+            continue
+        if viewer.dialog is not None:
+            await _answer(conn, viewer, line)
+        elif line.strip():
             await conn.prompt(session_id=sid, prompt=[text_block(line)])
             viewer.line("  (sent: it reads this at its next step)")
+
+
+async def _answer(conn: ClientSideConnection, viewer: Viewer, line: str) -> None:
+    assert viewer.dialog is not None
+    given = viewer.dialog.take(line)
+    if given is None:
+        return
+    viewer.dialog = None
+    reply = await conn.ext_method(ANSWER, given)
+    if not reply.get("ok"):
+        viewer.line(f"  not taken: {reply.get('error')}")
 
 
 def attach(found: registry.Record, acp: bool = False) -> None:
