@@ -79,7 +79,8 @@ def test_an_editor_attaches_over_acp_sees_the_session_live_steers_and_answers_it
     assert (tmp_path / "out.txt").read_text() == "hi"
     kinds = [u.session_update if what == "update" else what for what, u in editor.seen]
     assert kinds[:2] == ["user_message_chunk", "tool_call"]  # the history, replayed
-    assert editor.updates("user_message_chunk")[0].content.text == "write out"
+    steered = [u.content.text for u in editor.updates("user_message_chunk")]
+    assert steered == ["write out", "and say bye"]  # the prompt replayed, the steering live
     (call,) = editor.updates("tool_call")
     assert call.title == "write_file out.txt"
     ((asked, _options),) = [item for what, item in editor.seen if what == "permission"]

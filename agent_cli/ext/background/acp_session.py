@@ -20,9 +20,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from dataclasses import dataclass
 from typing import Any, cast
 
-from acp import PROTOCOL_VERSION, RequestError
+from acp import PROTOCOL_VERSION, RequestError, helpers
 from acp.agent.connection import AgentSideConnection
 from acp.interfaces import Agent, Client
 from acp.schema import (
@@ -35,9 +36,9 @@ from acp.schema import (
     PromptResponse,
 )
 
-from agent_cli.core.events import Event, ToolStart
+from agent_cli.core.events import ErrorEvent, Event, Steered, ToolStart, TurnEnd
 from agent_cli.ext.background.answering import Held, Waiting
-from agent_cli.ext.background.wire import ANSWER, WAITING, relayed
+from agent_cli.ext.background.wire import ANSWER, TURN_END, WAITING, relayed
 from agent_cli.runtime.runtime import Runtime
 from agent_cli.serve.acp_agent import modes
 from agent_cli.serve.acp_history import Replayed, replay
@@ -48,7 +49,29 @@ from agent_cli.session.resume import RestoredSession
 
 log = logging.getLogger(__name__)
 SHOWN_WAIT_S = 2.0  # how long a permission waits for its call's card to go out first
-Item = Update | Replayed | Held | asyncio.Event  # an update, a question to ask, the end of a replay
+
+
+@dataclass
+class Note:
+    """An extension notification: `_agent/turn_end` ({"stop"}) when a turn ends."""
+
+    method: str
+    params: dict[str, Any]
+
+
+Item = Update | Replayed | Note | Held | asyncio.Event  # what goes out, in order
+
+
+def _more(event: Event) -> list[Update | Replayed | Note]:
+    """What agent acp's cards leave out that an attached client should see: the steering
+    the model now reads (the user's words), an error, the turn's end."""
+    if isinstance(event, Steered):
+        return [helpers.update_user_message_text(text) for text in event.texts]
+    if isinstance(event, ErrorEvent):
+        return [helpers.update_agent_message_text(f"✗ {event.message}")]
+    if isinstance(event, TurnEnd):
+        return [Note(TURN_END, {"stop": event.stop})]
+    return []
 
 
 class Hub:
@@ -66,9 +89,10 @@ class Hub:
         update = self.cards.update(event)
         if isinstance(event, ToolStart):
             self.started.setdefault(event.id, asyncio.Event()).set()
-        if update is not None:
-            for client in self.clients:
-                client.queue.put_nowait(update)
+        sent = [update] if update is not None else _more(event)
+        for client in self.clients:
+            for item in sent:
+                client.queue.put_nowait(item)
 
     def held(self, item: Held) -> None:
         for client in self.clients:
@@ -217,6 +241,8 @@ class Attached:
                 item.set()
             elif isinstance(item, Held):
                 await self._ask(item)
+            elif isinstance(item, Note):
+                await self.conn.ext_notification(item.method, item.params)
             else:
                 await self.conn.session_update(session_id=self.sid, update=item)
 

@@ -33,7 +33,7 @@ from acp.schema import (
 from agent_cli.core.errors import UsageError
 from agent_cli.ext.background import registry
 from agent_cli.ext.background.attach_dialogs import Dialog
-from agent_cli.ext.background.wire import ANSWER, LIMIT, WAITING, relayed
+from agent_cli.ext.background.wire import ANSWER, LIMIT, TURN_END, WAITING, relayed
 
 KEYS = {"y": "allow_once", "a": "allow_always", "n": "reject_once"}
 SHOWN_LINES = 12  # of an approval's diff or preview
@@ -55,6 +55,8 @@ class Viewer:
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
         if method == WAITING:
             self.dialog = Dialog(params, self.line)
+        elif method == TURN_END:
+            self.line(f"── its turn ended ({params.get('stop')}) ──")
 
     def line(self, text: str) -> None:
         if self.streaming:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import asyncio
 
 LIMIT = 16 * 1024 * 1024  # one JSON-RPC message a line: a replayed conversation's is large
-WAITING, ANSWER = "agent/waiting", "agent/answer"  # extension methods: `_agent/...` on the wire
+# extension methods: `_agent/...` on the wire
+WAITING, ANSWER, TURN_END = "agent/waiting", "agent/answer", "agent/turn_end"
 KEPT: set[asyncio.Task[None]] = set()
 
 
