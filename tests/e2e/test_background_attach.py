@@ -13,8 +13,14 @@ from pathlib import Path
 from typing import Any, cast
 
 from acp import PROTOCOL_VERSION, spawn_agent_process, text_block
+from acp.client.connection import ClientSideConnection
 from acp.interfaces import Client
-from acp.schema import ClientCapabilities
+from acp.schema import (
+    ClientCapabilities,
+    PermissionOption,
+    RequestPermissionResponse,
+    ToolCallUpdate,
+)
 
 from agent_cli.ext.background.answering import answer
 from agent_cli.ext.background.registry import process_start
@@ -49,15 +55,41 @@ def reply(editor: Editor) -> str:
     return "".join(u.content.text for u in editor.updates("agent_message_chunk"))
 
 
+class Silent(Editor):
+    """A client that never answers a permission: another's answer decides."""
+
+    async def request_permission(
+        self, options: list[PermissionOption], session_id: str, tool_call: ToolCallUpdate, **kw: Any
+    ) -> RequestPermissionResponse:
+        self.seen.append(("permission", (tool_call, options)))
+        self.arrived.set()
+        await asyncio.Event().wait()
+        raise AssertionError("never answered")
+
+
 def test_an_editor_attaches_over_acp_sees_the_session_live_steers_and_answers_it(
     fake_model: FakeAnthropic, bg_env: dict[str, str], tmp_path: Path
 ):
     fake_model.script.tool_use("write_file", path="out.txt", content="hi").text("wrote it")
     launch(bg_env, tmp_path, "--name", "writer", "-p", "write out")
     held = until_state(bg_env, "writer", "waiting: approval")
-    editor = Editor()  # answers allow_once
+    editor, watcher = Editor(), Silent()  # the editor answers allow_once
 
-    async def attach() -> None:  # as an editor runs it: a command over stdio
+    async def attach() -> None:
+        reader, writer = await asyncio.open_unix_connection(held["socket"])
+        watching = ClientSideConnection(cast(Client, watcher), writer, reader)
+        await watching.initialize(
+            protocol_version=PROTOCOL_VERSION, client_capabilities=ClientCapabilities()
+        )
+        await watching.load_session(cwd=str(tmp_path), session_id=held["session_id"])
+        await watcher.wait_for(lambda what, _: what == "permission", WAIT_S)
+        await by_editor()
+        await watcher.wait_for(lambda *_: reply(watcher) == "wrote it", WAIT_S)
+        await watching.close()
+        writer.close()
+        await writer.wait_closed()
+
+    async def by_editor() -> None:  # as an editor runs it: a command over stdio
         env = {**bg_env, "PYTHONPATH": str(REPO)}
         command = ("-m", "agent_cli", "attach", "writer", "--acp")
         spawned = spawn_agent_process(
@@ -89,6 +121,8 @@ def test_an_editor_attaches_over_acp_sees_the_session_live_steers_and_answers_it
     (done,) = editor.updates("tool_call_update")  # live: the allowed call's end
     assert (done.tool_call_id, done.status) == (call.tool_call_id, "completed")
     assert "and say bye" in said(fake_model.bodies()[1])  # the steering reached the model
+    seen = [u.session_update if what == "update" else what for what, u in watcher.seen]
+    assert seen == kinds  # two clients see the same; the first answer decided for both
 
 
 def test_agent_attach_answers_an_approval_and_a_question_and_detaching_leaves_it_running(
