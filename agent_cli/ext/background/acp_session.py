@@ -21,7 +21,7 @@ import asyncio
 import contextlib
 import logging
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from acp import PROTOCOL_VERSION, RequestError, helpers
 from acp.agent.connection import AgentSideConnection
@@ -36,10 +36,9 @@ from acp.schema import (
     PromptResponse,
 )
 
-from agent_cli.core.events import ErrorEvent, Event, Steered, ToolStart, TurnEnd
-from agent_cli.ext.background.answering import Held, Waiting
+from agent_cli.core.events import ErrorEvent, Event, Steered, TurnEnd
+from agent_cli.ext.background.answering import Held
 from agent_cli.ext.background.wire import ANSWER, TURN_END, WAITING, relayed
-from agent_cli.runtime.runtime import Runtime
 from agent_cli.serve.acp_agent import modes
 from agent_cli.serve.acp_history import Replayed, replay
 from agent_cli.serve.acp_permission import card, decision, options
@@ -47,8 +46,10 @@ from agent_cli.serve.acp_prompt import PromptBlock, content
 from agent_cli.serve.acp_updates import ToolCards, Update
 from agent_cli.session.resume import RestoredSession
 
+if TYPE_CHECKING:
+    from agent_cli.ext.background.acp_hub import Hub
+
 log = logging.getLogger(__name__)
-SHOWN_WAIT_S = 2.0  # how long a permission waits for its call's card to go out first
 
 
 @dataclass
@@ -74,66 +75,43 @@ def _more(event: Event) -> list[Update | Replayed | Note]:
     return []
 
 
-class Hub:
-    """The session's live side: its events as updates to every attached client."""
+def live(hub: Hub, event: Event) -> list[Update | Replayed | Note]:
+    """`event` as what attached clients are sent."""
+    assert hub.cards is not None  # made as the first client joined
+    update = hub.cards.update(event)  # its open calls kept while anyone is attached
+    return [update] if update is not None else _more(event)
 
-    def __init__(self, runtime: Runtime, waiting: Waiting) -> None:
-        self.runtime, self.waiting = runtime, waiting
-        self.cards = ToolCards(runtime.options.workspace)  # every call, attached or not
-        self.clients: list[Attached] = []
-        self.started: dict[str, asyncio.Event] = {}  # call id -> its ToolStart came
-        self.writers: set[asyncio.StreamWriter] = set()
-        waiting.listeners.append(self.held)
 
-    def event(self, event: Event) -> None:
-        update = self.cards.update(event)
-        if isinstance(event, ToolStart):
-            self.started.setdefault(event.id, asyncio.Event()).set()
-        sent = [update] if update is not None else _more(event)
-        for client in self.clients:
-            for item in sent:
-                client.queue.put_nowait(item)
+def joined(hub: Hub) -> ToolCards:
+    """The first client joins: the calls open now get their cards (their edits' files as
+    they are before the call runs)."""
+    cards = ToolCards(hub.runtime.options.workspace)
+    for started in hub.open.values():
+        cards.start(started)
+    return cards
 
-    def held(self, item: Held) -> None:
-        for client in self.clients:
-            client.later(item)
 
-    async def shown(self, item: Held) -> None:
-        """Its call's card first: an approval is asked after the call's ToolStart."""
-        call_id = getattr(item.asked, "call_id", "")
-        if call_id:
-            with contextlib.suppress(TimeoutError):
-                seen = self.started.setdefault(call_id, asyncio.Event())
-                await asyncio.wait_for(seen.wait(), SHOWN_WAIT_S)
+async def serve_client(
+    hub: Hub, first: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+) -> None:
+    """One ACP client, until it goes."""
+    inner, _pump = relayed(first, reader)
+    hub.writers.add(writer)
+    attached: list[Attached] = []
 
-    async def connect(
-        self, first: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-    ) -> None:
-        """One ACP client, until it goes."""
-        inner, _pump = relayed(first, reader)
-        self.writers.add(writer)
-        attached: list[Attached] = []
+    def make(conn: Client) -> Agent:
+        attached.append(Attached(hub, conn))
+        return cast(Agent, attached[-1])
 
-        def make(conn: Client) -> Agent:
-            attached.append(Attached(self, conn))
-            return cast(Agent, attached[-1])
-
-        conn = AgentSideConnection(make, writer, inner, listening=False)
-        try:
-            await conn.listen()
-        finally:
-            self.writers.discard(writer)
-            for client in attached:
-                client.leave()
-            with contextlib.suppress(Exception):
-                await conn.close()
-
-    def close(self) -> None:
-        """The session ends: its clients' connections end with it."""
-        for client in list(self.clients):
+    conn = AgentSideConnection(make, writer, inner, listening=False)
+    try:
+        await conn.listen()
+    finally:
+        hub.writers.discard(writer)
+        for client in attached:
             client.leave()
-        for writer in list(self.writers):
-            writer.close()
+        with contextlib.suppress(Exception):
+            await conn.close()
 
 
 class Attached:
@@ -202,6 +180,9 @@ class Attached:
                 self.queue.put_nowait(update)
         replayed = asyncio.Event()
         self.queue.put_nowait(replayed)
+        if not self.hub.clients:
+            self.hub.cards = joined(self.hub)
+            self.hub.convert = lambda event: live(self.hub, event)
         self.hub.clients.append(self)
         for item in self.hub.waiting.asked:
             self.queue.put_nowait(item)
@@ -254,12 +235,16 @@ class Attached:
         else:  # ACP has no question or plan dialog: ours, an extension
             await self.conn.ext_notification(WAITING, item.shown)
 
+    def _cards(self) -> ToolCards:
+        assert self.hub.cards is not None  # made as this client joined
+        return self.hub.cards
+
     async def _permission(self, item: Held) -> None:
         request, call_id = item.asked, item.asked.call_id or f"ask-{id(item)}"
         try:
             answer = await self.conn.request_permission(
                 session_id=self.sid,
-                tool_call=card(self.hub.cards, request, call_id),
+                tool_call=card(self._cards(), request, call_id),
                 options=options(request),
             )
         except Exception as e:  # a client gone: the approval waits on

@@ -13,11 +13,14 @@ import asyncio
 import os
 import signal
 import sys
+from asyncio import StreamReader, StreamWriter
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from agent_cli.core.options import Options
 from agent_cli.ext.background import registry
+from agent_cli.ext.background.acp_hub import Hub
 from agent_cli.ext.background.status import Status
 
 STOPPED_BY_USER = "stopped with agent stop"
@@ -78,7 +81,6 @@ async def run(path: Path) -> int:
 
 async def session(record: registry.Record, options: Options, status: Status) -> int:
     """The prompt's turn in a Runtime that asks through the session's socket."""
-    from agent_cli.ext.background.acp_session import Hub
     from agent_cli.ext.background.answering import Waiting, serve
     from agent_cli.runtime.build import build_runtime
 
@@ -89,7 +91,7 @@ async def session(record: registry.Record, options: Options, status: Status) -> 
     if options.goal is not None:
         runtime.extension("goals")  # made now: it outlives the turn (as in agent run)
     socket, hub = Path(str(record.data["socket"])), Hub(runtime, waiting)
-    server, finished = await serve(waiting, str(socket), hub.connect), False
+    server, finished = await serve(waiting, str(socket), partial(client, hub)), False
     try:
         async for event in runtime.turn(str(record.data["spec"]["prompt"])):
             status.event(event)
@@ -102,6 +104,13 @@ async def session(record: registry.Record, options: Options, status: Status) -> 
         hub.close()
         socket.unlink(missing_ok=True)
         await runtime.aclose(wait=finished)
+
+
+async def client(hub: Hub, first: bytes, reader: StreamReader, writer: StreamWriter) -> None:
+    """One ACP client of the session's socket: the SDK is loaded when the first one comes."""
+    from agent_cli.ext.background.acp_session import serve_client
+
+    await serve_client(hub, first, reader, writer)
 
 
 if __name__ == "__main__":
