@@ -13,34 +13,21 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from acp import PROTOCOL_VERSION, text_block
-from acp.client.connection import ClientSideConnection
-from acp.schema import (
-    AgentMessageChunk,
-    AgentPlanUpdate,
-    AllowedOutcome,
-    ClientCapabilities,
-    DeniedOutcome,
-    FileEditToolCallContent,
-    PermissionOption,
-    RequestPermissionResponse,
-    ToolCallProgress,
-    ToolCallStart,
-    ToolCallUpdate,
-    UserMessageChunk,
-)
-
 from agent_cli.core.errors import UsageError
 from agent_cli.ext.background import registry
 from agent_cli.ext.background.attach_dialogs import Dialog
-from agent_cli.ext.background.wire import ANSWER, LIMIT, TURN_END, WAITING, relayed
+from agent_cli.ext.background.attach_rpc import Rpc, RpcError, connect
+from agent_cli.ext.background.wire import ANSWER, TURN_END, WAITING
 
 KEYS = {"y": "allow_once", "a": "allow_always", "n": "reject_once"}
 SHOWN_LINES = 12  # of an approval's diff or preview
+PROTOCOL_VERSION = 1  # the ACP version this client speaks
+Options = list[dict[str, Any]]
 
 
-def _text(update: Any) -> str:
-    return str(getattr(update.content, "text", ""))
+def _text(update: dict[str, Any]) -> str:
+    content = update.get("content")
+    return str(content.get("text", "")) if isinstance(content, dict) else ""
 
 
 class Viewer:
@@ -49,14 +36,20 @@ class Viewer:
     def __init__(self, out: TextIO, workspace: str = "") -> None:
         self.out, self.workspace = out, workspace
         self.streaming = False  # mid-reply: the next line starts on a new one
-        self.asking: tuple[str, list[PermissionOption], asyncio.Future[str]] | None = None
+        self.asking: tuple[str, Options, asyncio.Future[str]] | None = None
         self.dialog: Dialog | None = None  # a question or plan waiting
 
-    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
-        if method == WAITING:
+    async def handle(self, method: str, params: dict[str, Any]) -> Any:
+        """What the session sends: its requests answered, its notifications shown."""
+        if method == "session/update":
+            self.update(params.get("update") or {})
+        elif method == "session/request_permission":
+            return await self.permission(params.get("toolCall") or {}, params.get("options") or [])
+        elif method == f"_{WAITING}":
             self.dialog = Dialog(params, self.line)
-        elif method == TURN_END:
+        elif method == f"_{TURN_END}":
             self.line(f"── its turn ended ({params.get('stop')}) ──")
+        return None
 
     def line(self, text: str) -> None:
         if self.streaming:
@@ -65,49 +58,47 @@ class Viewer:
         self.out.write(text + "\n")
         self.out.flush()
 
-    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
-        if isinstance(update, AgentMessageChunk):
+    def update(self, update: dict[str, Any]) -> None:
+        kind = update.get("sessionUpdate")
+        if kind == "agent_message_chunk":
             self.out.write(_text(update))
             self.out.flush()
             self.streaming = True
-        elif isinstance(update, UserMessageChunk):
+        elif kind == "user_message_chunk":
             self.line(f"you> {_text(update)}")
-        elif isinstance(update, ToolCallStart):
-            self.line(f"● {update.title}")
-        elif isinstance(update, ToolCallProgress):
+        elif kind == "tool_call":
+            self.line(f"● {update.get('title', '')}")
+        elif kind == "tool_call_update":
             self._progress(update)
-        elif isinstance(update, AgentPlanUpdate):
-            self.line("plan: " + "; ".join(f"[{e.status}] {e.content}" for e in update.entries))
+        elif kind == "plan":
+            entries = update.get("entries") or []
+            self.line("plan: " + "; ".join(f"[{e['status']}] {e['content']}" for e in entries))
 
-    def _progress(self, update: ToolCallProgress) -> None:
-        if self.asking is not None and self.asking[0] == update.tool_call_id:
+    def _progress(self, update: dict[str, Any]) -> None:
+        if self.asking is not None and self.asking[0] == update.get("toolCallId"):
             if not self.asking[2].done():
                 self.asking[2].set_result("")  # another client answered it first
             self.line("  (answered elsewhere)")
-        if update.status == "failed":
-            self.line(f"  ✗ {update.title or 'failed'}")
-        elif update.status == "completed" and update.title:
-            self.line(f"  ✓ {update.title}")
+        if update.get("status") == "failed":
+            self.line(f"  ✗ {update.get('title') or 'failed'}")
+        elif update.get("status") == "completed" and update.get("title"):
+            self.line(f"  ✓ {update['title']}")
 
-    async def request_permission(
-        self, options: list[PermissionOption], session_id: str, tool_call: ToolCallUpdate, **kw: Any
-    ) -> RequestPermissionResponse:
-        self.line(f"? allow {tool_call.title}?")
-        for shown in _shown(tool_call, self.workspace)[:SHOWN_LINES]:
+    async def permission(self, call: dict[str, Any], options: Options) -> dict[str, Any]:
+        self.line(f"? allow {call.get('title', '')}?")
+        for shown in _shown(call, self.workspace)[:SHOWN_LINES]:
             self.line(f"  {shown}")
-        keys = [k for k, kind in KEYS.items() if any(o.option_id == kind for o in options)]
+        keys = [k for k, kind in KEYS.items() if any(o["optionId"] == kind for o in options)]
         self.line("  " + "  ".join(f"{k}: {_name(KEYS[k], options)}" for k in keys))
         answered: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-        self.asking = (tool_call.tool_call_id, options, answered)
+        self.asking = (str(call.get("toolCallId")), options, answered)
         try:
             chosen = await answered
         finally:
             self.asking = None
         if not chosen:
-            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
-        return RequestPermissionResponse(
-            outcome=AllowedOutcome(outcome="selected", option_id=chosen)
-        )
+            return {"outcome": {"outcome": "cancelled"}}
+        return {"outcome": {"outcome": "selected", "optionId": chosen}}
 
     def answer(self, typed: str) -> bool:
         """A typed line as the answer to the approval asked; False when none is asked."""
@@ -115,25 +106,25 @@ class Viewer:
             return False
         _call, options, answered = self.asking
         chosen = KEYS.get(typed.strip().lower()[:1], "")
-        if not any(o.option_id == chosen for o in options):
+        if not any(o["optionId"] == chosen for o in options):
             self.line("  answer with one of the letters above")
         elif not answered.done():
             answered.set_result(chosen)
         return True
 
 
-def _name(option_id: str, options: list[PermissionOption]) -> str:
-    return next(o.name for o in options if o.option_id == option_id)
+def _name(option_id: str, options: Options) -> str:
+    return str(next(o["name"] for o in options if o["optionId"] == option_id))
 
 
-def _shown(call: ToolCallUpdate, workspace: str) -> list[str]:
+def _shown(call: dict[str, Any], workspace: str) -> list[str]:
     lines: list[str] = []
-    for item in call.content or []:
-        if isinstance(item, FileEditToolCallContent):
-            lines.append(f"{item.path.removeprefix(workspace + os.sep)}:")
-            lines += [f"+ {line}" for line in item.new_text.splitlines()]
+    for item in call.get("content") or []:
+        if item.get("type") == "diff":
+            lines.append(f"{str(item['path']).removeprefix(workspace + os.sep)}:")
+            lines += [f"+ {line}" for line in str(item.get("newText", "")).splitlines()]
         else:
-            lines += str(getattr(getattr(item, "content", None), "text", "")).splitlines()
+            lines += _text((item.get("content") and item) or {}).splitlines()
     return lines
 
 
@@ -158,66 +149,60 @@ class Typed:
 
 async def attach_to(record: registry.Record, out: TextIO) -> str:
     """Attached until detached or the session ends; which it was."""
+    viewer = Viewer(out, str(record.data["workspace"]))
     try:
-        reader, writer = await asyncio.open_unix_connection(str(record.data["socket"]), limit=LIMIT)
+        rpc = await connect(str(record.data["socket"]), viewer.handle)
     except OSError as e:
         raise UsageError(f"{record.name} does not answer on its socket ({e.strerror})") from e
-    inner, gone = relayed(b"", reader)
-    viewer = Viewer(out, str(record.data["workspace"]))
-    conn = ClientSideConnection(lambda _agent: viewer, writer, inner)  # type: ignore[arg-type,return-value]
-    await conn.initialize(
-        protocol_version=PROTOCOL_VERSION, client_capabilities=ClientCapabilities()
-    )
-    sid = str(record.data["session_id"])
-    await conn.load_session(cwd=str(record.data["workspace"]), session_id=sid, mcp_servers=[])
+    sid, cwd = str(record.data["session_id"]), str(record.data["workspace"])
+    try:
+        await rpc.request("initialize", {"protocolVersion": PROTOCOL_VERSION})
+        await rpc.request("session/load", {"cwd": cwd, "sessionId": sid, "mcpServers": []})
+    except RpcError as e:
+        raise UsageError(f"{record.name}: {e}") from e
     viewer.line(f"── attached to {record.name}: type to steer it; Ctrl-D detaches (it goes on) ──")
     detached = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGINT, detached.set)
-    typed = Typed()
     try:
-        return await _talk(conn, sid, viewer, typed, gone, detached)
+        return await _talk(rpc, sid, viewer, Typed(), detached)
     finally:
-        writer.close()
+        rpc.writer.close()
 
 
-async def _talk(
-    conn: ClientSideConnection,
-    sid: str,
-    viewer: Viewer,
-    typed: Typed,
-    gone: asyncio.Task[None],
-    detached: asyncio.Event,
-) -> str:
+async def _talk(rpc: Rpc, sid: str, viewer: Viewer, typed: Typed, detached: asyncio.Event) -> str:
     stop = asyncio.ensure_future(detached.wait())
     while True:
         line_ready = asyncio.ensure_future(typed.lines.get())
-        await asyncio.wait({line_ready, gone, stop}, return_when=asyncio.FIRST_COMPLETED)
-        if gone.done() or stop.done():
+        await asyncio.wait({line_ready, rpc.gone, stop}, return_when=asyncio.FIRST_COMPLETED)
+        if rpc.gone.done() or stop.done():
             line_ready.cancel()
             stop.cancel()
-            return "ended" if gone.done() else "detached"
+            return "ended" if rpc.gone.done() else "detached"
         line = line_ready.result()
         if line is None:
             stop.cancel()
             return "detached"
-        if viewer.answer(line):
-            continue
-        if viewer.dialog is not None:
-            await _answer(conn, viewer, line)
-        elif line.strip():
-            await conn.prompt(session_id=sid, prompt=[text_block(line)])
-            viewer.line("  (sent: it reads this at its next step)")
+        try:
+            await _typed(rpc, sid, viewer, line)
+        except RpcError as e:
+            viewer.line(f"  not taken: {e}")
 
 
-async def _answer(conn: ClientSideConnection, viewer: Viewer, line: str) -> None:
-    assert viewer.dialog is not None
-    given = viewer.dialog.take(line)
-    if given is None:
+async def _typed(rpc: Rpc, sid: str, viewer: Viewer, line: str) -> None:
+    """A typed line: the approval's answer, the question's or plan's, else steering."""
+    if viewer.answer(line):
         return
-    viewer.dialog = None
-    reply = await conn.ext_method(ANSWER, given)
-    if not reply.get("ok"):
-        viewer.line(f"  not taken: {reply.get('error')}")
+    if viewer.dialog is not None:
+        given = viewer.dialog.take(line)
+        if given is not None:
+            viewer.dialog = None
+            reply = await rpc.request(f"_{ANSWER}", given)
+            if not reply.get("ok"):
+                viewer.line(f"  not taken: {reply.get('error')}")
+    elif line.strip():
+        prompt = [{"type": "text", "text": line}]
+        await rpc.request("session/prompt", {"sessionId": sid, "prompt": prompt})
+        viewer.line("  (sent: it reads this at its next step)")
 
 
 def attach(found: registry.Record, acp: bool = False) -> None:
