@@ -53,17 +53,17 @@ log = logging.getLogger(__name__)
 
 
 @dataclass
-class Note:
+class ExtNote:
     """An extension notification: `_agent/turn_end` ({"stop"}) when a turn ends."""
 
     method: str
     params: dict[str, Any]
 
 
-Item = Update | Replayed | Note | Held | asyncio.Event  # what goes out, in order
+Item = Update | Replayed | ExtNote | Held | asyncio.Event  # what goes out, in order
 
 
-def _more(event: Event) -> list[Update | Replayed | Note]:
+def _more(event: Event) -> list[Update | Replayed | ExtNote]:
     """What agent acp's cards leave out that an attached client should see: the steering
     the model now reads (the user's words), an error, the turn's end."""
     if isinstance(event, Steered):
@@ -71,11 +71,11 @@ def _more(event: Event) -> list[Update | Replayed | Note]:
     if isinstance(event, ErrorEvent):
         return [helpers.update_agent_message_text(f"✗ {event.message}")]
     if isinstance(event, TurnEnd):
-        return [Note(TURN_END, {"stop": event.stop})]
+        return [ExtNote(TURN_END, {"stop": event.stop})]
     return []
 
 
-def live(hub: Hub, event: Event) -> list[Update | Replayed | Note]:
+def live(hub: Hub, event: Event) -> list[Update | Replayed | ExtNote]:
     """`event` as what attached clients are sent."""
     assert hub.cards is not None  # made as the first client joined
     update = hub.cards.update(event)  # its open calls kept while anyone is attached
@@ -222,7 +222,7 @@ class Attached:
                 item.set()
             elif isinstance(item, Held):
                 await self._ask(item)
-            elif isinstance(item, Note):
+            elif isinstance(item, ExtNote):
                 await self.conn.ext_notification(item.method, item.params)
             else:
                 await self.conn.session_update(session_id=self.sid, update=item)

@@ -16,7 +16,7 @@ from typing import Any, TextIO
 from agent_cli.core.errors import UsageError
 from agent_cli.ext.background import registry
 from agent_cli.ext.background.attach_dialogs import Dialog
-from agent_cli.ext.background.attach_rpc import Rpc, RpcError, connect
+from agent_cli.ext.background.attach_rpc import AttachError, Rpc, connect
 from agent_cli.ext.background.wire import ANSWER, TURN_END, WAITING
 
 KEYS = {"y": "allow_once", "a": "allow_always", "n": "reject_once"}
@@ -158,7 +158,7 @@ async def attach_to(record: registry.Record, out: TextIO) -> str:
     try:
         await rpc.request("initialize", {"protocolVersion": PROTOCOL_VERSION})
         await rpc.request("session/load", {"cwd": cwd, "sessionId": sid, "mcpServers": []})
-    except RpcError as e:
+    except AttachError as e:
         raise UsageError(f"{record.name}: {e}") from e
     viewer.line(f"── attached to {record.name}: type to steer it; Ctrl-D detaches (it goes on) ──")
     detached = asyncio.Event()
@@ -184,7 +184,7 @@ async def _talk(rpc: Rpc, sid: str, viewer: Viewer, typed: Typed, detached: asyn
             return "detached"
         try:
             await _typed(rpc, sid, viewer, line)
-        except RpcError as e:
+        except AttachError as e:
             viewer.line(f"  not taken: {e}")
 
 

@@ -16,7 +16,7 @@ from agent_cli.ext.background.wire import LIMIT
 Handler = Callable[[str, dict[str, Any]], Awaitable[Any]]
 
 
-class RpcError(Exception):
+class AttachError(Exception):
     pass
 
 
@@ -43,7 +43,7 @@ class Rpc:
         self._send({"id": self.next_id, "method": method, "params": params})
         await asyncio.wait({answer, self.gone}, return_when=asyncio.FIRST_COMPLETED)
         if not answer.done():
-            raise RpcError("the session closed the connection")
+            raise AttachError("the session closed the connection")
         return answer.result()
 
     async def _receive(self) -> None:
@@ -57,7 +57,7 @@ class Rpc:
         if "method" not in message:
             answer = self.waiting.pop(message.get("id", -1), None)
             if answer is not None and "error" in message:
-                answer.set_exception(RpcError(str(message["error"].get("message"))))
+                answer.set_exception(AttachError(str(message["error"].get("message"))))
             elif answer is not None:
                 answer.set_result(message.get("result"))
             return
