@@ -7,6 +7,7 @@ Ctrl-C detaches: the session goes on."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import sys
@@ -129,12 +130,14 @@ def _shown(call: dict[str, Any], workspace: str) -> list[str]:
 
 
 class Typed:
-    """Lines typed on stdin, None at its end (Ctrl-D)."""
+    """Lines typed on stdin, None at its end (Ctrl-D). A stdin that cannot be watched (a
+    file, /dev/null) types nothing: attach then watches until the session ends or Ctrl-C."""
 
     def __init__(self) -> None:
         self.lines: asyncio.Queue[str | None] = asyncio.Queue()
         self.partial = b""
-        asyncio.get_running_loop().add_reader(0, self._read)
+        with contextlib.suppress(OSError, ValueError):
+            asyncio.get_running_loop().add_reader(0, self._read)
 
     def _read(self) -> None:
         chunk = os.read(0, 4096)
