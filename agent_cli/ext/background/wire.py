@@ -1,6 +1,6 @@
-"""A session socket's bytes for the ACP SDK's connections, on both sides: a reader that gives
-what was already read (the server read the first line to tell ACP from the line ops) and then
-the rest, and a task that ends when the other side has gone."""
+"""What both ends of a session's ACP share: the extension methods' names, the line limit, and
+for the server a reader that gives what was already read (answering.serve read the first line
+to tell ACP from the line ops) and then the rest, with a task that ends at the client's end."""
 
 from __future__ import annotations
 
