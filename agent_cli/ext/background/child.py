@@ -91,11 +91,11 @@ async def session(record: registry.Record, options: Options, status: Status) -> 
     if options.goal is not None:
         runtime.extension("goals")  # made now: it outlives the turn (as in agent run)
     socket, hub = Path(str(record.data["socket"])), Hub(runtime, waiting)
+    status.watchers.append(hub.event)  # its events to the attached ACP clients
     server, finished = await serve(waiting, str(socket), partial(client, hub)), False
     try:
         async for event in runtime.turn(str(record.data["spec"]["prompt"])):
             status.event(event)
-            hub.event(event)  # to the attached ACP clients
         finished = True
         status.finish(status.ended or "done")
         return 0 if status.ended in ("", "done") else 1
