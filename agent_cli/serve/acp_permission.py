@@ -37,6 +37,28 @@ def options(request: ApprovalRequest) -> list[PermissionOption]:
     return offered
 
 
+def card(cards: ToolCards, request: ApprovalRequest, call_id: str) -> ToolCallUpdate:
+    """The question as the editor shows it: the call's card, pending, with the edit's diff
+    or the request's preview."""
+    content: list[ContentToolCallContent | FileEditToolCallContent] = []
+    diff = cards.proposed(call_id)
+    if diff is not None:
+        content.append(diff)
+    elif request.preview:
+        content.append(helpers.tool_content(helpers.text_block(request.preview)))
+    return ToolCallUpdate(
+        tool_call_id=call_id, title=request.summary, status="pending", content=content or None
+    )
+
+
+def decision(answer: RequestPermissionResponse) -> Decision:
+    """An editor's answer: what it selected, else (cancelled) no."""
+    outcome = answer.outcome
+    if isinstance(outcome, AllowedOutcome):
+        return ANSWERS.get(outcome.option_id, "deny")
+    return "deny"
+
+
 class AcpApprover:
     """The Approver port of one ACP session."""
 
@@ -55,23 +77,11 @@ class AcpApprover:
                 await asyncio.wait_for(seen.wait(), SHOWN_WAIT_S)
             except TimeoutError:
                 log.info("permission for %s asked before its card was shown", call_id)
-        content: list[ContentToolCallContent | FileEditToolCallContent] = []
-        diff = self.cards.proposed(call_id)
-        if diff is not None:
-            content.append(diff)
-        elif request.preview:
-            content.append(helpers.tool_content(helpers.text_block(request.preview)))
-        card = ToolCallUpdate(
-            tool_call_id=call_id, title=request.summary, status="pending", content=content or None
-        )
         try:
-            answer = await self.ask(card, options(request))
+            answer = await self.ask(card(self.cards, request, call_id), options(request))
         except asyncio.CancelledError:
             raise
         except Exception as e:  # a client that cannot answer: no
             log.warning("permission request failed: %s", e)
             return "deny"
-        outcome = answer.outcome
-        if isinstance(outcome, AllowedOutcome):
-            return ANSWERS.get(outcome.option_id, "deny")
-        return "deny"
+        return decision(answer)

@@ -54,12 +54,13 @@ class ChatTerm:
         columns: int = 140,
         lines: int = 40,
         scrollback: bool = False,
+        command: str = "chat",
     ) -> None:
         # pyte cuts rows on a resize where most terminals re-wrap them
         env = {**env, "PYTHONPATH": str(REPO), "TERM": "xterm-256color", "AGENT_REFLOW": "0"}
         self.child = pexpect.spawn(
             sys.executable,
-            ["-m", "agent_cli", "chat", *args],
+            ["-m", "agent_cli", command, *args],
             cwd=str(workspace),
             env=env,
             dimensions=(lines, columns),

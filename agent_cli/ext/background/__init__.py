@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 COMMANDS = (
     ("ps", "Background sessions of this user: running, waiting, ended."),
     ("logs", "What a background session did, as text (-f: as it goes)."),
+    ("attach", "A terminal on a running background session: watch, answer, steer."),
     ("stop", "End a background session cleanly (it stays resumable)."),
     ("rm", "Forget an ended background session."),
     ("send", "Send a message to a background session (its next prompt when it is idle)."),

@@ -13,10 +13,10 @@ line each way:
     {"op": "answer", "plan": {"choice": "implement", "feedback": ""}}        a plan
     -> {"ok": true} | {"ok": false, "error": "..."}
 
-The oldest thing waiting takes the answer; the first answer wins. `answer()` below is the
-client the attach side calls: `agent attach` will serve this session's ACP on the same socket,
-its `session/request_permission` (and the question and plan dialogs) answered in the end by
-`Waiting.answer`, so two attached terminals and an editor share one queue."""
+The oldest thing waiting takes the answer; the first answer wins. The same socket speaks the
+Agent Client Protocol (acp_session.py): a connection whose first line is JSON-RPC is an ACP
+client (`agent attach`, an editor), whose `session/request_permission` answers end in
+`Waiting.resolve`, so attached terminals, editors and `answer()` share one queue."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ import hashlib
 import json
 import os
 import socket
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -77,6 +77,7 @@ class Held:
     kind: str  # approval | question | plan
     shown: dict[str, Any]  # what an answering side shows of it
     future: asyncio.Future[Any]
+    asked: Any = None  # what was asked: the ApprovalRequest, the questions, the plan
 
 
 class Waiting:
@@ -85,11 +86,17 @@ class Waiting:
     def __init__(self, status: Status) -> None:
         self.status = status
         self.asked: list[Held] = []
+        self.held = 0  # things held so far: each one's key
+        self.listeners: list[Callable[[Held], None]] = []  # told of each new thing held
 
-    async def _wait(self, kind: str, line: str, shown: dict[str, Any]) -> Any:
-        item = Held(kind, {"kind": kind, **shown}, asyncio.get_running_loop().create_future())
+    async def _wait(self, kind: str, line: str, shown: dict[str, Any], asked: Any = None) -> Any:
+        future = asyncio.get_running_loop().create_future()
+        self.held += 1
+        item = Held(kind, {"kind": kind, "key": self.held, **shown}, future, asked)
         self.asked.append(item)
         self.status.waiting(kind, one_line(line))
+        for listener in self.listeners:
+            listener(item)
         try:
             return await item.future
         finally:
@@ -98,32 +105,44 @@ class Waiting:
 
     async def approve(self, request: ApprovalRequest) -> Decision | Denial:
         shown = {"tool": request.tool, "summary": request.summary, "preview": request.preview}
-        decision: Decision | Denial = await self._wait("approval", request.summary, shown)
+        decision: Decision | Denial = await self._wait("approval", request.summary, shown, request)
         return decision
 
     async def ask(self, questions: list[Question]) -> list[Answer] | None:
         shown = {"questions": [q.model_dump() for q in questions]}
-        answers: list[Answer] = await self._wait("question", questions[0].question, shown)
+        answers: list[Answer] = await self._wait(
+            "question", questions[0].question, shown, questions
+        )
         return answers
 
     async def present_plan(self, plan: str, back_to: str) -> PlanDecisionResult:
         first = next((line for line in plan.splitlines() if line.strip()), "a plan")
         decided: PlanDecisionResult = await self._wait(
-            "plan", first, {"plan": plan, "back_to": back_to}
+            "plan", first, {"plan": plan, "back_to": back_to}, plan
         )
         return decided
 
     def answer(self, request: dict[str, Any]) -> str | None:
-        """The oldest waiting thing answered; what went wrong, or None."""
-        if not self.asked:
-            return "nothing is waiting for an answer"
-        item = self.asked[0]
+        """The oldest waiting thing answered (the one of `request["key"]` when given); what
+        went wrong, or None."""
+        key = request.get("key")
+        found = [i for i in self.asked if key is None or i.shown["key"] == key]
+        if not found:
+            return "nothing is waiting for an answer" if key is None else "answered already"
+        item = found[0]
         try:
             value = READERS[item.kind](request)
         except (KeyError, TypeError, ValueError, ValidationError) as e:
             return f"not an answer to the waiting {item.kind}: {one_line(str(e))}"
-        item.future.set_result(value)
+        self.resolve(item, value)
         return None
+
+    def resolve(self, item: Held, value: Any) -> bool:
+        """`item` answered with `value`; False when it was answered already (the first wins)."""
+        if item.future.done():
+            return False
+        item.future.set_result(value)
+        return True
 
     def reply(self, request: dict[str, Any]) -> dict[str, Any]:
         if request.get("op") == "pending":
@@ -134,19 +153,28 @@ class Waiting:
         return {"ok": False, "error": f"unknown op {request.get('op')!r}"}
 
 
-async def serve(waiting: Waiting, path: str) -> asyncio.AbstractServer:
-    """The session's socket: only this user's processes are answered."""
+Client = Callable[[bytes, asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+
+
+async def serve(waiting: Waiting, path: str, acp: Client | None = None) -> asyncio.AbstractServer:
+    """The session's socket: only this user's processes are answered; a connection that
+    begins with JSON-RPC is handed to `acp` with its first line."""
     from agent_cli.cli.warm.wire import peer_uid
 
     async def one(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         with contextlib.closing(writer):
             if peer_uid(writer.get_extra_info("socket")) != os.getuid():
                 return
+            first = await reader.readline()
             try:
-                request = json.loads(await reader.readline())
+                request = json.loads(first)
             except ValueError:
                 request = {}
-            reply = waiting.reply(request if isinstance(request, dict) else {})
+            request = request if isinstance(request, dict) else {}
+            if "jsonrpc" in request and acp is not None:
+                await acp(first, reader, writer)
+                return
+            reply = waiting.reply(request)
             writer.write(json.dumps(reply).encode() + b"\n")
             await writer.drain()
 

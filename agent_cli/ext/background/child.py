@@ -13,11 +13,14 @@ import asyncio
 import os
 import signal
 import sys
+from asyncio import StreamReader, StreamWriter
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from agent_cli.core.options import Options
 from agent_cli.ext.background import registry
+from agent_cli.ext.background.acp_hub import Hub
 from agent_cli.ext.background.status import Status
 
 STOPPED_BY_USER = "stopped with agent stop"
@@ -90,8 +93,9 @@ async def session(record: registry.Record, options: Options, status: Status) -> 
     status.set(session_id=runtime.session.id, last="started")
     if options.goal is not None:
         runtime.extension("goals")  # made now: it outlives the turn (as in agent run)
-    socket = Path(str(record.data["socket"]))
-    server, finished = await serve(waiting, str(socket)), False
+    socket, hub = Path(str(record.data["socket"])), Hub(runtime, waiting)
+    status.watchers.append(hub.event)  # its events to the attached ACP clients
+    server, finished = await serve(waiting, str(socket), partial(client, hub)), False
     try:
         reason = await Talk(record, runtime, status).run(str(record.data["spec"]["prompt"]))
         finished = True
@@ -99,8 +103,16 @@ async def session(record: registry.Record, options: Options, status: Status) -> 
         return 0 if status.ended in ("", "done") else 1
     finally:
         server.close()
+        hub.close()
         socket.unlink(missing_ok=True)
         await runtime.aclose(wait=finished)
+
+
+async def client(hub: Hub, first: bytes, reader: StreamReader, writer: StreamWriter) -> None:
+    """One ACP client of the session's socket: the SDK is loaded when the first one comes."""
+    from agent_cli.ext.background.acp_session import serve_client
+
+    await serve_client(hub, first, reader, writer)
 
 
 if __name__ == "__main__":

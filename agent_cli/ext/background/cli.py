@@ -123,6 +123,18 @@ def rm(name: str = NAME) -> None:
 
 
 @guarded
+def attach(
+    name: str = NAME,
+    acp: bool = typer.Option(False, "--acp", help="Its ACP on stdio, for an editor."),
+) -> None:
+    """Its conversation redrawn, its turn as it goes, its approval to answer; a typed line
+    steers it; Ctrl-D detaches and it goes on."""
+    from agent_cli.ext.background.attach import attach as attached
+
+    attached(find(name), acp)
+
+
+@guarded
 def logs(
     name: str = NAME,
     follow: bool = typer.Option(False, "--follow", "-f", help="Go on while it runs."),

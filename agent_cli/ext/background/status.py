@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -47,6 +48,7 @@ class Status:
         self.path, self.out = path, out
         self.turns, self.reply, self.ended = 0, "", ""
         self.asking = 0  # things waiting for an answer: the record's last line stays theirs
+        self.watchers: list[Callable[[Event], None]] = []  # attached clients (acp_hub.Hub)
 
     def set(self, **changes: Any) -> None:
         registry.update(self.path, **changes)
@@ -56,6 +58,8 @@ class Status:
         self.out.flush()
 
     def event(self, event: Event) -> None:
+        for watcher in self.watchers:
+            watcher(event)
         if isinstance(event, TextDelta):
             self.reply += event.text
         elif isinstance(event, ToolStart | ToolEnd):

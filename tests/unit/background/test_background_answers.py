@@ -71,3 +71,25 @@ def test_a_plan_waits_for_its_decision(record: Path):
     ask = waiting.present_plan("# Plan\n1. do it", "default")
     got = asyncio.run(answered(record, waiting, ask, {"plan": {"choice": "maybe"}}, right))
     assert got == PlanDecisionResult(choice="keep_planning", feedback="smaller steps")
+
+
+def test_the_first_answer_to_an_approval_wins_and_listeners_hear_it_held(record: Path):
+    """Two attached clients answer the same approval: the first decides, the second is
+    refused; an attached client hears of the approval as it is held (acp_session.Hub)."""
+    from agent_cli.policy.approval import ApprovalRequest
+
+    waiting = Waiting(Status(record, io.StringIO()))
+    heard: list[str] = []
+    waiting.listeners.append(lambda item: heard.append(item.asked.summary))
+    request = ApprovalRequest("bash", "bash rm -r build", "bash(rm *)", "", call_id="c1")
+
+    async def two_answers() -> Any:
+        task = asyncio.ensure_future(waiting.approve(request))
+        await until(lambda: waiting.asked, what="the approval held")
+        (item,) = waiting.asked
+        assert (waiting.resolve(item, "deny"), waiting.resolve(item, "allow")) == (True, False)
+        return await task
+
+    assert asyncio.run(two_answers()) == "deny"
+    assert heard == ["bash rm -r build"]
+    assert state(record) == "working"

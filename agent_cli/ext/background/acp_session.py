@@ -1,0 +1,259 @@
+"""A background session over the Agent Client Protocol, on its own socket (answering.serve
+hands it every connection that begins with JSON-RPC): how `agent attach` and an editor attach.
+
+The session drives its own turn, so a client does not start one: it `session/load`s the
+session (its id is the record's `session_id`, `agent ps --json`): the conversation so far is
+replayed as `agent acp` replays a resumed one, then every update of the live turn follows as a
+`session/update`, and each approval the session waits on (held, or asked later) comes as a
+`session/request_permission` to every attached client: the first answer wins, the others'
+are ignored. A `session/prompt` is steering: the running turn reads it at its next tool
+boundary (an idle session takes it as its next prompt); its response comes at once.
+An editor that only makes sessions gets this one from `session/new` (its history follows the
+response). `session/cancel` is ignored (`agent stop` ends a background session).
+A question or a plan it waits on goes out as the notification `_agent/waiting` (what
+`{"op": "pending"}` lists of it, with its `key`) and is answered by `_agent/answer` (the
+line op's fields and the `key`). `agent attach NAME --acp` carries an editor's stdio to the
+socket (acp_bridge.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
+
+from acp import PROTOCOL_VERSION, RequestError, helpers
+from acp.agent.connection import AgentSideConnection
+from acp.interfaces import Agent, Client
+from acp.schema import (
+    AgentCapabilities,
+    ClientCapabilities,
+    Implementation,
+    InitializeResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    PromptResponse,
+)
+
+from agent_cli.core.events import ErrorEvent, Event, Steered, TurnEnd
+from agent_cli.ext.background.answering import Held
+from agent_cli.ext.background.wire import ANSWER, TURN_END, WAITING, relayed
+from agent_cli.serve.acp_agent import modes
+from agent_cli.serve.acp_history import Replayed, replay
+from agent_cli.serve.acp_permission import card, decision, options
+from agent_cli.serve.acp_prompt import PromptBlock, content
+from agent_cli.serve.acp_updates import ToolCards, Update
+from agent_cli.session.resume import RestoredSession
+
+if TYPE_CHECKING:
+    from agent_cli.ext.background.acp_hub import Hub
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class ExtNote:
+    """An extension notification: `_agent/turn_end` ({"stop"}) when a turn ends."""
+
+    method: str
+    params: dict[str, Any]
+
+
+Item = Update | Replayed | ExtNote | Held | asyncio.Event  # what goes out, in order
+
+
+def _more(event: Event) -> list[Update | Replayed | ExtNote]:
+    """What agent acp's cards leave out that an attached client should see: the steering
+    the model now reads (the user's words), an error, the turn's end."""
+    if isinstance(event, Steered):
+        return [helpers.update_user_message_text(text) for text in event.texts]
+    if isinstance(event, ErrorEvent):
+        return [helpers.update_agent_message_text(f"✗ {event.message}")]
+    if isinstance(event, TurnEnd):
+        return [ExtNote(TURN_END, {"stop": event.stop})]
+    return []
+
+
+def live(hub: Hub, event: Event) -> list[Update | Replayed | ExtNote]:
+    """`event` as what attached clients are sent."""
+    assert hub.cards is not None  # made as the first client joined
+    update = hub.cards.update(event)  # its open calls kept while anyone is attached
+    return [update] if update is not None else _more(event)
+
+
+def joined(hub: Hub) -> ToolCards:
+    """The first client joins: the calls open now get their cards (their edits' files as
+    they are before the call runs)."""
+    cards = ToolCards(hub.runtime.options.workspace)
+    for started in hub.open.values():
+        cards.start(started)
+    return cards
+
+
+async def serve_client(
+    hub: Hub, first: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+) -> None:
+    """One ACP client, until it goes."""
+    inner, _pump = relayed(first, reader)
+    hub.writers.add(writer)
+    attached: list[Attached] = []
+
+    def make(conn: Client) -> Agent:
+        attached.append(Attached(hub, conn))
+        return cast(Agent, attached[-1])
+
+    conn = AgentSideConnection(make, writer, inner, listening=False)
+    try:
+        await conn.listen()
+    finally:
+        hub.writers.discard(writer)
+        for client in attached:
+            client.leave()
+        with contextlib.suppress(Exception):
+            await conn.close()
+
+
+class Attached:
+    """The agent side of one attached client."""
+
+    def __init__(self, hub: Hub, conn: Client) -> None:
+        self.hub, self.conn = hub, conn
+        self.queue: asyncio.Queue[Item] = asyncio.Queue()
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.pump: asyncio.Task[None] | None = None
+
+    @property
+    def sid(self) -> str:
+        return self.hub.runtime.session.id
+
+    def spawn(self, work: Any) -> None:
+        task = asyncio.ensure_future(work)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: ClientCapabilities | None = None,
+        client_info: Implementation | None = None,
+        **kwargs: Any,
+    ) -> InitializeResponse:
+        from agent_cli import __version__
+
+        return InitializeResponse(
+            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            agent_capabilities=AgentCapabilities(load_session=True),
+            agent_info=Implementation(name="agent", title="agent", version=__version__),
+        )
+
+    async def new_session(
+        self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> NewSessionResponse:
+        """An editor that only makes sessions (a new thread) gets this one: its response
+        goes out before the replay (the pump runs once this handler's task yields, after
+        the SDK has queued the response)."""
+        self._join()
+        return NewSessionResponse(
+            session_id=self.sid, modes=modes(self.hub.runtime.permission_mode)
+        )
+
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> LoadSessionResponse:
+        """Its history, then it is live: the load answered once the history has gone out."""
+        if session_id != self.sid:
+            raise RequestError.invalid_params({"sessionId": f"{session_id!r}: not this session"})
+        await self._join().wait()
+        return LoadSessionResponse(modes=modes(self.hub.runtime.permission_mode))
+
+    def _join(self) -> asyncio.Event:
+        """The history queued, then the held approvals, then every live update: nothing is
+        awaited between the transcript's read and the joining, so no event falls between."""
+        if self.pump is not None:
+            raise RequestError.invalid_request({"details": "already attached to this session"})
+        runtime = self.hub.runtime
+        transcript = runtime.session.transcript
+        if transcript is not None and transcript.path.exists():
+            told = RestoredSession(id=self.sid, path=transcript.path)
+            for update in replay(told, runtime.options.workspace):
+                self.queue.put_nowait(update)
+        replayed = asyncio.Event()
+        self.queue.put_nowait(replayed)
+        if not self.hub.clients:
+            self.hub.cards = joined(self.hub)
+            self.hub.convert = lambda event: live(self.hub, event)
+        self.hub.clients.append(self)
+        for item in self.hub.waiting.asked:
+            self.queue.put_nowait(item)
+        self.pump = asyncio.create_task(self._pump())
+        return replayed
+
+    async def prompt(
+        self, prompt: list[PromptBlock], session_id: str, **kwargs: Any
+    ) -> PromptResponse:
+        text, _blocks = content(prompt)
+        if text.strip():
+            self.hub.runtime.work.steer(text)
+        return PromptResponse(stop_reason="end_turn")
+
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """`_agent/answer`: a question or plan of `_agent/waiting` answered, as the socket's
+        line op takes it (`key` says which)."""
+        if method != ANSWER:
+            raise RequestError.method_not_found(f"_{method}")
+        error = self.hub.waiting.answer(params)
+        return {"ok": True} if error is None else {"ok": False, "error": error}
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        log.info("background session %s: session/cancel ignored (agent stop ends it)", self.sid)
+
+    def later(self, item: Held) -> None:
+        self.spawn(self._after_card(item))
+
+    async def _after_card(self, item: Held) -> None:
+        await self.hub.shown(item)
+        self.queue.put_nowait(item)
+
+    async def _pump(self) -> None:
+        while True:
+            item = await self.queue.get()
+            if isinstance(item, asyncio.Event):
+                item.set()
+            elif isinstance(item, Held):
+                await self._ask(item)
+            elif isinstance(item, ExtNote):
+                await self.conn.ext_notification(item.method, item.params)
+            else:
+                await self.conn.session_update(session_id=self.sid, update=item)
+
+    async def _ask(self, item: Held) -> None:
+        if item.future.done():
+            return
+        if item.kind == "approval":
+            self.spawn(self._permission(item))
+        else:  # ACP has no question or plan dialog: ours, an extension
+            await self.conn.ext_notification(WAITING, item.shown)
+
+    def _cards(self) -> ToolCards:
+        assert self.hub.cards is not None  # made as this client joined
+        return self.hub.cards
+
+    async def _permission(self, item: Held) -> None:
+        request, call_id = item.asked, item.asked.call_id or f"ask-{id(item)}"
+        try:
+            answer = await self.conn.request_permission(
+                session_id=self.sid,
+                tool_call=card(self._cards(), request, call_id),
+                options=options(request),
+            )
+        except Exception as e:  # a client gone: the approval waits on
+            log.info("background session %s: a client did not answer: %s", self.sid, e)
+            return
+        self.hub.waiting.resolve(item, decision(answer))
+
+    def leave(self) -> None:
+        if self in self.hub.clients:
+            self.hub.clients.remove(self)
+        for task in [*self.tasks, *([self.pump] if self.pump else [])]:
+            task.cancel()
