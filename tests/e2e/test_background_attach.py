@@ -71,6 +71,8 @@ def test_an_editor_attaches_over_acp_sees_the_session_live_steers_and_answers_it
     fake_model: FakeAnthropic, bg_env: dict[str, str], tmp_path: Path
 ):
     fake_model.script.tool_use("write_file", path="out.txt", content="hi").text("wrote it")
+    fake_model.script.text("again")  # the turn a line typed while it is idle starts
+    test_background.user_settings(bg_env, {"background": {"idle_minutes": 5}})
     launch(bg_env, tmp_path, "--name", "writer", "-p", "write out")
     held = until_state(bg_env, "writer", "waiting: approval")
     editor, watcher = Editor(), Silent()  # the editor answers allow_once
@@ -84,7 +86,7 @@ def test_an_editor_attaches_over_acp_sees_the_session_live_steers_and_answers_it
         await watching.load_session(cwd=str(tmp_path), session_id=held["session_id"])
         await watcher.wait_for(lambda what, _: what == "permission", WAIT_S)
         await by_editor()
-        await watcher.wait_for(lambda *_: reply(watcher) == "wrote it", WAIT_S)
+        await watcher.wait_for(lambda *_: reply(watcher) == "wrote itagain", WAIT_S)
         await watching.close()
         writer.close()
         await writer.wait_closed()
@@ -105,9 +107,12 @@ def test_an_editor_attaches_over_acp_sees_the_session_live_steers_and_answers_it
             session = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
             assert session.session_id == sid  # a new thread of the editor's: this session
             await editor.wait_for(lambda *_: reply(editor) == "wrote it", WAIT_S)
+            await asyncio.to_thread(until_state, bg_env, "writer", "idle")
+            await conn.prompt(session_id=sid, prompt=[text_block("one more")])  # its next prompt
+            await editor.wait_for(lambda *_: reply(editor) == "wrote itagain", WAIT_S)
 
     asyncio.run(attach())
-    until_state(bg_env, "writer", "done")
+    assert "one more" in said(fake_model.bodies()[2])  # an idle session's next turn
     assert (tmp_path / "out.txt").read_text() == "hi"
     kinds = [u.session_update if what == "update" else what for what, u in editor.seen]
     assert kinds[:2] == ["user_message_chunk", "tool_call"]  # the history, replayed

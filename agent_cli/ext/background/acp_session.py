@@ -193,8 +193,15 @@ class Attached:
         self, prompt: list[PromptBlock], session_id: str, **kwargs: Any
     ) -> PromptResponse:
         text, _blocks = content(prompt)
-        if text.strip():
-            self.hub.runtime.work.steer(text)
+        work = self.hub.runtime.work
+        if text.strip() and not work.steer(text) and (idle := work.recall_queued()) is not None:
+            # no turn reads it: an idle session takes its next prompt from its inbox (as the
+            # user's, not this process's own session's, whose answer would come back here)
+            from agent_cli.ext.background import mail, registry
+
+            record = registry.read(self.hub.waiting.status.path)
+            if record is not None:
+                mail.post(record, idle, from_user=True)
         return PromptResponse(stop_reason="end_turn")
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:

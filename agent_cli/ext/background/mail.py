@@ -71,16 +71,17 @@ def find(name: str, here: str) -> registry.Record:
     return found[0]
 
 
-def post(to: registry.Record, text: str, kind: str = MESSAGE) -> str:
-    """`text` into the inbox of session `to`, from this process's session (or the user), and
-    the receiver rung; its state. UsageError when it has ended or the text is too long. Under
-    the record's lock: a session that ends idle says so under it, then reads its inbox a last
-    time, so a message is either read or refused, never left unread."""
+def post(to: registry.Record, text: str, kind: str = MESSAGE, from_user: bool = False) -> str:
+    """`text` into the inbox of session `to`, from this process's session (or the user: also
+    with `from_user`, a line typed into an attached terminal), and the receiver rung; its
+    state. UsageError when it has ended or the text is too long. Under the record's lock: a
+    session that ends idle says so under it, then reads its inbox a last time, so a message is
+    either read or refused, never left unread."""
     if not text.strip():
         raise UsageError("the message is empty")
     if len(text) > MAX_CHARS:
         raise UsageError(f"the message has {len(text):,} characters; at most {MAX_CHARS:,}")
-    me = sender()
+    me = None if from_user else sender()
     message = Message(text, me.name if me else "", str(me.path) if me else "", kind)
     name = f"{time.time_ns():020d}-{os.getpid()}-{secrets.token_hex(4)}.json"
     with registry.locked(to.path.with_suffix(".lock")):
