@@ -217,7 +217,7 @@ class Commits:
         blank = next((n for n, cells in enumerate(region.widths) if cells), len(region.widths))
         if self._stranded or over > blank + taken:
             write_again(self.app, [text for _, text in self._written])  # see `_over`
-        elif over > 0:  # only blank rows of its top went there: drawn from the screen's top
+        elif up >= size.rows:  # only blank rows of its top went there: drawn from the top
             erase_region(self.app, size.rows - 1, texts, 0)
             self.gap.keep(size.rows - taken if turn else 0)
         else:
