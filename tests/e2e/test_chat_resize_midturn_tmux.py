@@ -5,12 +5,15 @@ Afterwards each line of each code block is in scrollback once, right under the o
 the panel's top border is there once (the live panel's).
 
 The rows a re-lay frees were left blank between the conversation and the live area, and the
-next commit was written under them: 19-35 blank rows in a row in scrollback. At 80x24 -> 140x45
--> 60x24 -> 80x24 the re-lay erased from a top that tmux had pushed into scrollback and moved
-down from there: 24 blank rows. Afterwards no more than one blank row in a row between the
-todo line and the reply's end. That sequence also shows what tmux itself does: the live area's
-140-column rows re-wrapped into three rows each on a 24-row screen go into scrollback before
-the program learns of the resize, so its rows are not checked there (ui/screen/anchor.py: Gap)."""
+next commit was written under them: 19-35 blank rows in a row in scrollback.
+
+Under half the columns (80 -> 36 at 80x24, 140x45 -> 60x24), tmux re-wraps each full-width row
+of the live area into three before the program learns of the resize: more rows than the screen
+has, so the live area's top (the reply's tail, pieces of the panel) went into scrollback, where
+no erase reaches (ui/screen/commits.py: `_pushed`). Afterwards, in the whole scrollback with
+re-wrapped lines joined (`capture-pane -J`), each part and code line of the reply is there once,
+the code blocks have no blank row inside, no piece of the panel is above the live area, and no
+more than one blank row follows another after the last re-lay's block."""
 
 from __future__ import annotations
 
@@ -52,14 +55,22 @@ def code_rows(scrollback: list[str], block: int) -> list[int]:
     ]
 
 
+def committed(tmux: Tmux) -> bool:
+    """The reply's last line is in scrollback, no longer beside the panel (the live area keeps
+    a finished block drawn until its commit is written), and the turn is over."""
+    last = [line for line in tmux.scrollback().split("\n") if f"c{BLOCKS}_{CODE} = " in line]
+    return bool(last) and "│" not in last[-1] and "working" not in tmux.screen()
+
+
 @pytest.mark.parametrize(
-    ("size", "widths", "whole"),
+    ("size", "widths"),
     [
-        ((140, 45), (100, 80, 140) * 2, True),
-        ((80, 24), (60, 40, 80) * 2, True),
-        ((80, 24), ((140, 45), (60, 24), (80, 24)), False),  # tmux pushes live rows: see above
+        ((140, 45), (100, 80, 140) * 2),
+        ((80, 24), (60, 40, 80) * 2),
+        # under half the columns tmux re-wraps the live area into more rows than the screen has
+        ((80, 24), ((36, 24), (80, 24), (140, 45), (60, 24), (140, 45))),
     ],
-    ids=["140x45", "80x24", "80x24-taller-then-narrow"],
+    ids=["140x45", "80x24", "80x24-under-half-then-140x45-under-half"],
 )
 def test_resizes_mid_reply_leave_code_blocks_whole_and_no_panel_behind(
     fake_model: FakeAnthropic,
@@ -67,7 +78,6 @@ def test_resizes_mid_reply_leave_code_blocks_whole_and_no_panel_behind(
     tmp_path: Path,
     size: tuple[int, int],
     widths: tuple[int | tuple[int, int], ...],
-    whole: bool,
 ):
     fake_env.pop("NO_COLOR", None)
     fake_model.script.tool_use("todo_write", todos=TODOS)
@@ -94,25 +104,21 @@ def test_resizes_mid_reply_leave_code_blocks_whole_and_no_panel_behind(
             mid_reply = f"c{BLOCKS}_{CODE} = " not in tmux.scrollback()
             time.sleep(LOOK_S)
         assert mid_reply, "the reply ended before the last resize: this tested nothing mid-turn"
-        wait_until(
-            lambda: f"c{BLOCKS}_{CODE} = " in tmux.scrollback() and "working" not in tmux.screen(),
-            timeout=60,
-            what="the reply's end",
-        )
-        scrollback = settled(tmux, columns).rstrip("\n").split("\n")
+        wait_until(lambda: committed(tmux), timeout=60, what="the reply's end, committed")
+        settled(tmux, columns)
+        joined = tmux.run("capture-pane", "-p", "-J", "-S", "-")  # a re-wrapped line is one
+        scrollback = joined.rstrip("\n").split("\n")
     finally:
         tmux.close()
     shown = "\n".join(scrollback)
     end = max(code_rows(scrollback, BLOCKS))
-    if whole:  # what was committed after the last re-lay follows the conversation
-        start = next(n for n, line in enumerate(scrollback) if f"Part {streaming} " in line)
-        assert blank_run(scrollback[start:end]) <= 1, shown
-    else:  # a code row committed at 140 columns: its text and its padding's row at 80
-        start = next(n for n, line in enumerate(scrollback) if "todo_write" in line)
-        assert blank_run(scrollback[start:end]) <= 2, shown
-        return
+    start = next(n for n, line in enumerate(scrollback) if f"Part {streaming} " in line)
+    assert blank_run(scrollback[start:end]) <= 1, shown  # committed after the last re-lay
     for block in range(1, BLOCKS + 1):
+        assert shown.count(f"Part {block} of the answer") == 1, f"part {block}\n{shown}"
         rows = code_rows(scrollback, block)
         assert len(rows) == CODE, f"block {block}: {rows}\n{shown}"
         assert rows == list(range(rows[0], rows[0] + CODE)), f"block {block}: {rows}\n{shown}"
+    behind = [line for line in scrollback[: end + 1] if set(line) & set("╭╮╰╯│")]
+    assert not behind, shown  # no piece of the panel above the live area
     assert sum("─ agent " in line for line in scrollback) == 1, shown

@@ -13,7 +13,9 @@ Kept there, it stays there: when the region gets shorter (an approval answered, 
 the screen above it moves down with it, blank lines inserted at the top, so no blank rows are
 left under the prompt nor between the last committed line and it. Those blank rows at the top
 (`filler`) are taken away again, lines deleted at the top, before anything would scroll the
-screen: they never reach scrollback. A resize forgets them (the terminal re-wrapped the rows).
+screen: they never reach scrollback. A resize forgets them (the terminal re-wrapped the rows),
+and from then on the screen above is never moved down again: blank rows at its top would be the
+first a narrowing pushes into scrollback, amid the conversation (`Gap.hold`).
 Imports only prompt_toolkit: the screen is drawn before anything heavy is loaded.
 """
 
@@ -66,6 +68,9 @@ class BottomAnchor:
         self.deferred = False
         self.at_bottom = False  # the region's last row is known to be the screen's last
         self.filler = 0  # blank rows at the screen's top, put there to keep it so
+        # those rows sit above the session's first line (the region was moved down from a
+        # fresh terminal's top), not amid the conversation: a resize may leave them behind
+        self.leading = False
         # blank rows known under the region's last row (None: not known); once resized, the
         # region is only asked where it is, never moved down again (`forget`)
         self.below: int | None = None
@@ -73,12 +78,14 @@ class BottomAnchor:
 
     def shrunk(self, app: Application[None], before: int, after: int) -> bool:
         """The region just got `before - after` rows shorter, erased below its new last row:
-        the screen above moves down over them. Whether it did (else the blank rows stay
-        below the prompt); the cursor is then on the region's last row."""
-        if not self.at_bottom or after < 1 or after >= before:
+        the screen above moves down over them, until the first resize or Ctrl-L (`forget`).
+        Whether it did (else the blank rows stay below the prompt); the cursor is then on the
+        region's last row."""
+        if not (self.at_bottom and self.moves) or after < 1 or after >= before:
             return False
         rows = app.output.get_size().rows
         app.output.write_raw(moved_top(before - after, "L", rows - 1, 0))
+        self.leading = self.leading and self.filler > 0  # else lines went into scrollback
         self.filler += before - after
         return True
 
@@ -157,6 +164,7 @@ class BottomAnchor:
         output.write_raw(anchor_bytes(top, last.height, rows, (cursor.y, cursor.x)))
         output.flush()
         self.filler += max(rows - top - last.height, 0)
+        self.leading = True
         self.anchored = self.at_bottom = True
         self.below = 0
 
@@ -204,6 +212,20 @@ class Gap:
         self.rows = max(self.floor - (total - self.rows), 0)
         if not self.rows:
             self.floor = 0
+
+    def hold(self, app: Application[None], turn: bool, resized: bool) -> None:
+        """Before each frame: after a resize (`resized`) the region keeps the rows it would
+        give up while a `turn` runs, blank at its top, for the next commits. Moved down over
+        them instead (`BottomAnchor.shrunk`), it would leave blank rows at
+        the screen's top that the next narrowing pushes into scrollback amid the conversation,
+        and that split the line they are inserted under when it is wider than the screen.
+        Between turns they go: the region ends higher, blank rows under it."""
+        renderer = app.renderer
+        last = renderer._last_screen
+        if not turn:
+            self.floor = 0
+        elif resized and last is not None and renderer._last_size == app.output.get_size():
+            self.floor = max(self.floor, last.height)
 
     def took(self, rows: int) -> int:
         """A commit of `rows` rows is written into the gap's rows: how many of them it fills."""

@@ -40,7 +40,7 @@ from agent_cli.ui.screen.reflow import (
     write_again,
 )
 from agent_cli.ui.screen.region_rows import region_of, rows_above
-from agent_cli.ui.screen.width_probe import LOST_S, WidthProbes
+from agent_cli.ui.screen.width_probe import LOST_S, RegionRows, WidthProbes
 
 if TYPE_CHECKING:
     from agent_cli.ui.screen.anchor import BottomAnchor
@@ -71,6 +71,7 @@ class Commits:
         # no frame is drawn and nothing committed meanwhile
         self.waiting = False
         self._resized = False
+        self._stranded = False  # blank rows kept at the screen's top when it was resized
         region_rows.install()
         render = app.renderer.render
 
@@ -158,6 +159,8 @@ class Commits:
         drawn anew, unless a frame since was drawn at the new size already."""
         output = self.app.output
         if self.anchor is not None:
+            inside = self.anchor.filler > 0 and not self.anchor.leading
+            self._stranded = self._stranded or (inside and not self.idle())
             self.anchor.forget()
         with one_frame(output):
             fix_size(output)
@@ -180,14 +183,14 @@ class Commits:
         changed = last is not None and last.columns != size.columns
         untrusted = probes is not None and probes.drawn_elsewhere and self._resized
         if last is None or not (changed or untrusted):
-            self._resized = False
+            self._resized = self._stranded = False
             return False
         if probes is not None and probes.pending():
             self._wait()
             return False
         if probes is not None and probes.drawn_elsewhere and probes.lost_track(size.columns):
             write_again(self.app, [text for _, text in self._written])  # the trade-off: README
-            self.waiting = self._resized = False
+            self.waiting = self._resized = self._stranded = False
             probes.relaid()
             return True
         if probes is not None and probes.drawn_elsewhere:
@@ -198,21 +201,53 @@ class Commits:
         top = rows_above(region, size.columns, terminal_reflows()) - region.cursor[0]
         up = max(top + taken + renderer._cursor_pos.y, 0)
         self.gap.reset()  # the region's own rows, counted in `up`: erased with it
+        self._erase(up, region, texts, taken)
+        self.waiting = self._resized = self._stranded = False
+        if probes is not None:
+            probes.relaid()
+        return True
+
+    def _erase(self, up: int, region: RegionRows, texts: list[str], taken: int) -> None:
+        """Erase the region from its top, `up` rows above the cursor, with the `texts`
+        committed since its last frame (`taken` rows), to be drawn anew below them."""
+        size = self.app.output.get_size()
         height = self.app.layout.container.preferred_height(size.columns, size.rows).preferred
         turn = not self.idle()  # commits to come fill the rows it frees (ui/screen/anchor.py: Gap)
-        if up >= size.rows:  # its top went into scrollback: drawn from the screen's top
+        over = self._over(up)  # its rows re-wrapped past the screen's top, into scrollback
+        blank = next((n for n, cells in enumerate(region.widths) if cells), len(region.widths))
+        if self._stranded or over > blank + taken:
+            write_again(self.app, [text for _, text in self._written])  # see `_over`
+        elif up >= size.rows:  # only blank rows of its top went there: drawn from the top
             erase_region(self.app, size.rows - 1, texts, 0)
             self.gap.keep(size.rows - taken if turn else 0)
-            if self.anchor is not None:
-                self.anchor.below = None
         else:
             down = self._down(up + 1 - min(height, size.rows) - taken)
             erase_region(self.app, up, texts, 0 if turn else down)
             self.gap.keep(min(height, size.rows) + down if turn else 0)
-        self.waiting = self._resized = False
-        if probes is not None:
-            probes.relaid()
-        return True
+            return
+        if self.anchor is not None:
+            self.anchor.below = None
+
+    def _over(self, up: int) -> int:
+        """Rows of the region that the re-wrap put past the screen's top, its top `up` rows
+        above the cursor: tmux keeps the last rows of its re-wrapped lines on screen, the
+        blank rows under the region among them (fewer by the rows a lower screen took).
+
+        A narrowing to less than half the columns re-wraps each of the region's full-width rows
+        (the panel's border, the status bar) into three or more: at 80x24 its 12 rows into 34,
+        at 140x45 -> 60x24 its 22 into 64. No layout that keeps the panel fits that, and what
+        went into scrollback (the reply's tail, pieces of the panel) no program can erase
+        there. So the scrollback is cleared and the session's output written again
+        (`write_again`): the shell's lines from before `agent chat` go with it (README). Only
+        blank rows of its top (`Gap`) are left there, as before. The same clear when a turn
+        runs and the region had just got shorter (`_stranded`): the blank rows kept at the
+        screen's top then (ui/screen/anchor.py: `filler`) sit amid the conversation, where a
+        narrowing pushes them into scrollback and a widening brings rows back above them."""
+        anchor, size, last = self.anchor, self.app.output.get_size(), self.app.renderer._last_size
+        below = anchor.below if anchor is not None and anchor.below is not None else 0
+        if last is not None and last.rows > size.rows:  # a lower screen drops them first
+            below = max(below - (last.rows - size.rows), 0)
+        return max(up + below + 1 - size.rows, 0)
 
     def _down(self, freed: int) -> int:
         """Rows left blank above the re-laid region, of the `freed` ones it no longer takes.

@@ -109,6 +109,8 @@ class ChatScreen(KeyActions, JobKeys):
     def _before_frame(self, app: Application[None]) -> None:
         fix_size(app.output)
         self.commits.relay()  # a frame drawn before the resize is noticed re-lays it too
+        turn = bool(self.controller and self.controller.busy)
+        self.gap.hold(app, turn, self.anchor.at_bottom and not self.anchor.moves)
         self.gap.fit(app)
         fit_region(app, self.anchor)
 
