@@ -14,7 +14,7 @@ line each way:
     -> {"ok": true} | {"ok": false, "error": "..."}
 
 The oldest thing waiting takes the answer; the first answer wins. The same socket speaks the
-Agent Client Protocol (acp_session.py): a connection whose first line is JSON-RPC is an ACP
+Agent Client Protocol (acp/acp_session.py): a connection whose first line is JSON-RPC is an ACP
 client (`agent attach`, an editor), whose `session/request_permission` answers end in
 `Waiting.resolve`, so attached terminals, editors and `answer()` share one queue."""
 

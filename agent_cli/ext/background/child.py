@@ -20,7 +20,7 @@ from typing import Any
 
 from agent_cli.core.options import Options
 from agent_cli.ext.background import registry
-from agent_cli.ext.background.acp_hub import Hub
+from agent_cli.ext.background.acp.acp_hub import Hub
 from agent_cli.ext.background.status import Status
 
 STOPPED_BY_USER = "stopped with agent stop"
@@ -110,7 +110,7 @@ async def session(record: registry.Record, options: Options, status: Status) -> 
 
 async def client(hub: Hub, first: bytes, reader: StreamReader, writer: StreamWriter) -> None:
     """One ACP client of the session's socket: the SDK is loaded when the first one comes."""
-    from agent_cli.ext.background.acp_session import serve_client
+    from agent_cli.ext.background.acp.acp_session import serve_client
 
     await serve_client(hub, first, reader, writer)
 

@@ -129,7 +129,7 @@ def attach(
 ) -> None:
     """Its conversation redrawn, its turn as it goes, its approval to answer; a typed line
     steers it; Ctrl-D detaches and it goes on."""
-    from agent_cli.ext.background.attach import attach as attached
+    from agent_cli.ext.background.acp.attach import attach as attached
 
     attached(find(name), acp)
 

@@ -11,7 +11,7 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from agent_cli.ext.background.wire import LIMIT
+from agent_cli.ext.background.acp.wire import LIMIT
 
 Handler = Callable[[str, dict[str, Any]], Awaitable[Any]]
 

@@ -16,9 +16,9 @@ from typing import Any, TextIO
 
 from agent_cli.core.errors import UsageError
 from agent_cli.ext.background import registry
-from agent_cli.ext.background.attach_dialogs import Dialog
-from agent_cli.ext.background.attach_rpc import AttachError, Rpc, connect
-from agent_cli.ext.background.wire import ANSWER, TURN_END, WAITING
+from agent_cli.ext.background.acp.attach_dialogs import Dialog
+from agent_cli.ext.background.acp.attach_rpc import AttachError, Rpc, connect
+from agent_cli.ext.background.acp.wire import ANSWER, TURN_END, WAITING
 
 KEYS = {"y": "allow_once", "a": "allow_always", "n": "reject_once"}
 SHOWN_LINES = 12  # of an approval's diff or preview
@@ -216,7 +216,7 @@ def attach(found: registry.Record, acp: bool = False) -> None:
     if not record.data.get("session_id"):
         raise UsageError(f"{name} is still starting: attach again in a moment")
     if acp:
-        from agent_cli.ext.background.acp_bridge import bridge
+        from agent_cli.ext.background.acp.acp_bridge import bridge
 
         bridge(record)
         return

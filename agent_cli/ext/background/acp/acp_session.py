@@ -37,8 +37,8 @@ from acp.schema import (
 )
 
 from agent_cli.core.events import ErrorEvent, Event, Steered, TurnEnd
+from agent_cli.ext.background.acp.wire import ANSWER, TURN_END, WAITING, relayed
 from agent_cli.ext.background.answering import Held
-from agent_cli.ext.background.wire import ANSWER, TURN_END, WAITING, relayed
 from agent_cli.serve.acp_agent import modes
 from agent_cli.serve.acp_history import Replayed, replay
 from agent_cli.serve.acp_permission import card, decision, options
@@ -47,7 +47,7 @@ from agent_cli.serve.acp_updates import ToolCards, Update
 from agent_cli.session.resume import RestoredSession
 
 if TYPE_CHECKING:
-    from agent_cli.ext.background.acp_hub import Hub
+    from agent_cli.ext.background.acp.acp_hub import Hub
 
 log = logging.getLogger(__name__)
 
