@@ -25,6 +25,22 @@ MODULES = (
     "agent_cli.subagent.profile",  # a task's type (explore), made when a task runs
     "agent_cli.memory.episode",  # an episode written, after a turn
     "agent_cli.loop.agent",
+    # what a run imports after its first request (its first reply, tool call, command): here
+    # they are shared by every run instead of each child's own
+    "agent_cli.loop.rounds",
+    "agent_cli.core.text.lenient_json",
+    "agent_cli.core.text.lenient_values",
+    "agent_cli.core.text.money",
+    "agent_cli.policy.call_rules",
+    "agent_cli.policy.patterns",
+    "agent_cli.policy.trust",
+    "agent_cli.tools.shell.rules",
+    "agent_cli.tools.shell.deny",
+    "agent_cli.tools.shell.bash_jobs",
+    "agent_cli.tools.shell.git_guard",
+    "agent_cli.tools.host_rules",
+    "agent_cli.core.outside.groups",
+    "agent_cli.ext.sandbox.plugin",
     "httpcore2",
     "h11",
     "anyio._backends._asyncio",
