@@ -27,6 +27,7 @@ from agent_cli.ext.background.registry import process_start
 from tests.e2e import test_background
 from tests.e2e.acp_client import Editor
 from tests.e2e.helpers import REPO
+from tests.e2e.memory_support import episode_json, generator_route
 from tests.e2e.pty_screen import CTRL_D, ChatTerm
 from tests.e2e.test_background import launch, record, until_state
 from tests.fake_model import FakeAnthropic
@@ -72,6 +73,8 @@ def test_an_editor_attaches_over_acp_sees_the_session_live_steers_and_answers_it
 ):
     fake_model.script.tool_use("write_file", path="out.txt", content="hi").text("wrote it")
     fake_model.script.text("again")  # the turn a line typed while it is idle starts
+    # the new prompt turns from the changed file to another topic: an episode may be written
+    generator_route(fake_model).text(episode_json(title="Wrote out.txt"))
     test_background.user_settings(bg_env, {"background": {"idle_minutes": 5}})
     launch(bg_env, tmp_path, "--name", "writer", "-p", "write out")
     held = until_state(bg_env, "writer", "waiting: approval")
