@@ -73,7 +73,11 @@ class CallLog:
         self.calls = Calls()
 
     def __del__(self) -> None:
-        fd = getattr(self, "_fd", None)
+        self.close()
+
+    def close(self) -> None:
+        """The log's file let go of (a later call's line opens it again)."""
+        fd, self._fd = getattr(self, "_fd", None), None
         if fd is not None:
             with contextlib.suppress(OSError):
                 os.close(fd)

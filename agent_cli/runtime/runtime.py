@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import sys
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -47,8 +48,11 @@ if TYPE_CHECKING:
 SDK_MODULE = "agent_cli.model.anthropic"
 
 
-def preload_sdk() -> threading.Thread:
-    """Import the SDK in the background (`agent chat` draws its prompt meanwhile)."""
+def preload_sdk() -> threading.Thread | None:
+    """Import the SDK in the background (`agent chat` draws its prompt meanwhile); None where
+    it is in already (a child of the warm process): no thread for nothing."""
+    if SDK_MODULE in sys.modules:
+        return None
     thread = threading.Thread(target=importlib.import_module, args=(SDK_MODULE,), daemon=True)
     thread.start()
     return thread
@@ -303,3 +307,5 @@ class Runtime:
             await self._client.close()
             self._client = None
         self.session.release()  # nothing more is written: another run may resume it
+        self.call_log.close()  # a process that goes on (the warm one's rehearsal, a server's
+        # next session) keeps no descriptor of a run that has ended

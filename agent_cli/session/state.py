@@ -67,7 +67,9 @@ class Session:
         return self.tool_ctx.paths
 
     def release(self) -> None:
-        """Let go of the transcript's lock (this process writes no more to it)."""
+        """Let go of the transcript's lock and file (this process writes no more to it)."""
+        if self.transcript is not None:
+            self.transcript.close()
         if self.owner is not None:
             self.owner.release()
 

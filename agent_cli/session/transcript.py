@@ -231,7 +231,11 @@ class TranscriptWriter:
         self._end_cut_off_line()
 
     def __del__(self) -> None:
-        fd = getattr(self, "_fd", None)
+        self.close()
+
+    def close(self) -> None:
+        """The file let go of (a later record opens it again)."""
+        fd, self._fd = getattr(self, "_fd", None), None
         if fd is not None:
             with contextlib.suppress(OSError):
                 os.close(fd)

@@ -171,4 +171,8 @@ def warm_up() -> int:
     _tool_schemas()
     _shell_wrapper()
     asyncio.run(_transport())
-    return asyncio.run(_one_request())
+    events = asyncio.run(_one_request())
+    from agent_cli.cli.warm.rehearsal import rehearse
+
+    rehearse()
+    return events

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from agent_cli.core.settings.schema import user_config_dir
 from agent_cli.runtime.extensions.discovery import Asking
 
 PROJECT_FOLDERS = (".agent", ".agents", ".claude")  # ext/project_files/sources.py's roots
@@ -21,6 +20,8 @@ def plugins(asking: Asking) -> bool:
     """Plugins may be enabled: some are installed, a settings layer has a `plugins` section,
     or the run enables some by name. What the plugins extension, and those that use what
     plugins bring (project files, MCP, language servers), are asked by."""
+    from agent_cli.core.settings.schema import user_config_dir
+
     if "plugins" in asking.settings or os.environ.get(PLUGINS_ON):
         return True
     return os.path.isdir(user_config_dir().joinpath(*PLUGINS_INSTALLED))
@@ -32,6 +33,8 @@ def project_files(asking: Asking) -> bool:
     hold commands, agents, skills or Claude Code settings; or plugins may bring some."""
     if asking.workspace is None or asking.command == "chat" or plugins(asking):
         return True
+    from agent_cli.core.settings.schema import user_config_dir
+
     home, workspace = Path.home(), asking.workspace.expanduser().resolve()
     roots = [*_workspace_roots(workspace), user_config_dir(), home / ".agents"]
     return any(map(_holds_files, [*roots, home / ".claude"]))

@@ -18,8 +18,10 @@ import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agent_cli.runtime.extensions.contract import Extension, SlashCommand
+if TYPE_CHECKING:  # imported when an extension is loaded: `agent --help` reads declarations only
+    from agent_cli.runtime.extensions.contract import Extension
 
 GROUP = "agent_cli.extensions"
 BUILTIN = "agent_cli"  # the package of the built-in extensions
@@ -85,6 +87,15 @@ def label(name: str, package: str) -> str:
     return f"extension '{name}' (package {package})"
 
 
+def declared_commands(builtins: Iterable[Declared]) -> dict[str, tuple[str, str]]:
+    """command -> (extension, help line), as the built-ins declare them (nothing imported)."""
+    found: dict[str, tuple[str, str]] = {}
+    for builtin in builtins:
+        for command, about in builtin.commands:
+            found.setdefault(command, (builtin.name, about))
+    return found
+
+
 def declared(path: Sequence[str] | None = None) -> list[Declared]:
     """The group's entry points on `path` (default sys.path), first distribution of a name
     first; a distribution found again further on is the same one, shadowed."""
@@ -133,6 +144,8 @@ def _entry_points(folder: str, package: str) -> list[Declared]:
 
 def load(declared: Declared) -> Extension | Problem:
     """The declared value imported and checked; never raises."""
+    from agent_cli.runtime.extensions.contract import Extension
+
     module, _, attribute = declared.target.partition(":")
     try:
         value: object = importlib.import_module(module.strip())
@@ -168,6 +181,8 @@ def taken_settings_names() -> frozenset[str]:
 
 def problem_with(extension: Extension, name: str, taken: Iterable[str]) -> str | None:
     """What makes an extension unusable, in a few words; None when nothing does."""
+    from agent_cli.runtime.extensions.contract import SlashCommand
+
     if extension.name != name:
         return f"it calls itself '{extension.name}' under the entry point '{name}'"
     if not NAME.match(name) or name.startswith("model_"):

@@ -31,6 +31,7 @@ from agent_cli.runtime.extensions.discovery import (
     Declared,
     Problem,
     declared,
+    declared_commands,
     label,
     load,
     said,
@@ -235,15 +236,6 @@ def discover(
         found += [dormant.pop(need) for need in result.requires if need in dormant]
     ordered, unmet = in_order(candidates)
     return Extensions(ordered, [*problems, *unmet], packages, list(dormant.values()), builtins)
-
-
-def declared_commands(builtins: Iterable[Declared]) -> dict[str, tuple[str, str]]:
-    """command -> (extension, help line), as the built-ins declare them (nothing imported)."""
-    found: dict[str, tuple[str, str]] = {}
-    for builtin in builtins:
-        for command, about in builtin.commands:
-            found.setdefault(command, (builtin.name, about))
-    return found
 
 
 def say(problems: Iterable[Problem]) -> None:
