@@ -143,6 +143,7 @@ class StatusBar:
         self.state = "idle"
         self.started = time.monotonic()
         self._title = ""
+        self.parts = runtime.status_parts()  # extensions' (sessions that wait in the background)
         lines = runtime.port("status_line")
         self.line: OwnLine | None = None
         if isinstance(lines, OwnLines):
@@ -154,6 +155,8 @@ class StatusBar:
         self.set_state("idle")
         if self.line is not None:
             self.line.start()
+        for part in self.parts:
+            part.watch(self.screen.invalidate)
 
     def set_state(self, state: str) -> None:
         """A turn began or ended: the title says so, and the status line is run again."""
@@ -175,6 +178,8 @@ class StatusBar:
     async def aclose(self) -> None:
         if self.line is not None:
             await self.line.aclose()
+        for part in self.parts:
+            part.close()
         self.screen.ping(POP_TITLE)  # the terminal's own title back
 
     def _sandbox(self) -> str:
@@ -206,6 +211,7 @@ class StatusBar:
             (awaiting or ("working… Ctrl-C stops" if busy else ""), 9),
             (f"{queued} queued" if queued else "", 8),
             (f"mode {self.runtime.permission_mode}", 7),
+            *((part.text(), 8) for part in self.parts),  # after the three the own line keeps
             *info,
             (self._sandbox(), 6),
         ]

@@ -1,0 +1,94 @@
+"""The background extension in `agent chat`, without a chat: the status bar's count is of this
+user's sessions that wait for an answer and still live (as `agent ps` judges them), nothing
+when none does and no registry folder made for it; it is read by a task every few seconds, not
+by a redraw, and the bar is told only when it changed. `/bg` with no prompt carries on with the
+last thing the user typed, and refuses, launching nothing, when there is none."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from agent_cli.core.errors import UsageError
+from agent_cli.ext.background import EXTENSION, registry
+from agent_cli.ext.background.chat import last_request
+from agent_cli.ext.background.waiting_part import WaitingPart, label, waiting_count
+
+
+def test_the_count_is_of_live_sessions_that_wait(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    assert waiting_count() == 0
+    assert not (tmp_path / "agent").exists()  # a chat of someone with none leaves no folder
+    folder = registry.folder()
+    me, started = os.getpid(), registry.process_start(os.getpid())
+    alive: dict[str, Any] = {"pid": me, "process_start": started}
+    sessions: list[tuple[str, str, dict[str, Any]]] = [
+        ("asks", "waiting: approval", alive),
+        ("plans", "waiting: plan", alive),
+        ("works", "working", alive),
+        ("killed", "waiting: question", {"pid": 2**22 + 7}),  # its process is gone
+        ("ended", "done", alive),
+    ]
+    for name, state, process in sessions:
+        registry.update(folder / f"{name}.json", name=name, state=state, **process)
+    assert waiting_count() == 2
+    assert label(2) == "2 bg sessions wait"
+    assert label(1) == "1 bg session waits"
+    assert label(0) == ""  # nothing in the bar
+
+
+def test_the_part_reads_in_its_task_and_says_only_a_change():
+    counts = iter([0, 0, 1, 1, 2, 0])
+    reads: list[int] = []
+
+    def count() -> int:
+        reads.append(1)
+        return next(counts, 0)
+
+    changes: list[str] = []
+    part = WaitingPart(count, every_s=0)
+
+    async def watch() -> None:
+        part.watch(lambda: changes.append(part.text()))
+        while len(reads) < 6:
+            await asyncio.sleep(0)
+        part.close()
+
+    assert part.text() == ""
+    assert not reads  # asking for the text read nothing
+    asyncio.run(watch())
+    assert changes == ["1 bg session waits", "2 bg sessions wait", ""]
+
+
+def text(words: str) -> dict[str, Any]:
+    return {"role": "user", "content": [{"type": "text", "text": words}]}
+
+
+def test_the_last_request_is_the_last_thing_typed_not_a_tools_result():
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": "ok"}
+    messages = [
+        text("fix the login bug"),
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "x"}]},
+        {"role": "user", "content": [result]},
+        {"role": "assistant", "content": [{"type": "text", "text": "fixed"}]},
+    ]
+    assert last_request(messages) == "fix the login bug"
+    assert last_request([*messages, {"role": "user", "content": "and the docs"}]) == "and the docs"
+    assert last_request(messages[1:]) is None
+
+
+def test_bg_with_no_prompt_and_nothing_to_carry_on_launches_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    (command,) = [c for c in EXTENSION.slash_commands if c.name == "/bg"]
+    runtime = SimpleNamespace(session=SimpleNamespace(messages=[], id="s-1"))
+    port = SimpleNamespace(front=SimpleNamespace(runtime=runtime), say=print)
+    with pytest.raises(UsageError, match="nothing to carry on"):
+        command.run(port, "  ")
+    assert not (tmp_path / "agent").exists()
