@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_cli.core.errors import UsageError
+from agent_cli.core.markers import typed_prompt
 from agent_cli.ext.background import names, registry
 from agent_cli.ext.background.status import one_line
 
@@ -27,7 +28,13 @@ def bg(port: CommandPort, arg: str) -> None:
     with the last request), then its name and how to reach it."""
     from agent_cli.ext.background.launch import Launcher
 
-    runtime = _host(port).runtime
+    host = _host(port)
+    if host.busy:  # its fork would lack the running turn, and both would work on it
+        host.say(
+            "A turn is running: wait for it or stop it (Esc), then /bg carries it on.", "yellow"
+        )
+        return
+    runtime = host.runtime
     prompt, name, chosen_because = arg.strip(), None, ""
     if not prompt:
         last = last_request(runtime.session.messages)
@@ -61,21 +68,21 @@ def started_lines(name: str, chosen_because: str = "") -> list[str]:
 
 
 def last_request(messages: list[dict[str, Any]]) -> str | None:
-    """The text of the newest message the user typed (a tool's result is not one)."""
+    """The text of the newest prompt the user typed: not a tool's result, nor what the agent
+    wrote as theirs (a stopped reply's marker, an attached file)."""
     for message in reversed(messages):
-        if message.get("role") != "user":
-            continue
         content = message.get("content")
-        if isinstance(content, str) and content.strip():
-            return content
-        blocks = content if isinstance(content, list) else []
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        if message.get("role") != "user" or not isinstance(blocks, list):
+            continue
+        if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks):
+            continue
         texts = [
             b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text"
         ]
-        if any(t.strip() for t in texts) and not any(
-            isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks
-        ):
-            return "\n".join(texts)
+        typed = [t for t in map(typed_prompt, texts) if t is not None and t.strip()]
+        if typed:
+            return "\n".join(typed)
     return None
 
 

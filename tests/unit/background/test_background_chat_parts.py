@@ -2,7 +2,8 @@
 user's sessions that wait for an answer and still live (as `agent ps` judges them), nothing
 when none does and no registry folder made for it; it is read by a task every few seconds, not
 by a redraw, and the bar is told only when it changed. `/bg` with no prompt carries on with the
-last thing the user typed, and refuses, launching nothing, when there is none."""
+last thing the user typed, and refuses, launching nothing, when there is none or while a turn
+runs."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from typing import Any
 import pytest
 
 from agent_cli.core.errors import UsageError
+from agent_cli.core.markers import USER_INTERRUPTED
 from agent_cli.ext.background import EXTENSION, registry
 from agent_cli.ext.background.chat import last_request
 from agent_cli.ext.background.waiting_part import WaitingPart, label, waiting_count
@@ -80,15 +82,24 @@ def test_the_last_request_is_the_last_thing_typed_not_a_tools_result():
     assert last_request(messages) == "fix the login bug"
     assert last_request([*messages, {"role": "user", "content": "and the docs"}]) == "and the docs"
     assert last_request(messages[1:]) is None
+    stopped = {"role": "user", "content": [result, {"type": "text", "text": USER_INTERRUPTED}]}
+    assert last_request([*messages, stopped, text(USER_INTERRUPTED)]) == "fix the login bug"
 
 
-def test_bg_with_no_prompt_and_nothing_to_carry_on_launches_nothing(
+def test_bg_launches_nothing_with_nothing_to_carry_on_or_while_a_turn_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     (command,) = [c for c in EXTENSION.slash_commands if c.name == "/bg"]
     runtime = SimpleNamespace(session=SimpleNamespace(messages=[], id="s-1"))
-    port = SimpleNamespace(front=SimpleNamespace(runtime=runtime), say=print)
+    said: list[str] = []
+    front = SimpleNamespace(
+        runtime=runtime, busy=False, say=lambda text, style="": said.append(text)
+    )
+    port = SimpleNamespace(front=front)
     with pytest.raises(UsageError, match="nothing to carry on"):
         command.run(port, "  ")
+    front.busy = True  # a turn runs: its fork would lack it
+    command.run(port, "write the docs")
+    assert said == ["A turn is running: wait for it or stop it (Esc), then /bg carries it on."]
     assert not (tmp_path / "agent").exists()
