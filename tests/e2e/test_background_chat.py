@@ -2,7 +2,7 @@
 in a pseudo-terminal, against the fake model server, starts a background session that goes on
 with this conversation (a fork of the session: the chat keeps its own), with PROMPT as its next
 prompt; it says the session's name and how to attach; and when that session waits for an
-approval, the chat's status bar counts it."""
+approval, the chat's status bar counts it. `/bg` alone carries on with the last prompt typed."""
 
 from __future__ import annotations
 
@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 
 from agent_cli.core.files.paths import Paths
+from agent_cli.ext.background.chat import CARRY_ON
 from agent_cli.session.resume import fold, session_files
 from tests.e2e import test_background
 from tests.e2e.pty_screen import ChatTerm
-from tests.e2e.test_background import until_state
+from tests.e2e.test_background import record, until_state
 from tests.fake_model import FakeAnthropic
 
 WAIT_S = 60.0  # the background session's process starts the whole agent
@@ -39,6 +40,8 @@ def test_bg_in_chat_forks_the_conversation_and_the_bar_counts_it_waiting(
     fake_model.script.text("planned: a greeting in out.txt")
     background = fake_model.route(lambda body: BG_PROMPT in json.dumps(body["messages"]))
     background.tool_use("write_file", path="out.txt", content="hi")
+    carried = fake_model.route(lambda body: CARRY_ON in json.dumps(body["messages"]))
+    carried.text("carried on")
     term = ChatTerm(bg_env, tmp_path, columns=120, lines=30)
     try:
         term.wait_for("you>")
@@ -50,6 +53,10 @@ def test_bg_in_chat_forks_the_conversation_and_the_bar_counts_it_waiting(
         waiting = until_state(bg_env, "write-out-txt", "waiting: approval")
         bar = term.wait_for("1 bg session waits", timeout=WAIT_S)
         assert "1 bg session waits" in bar.splitlines()[-2]  # the status bar, above the input
+        term.type("/bg")  # no prompt: it carries on with the last one typed
+        term.wait_for("agent attach plan-greeting")
+        assert 'carries on with your last request, "plan the greeting"' in term.text()
+        until_state(bg_env, "plan-greeting", "done")
     finally:
         term.close()
     # the background session's request: this conversation, then the prompt /bg gave it
@@ -60,7 +67,11 @@ def test_bg_in_chat_forks_the_conversation_and_the_bar_counts_it_waiting(
         BG_PROMPT,
     ]
     paths = Paths(tmp_path)
-    (chat,) = {p.stem for p in session_files(paths)} - {waiting["session_id"]}
-    fork = paths.transcript(waiting["session_id"])
-    assert json.loads(fork.read_text().splitlines()[0])["forked_from"] == chat
+    forks = [waiting["session_id"], record(bg_env, "plan-greeting")["session_id"]]
+    (chat,) = {p.stem for p in session_files(paths)} - set(forks)
+    for fork in forks:
+        first = json.loads(paths.transcript(fork).read_text().splitlines()[0])
+        assert first["forked_from"] == chat
     assert texts(fold(paths.transcript(chat)).messages) == texts(asked["messages"])[:2]
+    (went_on,) = [b for b in fake_model.bodies() if CARRY_ON in json.dumps(b["messages"])]
+    assert texts(went_on["messages"]) == [*texts(asked["messages"])[:2], CARRY_ON]
