@@ -92,8 +92,8 @@ def test_three_sessions_finish_wait_and_ask_outlive_the_terminal_and_stop_or_die
     for pid in in_session(terminal.pid):  # the terminal closes
         os.kill(pid, signal.SIGHUP)
     assert terminal.wait(timeout=WAIT_S) == -signal.SIGHUP
+    rows = ps(bg_env, tmp_path)  # a process a hang-up ends is gone once ps has started
     assert all(alive(name, bg_env) for name in ("writer", "asker"))
-    rows = ps(bg_env, tmp_path)
     assert [rows[n]["state"] for n in ("writer", "asker")] == [
         "waiting: approval",
         "waiting: question",
