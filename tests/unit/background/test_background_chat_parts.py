@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -103,3 +104,43 @@ def test_bg_launches_nothing_with_nothing_to_carry_on_or_while_a_turn_runs(
     command.run(port, "write the docs")
     assert said == ["A turn is running: wait for it or stop it (Esc), then /bg carries it on."]
     assert not (tmp_path / "agent").exists()
+
+
+class BrokenStatusPart:
+    def text(self) -> str:
+        raise RuntimeError("no")
+
+    def watch(self, changed: Callable[[], None]) -> None:
+        raise RuntimeError("no")
+
+    def close(self) -> None:
+        pass
+
+
+def test_the_bar_draws_the_part_after_the_mode_and_a_broken_part_is_one_word():
+    from agent_cli.ui.screen.side_panel import PanelState
+    from agent_cli.ui.status_bar import StatusBar
+
+    waiting = WaitingPart(lambda: 2, every_s=60)
+    runtime = SimpleNamespace(
+        status_parts=lambda: [waiting, BrokenStatusPart()],
+        port=lambda name: None,
+        extension=lambda name: None,
+        session=SimpleNamespace(model="claude-fake", title=""),
+        options=SimpleNamespace(workspace=Path("/w")),
+        permission_mode="default",
+    )
+    redraws: list[str] = []
+    screen = SimpleNamespace(ping=lambda text: None, invalidate=lambda: redraws.append("frame"))
+
+    async def drawn() -> str:
+        bar = StatusBar(runtime, PanelState, screen)  # type: ignore[arg-type]
+        bar.start()  # the broken part's watch fails alone
+        while not redraws:
+            await asyncio.sleep(0)
+        text = bar.text(busy=False, queued=0, width=200)
+        await bar.aclose()
+        return text
+
+    parts = asyncio.run(drawn()).split("  ·  ")
+    assert parts[:3] == ["mode default", "2 bg sessions wait", "failed: RuntimeError"]
