@@ -28,7 +28,7 @@ from agent_cli.core.messages import Block
 from agent_cli.core.options import Options, PermissionMode
 from agent_cli.loop.shown import record_notice, record_shown
 from agent_cli.policy.approval import Approver
-from agent_cli.runtime.extensions.contract import ExtensionContext, PanelPart
+from agent_cli.runtime.extensions.contract import ExtensionContext, PanelPart, StatusPart
 from agent_cli.runtime.planning import Planning
 from agent_cli.runtime.ports import Assembly, Attach, Composer
 from agent_cli.runtime.remembering import Remembering
@@ -184,6 +184,10 @@ class Runtime:
     def panel_parts(self) -> list[PanelPart]:
         """The loaded extensions' side-panel parts for the current session, in their order."""
         return list(self.wiring.extensions.made("panel_parts", self._context))
+
+    def status_parts(self) -> list[StatusPart]:
+        """The loaded extensions' status-bar parts, in their order."""
+        return list(self.wiring.extensions.made("status_parts", self._context))
 
     def _context(self, extension: str) -> ExtensionContext:
         session = self.session

@@ -9,6 +9,7 @@ scripts work; what only this agent knows is under "agent"."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import time
 from collections.abc import Callable
@@ -20,10 +21,12 @@ from agent_cli.ui.screen.status_fit import SEPARATOR, fit_parts
 from agent_cli.ui.slash.host import ChatPart
 
 if TYPE_CHECKING:
+    from agent_cli.runtime.extensions.contract import StatusPart
     from agent_cli.runtime.runtime import Runtime
     from agent_cli.ui.screen.live import ChatScreen
     from agent_cli.ui.screen.side_panel import PanelState
 
+log = logging.getLogger(__name__)
 MIN_LINE = 12  # columns the status line keeps however narrow the screen
 # escape sequences (colours, cursor moves, titles) and other control characters: the bar is one
 # style, and a script's bytes must not move the cursor of the screen it is drawn in
@@ -70,6 +73,14 @@ class OwnLines(Protocol):
 def spend_of(runtime: Runtime) -> Spend | None:
     spend = runtime.port("spend")
     return spend if isinstance(spend, Spend) else None
+
+
+def part_text(part: StatusPart) -> str:
+    """An extension's part; what it raises is a word in the bar, never a dead screen."""
+    try:
+        return str(part.text())
+    except Exception as e:
+        return f"failed: {type(e).__name__}"
 
 
 def cut(text: str, width: int) -> str:
@@ -143,6 +154,7 @@ class StatusBar:
         self.state = "idle"
         self.started = time.monotonic()
         self._title = ""
+        self.parts = runtime.status_parts()  # extensions' (sessions that wait in the background)
         lines = runtime.port("status_line")
         self.line: OwnLine | None = None
         if isinstance(lines, OwnLines):
@@ -154,6 +166,11 @@ class StatusBar:
         self.set_state("idle")
         if self.line is not None:
             self.line.start()
+        for part in self.parts:
+            try:
+                part.watch(self.screen.invalidate)
+            except Exception as e:  # an extension's part: its failure is its own
+                log.warning("a status part failed to start: %s", e)
 
     def set_state(self, state: str) -> None:
         """A turn began or ended: the title says so, and the status line is run again."""
@@ -175,6 +192,8 @@ class StatusBar:
     async def aclose(self) -> None:
         if self.line is not None:
             await self.line.aclose()
+        for part in self.parts:
+            part.close()
         self.screen.ping(POP_TITLE)  # the terminal's own title back
 
     def _sandbox(self) -> str:
@@ -206,6 +225,7 @@ class StatusBar:
             (awaiting or ("working… Ctrl-C stops" if busy else ""), 9),
             (f"{queued} queued" if queued else "", 8),
             (f"mode {self.runtime.permission_mode}", 7),
+            *((part_text(part), 8) for part in self.parts),  # after the three the own line keeps
             *info,
             (self._sandbox(), 6),
         ]

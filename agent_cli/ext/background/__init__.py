@@ -3,7 +3,8 @@ cli/commands/background.py), `agent ps`, `logs`, `stop`, `rm`. A session runs de
 process of its own (child.py), keeps its record in this user's registry (registry.py) from its
 events (status.py), waits for answers on its own socket (answering.py), and talks: it stays
 idle for messages after its prompt (talking.py), which `agent send` and the model's tools
-(tools.py) put in its inbox (mail.py).
+(tools.py) put in its inbox (mail.py). In `agent chat`: `/bg [PROMPT]` (chat.py) and the status
+bar's count of the sessions that wait for an answer (waiting_part.py).
 
 Loading this costs this module and its settings: each contribution imports its code when it is
 made."""
@@ -14,7 +15,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from agent_cli.ext.background.settings import BackgroundSettings
-from agent_cli.runtime.extensions.contract import Extension, ExtensionContext
+from agent_cli.runtime.extensions.contract import (
+    CommandPort,
+    Extension,
+    ExtensionContext,
+    SlashCommand,
+    StatusPart,
+)
 
 if TYPE_CHECKING:
     import typer
@@ -54,12 +61,34 @@ def _tools(context: ExtensionContext) -> Sequence[AnyTool]:
     return session_tools(context)
 
 
+def _bg(port: CommandPort, arg: str) -> None:
+    from agent_cli.ext.background.chat import bg
+
+    bg(port, arg)
+
+
+def _status_parts(context: ExtensionContext) -> Sequence[StatusPart]:
+    from agent_cli.ext.background.waiting_part import WaitingPart
+
+    return [WaitingPart()]
+
+
+BG = SlashCommand(
+    "/bg",
+    "carry this conversation on in a background session (PROMPT: its next prompt)",
+    _bg,
+    "/bg [PROMPT]",
+)
+
 EXTENSION = Extension(
     name="background",
     about="Background sessions: agent run --bg, agent ps, logs, stop, rm, send; sessions that "
-    "talk (list_sessions, send_message, start_session).",
+    "talk (list_sessions, send_message, start_session); /bg and the count of those waiting in "
+    "agent chat.",
     settings=BackgroundSettings,
     tools=_tools,
+    slash_commands=(BG,),
+    status_parts=_status_parts,
     cli=_cli,
     ports={"background": _launcher},
 )

@@ -7,7 +7,8 @@ calls the contributions of the extensions it was given and imports none of them.
 The spine calls: `settings` (and `narrow`), `tools`, `stages`, `guides`, `observers`,
 `middleware` and `around_turn` (per session, in runtime/assembly.py), `service` (once per run,
 when first asked for), `ports` (by name, when the spine asks for one), `slash_commands` and
-`cli`; `agent chat` makes `panel_parts` per session and draws them in its side panel.
+`cli`; `agent chat` makes `panel_parts` per session and draws them in its side panel, and
+its `status_parts` once, drawn in its status bar.
 """
 
 from __future__ import annotations
@@ -138,6 +139,19 @@ class PanelPart(Protocol):
     def lines(self, width: int) -> list[str]: ...
 
 
+class StatusPart(Protocol):
+    """A part of `agent chat`'s status bar, made as the chat starts. `text()` is asked at every
+    redraw, so it returns what the part keeps (it reads nothing there); "" shows nothing.
+    `watch(changed)` once the chat's loop runs: the part calls `changed` when its text changed
+    (a task of its own may poll); `close()` as the chat ends."""
+
+    def text(self) -> str: ...
+
+    def watch(self, changed: Callable[[], None]) -> None: ...
+
+    def close(self) -> None: ...
+
+
 @dataclass(frozen=True)
 class Extension:
     """A feature, as it plugs into the agent. Only `name` is required."""
@@ -178,6 +192,9 @@ class Extension:
     for it; its `aclose()`, if it has one, is awaited when the run ends."""
     panel_parts: Make[PanelPart] | None = None
     """Sections of the chat's side panel, made per session."""
+    status_parts: Make[StatusPart] | None = None
+    """Parts of the chat's status bar (what the user should act on: sessions that wait), made
+    once with the first session's context."""
     ports: Mapping[str, Callable[[ExtensionContext], object]] = field(default_factory=dict)
     """The ports it provides, by the port's name (`"shell_wrapper"`, `"after_edit"`): the spine
     asks for a port by name when it needs one, and the first extension providing it makes it

@@ -118,7 +118,7 @@ class Extensions:
 
     def made(self, kind: str, context: Callable[[str], ExtensionContext]) -> list[Any]:
         """Every loaded extension's `kind` of contribution for a session ("stages", "guides",
-        "observers", "middleware", "around_turn", "panel_parts"), in order."""
+        "observers", "middleware", "around_turn", "panel_parts", "status_parts"), in order."""
         found: list[Any] = []
         for item in self.loaded:
             make = getattr(item.extension, kind)
