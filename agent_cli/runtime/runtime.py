@@ -20,7 +20,7 @@ import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 from agent_cli.core.diagnosing import Diagnoser
 from agent_cli.core.events import Event
@@ -181,13 +181,14 @@ class Runtime:
                 return item.extension.ports[name](self._context(item.extension.name))
         return None
 
-    def panel_parts(self) -> list[PanelPart]:
-        """The loaded extensions' side-panel parts for the current session, in their order."""
-        return list(self.wiring.extensions.made("panel_parts", self._context))
-
-    def status_parts(self) -> list[StatusPart]:
-        """The loaded extensions' status-bar parts, in their order."""
-        return list(self.wiring.extensions.made("status_parts", self._context))
+    @overload
+    def parts(self, kind: Literal["panel_parts"]) -> list[PanelPart]: ...
+    @overload
+    def parts(self, kind: Literal["status_parts"]) -> list[StatusPart]: ...
+    def parts(self, kind: str) -> list[Any]:
+        """The loaded extensions' parts of the chat screen, in their order: the side panel's
+        (for the current session) or the status bar's."""
+        return list(self.wiring.extensions.made(kind, self._context))
 
     def _context(self, extension: str) -> ExtensionContext:
         session = self.session

@@ -65,7 +65,7 @@ class ChatCore:
         self.runtime = runtime
         self.jobs = background_jobs(runtime.extension)  # held past the run's end: what it kept
         self.panel_state = restored_panel(runtime)
-        self.panel_parts = runtime.panel_parts()  # asked for their lines at each redraw
+        self.panel_parts = runtime.parts("panel_parts")  # asked for their lines at each redraw
         self.busy = False
         self._task: asyncio.Task[None] | None = None
         runtime.memory.on_saved = self.episode_saved
@@ -113,7 +113,7 @@ class ChatCore:
 
     def switched(self, message: str) -> None:
         self.panel_state = restored_panel(self.runtime)
-        self.panel_parts = self.runtime.panel_parts()
+        self.panel_parts = self.runtime.parts("panel_parts")
         self.say(message)
 
     def rewound(self, message: str, prompt: str) -> None:

@@ -154,7 +154,7 @@ class StatusBar:
         self.state = "idle"
         self.started = time.monotonic()
         self._title = ""
-        self.parts = runtime.status_parts()  # extensions' (sessions that wait in the background)
+        self.parts = runtime.parts("status_parts")  # the extensions' (background sessions waiting)
         lines = runtime.port("status_line")
         self.line: OwnLine | None = None
         if isinstance(lines, OwnLines):

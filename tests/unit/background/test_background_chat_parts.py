@@ -123,7 +123,7 @@ def test_the_bar_draws_the_part_after_the_mode_and_a_broken_part_is_one_word():
 
     waiting = WaitingPart(lambda: 2, every_s=60)
     runtime = SimpleNamespace(
-        status_parts=lambda: [waiting, BrokenStatusPart()],
+        parts={"status_parts": [waiting, BrokenStatusPart()]}.get,
         port=lambda name: None,
         extension=lambda name: None,
         session=SimpleNamespace(model="claude-fake", title=""),
