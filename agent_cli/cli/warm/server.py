@@ -27,7 +27,7 @@ from agent_cli.cli.warm.wire import peer_uid, recv_request, send_line
 
 log = logging.getLogger("agent.warm")
 KILL_AFTER_S = 5.0
-OPS = ("run", "status", "stop")
+OPS = ("run", "detach", "status", "stop")
 GRACE_S = 0.3
 
 
@@ -36,6 +36,7 @@ class Server:
         self.folder, self.key, self.idle_s, self.lock = folder, key, idle_s, lock
         self.started = time.time()
         self.children: dict[int, socket.socket] = {}  # child pid -> its client's connection
+        self.detached: set[int] = set()  # background sessions: reaped here, never ended
         self.kill_at: dict[int, float] = {}
         self.terminated: set[int] = set()
         self.served = 0
@@ -141,6 +142,8 @@ class Server:
         elif self.retiring or request.get("key") != self.key:
             _say(conn, {"retire": self.retiring or "another version"})
             self.retire(self.retiring or "a client of another version")
+        elif op == "detach":
+            self._detach(conn, request, fds)
         else:
             self._fork(conn, request, fds)
 
@@ -166,6 +169,22 @@ class Server:
         self.selector.register(conn, selectors.EVENT_READ, pid)
         log.info("run %d: child %d", self.served, pid)
 
+    def _detach(self, conn: socket.socket, request: dict[str, object], fds: list[int]) -> None:
+        """A background session (warm/detached.py): nobody's client, so not in `children`."""
+        if threading.active_count() != 1:
+            self._refuse(conn, "the warm process has threads; it cannot fork safely")
+            return
+        from agent_cli.cli.warm.child import fork
+        from agent_cli.cli.warm.detached import run_detached
+
+        pid, why = fork(self._in_child, conn, request, fds, run_detached)
+        if why is not None:
+            self._refuse(conn, why)
+            return
+        conn.close()  # the child tells its launcher its pid, and waits for its "go"
+        self.detached.add(pid)
+        log.info("background session: child %d", pid)
+
     def _in_child(self) -> None:
         self.selector.close()
         if self.listener is not None:
@@ -176,6 +195,7 @@ class Server:
             os.close(fd)
         for handler in list(log.handlers):
             log.removeHandler(handler)  # the child logs where its run logs
+            handler.close()  # its file too (frozen, the handler would keep it open)
 
     def _client_gone(self, pid: int) -> None:
         conn = self.children.get(pid)
@@ -212,13 +232,14 @@ class Server:
                 self.kill_at[pid] = now + KILL_AFTER_S
 
     def _reap(self) -> None:
-        while self.children:
+        while self.children or self.detached:
             try:
                 pid, status = os.waitpid(-1, os.WNOHANG)
             except ChildProcessError:
                 return
             if pid == 0:
                 return
+            self.detached.discard(pid)
             conn = self.children.pop(pid, None)
             self.kill_at.pop(pid, None)
             self.terminated.discard(pid)
