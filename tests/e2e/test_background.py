@@ -19,6 +19,7 @@ import pytest
 from agent_cli.cli.warm.place import LOCK, LOG
 from agent_cli.ext.background.answering import answer
 from agent_cli.ext.background.registry import GONE, process_start
+from agent_cli.ext.background.registry import update as registry_update
 from tests.e2e.helpers import REPO, run_agent
 from tests.e2e.warm import Warm
 from tests.e2e.worktree_support import make_repo
@@ -291,3 +292,29 @@ def unix_inode(path: str) -> str:
         if len(fields) == 8 and fields[7] == path:
             return fields[6]
     raise AssertionError(f"no socket bound at {path}")
+
+
+def test_ps_watch_prints_a_block_per_change_until_ctrl_c(bg_env: dict[str, str], tmp_path: Path):
+    folder = Path(bg_env["XDG_STATE_HOME"]) / "agent" / "background"
+    folder.mkdir(parents=True, mode=0o700)
+    path, out = folder / "watched.json", tmp_path / "watching.txt"
+    with subprocess.Popen(["sleep", "120"]) as session, out.open("w") as sink:  # its process
+        live = {"pid": session.pid, "process_start": process_start(session.pid)}
+        live["socket"] = str(tmp_path / "watched.sock")
+        registry_update(path, name="watched", workspace=str(tmp_path), state="working", **live)
+        watcher = subprocess.Popen(
+            [sys.executable, "-m", "agent_cli", "ps", "--watch"],
+            cwd=tmp_path,
+            env={**bg_env, "PYTHONPATH": str(REPO)},
+            stdout=sink,
+        )
+        wait_until(lambda: "working" in out.read_text(), WAIT_S, "the first block")
+        registry_update(path, state="waiting: approval", last="waits for approval: bash")
+        wait_until(lambda: "waiting: approval" in out.read_text(), WAIT_S, "the second block")
+        watcher.send_signal(signal.SIGINT)
+        assert watcher.wait(timeout=WAIT_S) == 0
+        session.kill()
+    blocks = out.read_text().split("\n\n")  # its age going on draws no block of its own
+    assert [("working" in b, "waiting: approval" in b) for b in blocks] == [
+        (True, False), (False, True),
+    ]  # fmt: skip
