@@ -98,23 +98,23 @@ def watch(here: bool, as_json: bool, out: TextIO, every_s: float = WATCH_S) -> i
         return 0
 
 
-class _NotMine(Exception):
+class _NotForPs(Exception):
     """Arguments the quick parser leaves to typer (help, a bad flag: its message, exit 2)."""
 
 
-class _QuickParser(argparse.ArgumentParser):
+class _PsParser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise _NotMine(message)
+        raise _NotForPs(message)
 
 
 def quick(argv: list[str]) -> int | None:
     """`agent ps ...` answered here; None for anything typer should answer."""
-    parser = _QuickParser(prog="agent ps", add_help=False, allow_abbrev=False)
+    parser = _PsParser(prog="agent ps", add_help=False, allow_abbrev=False)
     for flag in ("--here", "--json", "--watch"):
         parser.add_argument(flag, action="store_true")
     try:
         args = parser.parse_args(argv)
-    except _NotMine:
+    except _NotForPs:
         return None
     if args.watch:
         return watch(args.here, args.json, sys.stdout)
