@@ -56,7 +56,8 @@ def main() -> None:
         if code is not None:
             flush_std()
             os._exit(code)
-    adopt_descendants()
+    if not argv or argv[0] not in QUICK:  # a listing starts nothing to reap
+        adopt_descendants()
     code = run_in_process(argv)
     if argv[:1] and argv[0] in FAST_EXIT:
         settle()

@@ -9,14 +9,16 @@ same functions, for `--help` and what this parser leaves to typer."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
 from pathlib import Path
-from typing import Any, TextIO
 
 from agent_cli.ext.background import registry
+
+TYPE_CHECKING = False  # typing itself is not imported (the registry's note)
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 FIELDS = ("name", "state", "reason", "workspace", "worktree", "session_id", "pid", "turns")
 EMPTY = "no background sessions (agent run --bg -p PROMPT starts one)"
@@ -98,29 +100,17 @@ def watch(here: bool, as_json: bool, out: TextIO, every_s: float = WATCH_S) -> i
         return 0
 
 
-class _NotForPs(Exception):
-    """Arguments the quick parser leaves to typer (help, a bad flag: its message, exit 2)."""
-
-
-class _PsParser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise _NotForPs(message)
-
-
 def quick(argv: list[str]) -> int | None:
-    """`agent ps ...` answered here; None for anything typer should answer."""
-    parser = _PsParser(prog="agent ps", add_help=False, allow_abbrev=False)
-    for flag in ("--here", "--json", "--watch"):
-        parser.add_argument(flag, action="store_true")
-    try:
-        args = parser.parse_args(argv)
-    except _NotForPs:
+    """`agent ps ...` answered here; None for anything typer should answer (--help, a bad
+    flag: its message, exit 2)."""
+    if not set(argv) <= {"--here", "--json", "--watch"}:
         return None
-    if args.watch:
-        return watch(args.here, args.json, sys.stdout)
+    here, as_json = "--here" in argv, "--json" in argv
+    if "--watch" in argv:
+        return watch(here, as_json, sys.stdout)
     try:
-        listed = rows(args.here, time.time())
+        listed = rows(here, time.time())
     except OSError:  # an unreadable registry: typer's path says so in one line
         return None
-    sys.stdout.write(shown(listed, args.json) + "\n")
+    sys.stdout.write(shown(listed, as_json) + "\n")
     return 0
