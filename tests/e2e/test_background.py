@@ -270,8 +270,21 @@ def test_with_a_warm_process_a_session_is_its_detached_fork(
             "stopped", "stopped with agent stop",
         )  # fmt: skip
         assert "background session: child" in warm.log()
+        other = subprocess.run(  # a module not the agent's: no process runs it
+            [sys.executable, "-c", NOT_THE_AGENTS, str(tmp_path / "ran")],
+            env=warm.env, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        assert (other.stdout, (tmp_path / "ran").exists()) == ("None\n", False)
+        assert "the agent's own modules only" in warm.log()
     finally:
         warm.stop()
+
+
+NOT_THE_AGENTS = """import sys
+from agent_cli.cli.warm.detached import fork_detached
+statement = f"open({sys.argv[1]!r}, 'w')"  # what `python -m timeit` would run
+print(fork_detached("timeit", ["-n", "1", "-r", "1", statement], "/", {}, [0, 1, 2]))
+"""
 
 
 def proc_stat(pid: int) -> list[int | str]:

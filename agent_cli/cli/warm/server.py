@@ -171,11 +171,15 @@ class Server:
 
     def _detach(self, conn: socket.socket, request: dict[str, object], fds: list[int]) -> None:
         """A background session (warm/detached.py): nobody's client, so not in `children`."""
+        from agent_cli.cli.warm.child import fork
+        from agent_cli.cli.warm.detached import PACKAGE, run_detached
+
+        if not str(request.get("module")).startswith(PACKAGE):
+            self._refuse(conn, "a detached process runs the agent's own modules only")
+            return
         if threading.active_count() != 1:
             self._refuse(conn, "the warm process has threads; it cannot fork safely")
             return
-        from agent_cli.cli.warm.child import fork
-        from agent_cli.cli.warm.detached import run_detached
 
         pid, why = fork(self._in_child, conn, request, fds, run_detached)
         if why is not None:
