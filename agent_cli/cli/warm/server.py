@@ -2,9 +2,10 @@
 in the background by a client (with AFTER_PID, the in-process client it must not compete with:
 it first waits for that process to end, however it ends). It takes the lock (a second one
 starting exits at once), warms up, listens on DIR/server.sock (0600) and forks one child per
-run from its single thread. It reports each child's end to its client, ends a child whose
-client vanished (SIGTERM, then SIGKILL), retires when a client's version key differs or on
-`agent server stop`, and exits after IDLE_S without runs."""
+run, and one per background session (warm/detached.py), from its single thread. It reports each
+child's end to its client, ends a child whose client vanished (SIGTERM, then SIGKILL), retires
+when a client's version key differs or on `agent server stop`, and exits after IDLE_S without
+runs or background sessions."""
 
 from __future__ import annotations
 
@@ -83,12 +84,19 @@ class Server:
                     self._client_gone(key.data)
             self._reap()
             self._kill_overdue()
-            if self.children:
-                self.last_active = time.monotonic()
-            elif self.retiring or time.monotonic() - self.last_active >= self.idle_s:
+            if self.done():
                 self.retire("idle")
                 log.info("exiting: %s", self.retiring)
                 return
+
+    def done(self) -> bool:
+        """Whether to exit now: no run is left, and it retires or has been idle long enough.
+        A background session keeps it from idling (the next one is forked too), never from
+        retiring (a new version's process waits for this one's lock)."""
+        if self.children or (self.detached and not self.retiring):
+            self.last_active = time.monotonic()
+            return False
+        return bool(self.retiring) or time.monotonic() - self.last_active >= self.idle_s
 
     def _timeout(self) -> float:
         deadlines = [t - time.monotonic() for t in self.kill_at.values()]
@@ -277,6 +285,7 @@ class Server:
             "started": self.started,
             "served": self.served,
             "running": len(self.children),
+            "sessions": len(self.detached),  # background sessions forked here, running
             "idle_s": self.idle_s,
             "rss_kib": rss_kib(),
             "last_refused": self.last_refused,
