@@ -18,6 +18,7 @@ import os
 import socket
 import sys
 from pathlib import Path
+from typing import Any
 
 from agent_cli.cli.warm.child import READY_S, become_client, take_scheduling
 from agent_cli.cli.warm.client import HANDSHAKE_S, connect, start_server
@@ -36,9 +37,9 @@ def fork_detached(
     warm process: its pid. None when no warm process serves this launcher, and the caller
     spawns it: the warm process is off (AGENT_NO_SERVER, CI, `server.enabled` false, not
     Linux); none listens (one is started, to warm up once this launcher ends); it refused (the
-    launcher runs in another kernel context, a sandbox; or it has threads); it is another
-    version (it retires, a new one is started); or it did not answer in time. Each is a line
-    in the warm process's log."""
+    launcher runs in another kernel context, a sandbox; it has threads; the module is not the
+    agent's); it is another version (it retires, a new one is started); or it did not answer in
+    time. Each is a line in the warm process's log."""
     wanted = choice()
     if not wanted.enabled:
         return None
@@ -52,22 +53,9 @@ def fork_detached(
             note(folder, "background session spawned (no warm process yet)")
             return None
         with sock:
-            umask = os.umask(0o022)
-            os.umask(umask)
-            request: dict[str, object] = {
-                "op": OP,
-                "key": key,
-                "module": module,
-                "argv": argv,
-                "cwd": cwd,
-            }
-            request |= {"env": env, "umask": umask, "argv0": sys.argv[0]}
-            send_request(sock, request, fds)
-            sock.settimeout(READY_S + HANDSHAKE_S)  # the server waits up to READY_S for it
-            first = Lines(sock).next() or {}
-            if "pid" in first:
-                sock.sendall(GO)
-                return int(first["pid"])
+            first = _started(sock, _request(module, argv, cwd, env, key), fds)
+        if "pid" in first:
+            return int(first["pid"])
         why = first.get("refused") or first.get("retire") or "no answer"
         note(folder, f"background session spawned (the warm process said: {why})")
         if "retire" in first:
@@ -75,6 +63,25 @@ def fork_detached(
     except Exception as e:  # anything at all: the launcher spawns it
         note(folder, f"background session spawned ({type(e).__name__}: {e})")
     return None
+
+
+def _request(
+    module: str, argv: list[str], cwd: str, env: dict[str, str], key: str
+) -> dict[str, object]:
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return {"op": OP, "key": key, "module": module, "argv": argv, "cwd": cwd, "env": env,
+            "umask": umask, "argv0": sys.argv[0]}  # fmt: skip
+
+
+def _started(sock: socket.socket, request: dict[str, object], fds: list[int]) -> dict[str, Any]:
+    """The warm process's answer; its child told to go when it says the child's pid."""
+    send_request(sock, request, fds)
+    sock.settimeout(READY_S + HANDSHAKE_S)  # the server waits up to READY_S for the child
+    first = Lines(sock).next() or {}
+    if "pid" in first:
+        sock.sendall(GO)
+    return first
 
 
 def run_detached(
