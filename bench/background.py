@@ -5,7 +5,9 @@
 - Private memory per idle background session: `--sessions` sessions started with
   `agent run --bg` against the test model server, each answered at once and left `idle`; each
   process's private pages (Private_Clean + Private_Dirty of /proc/PID/smaps_rollup), the memory
-  that would be freed if it ended (target ≤ 30 MiB).
+  that would be freed if it ended (target ≤ 30 MiB). They are forked from a warm process of the
+  bench's own (its own private memory, and a warm `agent run` child's, are shown beside);
+  `--spawned`: without one, each started as a process of its own (the fallback).
 - `agent ps --json` with `--records` recorded sessions (ended ones, written by the registry's own
   `update`), from process start to its exit (target ≤ 0.15 s).
 """
@@ -23,12 +25,14 @@ import time
 from pathlib import Path
 
 from common import AGENT, Figure, agent_env, report
+from warm_server import WarmServer
 
 from tests.fake_model import FakeAnthropic
 
 MEMORY_TARGET_MIB = 30.0
 PS_TARGET_S = 0.15
 WAIT_S = 300.0
+SLOW, SLOW_S = "answer slowly", 3.0  # the warm run measured while it waits for its reply
 
 
 def private_mib(pid: int) -> float:
@@ -49,39 +53,83 @@ def _ps(env: dict[str, str], cwd: Path) -> list[dict[str, object]]:
     return listed
 
 
-def idle_memory(sessions: int) -> Figure:
-    """Private MiB of each idle background session's process."""
+def idle_memory(sessions: int, spawned: bool) -> list[Figure]:
+    """Private MiB of each idle background session's process: forked from a warm process of
+    the bench's own (and that process's own, and a warm `agent run` child's beside them), or
+    with `spawned` each a process of its own (the fallback: no warm process)."""
     home, ws = Path(tempfile.mkdtemp()), Path(tempfile.mkdtemp())
     with FakeAnthropic() as server:
+        server.route(lambda body: SLOW in json.dumps(body)).text("ok", delay=SLOW_S)
         server.route(lambda body: True).respond(lambda body: "ok", times=sessions * 4)
         env = agent_env(server.base_url, str(home))
         env["XDG_STATE_HOME"] = str(home / "state")
-        for i in range(sessions):
-            subprocess.run(
-                [*AGENT, "run", "--bg", "-p", f"say ok number {i}"],
-                env=env, cwd=ws, capture_output=True, check=True,
-            )  # fmt: skip
-        deadline = time.monotonic() + WAIT_S
-        while True:
-            listed = _ps(env, ws)
-            if sum(1 for s in listed if s["state"] == "idle") == sessions:
-                break
-            if time.monotonic() > deadline or any(s["state"] == "failed" for s in listed):
-                raise RuntimeError(f"not all idle: {[s['state'] for s in listed]}")
-            time.sleep(0.5)
+        warm = None if spawned else WarmServer(env)
+        if warm is not None:
+            warm.start()
+            env = warm.env
         try:
-            values = [private_mib(int(str(s["pid"]))) for s in listed]
+            values = _idle_sessions(env, ws, sessions)
+            how = "spawned" if spawned else "forked"
+            figures = [Figure.of(
+                f"private memory per idle session ({sessions}, {how})",
+                values, "MiB", f"target ≤ {MEMORY_TARGET_MIB:g} MiB",
+                ok=max(values) <= MEMORY_TARGET_MIB,
+            )]  # fmt: skip
+            if warm is not None:
+                figures += _warm_beside(warm, server, ws)
         finally:
-            for s in listed:
-                subprocess.run([*AGENT, "stop", str(s["name"])], env=env, cwd=ws, check=False,
-                               capture_output=True)  # fmt: skip
-    return Figure.of(
-        f"private memory per idle session ({sessions})",
-        values,
-        "MiB",
-        f"target ≤ {MEMORY_TARGET_MIB:g} MiB",
-        ok=max(values) <= MEMORY_TARGET_MIB,
-    )
+            if warm is not None:
+                warm.stop()
+    return figures
+
+
+def _idle_sessions(env: dict[str, str], ws: Path, sessions: int) -> list[float]:
+    for i in range(sessions):
+        subprocess.run(
+            [*AGENT, "run", "--bg", "-p", f"say ok number {i}"],
+            env=env, cwd=ws, capture_output=True, check=True,
+        )  # fmt: skip
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        listed = _ps(env, ws)
+        if sum(1 for s in listed if s["state"] == "idle") == sessions:
+            break
+        if time.monotonic() > deadline or any(s["state"] == "failed" for s in listed):
+            raise RuntimeError(f"not all idle: {[s['state'] for s in listed]}")
+        time.sleep(0.5)
+    try:
+        return [private_mib(int(str(s["pid"]))) for s in listed]
+    finally:
+        for s in listed:
+            subprocess.run([*AGENT, "stop", str(s["name"])], env=env, cwd=ws, check=False,
+                           capture_output=True)  # fmt: skip
+
+
+def _warm_beside(warm: WarmServer, server: FakeAnthropic, ws: Path) -> list[Figure]:
+    """The warm process's own private MiB, and a warm `agent run` child's beside it (taken
+    while its request waits for the model's slow reply)."""
+    status = warm.status()
+    assert status is not None
+    parent = int(status["pid"])
+    seen = len(server.requests)
+    run = subprocess.Popen(
+        [*AGENT, "run", "-p", SLOW], env=warm.env, cwd=ws,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + WAIT_S
+        while not any(SLOW in json.dumps(r.body) for r in server.requests[seen:]):
+            if time.monotonic() > deadline or run.poll() is not None:
+                raise RuntimeError("the warm run sent no request")
+            time.sleep(0.05)
+        children = Path(f"/proc/{parent}/task/{parent}/children").read_text().split()
+        child = max(private_mib(int(pid)) for pid in children)  # the sessions were stopped
+    finally:
+        run.wait(timeout=WAIT_S)
+    return [
+        Figure.of("the warm process itself (private)", [private_mib(parent)], "MiB"),
+        Figure.of("a warm `agent run` child (private)", [child], "MiB"),
+    ]
 
 
 def ps_time(records: int, runs: int) -> Figure:
@@ -127,9 +175,10 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, default=20)
     parser.add_argument("--records", type=int, default=100)
     parser.add_argument("--runs", type=int, default=11)
+    parser.add_argument("--spawned", action="store_true", help="sessions without a warm process")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    figures = [ps_time(args.records, args.runs), idle_memory(args.sessions)]
+    figures = [ps_time(args.records, args.runs), *idle_memory(args.sessions, args.spawned)]
     return report(figures, args.json)
 
 

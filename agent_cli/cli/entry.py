@@ -17,6 +17,11 @@ from agent_cli.core.files import durable
 FAST_EXIT = ("run", "chat")
 WORKTREE = "--worktree"  # cli/worktree_session.py's FLAG: a bare one needs rewriting first
 BACKGROUND = "--bg"  # cli/commands/background.py's FLAG: started here, not by the warm process
+QUICK = {  # an extension's command answered before typer loads: command -> the module whose
+    # `quick(argv) -> int | None` answers it (None: typer does). Named, never imported by the
+    # spine's code: loaded without its extension's package (`quick_command`)
+    "ps": "agent_cli.ext.background.listing",
+}
 
 
 def keep_bytecode_whole() -> None:
@@ -51,7 +56,8 @@ def main() -> None:
         if code is not None:
             flush_std()
             os._exit(code)
-    adopt_descendants()
+    if not argv or argv[0] not in QUICK:  # a listing starts nothing to reap
+        adopt_descendants()
     code = run_in_process(argv)
     if argv[:1] and argv[0] in FAST_EXIT:
         settle()
@@ -65,6 +71,10 @@ def run_in_process(argv: list[str]) -> int:
         from agent_cli.cli.sessions_list import quick
 
         code = quick(argv[1:])  # the listing is done before typer would have loaded
+        if code is not None:
+            return code
+    if argv[:1] and argv[0] in QUICK:
+        code = quick_command(QUICK[argv[0]], argv[1:])
         if code is not None:
             return code
     try:
@@ -83,6 +93,31 @@ def run_in_process(argv: list[str]) -> int:
     except SystemExit as e:
         return exit_code(e.code)
     return 0
+
+
+def quick_command(module: str, argv: list[str]) -> int | None:
+    """`module`'s quick answer to `argv`, its package not run: an extension's package declares
+    it (the contract and its settings: 0.2 s), which a quick answer does not need. When it
+    leaves the command to typer (None), what was imported so is forgotten: the package and its
+    modules are then imported as any command's are."""
+    import importlib
+    import importlib.util
+
+    package = module.rpartition(".")[0]
+    before = set(sys.modules)
+    if package not in sys.modules:
+        spec = importlib.util.find_spec(package)
+        if spec is None:
+            return None
+        sys.modules[package] = importlib.util.module_from_spec(spec)  # not executed
+    code: int | None = None
+    try:
+        code = importlib.import_module(module).quick(argv)
+    finally:
+        if code is None:
+            for name in set(sys.modules) - before:
+                del sys.modules[name]
+    return code
 
 
 def exit_code(code: object) -> int:

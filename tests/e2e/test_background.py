@@ -16,9 +16,12 @@ from typing import Any
 
 import pytest
 
+from agent_cli.cli.warm.place import LOCK, LOG
 from agent_cli.ext.background.answering import answer
 from agent_cli.ext.background.registry import GONE, process_start
+from agent_cli.ext.background.registry import update as registry_update
 from tests.e2e.helpers import REPO, run_agent
+from tests.e2e.warm import Warm
 from tests.e2e.worktree_support import make_repo
 from tests.fake_model import FakeAnthropic, Script
 from tests.waiting import wait_until
@@ -223,3 +226,108 @@ def test_a_lead_hands_two_workers_a_task_each_and_hears_both_answers(
 def first_user(body: dict[str, Any]) -> str:
     content = (body.get("messages") or [{}])[0].get("content", "")
     return content if isinstance(content, str) else json.dumps(content)
+
+
+def test_with_a_warm_process_a_session_is_its_detached_fork(
+    fake_model: FakeAnthropic, bg_env: dict[str, str], tmp_path: Path
+):
+    """A session forked from the warm process (its pages shared) is as detached as a spawned
+    one: a session of its own, /dev/null and its log as 0, 1, 2, nothing of the server's (its
+    listening socket, lock, log), through the terminal's SIGHUP; `agent stop`'s pidfd ends it,
+    and a kill -9 shows as `stopped` (the warm process reaps it: no zombie left `working`)."""
+    for _ in range(2):
+        fake_model.script.tool_use("write_file", path="out.txt", content="hi")
+    warm = Warm(bg_env)
+    warm.start()
+    try:
+        command = f"{sys.executable} -m agent_cli run --bg --name forked -p 'write out'"
+        terminal = subprocess.Popen(  # a shell in a session of its own, as a terminal's
+            ["/bin/sh", "-c", f"{command} >/dev/null 2>&1; exec sleep 120"],
+            cwd=tmp_path,
+            env=warm.env,
+            start_new_session=True,
+        )
+        forked = until_state(bg_env, "forked", "waiting: approval")
+        pid, server = forked["pid"], (warm.status() or {}).get("pid")
+        assert proc_stat(pid)[1:4] == [server, pid, pid]  # parent, group, session
+        assert descriptors(pid)[:3] == ["/dev/null", forked["log"], forked["log"]]
+        listener = unix_inode(str(warm.folder / "server.sock"))
+        servers = {f"socket:[{listener}]", *(str(warm.folder / f) for f in (LOCK, LOG))}
+        assert servers.isdisjoint(descriptors(pid))
+        os.killpg(terminal.pid, signal.SIGHUP)  # the terminal closes
+        assert terminal.wait(timeout=WAIT_S) == -signal.SIGHUP
+        assert ps(bg_env, tmp_path)["forked"]["state"] == "waiting: approval"
+        launch(warm.env, tmp_path, "--name", "killed", "-p", "write out")
+        killed = until_state(bg_env, "killed", "waiting: approval")
+        assert proc_stat(killed["pid"])[1] == server
+        os.kill(killed["pid"], signal.SIGKILL)
+        wait_until(lambda: process_start(killed["pid"]) is None, WAIT_S, "the kill")
+        assert ps(bg_env, tmp_path)["killed"]["state"] == "stopped"
+        assert not Path(f"/proc/{killed['pid']}").exists()  # reaped, not a zombie
+        stopped = run_agent(bg_env, tmp_path, "stop", "forked")
+        assert stopped.returncode == 0, stopped.stderr
+        assert (record(bg_env, "forked")["state"], record(bg_env, "forked")["reason"]) == (
+            "stopped", "stopped with agent stop",
+        )  # fmt: skip
+        assert "background session: child" in warm.log()
+        other = subprocess.run(  # a module not the agent's: no process runs it
+            [sys.executable, "-c", NOT_THE_AGENTS, str(tmp_path / "ran")],
+            env=warm.env, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        assert (other.stdout, (tmp_path / "ran").exists()) == ("None\n", False)
+        assert "the agent's own modules only" in warm.log()
+    finally:
+        warm.stop()
+
+
+NOT_THE_AGENTS = """import sys
+from agent_cli.cli.warm.detached import fork_detached
+statement = f"open({sys.argv[1]!r}, 'w')"  # what `python -m timeit` would run
+print(fork_detached("timeit", ["-n", "1", "-r", "1", statement], "/", {}, [0, 1, 2]))
+"""
+
+
+def proc_stat(pid: int) -> list[int | str]:
+    """/proc/PID/stat after the command's name: state, then parent, group, session..."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return [fields[0], *(int(f) for f in fields[1:4])]
+
+
+def descriptors(pid: int) -> list[str]:
+    fds = sorted(Path(f"/proc/{pid}/fd").iterdir(), key=lambda p: int(p.name))
+    return [str(fd.readlink()) for fd in fds]
+
+
+def unix_inode(path: str) -> str:
+    """The inode of the unix socket bound at `path` (/proc/net/unix)."""
+    for line in Path("/proc/net/unix").read_text().splitlines()[1:]:
+        fields = line.split()
+        if len(fields) == 8 and fields[7] == path:
+            return fields[6]
+    raise AssertionError(f"no socket bound at {path}")
+
+
+def test_ps_watch_prints_a_block_per_change_until_ctrl_c(bg_env: dict[str, str], tmp_path: Path):
+    folder = Path(bg_env["XDG_STATE_HOME"]) / "agent" / "background"
+    folder.mkdir(parents=True, mode=0o700)
+    path, out = folder / "watched.json", tmp_path / "watching.txt"
+    with subprocess.Popen(["sleep", "120"]) as session, out.open("w") as sink:  # its process
+        live = {"pid": session.pid, "process_start": process_start(session.pid)}
+        live["socket"] = str(tmp_path / "watched.sock")
+        registry_update(path, name="watched", workspace=str(tmp_path), state="working", **live)
+        watcher = subprocess.Popen(
+            [sys.executable, "-m", "agent_cli", "ps", "--watch"],
+            cwd=tmp_path,
+            env={**bg_env, "PYTHONPATH": str(REPO)},
+            stdout=sink,
+        )
+        wait_until(lambda: "working" in out.read_text(), WAIT_S, "the first block")
+        registry_update(path, state="waiting: approval", last="waits for approval: bash")
+        wait_until(lambda: "waiting: approval" in out.read_text(), WAIT_S, "the second block")
+        watcher.send_signal(signal.SIGINT)
+        assert watcher.wait(timeout=WAIT_S) == 0
+        session.kill()
+    blocks = out.read_text().split("\n\n")  # its age going on draws no block of its own
+    assert [("working" in b, "waiting: approval" in b) for b in blocks] == [
+        (True, False), (False, True),
+    ]  # fmt: skip

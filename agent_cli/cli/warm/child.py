@@ -41,8 +41,9 @@ def _stdio(fd: int, write: bool) -> io.TextIOWrapper:
     return io.TextIOWrapper(io.BufferedReader(io.FileIO(fd, "r", closefd=False)), encoding="utf-8")
 
 
-def become_client(request: dict[str, Any], fds: list[int]) -> None:
-    os.setpgid(0, 0)  # one group with its tools: the server can end them together
+def become_client(request: dict[str, Any], fds: list[int], group: bool = True) -> None:
+    if group:
+        os.setpgid(0, 0)  # one group with its tools: the server can end them together
     signal.set_wakeup_fd(-1)
     for signum in RESET:
         signal.signal(signum, signal.SIG_DFL)
@@ -77,13 +78,21 @@ def die_with_client(conn: socket.socket) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
+Runner = Callable[[socket.socket, dict[str, Any], list[int], int, int], None]
+
+
 def fork(
-    prepare: Callable[[], None], conn: socket.socket, request: dict[str, Any], fds: list[int]
+    prepare: Callable[[], None],
+    conn: socket.socket,
+    request: dict[str, Any],
+    fds: list[int],
+    run: Runner | None = None,
 ) -> tuple[int, str | None]:
     """In the server: a child for `request`'s client (`prepare` lets go of the server's own in
     it; it never returns there). Its pid, and why it could not take its client's scheduling
     (None: it did, and runs; else it has ended). RuntimeError, and no child, when the server
-    has any thread but its main one: a lock another thread held would stay held in the child."""
+    has any thread but its main one: a lock another thread held would stay held in the child.
+    `run` is what the child does (default: its client's run, `run_child`)."""
     if threading.active_count() != 1:
         alive = ", ".join(t.name for t in threading.enumerate())
         raise RuntimeError(f"the warm process cannot fork with threads alive ({alive})")
@@ -98,7 +107,7 @@ def fork(
     if pid == 0:
         os.close(ready_r)
         prepare()
-        run_child(conn, request, fds, client, ready_w)
+        (run or run_child)(conn, request, fds, client, ready_w)
     os.close(ready_w)
     return pid, wait_ready(pid, ready_r)
 

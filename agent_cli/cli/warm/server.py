@@ -2,9 +2,10 @@
 in the background by a client (with AFTER_PID, the in-process client it must not compete with:
 it first waits for that process to end, however it ends). It takes the lock (a second one
 starting exits at once), warms up, listens on DIR/server.sock (0600) and forks one child per
-run from its single thread. It reports each child's end to its client, ends a child whose
-client vanished (SIGTERM, then SIGKILL), retires when a client's version key differs or on
-`agent server stop`, and exits after IDLE_S without runs."""
+run, and one per background session (warm/detached.py), from its single thread. It reports each
+child's end to its client, ends a child whose client vanished (SIGTERM, then SIGKILL), retires
+when a client's version key differs or on `agent server stop`, and exits after IDLE_S without
+runs or background sessions."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from agent_cli.cli.warm.wire import peer_uid, recv_request, send_line
 
 log = logging.getLogger("agent.warm")
 KILL_AFTER_S = 5.0
-OPS = ("run", "status", "stop")
+OPS = ("run", "detach", "status", "stop")
 GRACE_S = 0.3
 
 
@@ -36,6 +37,7 @@ class Server:
         self.folder, self.key, self.idle_s, self.lock = folder, key, idle_s, lock
         self.started = time.time()
         self.children: dict[int, socket.socket] = {}  # child pid -> its client's connection
+        self.detached: set[int] = set()  # background sessions: reaped here, never ended
         self.kill_at: dict[int, float] = {}
         self.terminated: set[int] = set()
         self.served = 0
@@ -82,12 +84,19 @@ class Server:
                     self._client_gone(key.data)
             self._reap()
             self._kill_overdue()
-            if self.children:
-                self.last_active = time.monotonic()
-            elif self.retiring or time.monotonic() - self.last_active >= self.idle_s:
+            if self.done():
                 self.retire("idle")
                 log.info("exiting: %s", self.retiring)
                 return
+
+    def done(self) -> bool:
+        """Whether to exit now: no run is left, and it retires or has been idle long enough.
+        A background session keeps it from idling (the next one is forked too), never from
+        retiring (a new version's process waits for this one's lock)."""
+        if self.children or (self.detached and not self.retiring):
+            self.last_active = time.monotonic()
+            return False
+        return bool(self.retiring) or time.monotonic() - self.last_active >= self.idle_s
 
     def _timeout(self) -> float:
         deadlines = [t - time.monotonic() for t in self.kill_at.values()]
@@ -141,6 +150,8 @@ class Server:
         elif self.retiring or request.get("key") != self.key:
             _say(conn, {"retire": self.retiring or "another version"})
             self.retire(self.retiring or "a client of another version")
+        elif op == "detach":
+            self._detach(conn, request, fds)
         else:
             self._fork(conn, request, fds)
 
@@ -166,6 +177,26 @@ class Server:
         self.selector.register(conn, selectors.EVENT_READ, pid)
         log.info("run %d: child %d", self.served, pid)
 
+    def _detach(self, conn: socket.socket, request: dict[str, object], fds: list[int]) -> None:
+        """A background session (warm/detached.py): nobody's client, so not in `children`."""
+        from agent_cli.cli.warm.child import fork
+        from agent_cli.cli.warm.detached import PACKAGE, run_detached
+
+        if not str(request.get("module")).startswith(PACKAGE):
+            self._refuse(conn, "a detached process runs the agent's own modules only")
+            return
+        if threading.active_count() != 1:
+            self._refuse(conn, "the warm process has threads; it cannot fork safely")
+            return
+
+        pid, why = fork(self._in_child, conn, request, fds, run_detached)
+        if why is not None:
+            self._refuse(conn, why)
+            return
+        conn.close()  # the child tells its launcher its pid, and waits for its "go"
+        self.detached.add(pid)
+        log.info("background session: child %d", pid)
+
     def _in_child(self) -> None:
         self.selector.close()
         if self.listener is not None:
@@ -176,6 +207,7 @@ class Server:
             os.close(fd)
         for handler in list(log.handlers):
             log.removeHandler(handler)  # the child logs where its run logs
+            handler.close()  # its file too (frozen, the handler would keep it open)
 
     def _client_gone(self, pid: int) -> None:
         conn = self.children.get(pid)
@@ -212,13 +244,14 @@ class Server:
                 self.kill_at[pid] = now + KILL_AFTER_S
 
     def _reap(self) -> None:
-        while self.children:
+        while self.children or self.detached:
             try:
                 pid, status = os.waitpid(-1, os.WNOHANG)
             except ChildProcessError:
                 return
             if pid == 0:
                 return
+            self.detached.discard(pid)
             conn = self.children.pop(pid, None)
             self.kill_at.pop(pid, None)
             self.terminated.discard(pid)
@@ -252,6 +285,7 @@ class Server:
             "started": self.started,
             "served": self.served,
             "running": len(self.children),
+            "sessions": len(self.detached),  # background sessions forked here, running
             "idle_s": self.idle_s,
             "rss_kib": rss_kib(),
             "last_refused": self.last_refused,

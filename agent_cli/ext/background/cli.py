@@ -1,25 +1,22 @@
-"""`agent ps [--here] [--json]`, `agent logs NAME [-f]`, `agent stop NAME`, `agent rm NAME`:
-this user's background sessions, from any directory. Without the SDK."""
+"""`agent ps [--here] [--json] [--watch]` (listing.py), `agent logs NAME [-f]`, `agent stop
+NAME`, `agent rm NAME`: this user's background sessions, from any directory. Without the SDK."""
 
 from __future__ import annotations
 
-import json
 import signal
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import typer
 
 from agent_cli.cli.common import guarded
 from agent_cli.core.errors import UsageError
-from agent_cli.ext.background import mail, registry
+from agent_cli.ext.background import listing, mail, registry
 
 NAME = typer.Argument(..., help="The session's name (agent ps).")
 STOP_WAIT_S = 20.0  # SIGTERM's turn to end cleanly; then SIGKILL
 POLL_S = 0.05
-FIELDS = ("name", "state", "reason", "workspace", "worktree", "session_id", "pid", "turns")
 
 
 def find(name: str) -> registry.Record:
@@ -27,60 +24,18 @@ def find(name: str) -> registry.Record:
     return mail.find(name, str(Path.cwd().resolve()))
 
 
-def _row(record: registry.Record, now: float) -> dict[str, Any]:
-    row = {field: record.data.get(field) for field in FIELDS}
-    since = float(record.data.get("since", record.data.get("created", now)))
-    return {**row, "state": record.state, "for_s": round(now - since, 1), **_last(record)}
-
-
-def _last(record: registry.Record) -> dict[str, Any]:
-    data = record.data
-    return {"cost_usd": data.get("cost_usd"), "last": data.get("last", ""), "log": data.get("log")}
-
-
-def _ago(seconds: float) -> str:
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{int(seconds // size)}{unit}"
-    return f"{int(seconds)}s"
-
-
-def _table(rows: list[dict[str, Any]]) -> str:
-    home = str(Path.home())
-    lines = [("NAME", "STATE", "FOR", "TURNS", "COST", "WORKSPACE", "LAST")]
-    for row in rows:
-        cost = "-" if row["cost_usd"] is None else f"${row['cost_usd']:.3f}"
-        where = str(row["workspace"]).replace(home, "~", 1)
-        where += f" ({row['worktree']})" if row["worktree"] else ""
-        last = (
-            row["reason"]
-            if row["state"] in ("stopped", "failed") and row["reason"]
-            else row["last"]
-        )
-        line = (row["name"], row["state"], _ago(row["for_s"]), str(row["turns"]), cost, where)
-        lines.append((*line, str(last)))
-    widths = [max(len(line[i]) for line in lines) for i in range(6)]
-    return "\n".join(
-        "  ".join(c.ljust(w) for c, w in zip(line, widths, strict=False)) + f"  {line[6]}"
-        for line in lines
-    )
-
-
 @guarded
 def ps(
     here: bool = typer.Option(False, "--here", help="Only this workspace's sessions."),
     as_json: bool = typer.Option(False, "--json", help="One JSON array."),
+    watching: bool = typer.Option(
+        False, "--watch", help="Draw them again as they change, until Ctrl-C."
+    ),
 ) -> None:
     """Every background session of this user: running, waiting, or ended and not yet rm'd."""
-    now, workspace = time.time(), str(Path.cwd().resolve())
-    found = [r for r in registry.records() if not here or r.data.get("workspace") == workspace]
-    rows = [_row(r, now) for r in found]
-    if as_json:
-        typer.echo(json.dumps(rows, ensure_ascii=False))
-    elif not rows:
-        typer.echo("no background sessions (agent run --bg -p PROMPT starts one)")
-    else:
-        typer.echo(_table(rows))
+    if watching:
+        raise typer.Exit(listing.watch(here, as_json, sys.stdout))
+    listing.ps(here, as_json, sys.stdout)  # as `agent ps` answers before typer loads
 
 
 def _gone(record: registry.Record, within: float) -> bool:

@@ -1,5 +1,6 @@
 """`agent run --bg`: the session's name chosen and its record written, then its process started
-detached (child.py): a session of its own, no terminal, stdin /dev/null, output to its log.
+detached (child.py): a session of its own, no terminal, stdin /dev/null, output to its log;
+forked from the warm process when one serves (cli/warm/detached.py), else spawned.
 The port "background" (cli/commands/background.py's Detacher) answers with this."""
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import agent_cli
 from agent_cli.core.errors import UsageError
 from agent_cli.core.options import Options
 from agent_cli.ext.background import mail, names, registry
+
+CHILD = "agent_cli.ext.background.child"
 
 
 def spec_of(
@@ -62,27 +65,39 @@ def reserve(options: Options, spec: dict[str, Any], name: str | None) -> tuple[P
 
 
 def start(path: Path, workspace: Path) -> int:
-    """The session's process, detached; its pid."""
-    from agent_cli.core.outside import spawn
+    """The session's process, detached: a fork of the warm process when one serves this
+    launcher (its imported pages shared: warm/detached.py), else spawned; its pid."""
+    from agent_cli.cli.warm.detached import fork_detached
 
     env = dict(os.environ)  # its own: the model's credentials too
     env.pop(mail.ENV, None)  # the session that started it is in its record (`parent`)
     package_root = str(Path(agent_cli.__file__).resolve().parents[1])
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
     log = os.open(path.with_suffix(".log"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    nothing = os.open(os.devnull, os.O_RDONLY)
     try:
-        proc = spawn.popen(
-            [sys.executable, "-m", "agent_cli.ext.background.child", str(path)],
-            env=env,
-            cwd=workspace,
-            stdin=spawn.DEVNULL,
-            stdout=log,
-            stderr=spawn.STDOUT,
-            start_new_session=True,  # no terminal: its SIGHUP and Ctrl-C are not this one's
-        )
+        pid = fork_detached(CHILD, [str(path)], str(workspace), env, [nothing, log, log])
+        if pid is None:
+            pid = spawned(path, workspace, env, log)
     finally:
         os.close(log)
-    registry.update(path, pid=proc.pid, process_start=registry.process_start(proc.pid))
+        os.close(nothing)
+    registry.update(path, pid=pid, process_start=registry.process_start(pid))
+    return pid
+
+
+def spawned(path: Path, workspace: Path, env: dict[str, str], log: int) -> int:
+    from agent_cli.core.outside import spawn
+
+    proc = spawn.popen(
+        [sys.executable, "-m", CHILD, str(path)],
+        env=env,
+        cwd=workspace,
+        stdin=spawn.DEVNULL,
+        stdout=log,
+        stderr=spawn.STDOUT,
+        start_new_session=True,  # no terminal: its SIGHUP and Ctrl-C are not this one's
+    )
     return proc.pid
 
 

@@ -11,18 +11,17 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import json
 import os
-import shutil
 import signal
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from agent_cli.core.files.private_file import write_private
+TYPE_CHECKING = False  # typing itself is not imported: `agent ps` saves its 10 ms
+
+if TYPE_CHECKING:  # `agent ps` answers with this module alone: what it does not need is lazy
+    from collections.abc import Iterator
+    from typing import Any
 
 LIVE = ("working", "waiting: approval", "waiting: question", "waiting: plan", "idle")
 ENDED = ("done", "failed", "stopped")
@@ -40,6 +39,8 @@ def folder() -> Path:
 
 def key(workspace: Path, name: str) -> str:
     """The record's file name: names are unique per workspace, not per user."""
+    import hashlib
+
     digest = hashlib.sha256(str(workspace).encode()).hexdigest()[:8]
     return f"{name}-{digest}"
 
@@ -78,10 +79,14 @@ def _start_elsewhere(pid: int) -> str | None:
     return "?"
 
 
-@dataclass
 class Record:
-    path: Path
-    data: dict[str, Any]
+    __slots__ = ("data", "path")
+
+    def __init__(self, path: Path, data: dict[str, Any]) -> None:
+        self.path, self.data = path, data
+
+    def __repr__(self) -> str:
+        return f"Record({self.path!r}, {self.data!r})"
 
     @property
     def name(self) -> str:
@@ -149,6 +154,8 @@ def records() -> list[Record]:
 
 def update(path: Path, **changes: Any) -> dict[str, Any]:
     """The record at `path` with `changes`, written whole; a new state restarts `since`."""
+    from agent_cli.core.files.private_file import write_private
+
     with locked(path.with_suffix(".lock")):
         current = read(path)
         data = dict(current.data) if current is not None else {}
@@ -161,6 +168,8 @@ def update(path: Path, **changes: Any) -> dict[str, Any]:
 
 def forget(record: Record) -> None:
     """Its files gone (the messages nobody read too), the socket a killed session left."""
+    import shutil
+
     for suffix in (".json", ".log", ".lock"):
         record.path.with_suffix(suffix).unlink(missing_ok=True)
     shutil.rmtree(record.path.with_suffix(".inbox"), ignore_errors=True)
