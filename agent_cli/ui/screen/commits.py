@@ -40,7 +40,7 @@ from agent_cli.ui.screen.reflow import (
     write_again,
 )
 from agent_cli.ui.screen.region_rows import region_of, rows_above
-from agent_cli.ui.screen.width_probe import LOST_S, RegionRows, WidthProbes
+from agent_cli.ui.screen.width_probe import LOST_S, WidthProbes
 
 if TYPE_CHECKING:
     from agent_cli.ui.screen.anchor import BottomAnchor
@@ -201,32 +201,27 @@ class Commits:
         top = rows_above(region, size.columns, terminal_reflows()) - region.cursor[0]
         up = max(top + taken + renderer._cursor_pos.y, 0)
         self.gap.reset()  # the region's own rows, counted in `up`: erased with it
-        self._erase(up, region, texts, taken)
+        self._erase(up, texts, taken)
         self.waiting = self._resized = self._stranded = False
         if probes is not None:
             probes.relaid()
         return True
 
-    def _erase(self, up: int, region: RegionRows, texts: list[str], taken: int) -> None:
+    def _erase(self, up: int, texts: list[str], taken: int) -> None:
         """Erase the region from its top, `up` rows above the cursor, with the `texts`
         committed since its last frame (`taken` rows), to be drawn anew below them."""
         size = self.app.output.get_size()
         height = self.app.layout.container.preferred_height(size.columns, size.rows).preferred
         turn = not self.idle()  # commits to come fill the rows it frees (ui/screen/anchor.py: Gap)
         over = self._over(up)  # its rows re-wrapped past the screen's top, into scrollback
-        blank = next((n for n, cells in enumerate(region.widths) if cells), len(region.widths))
-        if self._stranded or over > blank + taken:
+        if self._stranded or over > 0:
             write_again(self.app, [text for _, text in self._written])  # see `_over`
-        elif up >= size.rows:  # only blank rows of its top went there: drawn from the top
-            erase_region(self.app, size.rows - 1, texts, 0)
-            self.gap.keep(size.rows - taken if turn else 0)
+            if self.anchor is not None:
+                self.anchor.below = None
         else:
             down = self._down(up + 1 - min(height, size.rows) - taken)
             erase_region(self.app, up, texts, 0 if turn else down)
             self.gap.keep(min(height, size.rows) + down if turn else 0)
-            return
-        if self.anchor is not None:
-            self.anchor.below = None
 
     def _over(self, up: int) -> int:
         """Rows of the region that the re-wrap put past the screen's top, its top `up` rows
@@ -238,11 +233,14 @@ class Commits:
         at 140x45 -> 60x24 its 22 into 64. No layout that keeps the panel fits that, and what
         went into scrollback (the reply's tail, pieces of the panel) no program can erase
         there. So the scrollback is cleared and the session's output written again
-        (`write_again`): the shell's lines from before `agent chat` go with it (README). Only
-        blank rows of its top (`Gap`) are left there, as before. The same clear when a turn
-        runs and the region had just got shorter (`_stranded`): the blank rows kept at the
-        screen's top then (ui/screen/anchor.py: `filler`) sit amid the conversation, where a
-        narrowing pushes them into scrollback and a widening brings rows back above them."""
+        (`write_again`): the shell's lines from before `agent chat` go with it (README). The
+        same when only blank rows of its top (`Gap`) went there: a second narrowing before
+        commits fill them left a blank run amid the conversation (13 rows after 140 -> 100 -> 80
+        columns early in a reply, 2 with 3 s between), which no later write takes away. And
+        the same when a turn runs and the region had just got shorter (`_stranded`): the blank
+        rows kept at the screen's top then (ui/screen/anchor.py: `filler`) sit amid the
+        conversation, where a narrowing pushes them into scrollback and a widening brings rows
+        back above them."""
         anchor, size, last = self.anchor, self.app.output.get_size(), self.app.renderer._last_size
         below = anchor.below if anchor is not None and anchor.below is not None else 0
         if last is not None and last.rows > size.rows:  # a lower screen drops them first
