@@ -135,20 +135,17 @@ def scrollback_joined(tmux: Tmux) -> list[str]:
     return tmux.run("capture-pane", "-p", "-J", "-S", "-").rstrip("\n").split("\n")
 
 
-BORDER = set("╭╮╰╯│")
-
-
-def residue(lines: list[str], end: int) -> dict[str, int]:
-    """What a resize or Ctrl-L left among the committed lines `lines[:end + 1]`: rows of a
-    panel's border, and the longest blank run after the first line that is not blank (the
-    conversation's own runs are one row)."""
+def residue(lines: list[str], end: int, border: str = "╭╮╰╯") -> dict[str, int]:
+    """What a resize or Ctrl-L left among the committed lines `lines[:end + 1]`: rows with a
+    panel's `border` (its corners: a tool's preview has a gutter of `│`), and the longest blank
+    run after the first line that is not blank (the conversation's own runs are one row)."""
     first = next((n for n, line in enumerate(lines) if line.strip()), 0)
     run = most = 0
     for line in lines[first : end + 1]:
         run = run + 1 if not line.strip() else 0
         most = max(most, run)
-    border = sum(bool(set(line) & BORDER) for line in lines[: end + 1])
-    return {"border rows": border, "blank run": most}
+    rows = sum(bool(set(line) & set(border)) for line in lines[: end + 1])
+    return {"border rows": rows, "blank run": most}
 
 
 def streamed_on(tmux: Tmux, seen: int) -> None:
