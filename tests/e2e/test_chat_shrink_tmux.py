@@ -2,7 +2,8 @@
 an approval, a tool's preview or a block of spinners): in tmux at 80x24 and 140x45, once the
 screen is full the prompt stays on its last row, the committed lines right above the region,
 and the blank rows it gave up never reach scrollback (each line there once, no blank run), not
-even when the screen then gets fewer rows (issue 56: a run of 13 blank rows at 80x24 -> 80x16)."""
+even when the screen then gets fewer rows (issue 56: runs of 10 blank rows at 80x24 -> 80x16,
+19 at 140x45 -> 140x30)."""
 
 from __future__ import annotations
 
