@@ -2,7 +2,8 @@
 panel sat above the question and were then committed into the conversation. In tmux at 80x24
 and 140x45, in colour (the panel draws its own border), Ctrl-L pressed while idle or while the
 model thinks: the question has at most one panel above it, and afterwards the whole scrollback holds
-each committed line once, no spinner line and no panel border outside the live area."""
+each committed line once, no spinner line and no panel border outside the live area, no blank
+run, and the reply's code block whole."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_chat_resize_tmux import Tmux, settled
+from tests.e2e.test_chat_resize_tmux import Tmux, residue, scrollback_joined, settled
 from tests.e2e.test_chat_shrink_tmux import FIRST
 from tests.fake_model import FakeAnthropic
 from tests.waiting import wait_until
@@ -19,6 +20,7 @@ from tests.waiting import wait_until
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 PANEL_TOP = "─ agent "
+CODE = "\n".join(f"z{n} = {n}  # line {n} of the reply's code" for n in range(1, 7))
 
 
 def spinning(lines: list[str]) -> list[str]:
@@ -44,7 +46,7 @@ def test_ctrl_l_leaves_nothing_that_is_committed_later(
     fake_model.script.tool_use(
         "edit_file", path="abc.py", old_string="x = 1", new_string="x = 2", delay=1.5
     )
-    fake_model.script.text("Left it.", delay=1.5)
+    fake_model.script.text(f"Left it.\n\n```python\n{CODE}\n```", delay=1.5)
     tmux = Tmux(tmp_path / "tmux.sock", fake_env, workspace, size, flags="")
     try:
         wait_until(lambda: "you>" in tmux.screen(), timeout=30, what="the prompt")
@@ -70,6 +72,7 @@ def test_ctrl_l_leaves_nothing_that_is_committed_later(
             what="the denial's reply",
         )
         scrollback = settled(tmux, size[0]).rstrip("\n").split("\n")
+        joined = scrollback_joined(tmux)
     finally:
         tmux.close()
     shown = "\n".join(scrollback)
@@ -80,3 +83,6 @@ def test_ctrl_l_leaves_nothing_that_is_committed_later(
     for n in range(1, 41):
         assert sum(line.startswith(f"P{n:02d} ") for line in scrollback) == 1, shown
     assert sum("✗ edit_file abc.py: denied" in line for line in scrollback) == 1, shown
+    code = [n for n, line in enumerate(joined) if "of the reply's code" in line]
+    assert code == list(range(code[0], code[0] + 6)), "\n".join(joined)  # none blank inside
+    assert residue(joined, code[-1]) == {"border rows": 0, "blank run": 1}, "\n".join(joined)

@@ -95,19 +95,21 @@ class Tmux:
         return self.run("capture-pane", "-p", "-S", "-")
 
     def width(self, columns: int, rows: int | None = None) -> None:
-        """Resize, then wait for a frame drawn at the new width (a person resizes once, then
+        """Resize, then wait for a frame drawn at the new size (a person resizes once, then
         looks; two resizes before a frame are one resize to the program)."""
         self.rows = rows or self.rows
         self.run("resize-window", "-x", str(columns), "-y", str(self.rows))
         wait_until(
-            lambda: self.last_frame_width() == columns,
+            lambda: self.last_frame() == (self.rows, columns),
             timeout=15,
-            what=f"a frame at {columns} columns",
+            what=f"a frame at {columns}x{self.rows}",
         )
 
-    def last_frame_width(self) -> int:
-        lines = self.frames.read_text().split() if self.frames.exists() else []
-        return int(lines[-1]) if lines else 0
+    def last_frame(self) -> tuple[int, int]:
+        """The (rows, columns) of the last frame drawn (ui/screen/frames.py: `log_frame`)."""
+        lines = self.frames.read_text().split("\n") if self.frames.exists() else []
+        whole = [words for words in map(str.split, lines) if len(words) == 3]
+        return (int(whole[-1][1]), int(whole[-1][2])) if whole else (0, 0)
 
     def close(self) -> None:
         self.run("kill-server")
@@ -126,6 +128,24 @@ def settled(tmux: Tmux, columns: int) -> str:
 
     wait_until(same_twice, timeout=15, what=f"a settled screen at {columns} columns")
     return seen[0]
+
+
+def scrollback_joined(tmux: Tmux) -> list[str]:
+    """The whole scrollback, each line the terminal re-wrapped joined again (`-J`)."""
+    return tmux.run("capture-pane", "-p", "-J", "-S", "-").rstrip("\n").split("\n")
+
+
+def residue(lines: list[str], end: int, border: str = "╭╮╰╯") -> dict[str, int]:
+    """What a resize or Ctrl-L left among the committed lines `lines[:end + 1]`: rows with a
+    panel's `border` (its corners: a tool's preview has a gutter of `│`), and the longest blank
+    run after the first line that is not blank (the conversation's own runs are one row)."""
+    first = next((n for n, line in enumerate(lines) if line.strip()), 0)
+    run = most = 0
+    for line in lines[first : end + 1]:
+        run = run + 1 if not line.strip() else 0
+        most = max(most, run)
+    rows = sum(bool(set(line) & set(border)) for line in lines[: end + 1])
+    return {"border rows": rows, "blank run": most}
 
 
 def streamed_on(tmux: Tmux, seen: int) -> None:

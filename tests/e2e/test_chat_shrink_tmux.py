@@ -1,7 +1,9 @@
 """A live area that gets shorter leaves no blank rows under the prompt (issue 37: up to 9 after
 an approval, a tool's preview or a block of spinners): in tmux at 80x24 and 140x45, once the
 screen is full the prompt stays on its last row, the committed lines right above the region,
-and the blank rows it gave up never reach scrollback (each line there once, no blank run)."""
+and the blank rows it gave up never reach scrollback (each line there once, no blank run), not
+even when the screen then gets fewer rows (issue 56: runs of 10 blank rows at 80x24 -> 80x16,
+19 at 140x45 -> 140x30)."""
 
 from __future__ import annotations
 
@@ -66,6 +68,12 @@ def test_an_answered_approval_leaves_no_blank_rows_under_the_prompt(
         )
         wait_until(lambda: stable(tmux), timeout=15, what="a settled screen")
         after = tmux.screen().rstrip("\n").split("\n")
+        # fewer rows, then as many again: tmux pushes the screen's top rows into scrollback,
+        # where the blank rows the shorter region left at the top were (issue 56)
+        tmux.width(size[0], size[1] * 2 // 3)
+        wait_until(lambda: stable(tmux), timeout=15, what="a settled lower screen")
+        tmux.width(size[0], size[1])
+        wait_until(lambda: stable(tmux), timeout=15, what="a settled screen")
         tmux.run("send-keys", "go on", "Enter")
         wait_until(lambda: "Q40 of" in tmux.screen(), timeout=30, what="the last reply")
         wait_until(lambda: stable(tmux), timeout=15, what="a settled screen")

@@ -180,11 +180,12 @@ class Gap:
     -> 100 -> 80 -> 140 columns mid-turn). While a turn runs they are the region's own rows
     instead, at its top: a commit is written into them (the conversation goes on right under its
     last line), the live area grows into them, and the next re-lay erases them with the region.
-    What remains: a second narrowing before commits fill them re-wraps the region's rows again;
-    when that adds more rows than the conversation has on screen above them, tmux pushes the
-    excess of these blank rows into scrollback (13 of 19 after 140 -> 100 -> 80 columns 3 s apart
-    early in a reply). Kept anywhere else, the rows pushed would be the live area's own (a piece
-    of the panel) or the same blank rows sooner. Between turns no commit comes to fill them:
+    A second narrowing before commits fill them re-wraps the region's rows again; when that
+    adds more rows than the conversation has on screen above them, tmux pushes the excess of
+    these blank rows into scrollback (13 of 19 after 140 -> 100 -> 80 columns early in a reply),
+    and the session is written again into a cleared scrollback (ui/screen/commits.py: `_over`).
+    Kept anywhere else on the screen, the rows pushed would be the live area's own (a piece of
+    the panel) or the same blank rows sooner. Between turns no commit comes to fill them:
     kept, they went into scrollback with each narrowing of a series, and the panel's top after
     them (tmux at 140x45, ten idle changes of columns); there they stay above the region, part
     under it as far as a halving still fits (ui/screen/commits.py: `_down`)."""

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.application import Application, run_in_terminal
-from prompt_toolkit.data_structures import Point
+from prompt_toolkit.data_structures import Point, Size
 
 from agent_cli.ui.screen import region_rows
 from agent_cli.ui.screen.anchor import Gap
@@ -40,7 +40,7 @@ from agent_cli.ui.screen.reflow import (
     write_again,
 )
 from agent_cli.ui.screen.region_rows import region_of, rows_above
-from agent_cli.ui.screen.width_probe import LOST_S, RegionRows, WidthProbes
+from agent_cli.ui.screen.width_probe import LOST_S, WidthProbes
 
 if TYPE_CHECKING:
     from agent_cli.ui.screen.anchor import BottomAnchor
@@ -72,6 +72,7 @@ class Commits:
         self.waiting = False
         self._resized = False
         self._stranded = False  # blank rows kept at the screen's top when it was resized
+        self._kept_top = False  # the same, a turn running or not
         region_rows.install()
         render = app.renderer.render
 
@@ -161,6 +162,7 @@ class Commits:
         if self.anchor is not None:
             inside = self.anchor.filler > 0 and not self.anchor.leading
             self._stranded = self._stranded or (inside and not self.idle())
+            self._kept_top = self._kept_top or inside
             self.anchor.forget()
         with one_frame(output):
             fix_size(output)
@@ -183,14 +185,17 @@ class Commits:
         changed = last is not None and last.columns != size.columns
         untrusted = probes is not None and probes.drawn_elsewhere and self._resized
         if last is None or not (changed or untrusted):
-            self._resized = self._stranded = False
-            return False
+            pushed = last is not None and self._pushed_by_fewer_rows(last, size)
+            self._resized = self._stranded = self._kept_top = False
+            if pushed:
+                self._write_again()
+            return pushed
         if probes is not None and probes.pending():
             self._wait()
             return False
         if probes is not None and probes.drawn_elsewhere and probes.lost_track(size.columns):
             write_again(self.app, [text for _, text in self._written])  # the trade-off: README
-            self.waiting = self._resized = self._stranded = False
+            self.waiting = self._resized = self._stranded = self._kept_top = False
             probes.relaid()
             return True
         if probes is not None and probes.drawn_elsewhere:
@@ -201,30 +206,46 @@ class Commits:
         top = rows_above(region, size.columns, terminal_reflows()) - region.cursor[0]
         up = max(top + taken + renderer._cursor_pos.y, 0)
         self.gap.reset()  # the region's own rows, counted in `up`: erased with it
-        self._erase(up, region, texts, taken)
-        self.waiting = self._resized = self._stranded = False
+        self._erase(up, texts, taken)
+        self.waiting = self._resized = self._stranded = self._kept_top = False
         if probes is not None:
             probes.relaid()
         return True
 
-    def _erase(self, up: int, region: RegionRows, texts: list[str], taken: int) -> None:
+    def _pushed_by_fewer_rows(self, last: Size, size: Size) -> bool:
+        """Fewer rows, as many columns: tmux drops the rows under the cursor, then pushes the
+        screen's top rows into scrollback. Whether it pushed a row of the region there (its
+        rows down to the cursor's no longer fit: blank rows kept at its top, ui/screen/anchor.py:
+        `Gap`, and then the live area's own) or blank rows kept at the screen's top amid the
+        conversation (`filler`): a blank run or a piece of the panel amid the conversation
+        (9 blank rows at 140x45 -> 100x45 -> 100x30 early in a reply, and the panel's top)."""
+        if size.rows >= last.rows or self.app.renderer._last_screen is None:
+            return False
+        anchor = self.anchor
+        below = anchor.below if anchor is not None and anchor.below is not None else 0
+        kept = self._kept_top or (anchor is not None and anchor.filler > 0 and not anchor.leading)
+        fewer = last.rows - size.rows
+        return self.app.renderer._cursor_pos.y + 1 > size.rows or (kept and fewer > below)
+
+    def _erase(self, up: int, texts: list[str], taken: int) -> None:
         """Erase the region from its top, `up` rows above the cursor, with the `texts`
         committed since its last frame (`taken` rows), to be drawn anew below them."""
         size = self.app.output.get_size()
         height = self.app.layout.container.preferred_height(size.columns, size.rows).preferred
         turn = not self.idle()  # commits to come fill the rows it frees (ui/screen/anchor.py: Gap)
         over = self._over(up)  # its rows re-wrapped past the screen's top, into scrollback
-        blank = next((n for n, cells in enumerate(region.widths) if cells), len(region.widths))
-        if self._stranded or over > blank + taken:
-            write_again(self.app, [text for _, text in self._written])  # see `_over`
-        elif up >= size.rows:  # only blank rows of its top went there: drawn from the top
-            erase_region(self.app, size.rows - 1, texts, 0)
-            self.gap.keep(size.rows - taken if turn else 0)
-        else:
-            down = self._down(up + 1 - min(height, size.rows) - taken)
-            erase_region(self.app, up, texts, 0 if turn else down)
-            self.gap.keep(min(height, size.rows) + down if turn else 0)
+        if self._stranded or over > 0:
+            self._write_again()
             return
+        down = self._down(up + 1 - min(height, size.rows) - taken)
+        erase_region(self.app, up, texts, 0 if turn else down)
+        self.gap.keep(min(height, size.rows) + down if turn else 0)
+
+    def _write_again(self) -> None:
+        """The screen and scrollback cleared, the session's output written again (README's
+        trade-off), the region drawn whole below it: the rows under it not known yet."""
+        self.gap.reset()
+        write_again(self.app, [text for _, text in self._written])
         if self.anchor is not None:
             self.anchor.below = None
 
@@ -238,11 +259,14 @@ class Commits:
         at 140x45 -> 60x24 its 22 into 64. No layout that keeps the panel fits that, and what
         went into scrollback (the reply's tail, pieces of the panel) no program can erase
         there. So the scrollback is cleared and the session's output written again
-        (`write_again`): the shell's lines from before `agent chat` go with it (README). Only
-        blank rows of its top (`Gap`) are left there, as before. The same clear when a turn
-        runs and the region had just got shorter (`_stranded`): the blank rows kept at the
-        screen's top then (ui/screen/anchor.py: `filler`) sit amid the conversation, where a
-        narrowing pushes them into scrollback and a widening brings rows back above them."""
+        (`write_again`): the shell's lines from before `agent chat` go with it (README). The
+        same when only blank rows of its top (`Gap`) went there: a second narrowing before
+        commits fill them left a blank run amid the conversation (13 rows after 140 -> 100 -> 80
+        columns early in a reply, 2 with 3 s between), which no later write takes away. And
+        the same when a turn runs and the region had just got shorter (`_stranded`): the blank
+        rows kept at the screen's top then (ui/screen/anchor.py: `filler`) sit amid the
+        conversation, where a narrowing pushes them into scrollback and a widening brings rows
+        back above them."""
         anchor, size, last = self.anchor, self.app.output.get_size(), self.app.renderer._last_size
         below = anchor.below if anchor is not None and anchor.below is not None else 0
         if last is not None and last.rows > size.rows:  # a lower screen drops them first
@@ -253,10 +277,14 @@ class Commits:
         """Rows left blank above the re-laid region, of the `freed` ones it no longer takes.
 
         Blank rows left above it stay between the conversation and the region (and piled
-        up with each change of columns). They go under the region instead, the conversation's
-        last line kept right above it, as far as a later halving of the width still finds
-        room above the cursor for the region's re-wrapped rows (tmux keeps the cursor's row:
-        what does not fit goes to scrollback). Where the rows under it are not known (no
+        up with each change of columns: 35 after ten at 80x24); the next turn's first lines
+        went under them, a blank run amid the conversation. Between turns they go under the
+        region instead, the conversation's last line kept right above it, and the next turn's
+        lines take them as the region moves down. They went there only as far as a later
+        halving of the width still found room above the cursor for the region's re-wrapped
+        rows, but that saved nothing: the narrowing that would push its top into scrollback
+        pushed the blank rows left above it there instead, unseen (`_over` counts those under
+        it, and has the session written again). Where the rows under it are not known (no
         answer from the terminal, or a change of rows), or while a turn runs (its live area
         grows down into them and a narrowing then pushes its top into scrollback), it ends
         where it ended before."""
@@ -267,10 +295,7 @@ class Commits:
         if last.rows != size.rows:
             anchor.below = None
             return max(freed, 0)
-        under = 0
-        if self.idle():
-            height = self.app.layout.container.preferred_height(size.columns, size.rows).preferred
-            under = min(max(freed, 0), max(size.rows - 2 * height - below, 0))
+        under = max(freed, 0) if self.idle() else 0
         anchor.below = max(below + under + min(freed, 0), 0)
         return max(freed, 0) - under
 
