@@ -172,7 +172,7 @@ def test_agent_attach_is_the_chat_screen_two_terminals_share_it_and_detaching_le
     fake_model.script.tool_use("write_file", path="b.txt", content="b").text("wrote both")
     launch(bg_env, tmp_path, "--name", "pair", "-p", "write a and b")
     until_state(bg_env, "pair", "waiting: approval")
-    other, seen = line_client(bg_env, tmp_path, "pair"), []
+    other, seen = line_client(bg_env, tmp_path, "pair"), list[str]()
     try:
         screens_share_it(bg_env, tmp_path, other, seen)
     finally:
@@ -192,6 +192,7 @@ def screens_share_it(
     try:
         screen = term.wait_for("3 no", WAIT_S)  # the chat's approval, on the chat's screen
         drawn(term, "you> write a and b")  # its history, redrawn
+        assert b"\a\x1b]9;agent: allow write_file a.txt?\a" in term.raw  # it rang
         assert "Allow write_file a.txt?" in screen
         assert "1 yes" in screen
         assert "pair · answer the question above" in screen  # the status bar
