@@ -160,8 +160,13 @@ def _attached(argv: list[str], env: dict[str, str], ws: Path) -> float:
             with contextlib.suppress(pexpect.TIMEOUT):
                 stream.feed(child.read_nonblocking(65536, timeout=0.005))
         took = time.perf_counter() - start
+        while not any(line.startswith(" held · ") for line in screen.display):
+            with contextlib.suppress(pexpect.TIMEOUT):  # the screen's status bar: it reads keys
+                stream.feed(child.read_nonblocking(65536, timeout=0.05))
         child.send("\x04")  # Ctrl-D: detached
-        child.expect(pexpect.EOF, timeout=WAIT_S)
+        while child.isalive():
+            with contextlib.suppress(pexpect.TIMEOUT, pexpect.EOF):
+                stream.feed(child.read_nonblocking(65536, timeout=0.05))
     finally:
         child.close(force=True)
     return took

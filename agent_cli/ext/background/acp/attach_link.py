@@ -1,27 +1,33 @@
 """`agent attach NAME` on a terminal: the chat screen (attach_screen.py) joined to the
-session's socket. The screen draws first; then the client asks for the session's own events
-(acp_events.py), loads the session, draws its history from the transcript as `agent chat
---resume` draws it (up to where the session was as this client joined: what came after
-arrives as events), and hands the screen its controller; what arrived meanwhile is applied
-then, in order."""
+session's socket. The client asks for the session's own events (acp_events.py), loads the
+session and writes its history to the terminal as `agent chat --resume` draws it (from the
+transcript, up to where the session was as this client joined: what came after arrives as
+events) before the screen is even loaded; then the screen starts below it, and what arrived
+meanwhile is applied, in order."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import shutil
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_cli.core.errors import UsageError
 from agent_cli.core.events import Event
 from agent_cli.ext.background import registry
 from agent_cli.ext.background.acp.attach_rpc import AttachError, Rpc, connect
-from agent_cli.ext.background.acp.attach_screen import AttachedChat
 from agent_cli.ext.background.acp.wire import EVENTS
+from agent_cli.ui.render import render
 from agent_cli.ui.render.history import history_lines
-from agent_cli.ui.screen.live import ChatScreen
+from agent_cli.ui.render.tool_log import ToolLog
+
+if TYPE_CHECKING:
+    from agent_cli.ext.background.acp.attach_screen import AttachedChat
 
 PROTOCOL_VERSION = 1
 Pending = list[tuple[str, dict[str, Any]]]
@@ -53,14 +59,15 @@ def history(
 class Link:
     """The socket's side of one attached screen."""
 
-    def __init__(self, screen: ChatScreen, record: registry.Record) -> None:
-        self.screen, self.record = screen, record
+    def __init__(self, record: registry.Record) -> None:
+        self.record = record
         self.sid, self.cwd = str(record.data["session_id"]), str(record.data["workspace"])
         self.chat: AttachedChat | None = None
-        self.pending: Pending = []  # arrived before the history was drawn
+        self.pending: Pending = []  # arrived before the screen was ready
         self.rpc: Rpc | None = None
         self.how = "detached"
         self.error: Exception | None = None
+        self.tools = ToolLog()  # Ctrl-O's: the history's calls, then the live ones
 
     async def handle(self, method: str, params: dict[str, Any]) -> None:
         if self.chat is None:
@@ -74,38 +81,62 @@ class Link:
             params = {"sessionId": self.sid, **params}
         return await self.rpc.request(method, params)
 
-    async def run(self) -> None:
-        """Joined until the session ends or the screen is left."""
+    async def main(self) -> None:
+        """Joined, its history written to the terminal, then the screen until the session
+        ends or the screen is left."""
         try:
             meta = await self._join()
         except (OSError, AttachError) as e:
             why = e.strerror if isinstance(e, OSError) else str(e)
             self.error = UsageError(f"{self.record.name} does not answer on its socket ({why})")
-            self.screen.exit()
             return
-        chat = AttachedChat(self.screen, self.record.name, self.send)
-        width = self.screen.columns()
+        self._draw(meta)  # before the screen's own imports and first frame: at once
+        from agent_cli.ext.background.acp.attach_screen import AttachedChat
+        from agent_cli.ui.screen.live import ChatScreen
+
+        screen = ChatScreen(None)
+        chat = AttachedChat(screen, self.record.name, self.send, self.tools)
+        kept: set[asyncio.Task[None]] = set()
+
+        def boot() -> None:
+            screen.attach(chat)
+            kept.add(asyncio.ensure_future(self._live(chat, bool(meta.get("busy")))))
+
+        try:
+            await screen.run(boot)
+        finally:
+            assert self.rpc is not None
+            self.rpc.writer.close()
+            for task in kept:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+    def _draw(self, meta: dict[str, Any]) -> None:
+        color, width = not os.environ.get("NO_COLOR"), shutil.get_terminal_size().columns
         running = {
             str(params["event"].get("id"))
             for method, params in self.pending
             if method == "_agent/event" and params["event"].get("type") == "tool_start"
         }  # the open calls' starts: sent before the load's answer
-        for line in history(meta, width, chat.color, chat.tools.feed, running):
-            self.screen.commit(line)
-        chat.say(f"── attached to {self.record.name}: type to steer it; Ctrl-D detaches ──")
-        if meta.get("busy"):
+        lines = history(meta, width, color, self.tools.feed, running)
+        joined = f"── attached to {self.record.name}: type to steer it; Ctrl-D detaches ──"
+        lines.append(render.info_line(joined, width, color))
+        sys.stdout.write("\n".join(lines) + "\n")
+        sys.stdout.flush()
+
+    async def _live(self, chat: AttachedChat, busy: bool) -> None:
+        if busy:
             chat.started()
-        self.screen.attach(chat)
-        await self.screen.flush()  # the history on screen before what waits is asked
-        self.chat = chat
-        for method, params in self.pending:
+        while self.pending:  # in order, with what arrives meanwhile; then straight to it
+            method, params = self.pending.pop(0)
             await chat.handle(method, params)
-        self.pending.clear()
+        self.chat = chat
         chat.attention.notify = await asyncio.to_thread(_notify, Path(self.cwd))
         assert self.rpc is not None
         await self.rpc.gone
         self.how = "ended"
-        self.screen.exit()
+        chat.screen.exit()
 
     async def _join(self) -> dict[str, Any]:
         self.rpc = await connect(str(self.record.data["socket"]), self.handle)
@@ -131,23 +162,8 @@ def _notify(workspace: Path) -> Any:
 
 def attach_screen(record: registry.Record) -> str:
     """The chat screen on `record`'s session until detached or it ends; which it was."""
-    screen = ChatScreen(None)
-    link = Link(screen, record)
-    kept: set[asyncio.Task[None]] = set()
-
-    def boot() -> None:
-        kept.add(asyncio.ensure_future(link.run()))
-
-    async def main() -> None:
-        await screen.run(boot)
-        if link.rpc is not None:
-            link.rpc.writer.close()
-        for task in kept:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-
-    asyncio.run(main())
+    link = Link(record)
+    asyncio.run(link.main())
     if link.error is not None:
         raise link.error
     return link.how

@@ -58,13 +58,13 @@ class Pinged(Attention):
 class AttachedChat:
     """The screen's Controller on an attached session."""
 
-    def __init__(self, screen: ChatScreen, name: str, send: Send) -> None:
+    def __init__(self, screen: ChatScreen, name: str, send: Send, tools: ToolLog) -> None:
         self.screen, self.name, self.send = screen, name, send
         self.color = use_color()
         self.busy = False
         self.view = TurnView(color=self.color)
         self.panel_state = PanelState()
-        self.tools = ToolLog()  # what Ctrl-O shows
+        self.tools = tools  # what Ctrl-O shows: the history's calls, then the live ones
         self.attention = Pinged(NotifySettings(), screen.ping)
         self.approver = ScreenApprover(screen)
         self.approver.attention, self.approver.view = self.attention, self.view
