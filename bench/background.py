@@ -10,11 +10,15 @@
   `--spawned`: without one, each started as a process of its own (the fallback).
 - `agent ps --json` with `--records` recorded sessions (ended ones, written by the registry's own
   `update`), from process start to its exit (target ≤ 0.15 s).
+- attach -> history drawn: `agent attach NAME` in a pseudo-terminal (80x24) on a session waiting
+  on an approval after a dozen calls, from its start until the line after the last history line
+  is on the screen (target ≤ 0.3 s).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -24,15 +28,19 @@ import tempfile
 import time
 from pathlib import Path
 
+import pexpect
+import pyte
 from common import AGENT, Figure, agent_env, report
 from warm_server import WarmServer
 
+from tests.e2e.pty_screen import _HistoryScreen
 from tests.fake_model import FakeAnthropic
 
 MEMORY_TARGET_MIB = 30.0
 PS_TARGET_S = 0.15
 WAIT_S = 300.0
 SLOW, SLOW_S = "answer slowly", 3.0  # the warm run measured while it waits for its reply
+ATTACH_TARGET_S, ATTACH_CALLS = 0.3, 12
 
 
 def private_mib(pid: int) -> float:
@@ -157,6 +165,66 @@ def ps_time(records: int, runs: int) -> Figure:
     )
 
 
+def attach_time(runs: int) -> list[Figure]:
+    """Seconds from starting `agent attach` until its history is drawn (attach_link.py): as
+    the command runs today (typer's), and through attach_quick.py (cli/entry.py's QUICK)."""
+    home, ws = Path(tempfile.mkdtemp()), Path(tempfile.mkdtemp())
+    (ws / "notes.md").write_text("".join(f"- note {i}: something said\n" for i in range(60)))
+    with FakeAnthropic() as server:
+        for _ in range(ATTACH_CALLS):
+            server.script.tool_use("read_file", path="notes.md")
+        server.script.tool_use("write_file", path="out.txt", content="done")
+        env = {**agent_env(server.base_url, str(home)), "XDG_STATE_HOME": str(home / "state")}
+        subprocess.run([*AGENT, "run", "--bg", "--name", "held", "-p", "read the notes"],
+                       env=env, cwd=ws, capture_output=True, check=True)  # fmt: skip
+        deadline = time.monotonic() + WAIT_S
+        while not any(s["state"] == "waiting: approval" for s in _ps(env, ws)):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"not waiting: {_ps(env, ws)}")
+            time.sleep(0.2)
+        quick = "import sys; from agent_cli.ext.background.acp.attach_quick import quick; "
+        ways = {"agent attach": [*AGENT, "attach", "held"],
+                "its quick path": [sys.executable, "-c", quick + "quick(['held'])"]}  # fmt: skip
+        figures = []
+        for way, argv in ways.items():
+            times = [_attached(argv, env, ws) for _ in range(runs)]
+            figures.append(Figure.of(
+                f"{way} -> history drawn ({ATTACH_CALLS + 1} calls)", times, "s",
+                f"target ≤ {ATTACH_TARGET_S:g} s", ok=statistics.median(times) <= ATTACH_TARGET_S,
+            ))  # fmt: skip
+        subprocess.run([*AGENT, "stop", "held"], env=env, cwd=ws, capture_output=True)
+    return figures
+
+
+def _attached(argv: list[str], env: dict[str, str], ws: Path) -> float:
+    """Seconds until `argv`'s screen (80x24) shows the line after the history; then Ctrl-D."""
+    start = time.perf_counter()
+    env = {**env, "TERM": "xterm-256color"}
+    child = pexpect.spawn(argv[0], argv[1:], cwd=str(ws), env=env, dimensions=(24, 80))
+    screen = _HistoryScreen(80, 24, lambda data: child.send(data.encode()))
+    stream = pyte.ByteStream(screen)
+    try:
+        while not any("── attached to held" in line for line in _lines(screen)):
+            with contextlib.suppress(pexpect.TIMEOUT):
+                stream.feed(child.read_nonblocking(65536, timeout=0.005))
+        took = time.perf_counter() - start
+        while not any(line.startswith(" held · ") for line in screen.display):
+            with contextlib.suppress(pexpect.TIMEOUT):  # the screen's status bar: it reads keys
+                stream.feed(child.read_nonblocking(65536, timeout=0.05))
+        child.send("\x04")  # Ctrl-D: detached
+        while child.isalive():
+            with contextlib.suppress(pexpect.TIMEOUT, pexpect.EOF):
+                stream.feed(child.read_nonblocking(65536, timeout=0.05))
+    finally:
+        child.close(force=True)
+    return took
+
+
+def _lines(screen: pyte.HistoryScreen) -> list[str]:
+    old = ["".join(c.data for c in row.values()) for row in screen.history.top]
+    return old + list(screen.display)
+
+
 # the registry's own writer makes the records: as `agent run --bg` and its session leave them
 _RECORDS = """
 import sys, time
@@ -179,6 +247,7 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     figures = [ps_time(args.records, args.runs), *idle_memory(args.sessions, args.spawned)]
+    figures += attach_time(max(args.runs // 2, 3))
     return report(figures, args.json)
 
 

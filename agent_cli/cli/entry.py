@@ -21,6 +21,7 @@ QUICK = {  # an extension's command answered before typer loads: command -> the 
     # `quick(argv) -> int | None` answers it (None: typer does). Named, never imported by the
     # spine's code: loaded without its extension's package (`quick_command`)
     "ps": "agent_cli.ext.background.listing",
+    "attach": "agent_cli.ext.background.acp.attach_quick",
 }
 
 
@@ -96,20 +97,22 @@ def run_in_process(argv: list[str]) -> int:
 
 
 def quick_command(module: str, argv: list[str]) -> int | None:
-    """`module`'s quick answer to `argv`, its package not run: an extension's package declares
+    """`module`'s quick answer to `argv`, its packages not run: an extension's package declares
     it (the contract and its settings: 0.2 s), which a quick answer does not need. When it
-    leaves the command to typer (None), what was imported so is forgotten: the package and its
-    modules are then imported as any command's are."""
+    leaves the command to typer (None), what was imported so is forgotten: the packages and
+    their modules are then imported as any command's are."""
     import importlib
     import importlib.util
 
-    package = module.rpartition(".")[0]
     before = set(sys.modules)
-    if package not in sys.modules:
-        spec = importlib.util.find_spec(package)
-        if spec is None:
-            return None
-        sys.modules[package] = importlib.util.module_from_spec(spec)  # not executed
+    parts = module.split(".")
+    for depth in range(2, len(parts)):  # each package below `agent_cli`, from the top
+        package = ".".join(parts[:depth])
+        if package not in sys.modules:
+            spec = importlib.util.find_spec(package)
+            if spec is None:
+                return None
+            sys.modules[package] = importlib.util.module_from_spec(spec)  # not executed
     code: int | None = None
     try:
         code = importlib.import_module(module).quick(argv)

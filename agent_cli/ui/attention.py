@@ -8,15 +8,23 @@ import asyncio
 import os
 import time
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
-from agent_cli.runtime.runtime import Runtime
 from agent_cli.ui.ping import ping_bytes
+
+if TYPE_CHECKING:
+    from agent_cli.core.settings.features import NotifySettings
+    from agent_cli.runtime.runtime import Runtime
 
 
 class Attention:
+    """`runtime` gives the `notify` settings and runs the hooks; a front end without one (an
+    attached background session: ext/background/acp/attach_screen.py) overrides `settings`
+    and `hook`."""
+
     def __init__(
         self,
-        runtime: Runtime,
+        runtime: Runtime | None,
         write: Callable[[str], None],
         env: Mapping[str, str] | None = None,
     ) -> None:
@@ -35,14 +43,23 @@ class Attention:
             return
         took = time.monotonic() - self._started if took is None else took
         self._started = None
-        if took >= self.runtime.settings.notify.after_s:
+        if took >= self.settings().after_s:
             self.ping("turn_done", f"agent: done after {took:.0f} s")
 
+    def settings(self) -> NotifySettings:
+        assert self.runtime is not None  # else overridden
+        return self.runtime.settings.notify
+
     def ping(self, kind: str, message: str) -> None:
-        notify = self.runtime.settings.notify
+        notify = self.settings()
         sequence = ping_bytes(message, self.env, bell=notify.bell, notify=notify.osc)
         if sequence:
             self.write(sequence)
+        self.hook(kind, message)
+
+    def hook(self, kind: str, message: str) -> None:
+        """The `notification` hooks, in the background."""
+        assert self.runtime is not None  # else overridden
         task = asyncio.get_running_loop().create_task(self.runtime.work.notify(kind, message))
         self._hooks.add(task)  # held until done: the loop keeps only a weak reference
         task.add_done_callback(self._hooks.discard)

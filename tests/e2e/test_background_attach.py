@@ -7,7 +7,7 @@ steers it and answers its approval; `agent attach` in a terminal at
 from __future__ import annotations
 
 import asyncio
-import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any, cast
@@ -22,14 +22,12 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
-from agent_cli.ext.background.answering import answer
-from agent_cli.ext.background.registry import process_start
 from tests.e2e import test_background
 from tests.e2e.acp_client import Editor
 from tests.e2e.helpers import REPO
 from tests.e2e.memory_support import episode_json, generator_route
 from tests.e2e.pty_screen import CTRL_D, ChatTerm
-from tests.e2e.test_background import launch, record, until_state
+from tests.e2e.test_background import launch, ps, until_state
 from tests.fake_model import FakeAnthropic
 from tests.waiting import wait_until
 
@@ -133,7 +131,40 @@ def test_an_editor_attaches_over_acp_sees_the_session_live_steers_and_answers_it
     assert seen == kinds  # two clients see the same; the first answer decided for both
 
 
-def test_agent_attach_answers_an_approval_and_a_question_and_detaching_leaves_it_running(
+def line_client(env: dict[str, str], workspace: Path, name: str) -> subprocess.Popen[str]:
+    """`agent attach NAME` with pipes: the line client (a second attached terminal)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "agent_cli", "attach", name],
+        cwd=workspace,
+        env={**env, "PYTHONPATH": str(REPO)},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        bufsize=1,
+    )
+
+
+def drawn(term: ChatTerm, text: str) -> None:
+    """`text` reaches the terminal: on screen or scrolled above it."""
+
+    def shown() -> bool:
+        term.pump()
+        return text in "\n".join(term.scrollback())
+
+    wait_until(shown, WAIT_S, repr(text))
+
+
+def lines_until(proc: subprocess.Popen[str], wanted: str, seen: list[str]) -> None:
+    """The line client's output read until a line holds `wanted` (kept in `seen`)."""
+    assert proc.stdout is not None
+    while not any(wanted in line for line in seen):
+        line = proc.stdout.readline()
+        assert line, f"the line client ended before {wanted!r}: {seen}"
+        seen.append(line)
+
+
+def test_agent_attach_is_the_chat_screen_two_terminals_share_it_and_detaching_leaves_it(
     fake_model: FakeAnthropic, bg_env: dict[str, str], tmp_path: Path
 ):
     fake_model.script.tool_use("write_file", path="a.txt", content="a")
@@ -141,30 +172,56 @@ def test_agent_attach_answers_an_approval_and_a_question_and_detaching_leaves_it
     fake_model.script.tool_use("write_file", path="b.txt", content="b").text("wrote both")
     launch(bg_env, tmp_path, "--name", "pair", "-p", "write a and b")
     until_state(bg_env, "pair", "waiting: approval")
-    term = ChatTerm(bg_env, tmp_path, "pair", command="attach", columns=80, lines=24)
+    other, seen = line_client(bg_env, tmp_path, "pair"), list[str]()
     try:
-        screen = term.wait_for("y: Allow once", WAIT_S)
-        assert "you> write a and b" in screen  # its history, redrawn
-        assert "? allow write_file a.txt?\n  a.txt:\n  + a\n" in screen  # what it would write
-        term.type("y")
-        term.wait_for("a number, or your own answer", WAIT_S)  # its question, after the write
-        assert "? Name: Which name?\n  1. greet\n  2. say_hello — says what it does" in term.text()
-        term.type("2")
-        term.wait_for(
-            lambda t: "? allow write_file b.txt?" in t and t.endswith("n: Reject"), WAIT_S
-        )
-        assert (tmp_path / "a.txt").read_text() == "a"
-        term.send(CTRL_D)
-        term.wait_for("detached: pair goes on", WAIT_S)
+        screens_share_it(bg_env, tmp_path, other, seen)
     finally:
-        term.close()
-    held = record(bg_env, "pair")
-    assert held["state"] == "waiting: approval"  # detached, not ended
-    assert process_start(held["pid"]) == held["process_start"]
-    answer(held["socket"], decision="allow")
-    until_state(bg_env, "pair", "done")
+        other.kill()
+        other.communicate()  # its pipes closed
     assert (tmp_path / "b.txt").read_text() == "b"
     asked = fake_model.bodies()[2]["messages"][-1]["content"]
     assert "say_hello" in str([b["content"] for b in asked if b["type"] == "tool_result"])
-    wait_until(lambda: process_start(held["pid"]) is None, WAIT_S, "the session's end")
-    assert not os.path.exists(held["socket"])  # noqa: PTH110 - a socket's path
+
+
+def screens_share_it(
+    bg_env: dict[str, str], tmp_path: Path, other: subprocess.Popen[str], seen: list[str]
+) -> None:
+    term = ChatTerm(
+        bg_env, tmp_path, "pair", command="attach", columns=80, lines=24, scrollback=True
+    )
+    try:
+        screen = term.wait_for("3 no", WAIT_S)  # the chat's approval, on the chat's screen
+        drawn(term, "you> write a and b")  # its history, redrawn
+        assert b"\a\x1b]9;agent: allow write_file a.txt?\a" in term.raw  # it rang
+        assert "Allow write_file a.txt?" in screen
+        assert "1 yes" in screen
+        assert "pair · answer the question above" in screen  # the status bar
+        lines_until(other, "? allow write_file a.txt?", seen)  # the line client asked too
+        term.send("1")  # the first answer wins: the line client's question goes
+        lines_until(other, "(answered elsewhere)", seen)
+        term.wait_for("2. say_hello", WAIT_S)  # its question, in the chat's dialog
+        term.send("2")
+        term.wait_for("Allow write_file b.txt?", WAIT_S)
+        assert (tmp_path / "a.txt").read_text() == "a"
+        drawn(term, "Name: Which name? → say_hello")  # its answer, kept in scrollback
+        term.send(CTRL_D)  # detaches: the session goes on, waiting
+        term.wait_for("detached: pair goes on", WAIT_S)
+    finally:
+        term.close()
+    assert ps(bg_env, tmp_path)["pair"]["state"] == "waiting: approval"
+    again = ChatTerm(
+        bg_env, tmp_path, "pair", command="attach", columns=80, lines=24, scrollback=True
+    )
+    try:
+        again.wait_for("Allow write_file b.txt?", WAIT_S)
+        drawn(again, "✔ ask_user (1 answered)")  # what it did before, redrawn
+        drawn(again, "A: say_hello")
+        lines_until(other, "? allow write_file b.txt?", seen)
+        assert other.stdin is not None
+        other.stdin.write("y\n")  # answered on the other terminal: this screen's closes
+        other.stdin.flush()
+        drawn(again, "answered from another attached terminal")
+        drawn(again, "wrote both")  # it finished: its final text
+        drawn(again, "pair ended (done)")
+    finally:
+        again.close()

@@ -11,7 +11,7 @@ own style; a failed turn's error, a goal's check and a thought where they were s
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +48,7 @@ class _Redraw:
     thoughts: list[str] = field(default_factory=list)  # `thought for 3s`, one a thinking block
     out: list[str] = field(default_factory=list)
     calls: Callable[[Event], None] | None = None  # told of each call (Ctrl-O's log)
+    running: Collection[str] = ()  # calls still running: shown live, not here
 
     def item(self, item: dict[str, Any] | Boundary | ShownRecord) -> None:
         if isinstance(item, Boundary) and item.stage == "fresh_context":  # an approved plan's
@@ -141,6 +142,8 @@ class _Redraw:
     def tool_use(self, block: dict[str, Any]) -> None:
         use_id, name = str(block.get("id")), str(block.get("name"))
         label = render.tool_label(name, dict(block.get("input") or {}))
+        if use_id in self.running and use_id not in self.results:
+            return
         result = self.results.get(use_id, {})
         output = _text_of(result.get("content"))
         if output == history.INTERRUPTED:
@@ -167,9 +170,12 @@ def history_lines(
     width: int,
     color: bool,
     calls: Callable[[Event], None] | None = None,
+    running: Collection[str] = (),
 ) -> list[str]:
     """What scrollback shows of a resumed session, oldest first; `calls` is told of each tool
-    call drawn (its start and end), so Ctrl-O's view holds the earlier session's calls too."""
+    call drawn (its start and end), so Ctrl-O's view holds the earlier session's calls too.
+    `running`: calls without a result yet that are running (an attached background
+    session's), drawn live rather than here."""
     items = restored.conversation()
     results = {
         str(b.get("tool_use_id")): b
@@ -178,7 +184,7 @@ def history_lines(
         for b in blocks_of(m)
         if b.get("type") == "tool_result"
     }
-    redraw = _Redraw(width, color, results, calls=calls)
+    redraw = _Redraw(width, color, results, calls=calls, running=running)
     for record in items:
         if isinstance(record, ShownRecord):
             redraw.took(record)

@@ -11,12 +11,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_cli.core.events import Event, ToolEnd, ToolStart
+from agent_cli.ext.background.acp.wire import ANSWERED, EVENT, ExtNote
 from agent_cli.ext.background.answering import Held, Waiting
 
 if TYPE_CHECKING:
     from agent_cli.runtime.runtime import Runtime
     from agent_cli.serve.acp_updates import ToolCards
 
+END = None  # queued for a client as the session ends: its connection closes after the rest
 SHOWN_WAIT_S = 2.0  # how long a permission waits for its call's card to go out first
 
 
@@ -24,6 +26,8 @@ class Joined(Protocol):
     """An attached client (acp_session.Attached)."""
 
     queue: asyncio.Queue[Any]
+    writer: asyncio.StreamWriter  # its connection
+    events: bool  # it gets the session's own events (acp_events.py), not ACP's updates
 
     def later(self, item: Held) -> None: ...
 
@@ -51,14 +55,26 @@ class Hub:
             self.open.pop(event.id, None)
             self.started.pop(event.id, None)
         if self.clients and self.convert is not None:
-            sent = self.convert(event)
+            sent = self.convert(event)  # its open calls kept for a client joining later
+            note = self.note(event) if any(c.events for c in self.clients) else None
             for client in self.clients:
-                for item in sent:
+                for item in [note] if client.events else sent:
                     client.queue.put_nowait(item)
 
+    @staticmethod
+    def note(event: Event) -> ExtNote:
+        return ExtNote(EVENT, {"event": event.model_dump(mode="json")})
+
     def held(self, item: Held) -> None:
+        item.future.add_done_callback(lambda _: self._answered(item))
         for client in self.clients:
             client.later(item)
+
+    def _answered(self, item: Held) -> None:
+        """Whoever answered: the events clients' dialogs of it close."""
+        for client in self.clients:
+            if client.events:
+                client.queue.put_nowait(ExtNote(ANSWERED, {"key": item.shown["key"]}))
 
     async def shown(self, item: Held) -> None:
         """Its call's card first: an approval is asked after the call's ToolStart."""
@@ -69,8 +85,9 @@ class Hub:
                 await asyncio.wait_for(seen.wait(), SHOWN_WAIT_S)
 
     def close(self) -> None:
-        """The session ends: its clients' connections end with it."""
+        """The session ends: its clients' connections end with it, each once what was
+        queued for it (the turn's last events) has gone out."""
         for client in list(self.clients):
-            client.leave()
-        for writer in list(self.writers):
+            client.queue.put_nowait(END)
+        for writer in self.writers - {c.writer for c in self.clients}:
             writer.close()

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from acp import PROTOCOL_VERSION, RequestError, helpers
@@ -37,7 +36,8 @@ from acp.schema import (
 )
 
 from agent_cli.core.events import ErrorEvent, Event, Steered, TurnEnd
-from agent_cli.ext.background.acp.wire import ANSWER, TURN_END, WAITING, relayed
+from agent_cli.ext.background.acp.acp_events import decide, history, waiting_params, wants_events
+from agent_cli.ext.background.acp.wire import ANSWER, TURN_END, WAITING, ExtNote, relayed
 from agent_cli.ext.background.answering import Held
 from agent_cli.serve.acp_agent import modes
 from agent_cli.serve.acp_history import Replayed, replay
@@ -52,15 +52,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class ExtNote:
-    """An extension notification: `_agent/turn_end` ({"stop"}) when a turn ends."""
-
-    method: str
-    params: dict[str, Any]
-
-
-Item = Update | Replayed | ExtNote | Held | asyncio.Event  # what goes out, in order
+Item = Update | Replayed | ExtNote | Held | asyncio.Event | None  # what goes out, in order
 
 
 def _more(event: Event) -> list[Update | Replayed | ExtNote]:
@@ -100,7 +92,7 @@ async def serve_client(
     attached: list[Attached] = []
 
     def make(conn: Client) -> Agent:
-        attached.append(Attached(hub, conn))
+        attached.append(Attached(hub, conn, writer))
         return cast(Agent, attached[-1])
 
     conn = AgentSideConnection(make, writer, inner, listening=False)
@@ -117,11 +109,13 @@ async def serve_client(
 class Attached:
     """The agent side of one attached client."""
 
-    def __init__(self, hub: Hub, conn: Client) -> None:
-        self.hub, self.conn = hub, conn
+    def __init__(self, hub: Hub, conn: Client, writer: asyncio.StreamWriter) -> None:
+        self.hub, self.conn, self.writer = hub, conn, writer
         self.queue: asyncio.Queue[Item] = asyncio.Queue()
         self.tasks: set[asyncio.Task[None]] = set()
         self.pump: asyncio.Task[None] | None = None
+        self.events = False  # it asked for the session's own events (acp_events.py)
+        self.joined_at: dict[str, Any] = {}  # what its history is drawn from
 
     @property
     def sid(self) -> str:
@@ -141,6 +135,7 @@ class Attached:
     ) -> InitializeResponse:
         from agent_cli import __version__
 
+        self.events = wants_events(client_capabilities)
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(load_session=True),
@@ -165,7 +160,8 @@ class Attached:
         if session_id != self.sid:
             raise RequestError.invalid_params({"sessionId": f"{session_id!r}: not this session"})
         await self._join().wait()
-        return LoadSessionResponse(modes=modes(self.hub.runtime.permission_mode))
+        meta = {"agent/history": self.joined_at} if self.events else None
+        return LoadSessionResponse(modes=modes(self.hub.runtime.permission_mode), field_meta=meta)
 
     def _join(self) -> asyncio.Event:
         """The history queued, then the held approvals, then every live update: nothing is
@@ -174,7 +170,11 @@ class Attached:
             raise RequestError.invalid_request({"details": "already attached to this session"})
         runtime = self.hub.runtime
         transcript = runtime.session.transcript
-        if transcript is not None and transcript.path.exists():
+        if self.events:  # it draws the transcript itself, up to here; then the open calls
+            self.joined_at = history(runtime)
+            for started in self.hub.open.values():
+                self.queue.put_nowait(self.hub.note(started))
+        elif transcript is not None and transcript.path.exists():
             told = RestoredSession(id=self.sid, path=transcript.path)
             for update in replay(told, runtime.options.workspace):
                 self.queue.put_nowait(update)
@@ -209,7 +209,10 @@ class Attached:
         line op takes it (`key` says which)."""
         if method != ANSWER:
             raise RequestError.method_not_found(f"_{method}")
-        error = self.hub.waiting.answer(params)
+        if "decision" in params and "key" in params:  # an approval, any of the approver's
+            error = decide(self.hub.waiting, params)
+        else:
+            error = self.hub.waiting.answer(params)
         return {"ok": True} if error is None else {"ok": False, "error": error}
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
@@ -225,6 +228,9 @@ class Attached:
     async def _pump(self) -> None:
         while True:
             item = await self.queue.get()
+            if item is None:  # the session ends (Hub.close): all before it has gone out
+                self.writer.close()
+                return
             if isinstance(item, asyncio.Event):
                 item.set()
             elif isinstance(item, Held):
@@ -237,7 +243,9 @@ class Attached:
     async def _ask(self, item: Held) -> None:
         if item.future.done():
             return
-        if item.kind == "approval":
+        if self.events:  # as `agent chat` asks it, whatever its kind
+            await self.conn.ext_notification(WAITING, waiting_params(item))
+        elif item.kind == "approval":
             self.spawn(self._permission(item))
         else:  # ACP has no question or plan dialog: ours, an extension
             await self.conn.ext_notification(WAITING, item.shown)

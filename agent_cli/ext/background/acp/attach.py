@@ -1,5 +1,6 @@
-"""`agent attach NAME`: a terminal on a running background session, as an ACP client of its
-socket (acp_session.py is the other side). Its conversation is redrawn, the live turn printed
+"""`agent attach NAME` with its output piped (a terminal gets the chat screen:
+attach_link.py): lines of a running background session, as an ACP client of its socket
+(acp_session.py is the other side). Its conversation is redrawn, the live turn printed
 as it goes, a waiting approval asked here (y, a, n; the first answer of any attached client
 wins), a typed line sent as steering (the turn reads it at its next tool boundary). Ctrl-D or
 Ctrl-C detaches: the session goes on."""
@@ -220,7 +221,12 @@ def attach(found: registry.Record, acp: bool = False) -> None:
 
         bridge(record)
         return
-    how = asyncio.run(attach_to(record, sys.stdout))
+    if sys.stdin.isatty() and sys.stdout.isatty():  # the chat screen; lines for a pipe
+        from agent_cli.ext.background.acp.attach_link import attach_screen
+
+        how = attach_screen(record)
+    else:
+        how = asyncio.run(attach_to(record, sys.stdout))
     now = registry.read(Path(record.path))
     if how == "ended":
         state = now.as_read().state if now is not None else "gone"

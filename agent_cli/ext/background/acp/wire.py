@@ -5,11 +5,25 @@ to tell ACP from the line ops) and then the rest, with a task that ends at the c
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
+from typing import Any
 
 LIMIT = 16 * 1024 * 1024  # one JSON-RPC message a line: a replayed conversation's is large
 # extension methods: `_agent/...` on the wire
 WAITING, ANSWER, TURN_END = "agent/waiting", "agent/answer", "agent/turn_end"
+# a client that says EVENTS in initialize's clientCapabilities `_meta` gets the session's own
+# events as EVENT notifications (acp_events.py), and ANSWERED when what waited is answered
+EVENTS, EVENT, ANSWERED = "agent/events", "agent/event", "agent/answered"
 KEPT: set[asyncio.Task[None]] = set()
+
+
+@dataclass
+class ExtNote:
+    """An extension notification the session sends: `_agent/turn_end` ({"stop"}) when a turn
+    ends, and an events client's (acp_events.py)."""
+
+    method: str
+    params: dict[str, Any]
 
 
 def relayed(
