@@ -94,8 +94,8 @@ def test_without_a_terminal_lines_are_messages(
     known = (
         "Unknown command /bogus. Known: /help /todos /notes /compact /clear /sessions /resume "
         "/fork /context /model /memory /remember /think /plan /plans /permissions /auto-rules "
-        "/bg /undo /rewind /diff /cost /rename /export /copy /add-dir /init /review /btw /vim /goal "
-        "/jobs /lsp /mcp /commands /agents /skills /models /sandbox /exit"
+        "/bg /undo /rewind /diff /cost /rename /export /copy /add-dir /init /review /btw /vim "
+        "/goal /jobs /lsp /mcp /commands /agents /skills /models /sandbox /exit"
     )  # the features' commands in the registry's order
     assert (
         lines
