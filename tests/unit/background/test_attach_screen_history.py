@@ -1,14 +1,14 @@
-"""What `agent attach` draws as history (attach_link.history): the transcript as far as the
-session had written it when the client joined (what comes after arrives as events, and would be
-drawn twice), a call still running drawn live rather than as done; and `agent attach` leaves
-to typer what its quick path does not answer."""
+"""What `agent attach` draws as history (attach_history.py; the session draws it for the
+client): the transcript as far as the session had written it when the client joined (what
+comes after arrives as events, and would be drawn twice), a call still running drawn live
+rather than as done; and `agent attach` leaves to typer what its quick path does not answer."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from agent_cli.core.events import Event
-from agent_cli.ext.background.acp.attach_link import history
+from agent_cli.ext.background.acp.attach_history import drawn, history, joined_line, wanted
 from agent_cli.ext.background.acp.attach_quick import quick
 from agent_cli.session.transcript import MessageRecord, SessionRecord, TranscriptWriter
 
@@ -51,3 +51,17 @@ def test_attach_leaves_to_typer_what_its_quick_path_does_not_answer():
     assert quick(["--help"]) is None
     assert quick(["pair", "--acp"]) is None
     assert quick(["pair"]) is None  # stdin and stdout are not a terminal here: the line client
+
+
+def test_the_session_draws_for_a_client_what_the_client_would_draw(tmp_path: Path):
+    path, joined = _transcript(tmp_path)
+    meta = {"transcript": str(path), "size": joined}
+    terminal = {"width": 60, "color": True, "joined": "── attached ──"}
+    draw = wanted({"agent/events": True, "agent/draw": terminal})
+    assert draw == {"width": 60, "color": True, "joined": "── attached ──"}
+    here = history(meta, 60, True, lambda event: None, {"w1"})
+    assert drawn(meta, draw, ["w1"]) == [*here, joined_line("── attached ──", 60, True)]
+    assert wanted({"agent/events": True}) is None  # a client that draws for itself
+    assert wanted({"agent/draw": {"width": "wide"}}) is None
+    unreadable = {"transcript": str(tmp_path / "gone.jsonl"), "size": 10}
+    assert drawn(unreadable, draw, []) is None  # the client draws it (and says why) then

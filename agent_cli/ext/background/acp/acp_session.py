@@ -37,6 +37,7 @@ from acp.schema import (
 
 from agent_cli.core.events import ErrorEvent, Event, Steered, TurnEnd
 from agent_cli.ext.background.acp.acp_events import decide, history, waiting_params, wants_events
+from agent_cli.ext.background.acp.attach_history import drawn, wanted
 from agent_cli.ext.background.acp.wire import ANSWER, TURN_END, WAITING, ExtNote, relayed
 from agent_cli.ext.background.answering import Held
 from agent_cli.serve.acp_agent import modes
@@ -116,6 +117,7 @@ class Attached:
         self.pump: asyncio.Task[None] | None = None
         self.events = False  # it asked for the session's own events (acp_events.py)
         self.joined_at: dict[str, Any] = {}  # what its history is drawn from
+        self.draw: dict[str, Any] | None = None  # its terminal, to draw the history for
 
     @property
     def sid(self) -> str:
@@ -136,6 +138,7 @@ class Attached:
         from agent_cli import __version__
 
         self.events = wants_events(client_capabilities)
+        self.draw = wanted(client_capabilities.field_meta if client_capabilities else None)
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(load_session=True),
@@ -172,6 +175,10 @@ class Attached:
         transcript = runtime.session.transcript
         if self.events:  # it draws the transcript itself, up to here; then the open calls
             self.joined_at = history(runtime)
+            if self.draw is not None:  # its terminal's: it writes them before it imports
+                lines = drawn(self.joined_at, self.draw, (s.id for s in self.hub.open.values()))
+                if lines is not None:
+                    self.joined_at["lines"] = lines
             for started in self.hub.open.values():
                 self.queue.put_nowait(self.hub.note(started))
         elif transcript is not None and transcript.path.exists():

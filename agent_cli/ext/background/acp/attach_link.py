@@ -12,48 +12,21 @@ import contextlib
 import os
 import shutil
 import sys
-import tempfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.core.errors import UsageError
-from agent_cli.core.events import Event
 from agent_cli.ext.background import registry
+from agent_cli.ext.background.acp.attach_history import DRAW, history, joined_line
 from agent_cli.ext.background.acp.attach_rpc import AttachError, Rpc, connect
 from agent_cli.ext.background.acp.wire import EVENTS
-from agent_cli.ui.render import render
-from agent_cli.ui.render.history import history_lines
-from agent_cli.ui.render.tool_log import ToolLog
 
 if TYPE_CHECKING:
     from agent_cli.ext.background.acp.attach_screen import AttachedChat
+    from agent_cli.ui.render.tool_log import ToolLog
 
 PROTOCOL_VERSION = 1
 Pending = list[tuple[str, dict[str, Any]]]
-
-
-def history(
-    meta: dict[str, Any], width: int, color: bool, calls: Callable[[Event], None], running: set[str]
-) -> list[str]:
-    """The transcript's first `size` bytes (its whole lines) drawn as a resumed chat draws it;
-    the `running` calls are drawn live (their starts follow)."""
-    from agent_cli.session.boundary import LineReader
-    from agent_cli.session.resume import RestoredSession
-    from agent_cli.session.transcript import SessionRecord
-
-    path, size = Path(str(meta.get("transcript") or "")), int(meta.get("size") or 0)
-    if not size:
-        return []
-    with path.open("rb") as f:
-        head = f.read(size)
-    with tempfile.TemporaryDirectory(prefix="agent-attach-") as folder:
-        copy = Path(folder) / path.name  # the id is the file's name
-        copy.write_bytes(head[: head.rfind(b"\n") + 1])
-        first = LineReader(copy).record_at(0)
-        started = first.started if isinstance(first, SessionRecord) else ""
-        restored = RestoredSession(id=path.stem, path=copy, started=started)
-        return history_lines(restored, width, color, calls, running)
 
 
 class Link:
@@ -67,7 +40,8 @@ class Link:
         self.rpc: Rpc | None = None
         self.how = "detached"
         self.error: Exception | None = None
-        self.tools = ToolLog()  # Ctrl-O's: the history's calls, then the live ones
+        self.tools: ToolLog | None = None  # Ctrl-O's: the history's calls, then the live ones
+        self.width, self.color = shutil.get_terminal_size().columns, not os.environ.get("NO_COLOR")
 
     async def handle(self, method: str, params: dict[str, Any]) -> None:
         if self.chat is None:
@@ -92,8 +66,12 @@ class Link:
             return
         self._draw(meta)  # before the screen's own imports and first frame: at once
         from agent_cli.ext.background.acp.attach_screen import AttachedChat
+        from agent_cli.ui.render.tool_log import ToolLog
         from agent_cli.ui.screen.live import ChatScreen
 
+        if self.tools is None:  # the session drew the history: Ctrl-O's log needs its calls
+            self.tools = ToolLog()
+            history(meta, self.width, self.color, self.tools.feed, self._running())
         screen = ChatScreen(None)
         chat = AttachedChat(screen, self.record.name, self.send, self.tools)
         kept: set[asyncio.Task[None]] = set()
@@ -112,18 +90,27 @@ class Link:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
 
-    def _draw(self, meta: dict[str, Any]) -> None:
-        color, width = not os.environ.get("NO_COLOR"), shutil.get_terminal_size().columns
-        running = {
+    def _running(self) -> set[str]:
+        """The open calls' ids: their starts were sent before the load's answer."""
+        return {
             str(params["event"].get("id"))
             for method, params in self.pending
             if method == "_agent/event" and params["event"].get("type") == "tool_start"
-        }  # the open calls' starts: sent before the load's answer
-        lines = history(meta, width, color, self.tools.feed, running)
-        joined = f"── attached to {self.record.name}: type to steer it; Ctrl-D detaches ──"
-        lines.append(render.info_line(joined, width, color))
-        sys.stdout.write("\n".join(lines) + "\n")
+        }
+
+    def _draw(self, meta: dict[str, Any]) -> None:
+        lines = meta.get("lines")
+        if not isinstance(lines, list):  # a session that did not draw them: drawn here
+            from agent_cli.ui.render.tool_log import ToolLog
+
+            self.tools = ToolLog()
+            lines = history(meta, self.width, self.color, self.tools.feed, self._running())
+            lines.append(joined_line(self._joined(), self.width, self.color))
+        sys.stdout.write("\n".join(str(line) for line in lines) + "\n")
         sys.stdout.flush()
+
+    def _joined(self) -> str:
+        return f"── attached to {self.record.name}: type to steer it; Ctrl-D detaches ──"
 
     async def _live(self, chat: AttachedChat, busy: bool) -> None:
         if busy:
@@ -140,7 +127,8 @@ class Link:
 
     async def _join(self) -> dict[str, Any]:
         self.rpc = await connect(str(self.record.data["socket"]), self.handle)
-        capabilities = {"_meta": {EVENTS: True}}
+        draw = {"width": self.width, "color": self.color, "joined": self._joined()}
+        capabilities = {"_meta": {EVENTS: True, DRAW: draw}}
         start = {"protocolVersion": PROTOCOL_VERSION, "clientCapabilities": capabilities}
         await self.rpc.request("initialize", start)
         load = {"cwd": self.cwd, "sessionId": self.sid, "mcpServers": []}
