@@ -26,6 +26,10 @@ from typing import Any
 
 PROMPT = ["run", "-q", "-p", "warm-up", "--permission-mode", "bypass"]
 XDG = ("CONFIG", "STATE", "DATA", "CACHE")
+# a model on loopback answers at once: one that does not (a stalled thread) ends the rehearsal
+# in seconds, never the warm process's start
+BOUNDED = {"request_timeout_s": 10, "stream_idle_timeout_s": 10, "max_retries": 0,
+           "stream_retries": 0}  # fmt: skip
 CALLS = (("read_file", {"path": "a.txt"}), ("bash", {"command": "echo warm"}))
 
 
@@ -191,6 +195,7 @@ def _environment(home: str, url: str) -> dict[str, str]:
         },
         "ANTHROPIC_BASE_URL": url,
         "ANTHROPIC_API_KEY": "warm-up",
+        "AGENT_SETTINGS": json.dumps(BOUNDED),
         "AGENT_NO_SERVER": "1",
         "AGENT_SANDBOX": "off",
         "NO_COLOR": "1",
