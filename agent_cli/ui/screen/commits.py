@@ -139,10 +139,13 @@ class Commits:
         size = output.get_size()
         data, rows = commit_bytes(text, size.columns)
         gap = self.gap.took(rows)  # written into the region's blank top rows first
-        if self.anchor is not None:  # the rows it adds: blank ones at the screen's top go first
-            self.anchor.make_room(self.app, rows - gap)
         cursor, last = renderer._cursor_pos, renderer._last_screen
-        if last is not None and not gap and rows + last.height < size.rows:
+        height = last.height if last is not None else size.rows
+        opens = last is not None and not gap and rows + height < size.rows
+        taken = opens and self._shrinks(height)  # written over the rows the region gives up
+        if self.anchor is not None:  # the rows it adds: blank ones at the screen's top go first
+            self.anchor.make_room(self.app, max(rows - height, 0) if taken else rows - gap)
+        if last is not None and opens and not taken:
             output.write_raw(open_rows(cursor, last.height, rows))  # the region stays drawn
         else:  # the old region is written over and the rest diffed against it shifted
             output.cursor_backward(cursor.x)
@@ -153,6 +156,21 @@ class Commits:
         self._remember(text)
         renderer._cursor_pos = Point(x=0, y=0)
         self.app._redraw()
+
+    def _shrinks(self, height: int) -> bool:
+        """Whether the frame after this commit has fewer rows than the last one's `height`:
+        its text left the live area (a turn's last block). Written into rows opened above the
+        region, the commit would push as many rows up, and the region, shorter, be kept on the
+        screen's last rows by blank rows inserted at the screen's top (ui/screen/anchor.py:
+        `shrunk`), amid the conversation (a blank row inside the last reply's code block).
+        Written over the region instead, it takes the rows the region gives up, and only those
+        it adds below the region's last row take the blank rows at the screen's top: taking
+        more would leave blank rows under the region, which `shrunk` takes for the region's."""
+        size = self.app.output.get_size()
+        self.app.render_counter += 1  # laid out afresh: the layout's caches hold for a frame
+        return (
+            self.app.layout.container.preferred_height(size.columns, size.rows).preferred < height
+        )
 
     def on_resize(self, resize: Callable[[], None]) -> None:
         """The terminal was resized (prompt-toolkit's handler is `resize`): in one frame, the
