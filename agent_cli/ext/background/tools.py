@@ -19,7 +19,7 @@ from typing import ClassVar
 from pydantic import Field
 
 from agent_cli.core.errors import UsageError
-from agent_cli.core.tool_contract import AnyTool, ToolContext, ToolInput, ToolResult
+from agent_cli.core.tool_contract import AnyTool, InputT, ToolContext, ToolInput, ToolResult
 from agent_cli.ext.background import mail, registry
 from agent_cli.ext.background.settings import BackgroundSettings
 from agent_cli.ext.background.status import one_line
@@ -41,11 +41,18 @@ def session_tools(context: ExtensionContext) -> Sequence[AnyTool]:
     return [ListSessions(me), SendMessage(me), StartSession(me)]
 
 
+class _SessionTool(ExtensionTool[InputT]):
+    """A tool of this session's (`me`: its record)."""
+
+    def __init__(self, me: registry.Record) -> None:
+        self.me = me
+
+
 class ListSessionsInput(ToolInput):
     pass
 
 
-class ListSessions(ExtensionTool[ListSessionsInput]):
+class ListSessions(_SessionTool[ListSessionsInput]):
     name = "list_sessions"
     input_model = ListSessionsInput
     read_only = True
@@ -54,9 +61,6 @@ class ListSessions(ExtensionTool[ListSessionsInput]):
         "failed, stopped), workspace, and the last thing each did. Yours is marked (you); those "
         "you started are marked (yours)."
     )
-
-    def __init__(self, me: registry.Record) -> None:
-        self.me = me
 
     async def run(self, args: ListSessionsInput, ctx: ToolContext) -> ToolResult:
         mine = str(self.me.path)
@@ -75,7 +79,7 @@ class SendMessageInput(ToolInput):
     text: str = Field(min_length=1, description="The message.")
 
 
-class SendMessage(ExtensionTool[SendMessageInput]):
+class SendMessage(_SessionTool[SendMessageInput]):
     name = "send_message"
     input_model = SendMessageInput
     read_only = False
@@ -88,9 +92,6 @@ class SendMessage(ExtensionTool[SendMessageInput]):
     @property
     def asks_permission(self) -> bool:
         return False  # text to the user's own session, which asks for what it does as always
-
-    def __init__(self, me: registry.Record) -> None:
-        self.me = me
 
     def describe_call(self, args: SendMessageInput) -> str:
         return f"send_message {args.to}"
@@ -120,7 +121,7 @@ class StartSessionInput(ToolInput):
     )
 
 
-class StartSession(ExtensionTool[StartSessionInput]):
+class StartSession(_SessionTool[StartSessionInput]):
     name = "start_session"
     input_model = StartSessionInput
     description: ClassVar[str] = (
@@ -128,9 +129,6 @@ class StartSession(ExtensionTool[StartSessionInput]):
         "Its final answer to its prompt comes back to you as a message; send_message gives it "
         "more work. It asks for approvals as a background session does."
     )
-
-    def __init__(self, me: registry.Record) -> None:
-        self.me = me
 
     def describe_call(self, args: StartSessionInput) -> str:
         return f"start_session {args.name or args.prompt}".strip()
