@@ -61,7 +61,11 @@ def _whole(data: bytes, start: int, limit: int, keep: int) -> Window | None:
     if lines[-1] == "":  # a last newline ends a line, it starts none (an empty file: none)
         lines.pop()
     window = Window(total=len(lines), digest=hashlib.sha256(data).hexdigest())
-    for line in lines[start : start + max(0, limit)]:
+    wanted = lines[start : start + max(0, limit)]
+    if "\r" not in text and max(map(len, wanted), default=0) <= keep:  # most files: as they are
+        window.lines, window.cut = wanted, [0] * len(wanted)
+        return window
+    for line in wanted:
         shown = line[: max(0, keep)]
         dropped = len(line) - len(shown)
         if line.endswith("\r"):  # a CRLF line: its \r is not shown, nor counted

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from pydantic import Field
 
-from agent_cli.core.files.line_views import ViewBroken, read_view
+from agent_cli.core.files.line_views import VIEW_HEAD, ViewBroken, read_view, starts_a_view
 from agent_cli.core.text.counts import counted
 from agent_cli.core.tool_contract import Tool, ToolContext, ToolInput, ToolResult
 from agent_cli.tools.fs import content_hash, display_path
@@ -116,7 +116,12 @@ def _refusal(path: Path, raw: str) -> ToolResult | None:
 
 def _opened(path: Path, ctx: ToolContext) -> BinaryIO:
     """The file, or the text it stands for when it is a view of the transcript (an archive, a
-    saved output: core/files/line_views.py)."""
+    saved output: core/files/line_views.py). Opened once: most files read are not views."""
+    f = path.open("rb")
+    if not starts_a_view(f.read(VIEW_HEAD)):
+        f.seek(0)
+        return f
+    f.close()
     viewed = read_view(path, ctx.paths.transcripts)
     return path.open("rb") if viewed is None else io.BytesIO(viewed.encode("utf-8"))
 
@@ -139,8 +144,9 @@ def _image(path: Path, kind: str, shown: str) -> ToolResult:
 
 
 def number_window(window: Window, first: int) -> str:
-    out = []
-    for n, (line, cut) in enumerate(zip(window.lines, window.cut, strict=True), start=first):
-        text = f"{line} [... {cut} more characters]" if cut > 0 else line
-        out.append(f"{n:>6}\t{text}")
-    return "\n".join(out)
+    return "\n".join(
+        [
+            f"{n:>6}\t{line} [... {cut} more characters]" if cut > 0 else f"{n:>6}\t{line}"
+            for n, (line, cut) in enumerate(zip(window.lines, window.cut, strict=True), first)
+        ]
+    )

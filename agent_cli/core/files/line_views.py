@@ -81,9 +81,17 @@ def write_view(path: Path, view: LineView) -> None:
 def is_view(path: Path) -> bool:
     try:
         with path.open("rb") as f:
-            return f.read(len(_MAGIC)) == _MAGIC
+            return starts_a_view(f.read(len(_MAGIC)))
     except OSError:
         return False
+
+
+def starts_a_view(head: bytes) -> bool:
+    """Whether a file that begins with `head` (at least its first VIEW_HEAD bytes) is a view."""
+    return head[: len(_MAGIC)] == _MAGIC
+
+
+VIEW_HEAD = len(_MAGIC)
 
 
 def read_view(path: Path, transcripts: Path) -> str | None:
