@@ -4,9 +4,10 @@ the order they were emitted, between the turn's own events."""
 from __future__ import annotations
 
 import asyncio
-from asyncio import FIRST_COMPLETED
+from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from agent_cli.core.events import Event
@@ -21,15 +22,16 @@ class Passed:
 
 class Outbox:
     def __init__(self) -> None:
-        self._queue: asyncio.Queue[Event] = asyncio.Queue()
+        self._items: deque[Event] = deque()
+        self._wake: asyncio.Future[None] | None = None  # set while `while_running` waits
 
     def emit(self, event: Event) -> None:
-        self._queue.put_nowait(event)
+        self._items.append(event)
+        _set(self._wake)
 
     def pending(self) -> list[Event]:
-        items: list[Event] = []
-        while not self._queue.empty():
-            items.append(self._queue.get_nowait())
+        items = list(self._items)
+        self._items.clear()
         return items
 
     def passed(self, item: Event | Passed) -> list[Event]:
@@ -49,13 +51,29 @@ class Outbox:
             yield pending
 
     async def while_running(self, task: asyncio.Future[Any]) -> AsyncIterator[Passed]:
-        """Events emitted while `task` runs, as they come (live progress), then the rest."""
+        """Events emitted while `task` runs, as they come (live progress), then the rest.
+        Woken by an emit or the task's end: no task of its own per event."""
         while not task.done():
-            getter = asyncio.ensure_future(self._queue.get())
-            finished, _ = await asyncio.wait({task, getter}, return_when=FIRST_COMPLETED)
-            if getter in finished:
-                yield Passed(getter.result())
-            else:
-                getter.cancel()
+            while self._items:
+                yield Passed(self._items.popleft())
+            if task.done():
+                break
+            wake = self._wake = asyncio.get_running_loop().create_future()
+            woken = partial(_ended, wake)
+            task.add_done_callback(woken)
+            try:
+                await wake
+            finally:
+                self._wake = None
+                task.remove_done_callback(woken)
         for pending in self.pending():
             yield Passed(pending)
+
+
+def _ended(wake: asyncio.Future[None], _task: asyncio.Future[Any]) -> None:
+    _set(wake)
+
+
+def _set(wake: asyncio.Future[None] | None) -> None:
+    if wake is not None and not wake.done():
+        wake.set_result(None)

@@ -90,8 +90,9 @@ async def run_round(
     A `refused` call (id -> error) is answered with its error, not run."""
     refused = refused or {}
     for group in _groups(calls, registry):
-        runs = (run_call(c, registry, ctx, emit, refused.get(c["id"])) for c in group)
-        results = await asyncio.gather(*runs)
+        runs = [run_call(c, registry, ctx, emit, refused.get(c["id"])) for c in group]
+        # one call is awaited as it is: gather would make it a task of its own
+        results = [await runs[0]] if len(runs) == 1 else await asyncio.gather(*runs)
         for call, result in zip(group, results, strict=True):
             done[call["id"]] = result
     return [done[c["id"]] for c in calls]
