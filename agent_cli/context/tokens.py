@@ -9,6 +9,7 @@ misjudges (dense tool JSON, CJK) is corrected after one request.
 from __future__ import annotations
 
 import json
+import operator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -69,7 +70,7 @@ class HeldTokens:
 
     def __call__(self, items: list[Any]) -> int:
         held = self._held
-        same = len(held) == len(items) and all(a is b for a, b in zip(held, items, strict=True))
+        same = len(held) == len(items) and all(map(operator.is_, held, items))
         if self._tokens is None or not same:
             self._held, self._tokens = list(items), value_tokens(items)
         return self._tokens

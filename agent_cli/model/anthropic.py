@@ -44,7 +44,13 @@ from agent_cli.model.client import (
 from agent_cli.model.credentials import require_credentials
 from agent_cli.model.endpoint import EndpointGaps
 from agent_cli.model.fingerprint import fingerprint
-from agent_cli.model.server_tools import is_server_result, is_server_tool, markers, sources
+from agent_cli.model.server_tools import (
+    any_server_tool,
+    is_server_result,
+    is_server_tool,
+    markers,
+    sources,
+)
 from agent_cli.model.usage import Usage
 from agent_cli.model.wire_params import build_params
 
@@ -161,7 +167,7 @@ class AnthropicClient:
         return offered
 
     async def _offered(self, request: ModelRequest) -> ModelRequest:
-        if not any(is_server_tool(t) for t in request.tools):
+        if not any_server_tool(request.tools):
             return request
         if await self.offers_web_search(request.model):
             return request

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -140,8 +141,21 @@ def _history(messages: list[Any]) -> list[str]:
     return history
 
 
+# the newest tool list fingerprinted and its parts: the same schemas every round
+_TOOLS: tuple[list[Any], tuple[tuple[str, str], ...]] = ([], ())
+
+
+def _tools(tools: list[dict[str, Any]]) -> tuple[tuple[str, str], ...]:
+    global _TOOLS
+    held, parts = _TOOLS
+    if len(held) != len(tools) or not all(map(operator.is_, held, tools)):
+        parts = tuple((str(t.get("name", "")), _hash(t)) for t in tools)
+        _TOOLS = (list(tools), parts)
+    return parts
+
+
 def fingerprint(request: ModelRequest) -> Fingerprint:
-    tools = tuple((str(t.get("name", "")), _hash(t)) for t in request.tools)
+    tools = _tools(request.tools)
     history = _history(request.messages)
     return Fingerprint(request.model, tools, _system(request.system), tuple(history), len(history))
 

@@ -9,6 +9,7 @@ for the user.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +38,19 @@ def declarations(web: WebSettings) -> list[dict[str, Any]]:
 
 def is_server_tool(tool: dict[str, Any]) -> bool:
     return bool(tool.get("type", "custom") != "custom")
+
+
+# the newest tool list asked about and its answer: the same schemas every round
+_ASKED: tuple[list[dict[str, Any]], bool] = ([], False)
+
+
+def any_server_tool(tools: list[dict[str, Any]]) -> bool:
+    global _ASKED
+    held, answer = _ASKED
+    if len(held) != len(tools) or not all(map(operator.is_, held, tools)):
+        answer = any(map(is_server_tool, tools))
+        _ASKED = (list(tools), answer)
+    return answer
 
 
 @dataclass(frozen=True)

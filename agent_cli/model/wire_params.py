@@ -3,7 +3,6 @@ cache's breakpoints placed where the reusable prefix ends."""
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from agent_cli.core.messages import Block, Message
@@ -29,9 +28,9 @@ def build_params(request: ModelRequest) -> dict[str, Any]:
         system[-1] = _with_breakpoint(system[-1], request.cache_ttl)
     messages: list[Message] = list(request.messages)
     if messages:
-        last = copy.deepcopy(messages[-1])
+        last = dict(messages[-1])  # its own dict and block list; the blocks kept are not changed
         content = last["content"]
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else [*content]
         if blocks:
             blocks[-1] = _with_breakpoint(blocks[-1], request.cache_ttl)
         guidance = request.guidance if last["role"] == "user" else []

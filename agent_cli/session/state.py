@@ -128,12 +128,13 @@ class Session:
         """The one place a model call of any caller (main, summariser, episode, subagent) is
         counted: into the totals and the transcript, then announced through `usage_sink`."""
         self.add_usage(usage, model)
-        self.record(UsageRecord(caller=caller, model=model, usage=usage.model_dump()))
+        counts = usage.model_dump()
+        self.record(UsageRecord(caller=caller, model=model, usage=counts))
         if self.usage_sink is not None:
             self.usage_sink(
                 UsageUpdate(
                     caller=caller,
-                    **usage.model_dump(),
+                    **counts,
                     context_tokens=usage.context_tokens + usage.output_tokens,
                     context_window=self.settings.context_window(self.model),
                     session_cost_usd=self.cost_usd,
