@@ -66,6 +66,7 @@ FILE_ONLY = {"file_only": True}
 
 
 def setup_logging(paths: Paths, secrets: tuple[str, ...], quiet: bool = False) -> None:
+    _record_only_what_is_written()
     root = logging.getLogger()
     for handler in list(root.handlers):
         root.removeHandler(handler)
@@ -82,6 +83,16 @@ def setup_logging(paths: Paths, secrets: tuple[str, ...], quiet: bool = False) -
         root.addHandler(to_stderr)
     for noisy in ("httpx", "httpx2", "httpcore", "httpcore2", "anthropic"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+def _record_only_what_is_written() -> None:
+    """Neither format shows the caller's file and line, the thread or the process: a record
+    finds none of them (each was a walk up the stack, a getpid, a lookup; the logging
+    module's own advice for records nobody reads them from)."""
+    logging._srcfile = None  # the documented switch
+    logging.logThreads = False
+    logging.logProcesses = False
+    logging.logMultiprocessing = False
 
 
 def logging_to_file() -> bool:
