@@ -16,6 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ValidationError
 
+from agent_cli.core import snapshot_hold
 from agent_cli.core.files.paths import make_dirs, result_file_stem
 from agent_cli.core.prompts.templates import load_prompt
 from agent_cli.core.text.redaction import redact as redact
@@ -194,6 +195,8 @@ class ToolRegistry:
                     summary = denial.summary
                 text = safe_text(str(denial))  # a plain str: the subclass stays here
                 return ToolResult(text, is_error=True, summary=safe_text(summary))
+            if not tool.read_only:  # the turn's checkpoint first: it must not see what this does
+                await snapshot_hold.passed()
             result = await tool.run(args, ctx)
             paths.forget()  # the after-hooks look again
             await self.gate.after(tool, args, result, ctx)

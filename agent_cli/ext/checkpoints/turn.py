@@ -1,8 +1,8 @@
-"""The turn's checkpoint (the extension's turn wrapper): a checkpoint before the turn's prompt
-enters history, and what the turn changed once it ends, told as the loop ends the turn (its
+"""The turn's checkpoint (the extension's turn wrapper): a checkpoint before the turn first may
+change the workspace, and what the turn changed once it ends, told as the loop ends the turn (its
 observers hear it before the TurnEnd: a claim is marked knowing a bash edit of its turn). A
 store that fails warns and never stops the turn. The store's own modules are imported in the
-snapshot's thread, beside the turn's first request, not before it."""
+snapshot's thread, when the turn first needs it."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_cli.core.events import CheckpointSaved, Event, FilesChanged, TurnEnd, WarningEvent
-from agent_cli.core.snapshot_hold import holding
+from agent_cli.core.snapshot_hold import Hold, holding
 
 if TYPE_CHECKING:
     from agent_cli.core.events import ErrorEvent
@@ -67,17 +67,47 @@ class TurnCheckpoints:
 
 @dataclass
 class TurnTaken:
-    """A turn's checkpoint once taken, and whether what the turn changed was told."""
+    """A turn's checkpoint: taken when something first needs it, or as the turn ends; told
+    once; and whether what the turn changed was told."""
 
-    opened: Opened | None = None
+    hold: Hold | None = None
+    told: bool = False
     ended: bool = False
+    _outcome: asyncio.Future[Opened | None] | None = None
+
+    def taken_yet(self) -> bool:
+        taking = self.hold.taking if self.hold is not None else None
+        return taking is not None and taking.done()
+
+    async def opened(self) -> Opened | None:
+        """The checkpoint, taken now if nothing needed it yet (a failure is warned of once)."""
+        if self.hold is None:
+            return None
+        if self._outcome is None:
+            self._outcome = asyncio.ensure_future(_taken(self.hold.begun()))
+        return await self._outcome
+
+    async def saved(self) -> Event | None:
+        """Its CheckpointSaved (or the warning that there is none), the first time asked."""
+        if self.told or self.hold is None:
+            return None
+        self.told = True
+        opened = await self.opened()
+        return _saved(opened, self.hold.begun())
 
     async def end(self) -> FilesChanged | None:
         """The turn's end snapshotted (once): what it changed; None without a checkpoint."""
-        if self.ended or self.opened is None:
+        if self.ended:
             return None
         self.ended = True
-        return await _ended(*self.opened)
+        opened = await self.opened()
+        return None if opened is None else await _ended(*opened)
+
+    def taken_anyway(self) -> None:
+        """A turn stopped before anything needed its checkpoint still gets one (`/undo` takes
+        that turn back), taken on its own: nobody waits for a stopped turn."""
+        if self.hold is not None and self.hold.taking is None:
+            self.hold.begun().add_done_callback(_warned)
 
 
 def turn_files(store: CheckpointStore, checkpoint: Checkpoint) -> FilesChanged:
@@ -105,27 +135,34 @@ async def checkpointed(
     turn: AsyncIterator[Event],
     taken: TurnTaken,
 ) -> AsyncIterator[Event]:
-    """`turn`'s events, after a CheckpointSaved; a FilesChanged comes just before TurnEnd
-    (told by the loop through `at_end`, or here: a vetoed turn's). `take(transcript size)`
-    opens the store and takes the checkpoint, in a thread.
+    """`turn`'s events with its CheckpointSaved once the checkpoint is taken; a FilesChanged
+    comes just before TurnEnd (told by the loop through `at_end`, or here: a vetoed turn's).
+    `take(transcript size)` opens the store and takes the checkpoint, in a thread.
 
-    The snapshot is taken beside the turn's start (its first model request goes out meanwhile:
-    in a new store it is several git calls) and waited for before the turn's first event is
-    passed on, so before any tool of the turn can run; a process the turn starts before then
-    (a hook, an MCP server) waits for it too (core/snapshot_hold)."""
-    pending = asyncio.ensure_future(asyncio.to_thread(take, transcript_size(transcript)))
-    with holding(pending):
-        reported = False
-        async for event in turn:
-            if not reported:
-                reported = True
-                taken.opened = await _taken(pending)
-                yield _saved(taken.opened, pending)
-            if isinstance(event, TurnEnd) and (changed := await taken.end()) is not None:
-                yield changed
-            yield event
-        if not reported:
-            yield _saved(await _taken(pending), pending)
+    The snapshot is taken when the turn first may change the workspace: before a tool that is
+    not read-only runs, before a process starts (core/snapshot_hold), else as the turn ends.
+    The rewind's cut in the transcript is where it ended as the turn started."""
+    size = transcript_size(transcript)
+
+    def start() -> asyncio.Future[Opened]:
+        return asyncio.ensure_future(asyncio.to_thread(take, size))
+
+    with holding(start) as hold:
+        taken.hold = hold
+        try:
+            async for event in turn:
+                if (taken.taken_yet() or isinstance(event, TurnEnd)) and (
+                    saved := await taken.saved()
+                ) is not None:
+                    yield saved
+                if isinstance(event, TurnEnd) and (changed := await taken.end()) is not None:
+                    yield changed
+                yield event
+        except BaseException:
+            taken.taken_anyway()
+            raise
+        if (saved := await taken.saved()) is not None:  # a turn that ended without a TurnEnd
+            yield saved
 
 
 def transcript_size(path: Path | None) -> int:
@@ -134,6 +171,11 @@ def transcript_size(path: Path | None) -> int:
         return path.stat().st_size if path is not None else 0
     except OSError:
         return 0
+
+
+def _warned(taking: asyncio.Future[Opened]) -> None:
+    if not taking.cancelled() and (e := taking.exception()) is not None:
+        log.warning("no checkpoint for this turn: %s", e)
 
 
 async def _taken(pending: asyncio.Future[Opened]) -> Opened | None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from agent_cli.core import snapshot_hold
 from agent_cli.core.outside import spawn
 from agent_cli.core.outside.paths import program
 from agent_cli.ext.lsp.diagnostic import Diagnostic, from_lsp
@@ -127,6 +128,7 @@ class LanguageServer:
         cwd = self.root if self.root.is_dir() else self.workspace
         try:
             argv = resolve(self.spec.command, self.workspace, cwd, self.trusted())
+            await snapshot_hold.passed()  # a turn's checkpoint first: it must not see its caches
             self._process = await spawn.start(
                 argv,
                 stdin=spawn.PIPE,

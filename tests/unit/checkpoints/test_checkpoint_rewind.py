@@ -145,8 +145,13 @@ def test_stream_json_reports_the_checkpoint(
     proc = run_cli(fake_env, workspace, "run", "-p", "go", *BYPASS,
                      "--output-format", "stream-json")  # fmt: skip
     lines = json_lines(proc.stdout)
-    assert [line["type"] for line in lines[:2]] == ["init", "checkpoint"]
-    checkpoint = lines[1]
+    assert lines[0]["type"] == "init"
+    # taken when the turn first may change the workspace: after its read, before its write ran
+    ends = [(i, line["name"]) for i, line in enumerate(lines) if line["type"] == "tool_end"]
+    at = next(i for i, line in enumerate(lines) if line["type"] == "checkpoint")
+    assert [name for i, name in ends if i < at] == ["read_file"]
+    assert next(name for i, name in ends if i > at) == "write_file"
+    checkpoint = lines[at]
     assert checkpoint["turn"] == 1
     assert checkpoint["skipped"] == []
     files = next(line for line in lines if line["type"] == "files_changed")
@@ -173,7 +178,7 @@ def test_big_file_is_named_and_the_link_comes_back(
     fake_model.script.tool_use("bash", command="rm link && echo plain > link").text("done")
     proc = run_cli(fake_env, workspace, "run", "-p", "go", *BYPASS,
                      "--output-format", "stream-json")  # fmt: skip
-    checkpoint = json_lines(proc.stdout)[1]
+    checkpoint = next(line for line in json_lines(proc.stdout) if line["type"] == "checkpoint")
     assert checkpoint["skipped"] == ["big.bin"]
     assert not (workspace / "link").is_symlink()
 
