@@ -24,7 +24,7 @@ BENCH = Path(__file__).resolve().parent
 SCRIPTS: list[tuple[str, list[str], list[str]]] = [
     # (script, normal args, quick args)
     ("startup.py", ["--runs", "15"], ["--runs", "3"]),
-    ("rounds.py", ["--runs", "5"], ["--runs", "1"]),
+    ("rounds.py", ["--runs", "9"], ["--runs", "1"]),
     ("context.py", [], []),
     ("subagent_context.py", [], []),
     ("subagent_parallel.py", ["--runs", "3"], ["--runs", "1"]),
