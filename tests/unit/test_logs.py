@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import io
 import logging
+import os
 import shutil
 from datetime import datetime
 from pathlib import Path
@@ -82,3 +83,22 @@ def test_logging_keeps_tracebacks_and_file_only_records_off_stderr(
     assert "for the file" in written
     assert "bad [redacted]" in written
     assert KEY not in written
+
+
+def test_after_setup_a_record_still_knows_its_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """setup_logging spares records the lookups no format here shows, not the process id: the
+    warm process's log shows it (a run it rehearses sets logging up in that very process)."""
+    monkeypatch.setattr("sys.stderr", io.StringIO())
+    setup_logging(Paths(tmp_path), ())
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(logging.Formatter("server %(process)d: %(message)s"))
+    log = logging.getLogger("agent_cli.test.process")
+    log.addHandler(handler)
+    try:
+        log.warning("still here")
+    finally:
+        log.removeHandler(handler)
+    assert stream.getvalue() == f"server {os.getpid()}: still here\n"

@@ -86,12 +86,11 @@ def setup_logging(paths: Paths, secrets: tuple[str, ...], quiet: bool = False) -
 
 
 def _record_only_what_is_written() -> None:
-    """Neither format shows the caller's file and line, the thread or the process: a record
-    finds none of them (each was a walk up the stack, a getpid, a lookup; the logging
-    module's own advice for records nobody reads them from)."""
+    """No format here shows the caller's file and line or the thread: a record looks up
+    neither (a walk up the stack and a lookup each; the logging module's own switches). The
+    process id stays: the warm process's log shows it."""
     logging._srcfile = None  # the documented switch
     logging.logThreads = False
-    logging.logProcesses = False
     logging.logMultiprocessing = False
 
 
