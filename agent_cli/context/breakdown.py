@@ -15,7 +15,8 @@ from pydantic import BaseModel, Field
 
 from agent_cli.context.ports import StageContext
 from agent_cli.context.state import ContextState
-from agent_cli.context.tokens import PER_MESSAGE, HeldTokens, text_tokens, value_tokens
+from agent_cli.context.tokens import PER_MESSAGE, held_tokens, text_tokens, value_tokens
+from agent_cli.core.history import SameItems
 from agent_cli.core.messages import Block, Message, blocks_of
 
 CALIBRATED_ERROR = 0.05
@@ -56,12 +57,12 @@ class ContextMeter:
     project_sections: list[str]  # AGENTS.md / CLAUDE.md and the skills listing, in `system`
     schemas: Callable[[], list[dict[str, object]]]
     fixed_tools: frozenset[str]  # names of the tools always offered (server tools too)
-    _system_tokens: HeldTokens = field(default_factory=HeldTokens, repr=False)
-    _tool_tokens: HeldTokens = field(default_factory=HeldTokens, repr=False)
+    _system_tokens: SameItems[int] = field(default_factory=held_tokens, repr=False)
+    _tool_tokens: SameItems[int] = field(default_factory=held_tokens, repr=False)
 
     def overhead(self) -> int:
         """Raw tokens of the system prompt and every tool offered now."""
-        return self._system_tokens(self.system) + self._tool_tokens(self.schemas())
+        return self._system_tokens.of(self.system) + self._tool_tokens.of(self.schemas())
 
     def measure(
         self, model: str, window: int, messages: list[Message], ctx: StageContext

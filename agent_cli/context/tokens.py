@@ -9,12 +9,12 @@ misjudges (dense tool JSON, CJK) is corrected after one request.
 from __future__ import annotations
 
 import json
-import operator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.context.prefix_sums import PrefixSums
 from agent_cli.core.errors import ConfigError
+from agent_cli.core.history import SameItems
 from agent_cli.core.image_rules import without_images
 from agent_cli.core.messages import Message
 from agent_cli.core.settings.schema import Settings
@@ -59,21 +59,11 @@ def raw_tokens(messages: list[Message]) -> int:
     return sum(message_tokens(m) for m in messages)
 
 
-@dataclass
-class HeldTokens:
+def held_tokens() -> SameItems[int]:
     """`value_tokens` of a list whose items are never changed in place (system blocks, tool
-    schemas), counted again only when the list holds other objects: the request's overhead is
-    asked every round, and was two JSON dumps of ~20 KB a round."""
-
-    _held: list[Any] = field(default_factory=list)
-    _tokens: int | None = None
-
-    def __call__(self, items: list[Any]) -> int:
-        held = self._held
-        same = len(held) == len(items) and all(map(operator.is_, held, items))
-        if self._tokens is None or not same:
-            self._held, self._tokens = list(items), value_tokens(items)
-        return self._tokens
+    schemas), counted again only when it holds other objects: the request's overhead is asked
+    every round, and was two JSON dumps of ~20 KB a round."""
+    return SameItems(value_tokens)
 
 
 @dataclass

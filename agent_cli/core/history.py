@@ -1,8 +1,12 @@
-"""Plain-JSON history helpers: tool pairing, interrupted results, repair before a request."""
+"""Plain-JSON history helpers: tool pairing, interrupted results, repair before a request; and
+an answer about a request's parts kept while they are the very same objects (`SameItems`: tool
+schemas and system blocks are never changed in place, stages build copies)."""
 
 from __future__ import annotations
 
-from typing import Any
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, TypeVar
 
 from agent_cli.core.markers import ATTACHED as ATTACHED
 from agent_cli.core.markers import INTERRUPTED as INTERRUPTED
@@ -155,3 +159,22 @@ def interrupted_reply(partial: str) -> list[Message]:
     if not partial.strip():
         return [marker]
     return [{"role": "assistant", "content": [{"type": "text", "text": partial}]}, marker]
+
+
+T = TypeVar("T")
+
+
+class SameItems(Generic[T]):
+    """`of(items)`: `work(items)` again only when `items` holds other objects than last time."""
+
+    def __init__(self, work: Callable[[Sequence[Any]], T]) -> None:
+        self.work = work
+        self._held: list[object] = []  # holding them keeps their ids from being reused
+        self._answer: tuple[T] | None = None
+
+    def of(self, items: Sequence[Any]) -> T:
+        held = self._held
+        same = len(held) == len(items) and all(map(operator.is_, held, items))
+        if self._answer is None or not same:
+            self._held, self._answer = list(items), (self.work(items),)
+        return self._answer[0]

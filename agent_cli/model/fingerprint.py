@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import operator
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_cli.core.history import SameItems
 from agent_cli.model.client import ModelRequest
 
 _MEMO: dict[int, tuple[object, str]] = {}
@@ -141,21 +141,14 @@ def _history(messages: list[Any]) -> list[str]:
     return history
 
 
-# the newest tool list fingerprinted and its parts: the same schemas every round
-_TOOLS: tuple[list[Any], tuple[tuple[str, str], ...]] = ([], ())
-
-
-def _tools(tools: list[dict[str, Any]]) -> tuple[tuple[str, str], ...]:
-    global _TOOLS
-    held, parts = _TOOLS
-    if len(held) != len(tools) or not all(map(operator.is_, held, tools)):
-        parts = tuple((str(t.get("name", "")), _hash(t)) for t in tools)
-        _TOOLS = (list(tools), parts)
-    return parts
+# each tool's name and hash: the same schemas every round
+_TOOLS: SameItems[tuple[tuple[str, str], ...]] = SameItems(
+    lambda tools: tuple((str(t.get("name", "")), _hash(t)) for t in tools)
+)
 
 
 def fingerprint(request: ModelRequest) -> Fingerprint:
-    tools = _tools(request.tools)
+    tools = _TOOLS.of(request.tools)
     history = _history(request.messages)
     return Fingerprint(request.model, tools, _system(request.system), tuple(history), len(history))
 

@@ -9,10 +9,10 @@ for the user.
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass
 from typing import Any
 
+from agent_cli.core.history import SameItems
 from agent_cli.core.messages import Block
 from agent_cli.core.settings.features import WebSettings
 
@@ -40,17 +40,12 @@ def is_server_tool(tool: dict[str, Any]) -> bool:
     return bool(tool.get("type", "custom") != "custom")
 
 
-# the newest tool list asked about and its answer: the same schemas every round
-_ASKED: tuple[list[dict[str, Any]], bool] = ([], False)
+# asked of every request's tools: the same schemas every round
+_ANY_SERVER_TOOL: SameItems[bool] = SameItems(lambda tools: any(map(is_server_tool, tools)))
 
 
 def any_server_tool(tools: list[dict[str, Any]]) -> bool:
-    global _ASKED
-    held, answer = _ASKED
-    if len(held) != len(tools) or not all(map(operator.is_, held, tools)):
-        answer = any(map(is_server_tool, tools))
-        _ASKED = (list(tools), answer)
-    return answer
+    return _ANY_SERVER_TOOL.of(tools)
 
 
 @dataclass(frozen=True)

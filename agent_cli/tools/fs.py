@@ -118,8 +118,9 @@ def readable_without_question(ctx: ToolContext, path: Path) -> bool:
 
 def display_path(ctx: ToolContext, path: Path) -> str:
     """Relative to the workspace when inside it, else absolute."""
-    held, root = str(path), str(workspace_root(ctx))
-    if held == root or not inside(path, workspace_root(ctx)):
+    root_path = workspace_root(ctx)
+    held, root = str(path), str(root_path)
+    if held == root or not inside(path, root_path):
         return held
     return held[len(root) + (not root.endswith(os.sep)) :]
 
