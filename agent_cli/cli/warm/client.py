@@ -33,15 +33,23 @@ def through_server(argv: list[str]) -> int | None:
     folder: str | None = None
     try:
         folder = private_dir()
-        key = version_key()
-        sock = connect(join(folder, SOCKET))
+        key, sock = reach(folder, wanted.idle_s)
         if sock is None:
-            start_server(folder, key, wanted.idle_s, after=os.getpid())
             return None
         return _drive(sock, argv, key, folder, wanted.idle_s)
     except Exception as e:  # anything at all: the run goes on in-process
         note(folder, f"in-process ({type(e).__name__}: {e})")
         return None
+
+
+def reach(folder: str, idle_s: float) -> tuple[str, socket.socket | None]:
+    """This version's key and a connection to the warm process; None when none listens (one
+    is started then, to warm up once this process has ended)."""
+    key = version_key()
+    sock = connect(join(folder, SOCKET))
+    if sock is None:
+        start_server(folder, key, idle_s, after=os.getpid())
+    return key, sock
 
 
 def connect(path: str, uid: int | None = None) -> socket.socket | None:

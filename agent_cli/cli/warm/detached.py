@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.cli.warm.child import READY_S, become_client, take_scheduling
-from agent_cli.cli.warm.client import HANDSHAKE_S, connect, start_server
-from agent_cli.cli.warm.place import SOCKET, choice, note, private_dir, version_key
+from agent_cli.cli.warm.client import HANDSHAKE_S, reach, start_server
+from agent_cli.cli.warm.place import choice, note, private_dir
 from agent_cli.cli.warm.wire import Lines, send_line, send_request
 
 OP = "detach"
@@ -46,10 +46,8 @@ def fork_detached(
     folder: str | None = None
     try:
         folder = private_dir()
-        key = version_key()
-        sock = connect(str(Path(folder) / SOCKET))
+        key, sock = reach(folder, wanted.idle_s)
         if sock is None:
-            start_server(folder, key, wanted.idle_s, after=os.getpid())
             note(folder, "background session spawned (no warm process yet)")
             return None
         with sock:
